@@ -1,0 +1,5 @@
+//! Pure functions from model values to the figures pages show. Nothing here
+//! reads files or writes HTML.
+
+pub mod flame;
+pub mod totals;

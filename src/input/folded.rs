@@ -1,0 +1,165 @@
+//! Folded (collapsed) stacks, as written by FlameGraph's stackcollapse
+//! scripts, inferno, async-profiler, py-spy (`--format raw`) and others:
+//! one line per distinct stack, frames root-first separated by `;`, then a
+//! space and a sample count.
+//!
+//! CRLF line ends and UTF-16 with a byte-order mark are accepted. A line
+//! without a count, with a negative or non-numeric count, or with an empty
+//! stack is skipped and reported with its line number. A frame written as
+//! `name (file:line)` (py-spy) keeps its file and line.
+
+use std::collections::HashMap;
+
+use super::{text, Format, Input, Parsed};
+use crate::error::ParseError;
+use crate::model::{Frame, FrameId, FrameTable, Metric, Profile, Unit};
+
+pub struct Folded;
+
+impl Format for Folded {
+    fn name(&self) -> &'static str {
+        "folded"
+    }
+
+    fn sniff(&self, input: &Input) -> bool {
+        let head = text::decode_text(super::head(input.bytes, 8192));
+        let mut lines = head.lines().map(str::trim_end).filter(|l| !l.trim_start().is_empty());
+        // The last line of the head may be cut short; judge by the first one.
+        lines.next().is_some_and(|l| split_count(l).is_some())
+    }
+
+    fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
+        let data = text::decode_text(input.bytes);
+        let mut reader = FoldedReader::default();
+        for (i, line) in data.split('\n').enumerate() {
+            reader.read_line(i + 1, line);
+        }
+        reader.finish()
+    }
+}
+
+/// Splits `stack count` at the last run of whitespace; `None` when the line
+/// has no numeric count.
+fn split_count(line: &str) -> Option<(&str, f64)> {
+    let cut = line.rfind([' ', '\t'])?;
+    let count: f64 = line[cut + 1..].parse().ok()?;
+    Some((line[..cut].trim(), count))
+}
+
+/// Splits `name (file:line)` into its parts; other names stay whole.
+pub fn frame_from_text(text: &str) -> Frame {
+    if let Some(open) = text.strip_suffix(')').and_then(|t| t.rfind(" (").map(|i| (i, t))) {
+        let (i, t) = open;
+        let inner = &t[i + 2..];
+        if let Some((file, line)) = inner.rsplit_once(':') {
+            if let Ok(line) = line.parse::<u32>() {
+                if !file.is_empty() {
+                    return Frame {
+                        function: t[..i].to_string(),
+                        file: Some(file.to_string()),
+                        line: Some(line),
+                        module: None,
+                    };
+                }
+            }
+        }
+    }
+    Frame::named(text)
+}
+
+#[derive(Default)]
+struct FoldedReader {
+    frames: FrameTable,
+    by_text: HashMap<String, FrameId>,
+    profile: Option<Profile>,
+    stack: Vec<FrameId>,
+    warnings: Vec<ParseError>,
+    lines_read: usize,
+}
+
+impl FoldedReader {
+    fn read_line(&mut self, number: usize, line: &str) {
+        // Leading blanks matter: py-spy writes ` 4` for samples with no frames.
+        let line = line.trim_end();
+        if line.trim_start().is_empty() {
+            return;
+        }
+        let Some((stack, count)) = split_count(line) else {
+            self.warnings.push(ParseError::line(number, "expected `frame;frame;… count`, found no sample count; line skipped"));
+            return;
+        };
+        if !(count.is_finite() && count >= 0.0) {
+            self.warnings.push(ParseError::line(number, format!("sample count {count} is not a non-negative number; line skipped")));
+            return;
+        }
+        self.stack.clear();
+        // An empty stack (a sample with no frames) counts at the root.
+        for part in stack.split(';').filter(|p| !p.is_empty()) {
+            let id = match self.by_text.get(part) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.intern(frame_from_text(part));
+                    self.by_text.insert(part.to_string(), id);
+                    id
+                }
+            };
+            self.stack.push(id);
+        }
+        let profile = self.profile.get_or_insert_with(|| Profile::new(vec![Metric::new("samples", Unit::Samples)]));
+        profile.tree.add_stack(self.stack.iter().copied(), &[count]);
+        self.lines_read += 1;
+    }
+
+    fn finish(self) -> Result<Parsed, ParseError> {
+        match self.profile {
+            Some(profile) => Ok(Parsed { frames: self.frames, profile, warnings: self.warnings }),
+            None => Err(self.warnings.into_iter().next().unwrap_or_else(|| ParseError::whole("no stacks found"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NodeId;
+
+    fn parse(text: &str) -> Parsed {
+        Folded.parse(&Input { file_name: "x.folded", bytes: text.as_bytes() }).unwrap()
+    }
+
+    // First lines of ../shared/corpus/speedscope/stackcollapse/simple.txt
+    #[test]
+    fn merges_paths_and_counts_samples() {
+        let p = parse("a;b;c 1\r\na;b;c 1\na;b;d 4\na;b;c 3\na;b 5\n");
+        assert_eq!(p.profile.tree.total(0), 14.0);
+        let a = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(p.frames.get(p.profile.tree.frame(a).unwrap()).function, "a");
+        assert_eq!(p.profile.tree.inclusive(0)[a.index()], 14.0);
+        assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn bad_lines_are_skipped_with_their_line_number() {
+        let p = parse("a;b 1\nnot a count\na;c -3\n 7\na;b 2\n");
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.place.clone()).collect();
+        use crate::error::Place::Line;
+        assert_eq!(lines, vec![Line(2), Line(3)]);
+        // ` 7` is py-spy's sample without frames: it counts at the root.
+        assert_eq!(p.profile.tree.total(0), 10.0);
+        assert_eq!(p.profile.tree.self_value(NodeId::ROOT, 0), 7.0);
+    }
+
+    #[test]
+    fn py_spy_frames_keep_file_and_line() {
+        let f = frame_from_text("convert (markdown/core.py:250)");
+        assert_eq!((f.function.as_str(), f.file.as_deref(), f.line), ("convert", Some("markdown/core.py"), Some(250)));
+        assert_eq!(frame_from_text("<module> (bench.py:3)").function, "<module>");
+        assert_eq!(frame_from_text("f (x)").function, "f (x)");
+    }
+
+    #[test]
+    fn file_without_any_stack_is_an_error() {
+        let e = Folded.parse(&Input { file_name: "x", bytes: b"garbage\n" }).unwrap_err();
+        assert_eq!(e.place, crate::error::Place::Line(1));
+    }
+}

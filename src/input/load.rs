@@ -1,0 +1,139 @@
+//! Loads a whole input directory into a [`History`]: config, versions in
+//! order, every file parsed in parallel, frames interned into one table, and
+//! every problem recorded as a [`Skipped`] entry instead of stopping.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::config::{Config, VersionConfig};
+use super::walk::{self, InputFile, VersionDir};
+use super::{parse_bytes, Parsed};
+use crate::error::{BuildError, ParseError};
+use crate::model::{History, ProfileEntry, Skipped, Version};
+
+/// Largest input file read, so one huge file fails clearly instead of
+/// exhausting memory.
+pub const MAX_INPUT_BYTES: u64 = 2 << 30;
+
+/// Reads the config: `explicit` when given, else `INPUT/perfatlas.toml` when
+/// present, else defaults.
+pub fn read_config(input: &Path, explicit: Option<&Path>) -> Result<Config, BuildError> {
+    match explicit {
+        Some(path) => Config::read(path),
+        None => {
+            let default = input.join("perfatlas.toml");
+            if default.is_file() {
+                Config::read(&default)
+            } else {
+                Ok(Config::default())
+            }
+        }
+    }
+}
+
+/// Loads every version and profile under `input`.
+pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError> {
+    if !input.is_dir() {
+        return Err(BuildError::Usage(format!("{}: not a directory", input.display())));
+    }
+    let (dirs, mut skipped) = walk::find_versions(input)?;
+    let mut versions: Vec<(Version, VersionDir)> = dirs
+        .into_iter()
+        .map(|dir| (read_version(input, &dir, &mut skipped), dir))
+        .collect();
+    order_versions(&mut versions, config);
+
+    let jobs: Vec<(usize, &InputFile)> =
+        versions.iter().enumerate().flat_map(|(v, (_, dir))| dir.files.iter().map(move |f| (v, f))).collect();
+    let results: Vec<Result<(&'static str, Parsed), ParseError>> = jobs.par_iter().map(|(_, f)| read_and_parse(&f.path)).collect();
+
+    let mut history = History {
+        title: config.title.clone().unwrap_or_else(|| default_title(input)),
+        ..History::default()
+    };
+    for ((version, file), result) in jobs.iter().zip(results) {
+        match result {
+            Ok((format, parsed)) => {
+                skipped.extend(parsed.warnings.iter().map(|w| skip(&file.relative, w)));
+                let map = history.frames.absorb(parsed.frames);
+                let mut profile = parsed.profile;
+                profile.tree.remap_frames(&map);
+                history.profiles.push(ProfileEntry {
+                    version: *version,
+                    benchmark: file.benchmark.clone(),
+                    repetition: file.repetition,
+                    source: file.relative.clone(),
+                    format,
+                    profile,
+                });
+            }
+            Err(e) => skipped.push(skip(&file.relative, &e)),
+        }
+    }
+    history.versions = versions.into_iter().map(|(v, _)| v).collect();
+    history.profiles.sort_by(|a, b| {
+        (&a.benchmark, a.version, a.repetition, &a.source).cmp(&(&b.benchmark, b.version, b.repetition, &b.source))
+    });
+    skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    history.skipped = skipped;
+    Ok(history)
+}
+
+fn skip(file: &str, e: &ParseError) -> Skipped {
+    Skipped { file: file.to_string(), place: e.place.to_string(), reason: e.message.clone() }
+}
+
+/// Reads one file and parses it; I/O problems become whole-file errors.
+pub fn read_and_parse(path: &PathBuf) -> Result<(&'static str, Parsed), ParseError> {
+    let size = std::fs::metadata(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?.len();
+    if size > MAX_INPUT_BYTES {
+        return Err(ParseError::whole(format!("{size} bytes is over the {} GiB input limit", MAX_INPUT_BYTES >> 30)));
+    }
+    let bytes = std::fs::read(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    parse_bytes(&name, &bytes)
+}
+
+fn read_version(input: &Path, dir: &VersionDir, skipped: &mut Vec<Skipped>) -> Version {
+    let toml_path = dir.path.join("version.toml");
+    let meta = if toml_path.is_file() {
+        VersionConfig::read(&toml_path).unwrap_or_else(|e| {
+            let file = format!("{}/version.toml", dir.name);
+            let reason = e.to_string().replacen(&format!("{}: ", toml_path.display()), "", 1);
+            skipped.push(Skipped { file, place: String::new(), reason });
+            VersionConfig::default()
+        })
+    } else {
+        VersionConfig::default()
+    };
+    let _ = input;
+    Version {
+        name: dir.name.clone(),
+        label: meta.label.unwrap_or_else(|| dir.name.clone()),
+        date: meta.date,
+        revision: meta.revision,
+    }
+}
+
+/// Config order first; then, when every remaining version has a date, by
+/// date; otherwise natural order of the names. Ties break by name.
+fn order_versions(versions: &mut [(Version, VersionDir)], config: &Config) {
+    let listed = |name: &str| config.versions.iter().position(|v| v == name);
+    let all_dated = versions.iter().all(|(v, _)| v.date.is_some());
+    versions.sort_by(|(a, _), (b, _)| match (listed(&a.name), listed(&b.name)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) if all_dated => a.date.cmp(&b.date).then_with(|| walk::natural_cmp(&a.name, &b.name)),
+        (None, None) => walk::natural_cmp(&a.name, &b.name),
+    });
+}
+
+fn default_title(input: &Path) -> String {
+    input
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "perfatlas report".to_string())
+}

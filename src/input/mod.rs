@@ -1,0 +1,99 @@
+//! Reading inputs: the directory walk, version order, format sniffing, and
+//! one parser per format. This is the only code that touches input bytes.
+//!
+//! Every format implements [`Format`]; adding one means a new file and one
+//! line in [`FORMATS`]. A parser returns a [`Parsed`] profile whose frames
+//! live in its own [`FrameTable`]; the loader merges them into the history's
+//! shared table.
+
+pub mod config;
+pub mod cpuprofile;
+pub mod folded;
+pub mod load;
+pub mod native;
+pub mod perf_script;
+pub mod pprof;
+pub mod speedscope;
+pub mod text;
+pub mod walk;
+
+use crate::error::ParseError;
+use crate::model::{FrameTable, Profile};
+
+/// A profile as one parser produced it, with its own frame table.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub frames: FrameTable,
+    pub profile: Profile,
+    /// Parts of the input that were skipped (bad lines, unknown records),
+    /// each with its place. The profile holds everything else.
+    pub warnings: Vec<ParseError>,
+}
+
+impl Parsed {
+    pub fn new(frames: FrameTable, profile: Profile) -> Parsed {
+        Parsed { frames, profile, warnings: Vec::new() }
+    }
+}
+
+/// The data of one input file after gzip has been undone.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The file name (not the path), a hint only: content decides.
+    pub file_name: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// One input format.
+pub trait Format: Sync {
+    /// Short name shown on pages, e.g. `pprof`.
+    fn name(&self) -> &'static str;
+    /// True when `input` looks like this format. Must be cheap: look at the
+    /// first few kilobytes only.
+    fn sniff(&self, input: &Input) -> bool;
+    /// Parses the whole input.
+    fn parse(&self, input: &Input) -> Result<Parsed, ParseError>;
+}
+
+/// Every format, in sniffing order: the most specific signatures first.
+pub static FORMATS: &[&dyn Format] = &[
+    &native::Native,
+    &speedscope::Speedscope,
+    &cpuprofile::CpuProfile,
+    &pprof::Pprof,
+    &perf_script::PerfScript,
+    &folded::Folded,
+];
+
+/// Looks up a format by name (for `--from`).
+pub fn format_named(name: &str) -> Option<&'static dyn Format> {
+    FORMATS.iter().copied().find(|f| f.name() == name)
+}
+
+/// Decompresses if needed, picks the format by content and parses.
+pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
+    let owned;
+    let bytes = if text::is_gzip(bytes) {
+        owned = text::gunzip(bytes)?;
+        &owned[..]
+    } else {
+        bytes
+    };
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ParseError::whole("the file is empty"));
+    }
+    let input = Input { file_name, bytes };
+    let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
+        ParseError::whole(format!(
+            "unrecognised format (expected one of: {})",
+            FORMATS.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+        ))
+    })?;
+    let parsed = format.parse(&input)?;
+    Ok((format.name(), parsed))
+}
+
+/// The first `n` bytes of `bytes`, for sniffing.
+pub fn head(bytes: &[u8], n: usize) -> &[u8] {
+    &bytes[..bytes.len().min(n)]
+}

@@ -1,0 +1,183 @@
+//! The input directory's layout: which subdirectories are versions, in what
+//! order, and which files in them are profiles of which benchmark and
+//! repetition.
+//!
+//! Layout rules (documented in the README):
+//! - every non-hidden subdirectory of the input is a version;
+//! - files directly in the input directory are not profiles (the config,
+//!   scripts, notes);
+//! - inside a version, every file below it is an input, except hidden files,
+//!   `version.toml`, `*.md` and the reserved `field/` folder;
+//! - a file's benchmark is its path relative to the version, up to the first
+//!   `.` of its name; a purely numeric next part is the repetition number
+//!   (`parse.2.cpu.pb.gz` is repetition 2 of `parse`), otherwise 1.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use crate::error::BuildError;
+use crate::model::Skipped;
+
+/// A file to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    pub path: PathBuf,
+    /// Relative to the input directory, `/`-separated.
+    pub relative: String,
+    pub benchmark: String,
+    pub repetition: u32,
+}
+
+/// One version directory and its input files, sorted by relative path.
+#[derive(Debug, Clone)]
+pub struct VersionDir {
+    pub name: String,
+    pub path: PathBuf,
+    pub files: Vec<InputFile>,
+}
+
+/// Lists version directories (unsorted) and problems met while walking.
+pub fn find_versions(input: &Path) -> Result<(Vec<VersionDir>, Vec<Skipped>), BuildError> {
+    let entries = std::fs::read_dir(input).map_err(|e| BuildError::io(input, e))?;
+    let mut versions = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| BuildError::io(input, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !entry.path().is_dir() {
+            continue;
+        }
+        let files = list_files(input, &entry.path(), &mut skipped);
+        versions.push(VersionDir { name, path: entry.path(), files });
+    }
+    Ok((versions, skipped))
+}
+
+fn list_files(input: &Path, version: &Path, skipped: &mut Vec<Skipped>) -> Vec<InputFile> {
+    let mut files = Vec::new();
+    let walker = walkdir::WalkDir::new(version)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e));
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let file = e.path().map_or_else(|| relative(input, version), |p| relative(input, p));
+                skipped.push(Skipped { file, place: String::new(), reason: format!("cannot be read: {e}") });
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() || is_ignored_file(entry.file_name().to_string_lossy().as_ref()) {
+            continue;
+        }
+        let rel_to_version = relative(version, entry.path());
+        let (benchmark, repetition) = benchmark_and_repetition(&rel_to_version);
+        files.push(InputFile { path: entry.path().to_path_buf(), relative: relative(input, entry.path()), benchmark, repetition });
+    }
+    files
+}
+
+fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
+    let name = e.file_name().to_string_lossy();
+    e.file_type().is_dir() && (name.starts_with('.') || (e.depth() == 1 && name == "field"))
+}
+
+fn is_ignored_file(name: &str) -> bool {
+    name.starts_with('.') || name == "version.toml" || name.ends_with(".md")
+}
+
+fn relative(base: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+/// `sub/parse.2.cpu.pb.gz` → (`sub/parse`, 2); `parse.folded` → (`parse`, 1).
+pub fn benchmark_and_repetition(relative_to_version: &str) -> (String, u32) {
+    let (dir, name) = match relative_to_version.rfind('/') {
+        Some(i) => (&relative_to_version[..=i], &relative_to_version[i + 1..]),
+        None => ("", relative_to_version),
+    };
+    let mut parts = name.split('.');
+    let stem = parts.next().unwrap_or(name);
+    let stem = if stem.is_empty() { name } else { stem };
+    let repetition = parts
+        .next()
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|p| p.parse::<u32>().ok())
+        .filter(|&r| r > 0)
+        .unwrap_or(1);
+    (format!("{dir}{stem}"), repetition)
+}
+
+/// Natural order of version names: digit runs compare as numbers, and a
+/// pre-release suffix (`1.0.0-rc1`) sorts before its release (`1.0.0`).
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (ta, tb) = (tokens(a), tokens(b));
+    for (x, y) in ta.iter().zip(&tb) {
+        let ord = match (x, y) {
+            (Token::Num(x, xs), Token::Num(y, ys)) => x.cmp(y).then_with(|| xs.len().cmp(&ys.len())),
+            (Token::Num(..), Token::Text(_)) => Ordering::Less,
+            (Token::Text(_), Token::Num(..)) => Ordering::Greater,
+            (Token::Text(x), Token::Text(y)) => x.cmp(y),
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    let prerelease = |rest: &[Token]| matches!(rest.first(), Some(Token::Text(t)) if t.starts_with(['-', '~']));
+    match ta.len().cmp(&tb.len()) {
+        Ordering::Greater if prerelease(&ta[tb.len()..]) => Ordering::Less,
+        Ordering::Less if prerelease(&tb[ta.len()..]) => Ordering::Greater,
+        ord => ord.then_with(|| a.cmp(b)),
+    }
+}
+
+enum Token<'a> {
+    /// Numeric value (saturating) and the digits, for tie-breaks like `01`.
+    Num(u128, &'a str),
+    Text(&'a str),
+}
+
+fn tokens(s: &str) -> Vec<Token<'_>> {
+    let mut out = Vec::new();
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let digit = bytes[i].is_ascii_digit();
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() == digit {
+            i += 1;
+        }
+        let part = &s[start..i];
+        out.push(if digit {
+            Token::Num(part.bytes().fold(0u128, |n, d| n.saturating_mul(10).saturating_add((d - b'0') as u128)), part)
+        } else {
+            Token::Text(part)
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn benchmark_names_and_repetitions() {
+        assert_eq!(benchmark_and_repetition("parse-large.cpu.pb.gz"), ("parse-large".into(), 1));
+        assert_eq!(benchmark_and_repetition("parse-large.2.cpu.pb.gz"), ("parse-large".into(), 2));
+        assert_eq!(benchmark_and_repetition("convert-basic.3.folded"), ("convert-basic".into(), 3));
+        assert_eq!(benchmark_and_repetition("sub/x.10.json"), ("sub/x".into(), 10));
+        assert_eq!(benchmark_and_repetition(".hidden"), (".hidden".into(), 1));
+        assert_eq!(benchmark_and_repetition("x.0.json"), ("x".into(), 1));
+    }
+
+    #[test]
+    fn versions_sort_naturally_with_prereleases_first() {
+        let mut v = vec!["1.10", "1.9", "v2.0.0", "1.0.0", "1.0.0-rc1", "1.2", "1.02"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, vec!["1.0.0-rc1", "1.0.0", "1.2", "1.02", "1.9", "1.10", "v2.0.0"]);
+    }
+}

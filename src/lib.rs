@@ -1,0 +1,83 @@
+//! perfatlas turns a directory of versioned performance data into a
+//! self-contained static site.
+//!
+//! Data flows one way through the stages, each a module:
+//!
+//! - [`input`]: directory walk, version order, format sniffing, one parser
+//!   per format (the only code that touches input bytes);
+//! - [`model`]: calling-context trees, frames, metrics, versions;
+//! - [`analysis`]: pure functions from the model to figures (flame-graph
+//!   layout, totals);
+//! - [`render`]: HTML (Tera templates) and SVG for each page kind;
+//! - [`site`]: the output tree, written atomically, and its zip.
+//!
+//! [`build`] runs them all; [`convert`] turns one input into folded stacks
+//! or the native JSON.
+
+pub mod analysis;
+pub mod convert;
+pub mod error;
+pub mod input;
+pub mod model;
+pub mod render;
+pub mod site;
+
+use std::path::PathBuf;
+
+pub use error::{BuildError, InputError, ParseError, Place};
+
+/// Which theme the site starts in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ThemeChoice {
+    /// One of the embedded themes: `light`, `dark`, `colorblind`.
+    Builtin(String),
+    /// A directory holding a `theme.css`.
+    Dir(PathBuf),
+}
+
+impl Default for ThemeChoice {
+    fn default() -> ThemeChoice {
+        ThemeChoice::Builtin("light".into())
+    }
+}
+
+/// Everything `perfatlas build` needs, already validated.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    pub input: PathBuf,
+    pub output: PathBuf,
+    pub config: Option<PathBuf>,
+    pub theme: ThemeChoice,
+    pub templates: Option<PathBuf>,
+    pub strict: bool,
+    pub force: bool,
+    pub zip: Option<PathBuf>,
+}
+
+/// What a build did.
+#[derive(Debug, Clone)]
+pub struct BuildReport {
+    pub versions: usize,
+    pub profiles: usize,
+    pub pages: usize,
+    pub skipped: Vec<model::Skipped>,
+}
+
+/// Reads `options.input`, renders every page and writes the site.
+pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    let config = input::load::read_config(&options.input, options.config.as_deref())?;
+    let history = input::load::load_history(&options.input, &config)?;
+    if options.strict && !history.skipped.is_empty() {
+        let s = &history.skipped[0];
+        let first = format!("{}{}: {}", s.file, if s.place.is_empty() { String::new() } else { format!(": {}", s.place) }, s.reason);
+        return Err(BuildError::Strict { skipped: history.skipped.len(), first });
+    }
+    let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
+    let files = render::site_files(&history, &config, &renderer)?;
+    let pages = files.keys().filter(|k| k.ends_with(".html")).count();
+    site::write_site(&options.output, &files, options.force)?;
+    if let Some(zip) = &options.zip {
+        site::zip::write_zip(zip, &files)?;
+    }
+    Ok(BuildReport { versions: history.versions.len(), profiles: history.profiles.len(), pages, skipped: history.skipped })
+}

@@ -1,0 +1,139 @@
+//! The `perfatlas` command line: parses arguments, calls the library, prints
+//! errors once and maps them to exit codes (0 clean, 1 built with skipped
+//! inputs, 2 nothing built).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use perfatlas::{BuildError, BuildOptions, ThemeChoice};
+
+#[derive(Parser)]
+#[command(name = "perfatlas", version, about = "Static reports of how a program's performance evolved, from the profiles you already have")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the report site from a directory of versions.
+    #[command(after_help = "Examples:\n  perfatlas build sample-data/python-markdown -o site\n  perfatlas build profiles -o site --theme dark --zip report.zip\n\nExit codes: 0 built cleanly, 1 built but some inputs were skipped (listed on the index page), 2 nothing built.")]
+    Build {
+        /// Input directory: one subdirectory per version.
+        input: PathBuf,
+        /// Output directory for the site.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Config file (default: INPUT/perfatlas.toml when present).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Theme: light, dark, colorblind, or a directory holding theme.css.
+        #[arg(long, default_value = "light")]
+        theme: String,
+        /// Directory of templates overriding the built-in ones by name.
+        #[arg(long)]
+        templates: Option<PathBuf>,
+        /// Fail when any input cannot be read.
+        #[arg(long)]
+        strict: bool,
+        /// Replace an output directory that perfatlas did not create.
+        #[arg(long)]
+        force: bool,
+        /// Also write the site as one zip file.
+        #[arg(long)]
+        zip: Option<PathBuf>,
+        /// Worker threads (default: one per core).
+        #[arg(short = 'j', long)]
+        jobs: Option<usize>,
+    },
+    /// Convert one profile to folded stacks or the native JSON, on stdout.
+    #[command(after_help = "Examples:\n  perfatlas convert some.cpuprofile --to folded > some.folded\n  perfatlas convert cpu.pb.gz --to json --metric cpu -o cpu.json")]
+    Convert {
+        /// Input profile (any supported format, gzip or not).
+        input: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "folded")]
+        to: To,
+        /// Metric for folded output (default: the profile's first).
+        #[arg(long)]
+        metric: Option<String>,
+        /// Write here instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum To {
+    Folded,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("perfatlas: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, BuildError> {
+    match cli.command {
+        Command::Build { input, output, config, theme, templates, strict, force, zip, jobs } => {
+            if let Some(j) = jobs {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(j.max(1))
+                    .build_global()
+                    .map_err(|e| BuildError::Usage(format!("-j {j}: {e}")))?;
+            }
+            let theme = match theme.as_str() {
+                "light" | "dark" | "colorblind" => ThemeChoice::Builtin(theme),
+                dir => ThemeChoice::Dir(PathBuf::from(dir)),
+            };
+            let options = BuildOptions { input, output: output.clone(), config, theme, templates, strict, force, zip };
+            let report = perfatlas::build(&options)?;
+            for s in &report.skipped {
+                let place = if s.place.is_empty() { String::new() } else { format!("{}: ", s.place) };
+                eprintln!("perfatlas: skipped: {}: {place}{}", s.file, s.reason);
+            }
+            eprintln!(
+                "perfatlas: wrote {} pages for {} profiles in {} versions to {}{}",
+                report.pages,
+                report.profiles,
+                report.versions,
+                output.display(),
+                if report.skipped.is_empty() { String::new() } else { format!(" ({} inputs skipped)", report.skipped.len()) }
+            );
+            Ok(if report.skipped.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Convert { input, to, metric, output } => {
+            let target = match to {
+                To::Folded => perfatlas::convert::Target::Folded,
+                To::Json => perfatlas::convert::Target::Json,
+            };
+            let (parsed, text) = perfatlas::convert::convert_file(&input, target, metric.as_deref())?;
+            for w in &parsed.warnings {
+                eprintln!("perfatlas: skipped: {}: {w}", input.display());
+            }
+            match output {
+                Some(path) => std::fs::write(&path, text).map_err(|e| BuildError::io(path, e))?,
+                None => {
+                    let mut stdout = std::io::stdout().lock();
+                    stdout.write_all(text.as_bytes()).map_err(|e| BuildError::io("<stdout>", e))?;
+                }
+            }
+            Ok(if parsed.warnings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Frames (function, file, line, module) and the interner that gives each
+//! distinct frame one id.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One stack frame as the profiler named it. All fields are untrusted text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+pub struct Frame {
+    pub function: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+}
+
+impl Frame {
+    /// A frame known only by its function name.
+    pub fn named(function: impl Into<String>) -> Frame {
+        Frame { function: function.into(), ..Frame::default() }
+    }
+
+    /// `file:line`, `file`, or `None` when the frame has no location.
+    pub fn location(&self) -> Option<String> {
+        match (&self.file, self.line) {
+            (Some(f), Some(l)) if l > 0 => Some(format!("{f}:{l}")),
+            (Some(f), _) => Some(f.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Index of a frame in a [`FrameTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FrameId(pub u32);
+
+/// Interns frames: equal frames get equal ids, ids are dense from 0.
+#[derive(Debug, Default, Clone)]
+pub struct FrameTable {
+    frames: Vec<Frame>,
+    index: HashMap<Frame, FrameId>,
+}
+
+impl FrameTable {
+    pub fn new() -> FrameTable {
+        FrameTable::default()
+    }
+
+    /// The id of `frame`, adding it when new.
+    pub fn intern(&mut self, frame: Frame) -> FrameId {
+        if let Some(&id) = self.index.get(&frame) {
+            return id;
+        }
+        let id = FrameId(self.frames.len() as u32);
+        self.frames.push(frame.clone());
+        self.index.insert(frame, id);
+        id
+    }
+
+    /// Shorthand for interning a frame that has only a function name.
+    pub fn intern_name(&mut self, function: &str) -> FrameId {
+        self.intern(Frame::named(function))
+    }
+
+    pub fn get(&self, id: FrameId) -> &Frame {
+        &self.frames[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
+        self.frames.iter().enumerate().map(|(i, f)| (FrameId(i as u32), f))
+    }
+
+    /// Adds every frame of `other` and returns, for each id of `other`, its
+    /// id in `self`.
+    pub fn absorb(&mut self, other: FrameTable) -> Vec<FrameId> {
+        other.frames.into_iter().map(|f| self.intern(f)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_frames_share_an_id_and_absorb_remaps() {
+        let mut a = FrameTable::new();
+        let main = a.intern_name("main");
+        let f = a.intern(Frame { function: "f".into(), file: Some("a.c".into()), line: Some(3), module: None });
+        assert_eq!(a.intern_name("main"), main);
+        let mut b = FrameTable::new();
+        let g = b.intern_name("g");
+        let f2 = b.intern(Frame { function: "f".into(), file: Some("a.c".into()), line: Some(3), module: None });
+        let map = a.absorb(b);
+        assert_eq!(map[f2.0 as usize], f);
+        assert_eq!(a.get(map[g.0 as usize]).function, "g");
+        assert_eq!(a.len(), 3);
+    }
+}

@@ -1,0 +1,19 @@
+//! The generic representation every input is turned into.
+//!
+//! A [`Profile`] is a calling-context tree ([`CallTree`]) whose nodes point at
+//! interned [`Frame`]s and carry one self value per [`Metric`]; inclusive
+//! values are derived. A [`History`] holds every profile of every benchmark
+//! and version, with one [`FrameTable`] shared by all of them so the same
+//! method has the same id in every version.
+
+mod component;
+mod frame;
+mod history;
+mod profile;
+mod tree;
+
+pub use component::{component_path, Component, Language};
+pub use frame::{Frame, FrameId, FrameTable};
+pub use history::{Benchmark, History, ProfileEntry, Skipped, Version};
+pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
+pub use tree::{CallTree, NodeId};

@@ -1,0 +1,108 @@
+//! A profile: metrics, its calling-context tree, and (where the input has
+//! one) the time order of its samples.
+
+use serde::{Deserialize, Serialize};
+
+use super::tree::{CallTree, NodeId};
+
+/// What a metric counts.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    Samples,
+    Nanoseconds,
+    Bytes,
+    Objects,
+    Count,
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl Unit {
+    /// Maps a unit name as profilers write it ("nanoseconds", "ms", "bytes",
+    /// "count", …) to a unit; time units other than nanoseconds are reported
+    /// by [`Unit::nanoseconds_per`] so values can be scaled.
+    pub fn parse(name: &str) -> Unit {
+        match name.to_ascii_lowercase().as_str() {
+            "samples" | "sample" => Unit::Samples,
+            "nanoseconds" | "ns" | "microseconds" | "us" | "milliseconds" | "ms" | "seconds" | "s" => Unit::Nanoseconds,
+            "bytes" | "byte" => Unit::Bytes,
+            "objects" | "object" => Unit::Objects,
+            "count" | "none" | "" => Unit::Count,
+            other => Unit::Other(other.to_string()),
+        }
+    }
+
+    /// Factor that converts a value in the time unit `name` to nanoseconds.
+    pub fn nanoseconds_per(name: &str) -> Option<f64> {
+        match name.to_ascii_lowercase().as_str() {
+            "nanoseconds" | "ns" => Some(1.0),
+            "microseconds" | "us" => Some(1e3),
+            "milliseconds" | "ms" => Some(1e6),
+            "seconds" | "s" => Some(1e9),
+            _ => None,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Unit::Samples => "samples",
+            Unit::Nanoseconds => "nanoseconds",
+            Unit::Bytes => "bytes",
+            Unit::Objects => "objects",
+            Unit::Count => "count",
+            Unit::Other(s) => s,
+        }
+    }
+}
+
+/// A named quantity with a unit, e.g. `cpu` in nanoseconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metric {
+    pub name: String,
+    pub unit: Unit,
+}
+
+impl Metric {
+    pub fn new(name: impl Into<String>, unit: Unit) -> Metric {
+        Metric { name: name.into(), unit }
+    }
+}
+
+/// One interval of the run spent in one calling context (the leaf node).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimelineSample {
+    /// Start, in nanoseconds from the start of the profile.
+    pub start_ns: f64,
+    /// Length of the interval in nanoseconds (0 when the profiler gives
+    /// instants only).
+    pub duration_ns: f64,
+    pub node: NodeId,
+}
+
+/// The time order of a profile's samples, kept for execution timelines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    pub samples: Vec<TimelineSample>,
+}
+
+/// A parsed profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub metrics: Vec<Metric>,
+    pub tree: CallTree,
+    /// Present when the input records when each sample happened.
+    pub timeline: Option<Timeline>,
+}
+
+impl Profile {
+    pub fn new(metrics: Vec<Metric>) -> Profile {
+        let tree = CallTree::new(metrics.len());
+        Profile { metrics, tree, timeline: None }
+    }
+
+    /// Totals per metric, in metric order.
+    pub fn totals(&self) -> Vec<f64> {
+        (0..self.metrics.len()).map(|m| self.tree.total(m)).collect()
+    }
+}

@@ -1,0 +1,198 @@
+//! The calling-context tree: an arena of nodes, each a frame under a parent,
+//! with one self value per metric. Inclusive values are derived on demand.
+
+use std::collections::HashMap;
+
+use super::frame::FrameId;
+
+/// Index of a node in a [`CallTree`]. The root is always `NodeId(0)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub const ROOT: NodeId = NodeId(0);
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    frame: Option<FrameId>,
+    parent: NodeId,
+    depth: u32,
+    children: Vec<NodeId>,
+}
+
+/// A calling-context tree with `metric_count` values per node.
+///
+/// The root has no frame; it stands for "all samples". Children keep the
+/// order in which they were first seen, which for time-ordered inputs is call
+/// order.
+#[derive(Debug, Clone)]
+pub struct CallTree {
+    metric_count: usize,
+    nodes: Vec<Node>,
+    self_values: Vec<f64>,
+    child_index: HashMap<(NodeId, FrameId), NodeId>,
+}
+
+impl CallTree {
+    pub fn new(metric_count: usize) -> CallTree {
+        CallTree {
+            metric_count,
+            nodes: vec![Node { frame: None, parent: NodeId::ROOT, depth: 0, children: Vec::new() }],
+            self_values: vec![0.0; metric_count],
+            child_index: HashMap::new(),
+        }
+    }
+
+    pub fn metric_count(&self) -> usize {
+        self.metric_count
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
+    /// The child of `parent` for `frame`, created when missing.
+    pub fn child(&mut self, parent: NodeId, frame: FrameId) -> NodeId {
+        if let Some(&id) = self.child_index.get(&(parent, frame)) {
+            return id;
+        }
+        let id = NodeId(self.nodes.len() as u32);
+        let depth = self.nodes[parent.index()].depth + 1;
+        self.nodes.push(Node { frame: Some(frame), parent, depth, children: Vec::new() });
+        self.nodes[parent.index()].children.push(id);
+        self.self_values.extend(std::iter::repeat(0.0).take(self.metric_count));
+        self.child_index.insert((parent, frame), id);
+        id
+    }
+
+    /// The node reached by following `stack` (root first) from the root.
+    pub fn path(&mut self, stack: impl IntoIterator<Item = FrameId>) -> NodeId {
+        stack.into_iter().fold(NodeId::ROOT, |node, frame| self.child(node, frame))
+    }
+
+    /// Adds `value` to the self value of `node` for `metric`. Non-finite
+    /// values are ignored (parsers reject them earlier with a place).
+    pub fn add_self(&mut self, node: NodeId, metric: usize, value: f64) {
+        if value.is_finite() {
+            self.self_values[node.index() * self.metric_count + metric] += value;
+        }
+    }
+
+    /// Adds one stack (root first) with one value per metric.
+    pub fn add_stack(&mut self, stack: impl IntoIterator<Item = FrameId>, values: &[f64]) -> NodeId {
+        let node = self.path(stack);
+        for (m, v) in values.iter().enumerate().take(self.metric_count) {
+            self.add_self(node, m, *v);
+        }
+        node
+    }
+
+    pub fn frame(&self, node: NodeId) -> Option<FrameId> {
+        self.nodes[node.index()].frame
+    }
+
+    pub fn parent(&self, node: NodeId) -> Option<NodeId> {
+        (node != NodeId::ROOT).then(|| self.nodes[node.index()].parent)
+    }
+
+    pub fn depth(&self, node: NodeId) -> u32 {
+        self.nodes[node.index()].depth
+    }
+
+    pub fn children(&self, node: NodeId) -> &[NodeId] {
+        &self.nodes[node.index()].children
+    }
+
+    pub fn self_value(&self, node: NodeId, metric: usize) -> f64 {
+        self.self_values[node.index() * self.metric_count + metric]
+    }
+
+    /// Node ids in creation order; every parent comes before its children.
+    pub fn node_ids(&self) -> impl Iterator<Item = NodeId> {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// Inclusive value of every node for `metric`, indexed by node.
+    /// One pass from the leaves up, relying on parents preceding children.
+    pub fn inclusive(&self, metric: usize) -> Vec<f64> {
+        let mut total: Vec<f64> = (0..self.nodes.len()).map(|i| self.self_values[i * self.metric_count + metric]).collect();
+        for i in (1..self.nodes.len()).rev() {
+            let parent = self.nodes[i].parent.index();
+            total[parent] += total[i];
+        }
+        total
+    }
+
+    /// Sum of all self values for `metric`.
+    pub fn total(&self, metric: usize) -> f64 {
+        (0..self.nodes.len()).map(|i| self.self_values[i * self.metric_count + metric]).sum()
+    }
+
+    /// Frames from the root's child down to `node`.
+    pub fn stack_of(&self, node: NodeId) -> Vec<FrameId> {
+        let mut stack = Vec::with_capacity(self.depth(node) as usize);
+        let mut n = node;
+        while let Some(f) = self.frame(n) {
+            stack.push(f);
+            n = self.nodes[n.index()].parent;
+        }
+        stack.reverse();
+        stack
+    }
+
+    /// Replaces every frame id through `map` (used when a parser's local
+    /// frame table is merged into the history's).
+    pub fn remap_frames(&mut self, map: &[FrameId]) {
+        for node in &mut self.nodes {
+            if let Some(f) = node.frame.as_mut() {
+                *f = map[f.0 as usize];
+            }
+        }
+        self.child_index = self
+            .child_index
+            .drain()
+            .map(|((p, f), c)| ((p, map[f.0 as usize]), c))
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stacks_merge_by_path_and_inclusive_sums_children() {
+        let (a, b, c) = (FrameId(0), FrameId(1), FrameId(2));
+        let mut t = CallTree::new(1);
+        t.add_stack([a, b], &[3.0]);
+        t.add_stack([a, c], &[2.0]);
+        t.add_stack([a, b], &[1.0]);
+        t.add_stack([a], &[5.0]);
+        let inc = t.inclusive(0);
+        assert_eq!(t.len(), 4);
+        assert_eq!(inc[0], 11.0);
+        let na = t.children(NodeId::ROOT)[0];
+        assert_eq!(inc[na.index()], 11.0);
+        assert_eq!(t.self_value(na, 0), 5.0);
+        let nb = t.children(na)[0];
+        assert_eq!((t.self_value(nb, 0), t.depth(nb)), (4.0, 2));
+        assert_eq!(t.stack_of(nb), vec![a, b]);
+        assert_eq!(t.total(0), 11.0);
+    }
+
+    #[test]
+    fn non_finite_values_are_not_added() {
+        let mut t = CallTree::new(1);
+        t.add_stack([FrameId(0)], &[f64::NAN]);
+        t.add_stack([FrameId(0)], &[f64::INFINITY]);
+        assert_eq!(t.total(0), 0.0);
+    }
+}

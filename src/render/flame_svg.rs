@@ -1,0 +1,165 @@
+//! SVG for a laid-out top-down flame graph (root at the top, callees
+//! below). The same frames are written inline in a page and as a standalone
+//! `.svg` file with its own style and zoom script.
+//!
+//! Without scripts every frame still shows its name (where it fits) and a
+//! native tooltip (`<title>`) with its numbers.
+
+use super::format::{percent, with_unit};
+use super::svg::{coord, SvgWriter};
+use crate::analysis::flame::{FlameGraph, FlameRect};
+use crate::model::{FrameTable, Unit};
+
+pub const WIDTH: f64 = 1200.0;
+pub const FRAME_HEIGHT: f64 = 16.0;
+const TEXT_PAD: f64 = 3.0;
+/// Approximate advance of one character at the 12px font used.
+const CHAR_WIDTH: f64 = 7.0;
+/// Number of colour classes (`c0` … `c11`) the themes define.
+pub const PALETTE_SIZE: u64 = 12;
+
+/// What the writer needs besides the layout.
+pub struct FlameSvgInput<'a> {
+    pub graph: &'a FlameGraph,
+    pub frames: &'a FrameTable,
+    pub unit: &'a Unit,
+    /// Accessible label, e.g. "convert-basic 3.7 r1: samples".
+    pub label: &'a str,
+}
+
+/// Height of the drawing in pixels.
+pub fn height(graph: &FlameGraph) -> f64 {
+    (graph.max_depth as f64 + 1.0) * FRAME_HEIGHT
+}
+
+/// The `<svg>` element to place inside a page.
+pub fn inline_svg(input: &FlameSvgInput) -> String {
+    let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220 + 512);
+    open_svg(&mut w, input, &[("id", "pa-flame"), ("class", "pa-flame")]);
+    write_frames(&mut w, input);
+    w.close("svg");
+    w.finish()
+}
+
+/// A standalone SVG document with its own `style` and `script`.
+pub fn standalone_svg(input: &FlameSvgInput, style: &str, script: &str) -> String {
+    let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220 + style.len() + script.len() + 512);
+    open_svg(&mut w, input, &[("class", "pa-flame pa-standalone")]);
+    w.open("style", &[]).cdata(style).close("style").newline();
+    write_frames(&mut w, input);
+    w.open("script", &[]).cdata(script).close("script");
+    w.close("svg").newline();
+    let body = w.finish();
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{body}")
+}
+
+fn open_svg(w: &mut SvgWriter, input: &FlameSvgInput, extra: &[(&str, &str)]) {
+    let h = coord(height(input.graph));
+    let view_box = format!("0 0 {} {h}", coord(WIDTH));
+    let mut attrs: Vec<(&str, &str)> = vec![
+        ("xmlns", "http://www.w3.org/2000/svg"),
+        ("viewBox", &view_box),
+        ("width", "1200"),
+        ("height", &h),
+        ("role", "img"),
+        ("aria-label", input.label),
+    ];
+    attrs.extend_from_slice(extra);
+    w.open("svg", &attrs).newline();
+}
+
+fn write_frames(w: &mut SvgWriter, input: &FlameSvgInput) {
+    for (i, rect) in input.graph.rects.iter().enumerate() {
+        write_frame(w, input, i, rect);
+        w.newline();
+    }
+}
+
+fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &FlameRect) {
+    let name = frame_label(input.frames, rect);
+    let class = match (rect.node, rect.frame) {
+        (None, _) => "f m".to_string(),
+        (Some(_), None) => "f r".to_string(),
+        (Some(_), Some(_)) => format!("f c{}", colour_index(&name)),
+    };
+    let (x, width) = (rect.x * WIDTH, rect.width * WIDTH);
+    let y = rect.depth as f64 * FRAME_HEIGHT;
+    let id = index.to_string();
+    w.open("g", &[("class", &class), ("data-i", &id)]);
+    w.element("title", &[], &tooltip(input, rect, &name));
+    w.empty(
+        "rect",
+        &[
+            ("x", &coord(x)),
+            ("y", &coord(y)),
+            ("width", &coord(width)),
+            ("height", &coord(FRAME_HEIGHT - 1.0)),
+        ],
+    );
+    let fits = ((width - 2.0 * TEXT_PAD) / CHAR_WIDTH).floor() as usize;
+    if fits >= 3 {
+        w.element("text", &[("x", &coord(x + TEXT_PAD)), ("y", &coord(y + FRAME_HEIGHT - 4.5))], &truncate(&name, fits));
+    }
+    w.close("g");
+}
+
+/// The name a rectangle shows.
+pub fn frame_label(frames: &FrameTable, rect: &FlameRect) -> String {
+    match (rect.node, rect.frame) {
+        (None, _) => format!("[{} narrow frames merged]", rect.merged),
+        (Some(_), None) => "all".to_string(),
+        (Some(_), Some(f)) => frames.get(f).function.clone(),
+    }
+}
+
+fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str) -> String {
+    let total = input.graph.total;
+    let mut t = name.to_string();
+    if let Some(loc) = rect.frame.and_then(|f| input.frames.get(f).location()) {
+        t.push('\n');
+        t.push_str(&loc);
+    }
+    t.push_str(&format!("\ntotal: {} ({})", with_unit(rect.total, input.unit), percent(rect.total, total)));
+    t.push_str(&format!("\nself: {} ({})", with_unit(rect.self_value, input.unit), percent(rect.self_value, total)));
+    t
+}
+
+/// Stable colour class for a name: the same function has the same colour
+/// on every page.
+pub fn colour_index(name: &str) -> u64 {
+    super::paths::fnv1a(name.as_bytes()) % PALETTE_SIZE
+}
+
+fn truncate(name: &str, chars: usize) -> String {
+    if name.chars().count() <= chars {
+        return name.to_string();
+    }
+    let mut s: String = name.chars().take(chars.saturating_sub(2)).collect();
+    s.push_str("..");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::flame::{layout, FlameBudget};
+    use crate::model::{CallTree, Frame};
+
+    #[test]
+    fn frames_become_rects_with_titles_and_escaped_names() {
+        let mut frames = FrameTable::new();
+        let evil = frames.intern(Frame::named("</script><svg onload=alert(1)>"));
+        let main = frames.intern(Frame { function: "main".into(), file: Some("m.c".into()), line: Some(7), module: None });
+        let mut t = CallTree::new(1);
+        t.add_stack([main, evil], &[3.0]);
+        t.add_stack([main], &[1.0]);
+        let g = layout(&t, &frames, 0, FlameBudget { max_frames: 100, min_fraction: 0.0 });
+        let svg = inline_svg(&FlameSvgInput { graph: &g, frames: &frames, unit: &Unit::Samples, label: "x" });
+        assert!(!svg.contains("<svg onload"));
+        assert!(svg.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"));
+        assert!(svg.contains("main\nm.c:7\ntotal: 4 samples (100.00%)\nself: 1 samples (25.00%)"));
+        // The callee sits one row below its caller and spans 3/4 of the width.
+        assert!(svg.contains(r#"<rect x="0" y="32" width="900" height="15"/>"#), "{svg}");
+        assert_eq!(svg.matches("<g ").count(), 3);
+    }
+}

@@ -1,0 +1,130 @@
+//! The index page: what was read (versions, benchmarks, formats), totals of
+//! every benchmark in every version with links to its profile pages, and
+//! every input that was skipped, with its place and reason.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::format::{grouped, with_unit};
+use super::profile_page::Plan;
+use super::{Common, Renderer};
+use crate::analysis::totals::cell_totals;
+use crate::error::BuildError;
+use crate::model::{History, Skipped};
+
+#[derive(Serialize)]
+struct VersionRow {
+    label: String,
+    name: String,
+    date: Option<String>,
+    revision: Option<String>,
+    profiles: usize,
+}
+
+#[derive(Serialize)]
+struct Total {
+    metric: String,
+    mean: String,
+    /// `min – max over N repetitions`, when there is more than one.
+    spread: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RepLink {
+    label: String,
+    href: String,
+}
+
+#[derive(Serialize)]
+struct Cell {
+    totals: Vec<Total>,
+    links: Vec<RepLink>,
+}
+
+#[derive(Serialize)]
+struct BenchmarkRow {
+    name: String,
+    /// One per version, `None` where the benchmark has no profile.
+    cells: Vec<Option<Cell>>,
+}
+
+#[derive(Serialize)]
+struct FormatRow {
+    name: String,
+    files: usize,
+}
+
+#[derive(Serialize)]
+struct IndexView {
+    #[serde(flatten)]
+    common: Common,
+    versions: Vec<VersionRow>,
+    benchmarks: Vec<BenchmarkRow>,
+    formats: Vec<FormatRow>,
+    profile_count: usize,
+    skipped: Vec<Skipped>,
+}
+
+pub fn render(history: &History, renderer: &Renderer, plan: &Plan) -> Result<String, BuildError> {
+    let view = IndexView {
+        common: Common::new(renderer, history, "index.html"),
+        versions: history
+            .versions
+            .iter()
+            .enumerate()
+            .map(|(i, v)| VersionRow {
+                label: v.label.clone(),
+                name: v.name.clone(),
+                date: v.date.clone(),
+                revision: v.revision.clone(),
+                profiles: history.profiles.iter().filter(|p| p.version == i).count(),
+            })
+            .collect(),
+        benchmarks: history.benchmarks().iter().map(|b| benchmark_row(history, plan, b)).collect(),
+        formats: format_rows(history),
+        profile_count: history.profiles.len(),
+        skipped: history.skipped.clone(),
+    };
+    renderer.render("index.html", &view)
+}
+
+fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRow {
+    let cells = (0..history.versions.len())
+        .map(|v| {
+            let links: Vec<RepLink> = history
+                .profiles
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.benchmark == benchmark && p.version == v)
+                .filter_map(|(i, _)| Some(RepLink { label: plan.rep_names[i].clone(), href: plan.by_entry[i].first()?.clone() }))
+                .collect();
+            if links.is_empty() {
+                return None;
+            }
+            let totals = cell_totals(history, benchmark, v)
+                .into_iter()
+                .map(|t| {
+                    let unit = &t.unit;
+                    Total {
+                        metric: t.metric,
+                        mean: with_unit(t.mean, unit),
+                        spread: (t.repetitions > 1).then(|| {
+                            format!("{} – {} over {} repetitions", with_unit(t.min, unit), with_unit(t.max, unit), grouped(t.repetitions as f64))
+                        }),
+                    }
+                })
+                .collect();
+            Some(Cell { totals, links })
+        })
+        .collect();
+    BenchmarkRow { name: benchmark.to_string(), cells }
+}
+
+fn format_rows(history: &History) -> Vec<FormatRow> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &history.profiles {
+        *counts.entry(p.format).or_insert(0) += 1;
+    }
+    counts.into_iter().map(|(name, files)| FormatRow { name: name.to_string(), files }).collect()
+}

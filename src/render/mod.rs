@@ -1,0 +1,193 @@
+//! HTML and SVG for each page kind. Templates and themes are embedded in
+//! the binary; `--templates DIR` replaces any of them by file name and
+//! `--theme DIR` adds a theme from a directory holding `theme.css`.
+//!
+//! Each page kind has its own file with a view model (numbers already
+//! formatted) and the function that renders it; templates only place text.
+
+pub mod flame_svg;
+pub mod format;
+pub mod index_page;
+pub mod paths;
+pub mod profile_page;
+pub mod svg;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::BuildError;
+use crate::input::config::Config;
+use crate::model::History;
+use crate::ThemeChoice;
+
+/// The site's files: relative path → contents, in a sorted map so the
+/// output is written (and zipped) in a fixed order.
+pub type SiteFiles = BTreeMap<String, Vec<u8>>;
+
+/// Built-in templates and static assets, by name.
+const TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../../templates/base.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("profile.html", include_str!("../../templates/profile.html")),
+];
+const ASSETS: &[(&str, &str)] = &[
+    ("perfatlas.js", include_str!("../../templates/assets/perfatlas.js")),
+    ("perfatlas.css", include_str!("../../templates/assets/perfatlas.css")),
+    ("flame-standalone.js", include_str!("../../templates/assets/flame-standalone.js")),
+];
+/// Built-in themes, in the order the theme menu lists them.
+const THEMES: &[(&str, &str)] = &[
+    ("light", include_str!("../../themes/light/theme.css")),
+    ("dark", include_str!("../../themes/dark/theme.css")),
+    ("colorblind", include_str!("../../themes/colorblind/theme.css")),
+];
+
+/// Templates, assets and themes for one build.
+pub struct Renderer {
+    tera: tera::Tera,
+    assets: BTreeMap<String, String>,
+    /// (name, css) in menu order; the first is the default.
+    themes: Vec<(String, String)>,
+}
+
+impl Renderer {
+    /// Loads the built-in templates, then overrides from `templates_dir`,
+    /// and puts the chosen theme first.
+    pub fn new(templates_dir: Option<&Path>, theme: &ThemeChoice) -> Result<Renderer, BuildError> {
+        let mut sources: BTreeMap<String, String> = TEMPLATES.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
+        let mut assets: BTreeMap<String, String> = ASSETS.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
+        if let Some(dir) = templates_dir {
+            override_from(dir, &mut sources, "html")?;
+            override_from(&dir.join("assets"), &mut assets, "")?;
+        }
+        let mut tera = tera::Tera::default();
+        tera.autoescape_on(vec![".html"]);
+        tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
+            .map_err(|e| template_error("templates", e))?;
+        let mut themes: Vec<(String, String)> = THEMES.iter().map(|(n, c)| (n.to_string(), c.to_string())).collect();
+        match theme {
+            ThemeChoice::Builtin(name) => {
+                let i = themes.iter().position(|(n, _)| n == name).ok_or_else(|| {
+                    BuildError::Usage(format!("unknown theme {name:?}: use light, dark, colorblind or a directory"))
+                })?;
+                let chosen = themes.remove(i);
+                themes.insert(0, chosen);
+            }
+            ThemeChoice::Dir(dir) => {
+                let path = dir.join("theme.css");
+                let css = std::fs::read_to_string(&path).map_err(|e| BuildError::io(&path, e))?;
+                let name = paths::slug(&dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "custom".into()));
+                themes.retain(|(n, _)| *n != name);
+                themes.insert(0, (name, css));
+            }
+        }
+        Ok(Renderer { tera, assets, themes })
+    }
+
+    /// Renders template `name` with `context`.
+    pub fn render<T: Serialize>(&self, name: &str, context: &T) -> Result<String, BuildError> {
+        let ctx = tera::Context::from_serialize(context).map_err(|e| template_error(name, e))?;
+        self.tera.render(name, &ctx).map_err(|e| template_error(name, e))
+    }
+
+    pub fn asset(&self, name: &str) -> &str {
+        self.assets.get(name).map(String::as_str).unwrap_or("")
+    }
+
+    pub fn default_theme(&self) -> &str {
+        &self.themes[0].0
+    }
+
+    pub fn theme_names(&self) -> Vec<String> {
+        self.themes.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    pub fn theme_css(&self, name: &str) -> &str {
+        self.themes.iter().find(|(n, _)| n == name).map(|(_, c)| c.as_str()).unwrap_or("")
+    }
+}
+
+fn override_from(dir: &Path, map: &mut BTreeMap<String, String>, only_ext: &str) -> Result<(), BuildError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !only_ext.is_empty() => {
+            return Err(BuildError::io(dir, e));
+        }
+        Err(_) => return Ok(()),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| BuildError::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let matches = only_ext.is_empty() || name.ends_with(&format!(".{only_ext}"));
+        if matches && entry.path().is_file() {
+            let text = std::fs::read_to_string(entry.path()).map_err(|e| BuildError::io(entry.path(), e))?;
+            map.insert(name, text);
+        }
+    }
+    Ok(())
+}
+
+fn template_error(name: &str, e: tera::Error) -> BuildError {
+    use std::error::Error;
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    BuildError::Template { name: name.to_string(), message }
+}
+
+/// Serialises `value` for a `<script type="application/json">` element:
+/// `<`, `>` and `&` are written as JSON escapes so no name can close the
+/// element or open a comment.
+pub fn json_for_script<T: Serialize>(value: &T) -> String {
+    let json = serde_json::to_string(value).unwrap_or_else(|_| "null".to_string());
+    json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
+}
+
+/// Fields every page's template gets.
+#[derive(Serialize)]
+pub struct Common {
+    /// Prefix leading back to the site root, e.g. `../../`.
+    pub root: String,
+    pub site_title: String,
+    pub theme: String,
+    pub themes: Vec<String>,
+    pub generator: &'static str,
+}
+
+impl Common {
+    pub fn new(renderer: &Renderer, history: &History, page_path: &str) -> Common {
+        Common {
+            root: paths::root_of(page_path),
+            site_title: history.title.clone(),
+            theme: renderer.default_theme().to_string(),
+            themes: renderer.theme_names(),
+            generator: concat!("perfatlas ", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// Every file of the site, rendered (pages in parallel).
+pub fn site_files(history: &History, config: &Config, renderer: &Renderer) -> Result<SiteFiles, BuildError> {
+    let mut files = SiteFiles::new();
+    for name in ["perfatlas.js", "perfatlas.css"] {
+        files.insert(format!("assets/{name}"), renderer.asset(name).as_bytes().to_vec());
+    }
+    for theme in renderer.theme_names() {
+        files.insert(format!("assets/theme-{theme}.css"), renderer.theme_css(&theme).as_bytes().to_vec());
+    }
+    let plan = profile_page::plan(history);
+    let pages: Vec<Result<Vec<(String, Vec<u8>)>, BuildError>> =
+        plan.pages.par_iter().map(|page| profile_page::render(history, config, renderer, &plan, page)).collect();
+    for page in pages {
+        files.extend(page?);
+    }
+    files.insert("index.html".to_string(), index_page::render(history, renderer, &plan)?.into_bytes());
+    Ok(files)
+}

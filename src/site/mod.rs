@@ -1,0 +1,115 @@
+//! The output tree. A site is written into a temporary directory beside the
+//! output and moved into place only when complete, so a failed build leaves
+//! the previous site untouched. A marker file says perfatlas wrote a
+//! directory; any other non-empty directory is replaced only with `--force`.
+
+pub mod zip;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::BuildError;
+use crate::render::SiteFiles;
+
+/// Name of the marker file at the root of every site perfatlas writes.
+pub const MARKER: &str = ".perfatlas-site";
+
+/// Writes `files` as the site at `output`.
+pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), BuildError> {
+    check_replaceable(output, force)?;
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
+    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into());
+    let staging = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(|e| BuildError::io(&staging, e))?;
+    }
+    let result = write_tree(&staging, files).and_then(|()| swap_into_place(&staging, output, &parent, &name));
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+/// Refuses a non-empty directory without the marker (unless `force`), and
+/// anything at `output` that is not a directory.
+fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
+    let meta = match fs::symlink_metadata(output) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(BuildError::io(output, e)),
+    };
+    if !meta.is_dir() {
+        return Err(BuildError::Usage(format!("{} exists and is not a directory", output.display())));
+    }
+    let empty = fs::read_dir(output).map_err(|e| BuildError::io(output, e))?.next().is_none();
+    if empty || output.join(MARKER).is_file() || force {
+        Ok(())
+    } else {
+        Err(BuildError::OutputNotOurs(output.to_path_buf()))
+    }
+}
+
+fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
+    fs::create_dir_all(root).map_err(|e| BuildError::io(root, e))?;
+    fs::write(root.join(MARKER), b"This directory was written by perfatlas; perfatlas may replace it.\n")
+        .map_err(|e| BuildError::io(root.join(MARKER), e))?;
+    for (rel, bytes) in files {
+        let path = root.join(rel);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
+        }
+        fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Moves the old site aside, the new one in, then deletes the old one.
+fn swap_into_place(staging: &Path, output: &Path, parent: &Path, name: &str) -> Result<(), BuildError> {
+    if !output.exists() {
+        return fs::rename(staging, output).map_err(|e| BuildError::io(output, e));
+    }
+    let old = parent.join(format!(".{name}.perfatlas-old-{}", std::process::id()));
+    fs::rename(output, &old).map_err(|e| BuildError::io(output, e))?;
+    if let Err(e) = fs::rename(staging, output) {
+        let _ = fs::rename(&old, output);
+        return Err(BuildError::io(output, e));
+    }
+    fs::remove_dir_all(&old).map_err(|e| BuildError::io(&old, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(content: &str) -> SiteFiles {
+        let mut f = SiteFiles::new();
+        f.insert("index.html".into(), content.as_bytes().to_vec());
+        f.insert("a/b.html".into(), b"b".to_vec());
+        f
+    }
+
+    #[test]
+    fn replaces_its_own_site_and_refuses_a_foreign_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        write_site(&out, &files("one"), false).unwrap();
+        write_site(&out, &files("two"), false).unwrap();
+        assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "two");
+        // Nothing left beside the output.
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("site")]);
+
+        let foreign = dir.path().join("docs");
+        fs::create_dir(&foreign).unwrap();
+        fs::write(foreign.join("keep.txt"), "mine").unwrap();
+        let err = write_site(&foreign, &files("x"), false).unwrap_err();
+        assert!(matches!(err, BuildError::OutputNotOurs(_)));
+        assert_eq!(fs::read_to_string(foreign.join("keep.txt")).unwrap(), "mine");
+        write_site(&foreign, &files("x"), true).unwrap();
+        assert!(!foreign.join("keep.txt").exists());
+    }
+}
