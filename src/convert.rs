@@ -16,17 +16,37 @@ pub enum Target {
 
 /// Reads `path` and writes it as `target`. For folded output, `metric`
 /// picks the metric by name (default: the first).
-pub fn convert_file(path: &Path, target: Target, metric: Option<&str>) -> Result<(Parsed, String), BuildError> {
-    let (_, parsed) = input::load::read_and_parse(&path.to_path_buf())
-        .map_err(|error| InputError { file: path.display().to_string(), error })?;
+pub fn convert_file(
+    path: &Path,
+    target: Target,
+    metric: Option<&str>,
+) -> Result<(Parsed, String), BuildError> {
+    let (_, parsed) =
+        input::load::read_and_parse(&path.to_path_buf()).map_err(|error| InputError {
+            file: path.display().to_string(),
+            error,
+        })?;
     let text = match target {
         Target::Folded => {
             let m = match metric {
                 None => 0,
-                Some(name) => parsed.profile.metrics.iter().position(|m| m.name == name).ok_or_else(|| {
-                    let names: Vec<_> = parsed.profile.metrics.iter().map(|m| m.name.as_str()).collect();
-                    BuildError::Usage(format!("no metric named {name:?}; the profile has: {}", names.join(", ")))
-                })?,
+                Some(name) => parsed
+                    .profile
+                    .metrics
+                    .iter()
+                    .position(|m| m.name == name)
+                    .ok_or_else(|| {
+                        let names: Vec<_> = parsed
+                            .profile
+                            .metrics
+                            .iter()
+                            .map(|m| m.name.as_str())
+                            .collect();
+                        BuildError::Usage(format!(
+                            "no metric named {name:?}; the profile has: {}",
+                            names.join(", ")
+                        ))
+                    })?,
             };
             to_folded(&parsed, m)
         }
@@ -37,11 +57,12 @@ pub fn convert_file(path: &Path, target: Target, metric: Option<&str>) -> Result
 
 /// Folded stacks of one metric: one line per node with a non-zero self
 /// value, frames root-first joined by `;`, in tree order. `;` and line
-/// breaks inside names are replaced so every line parses back.
+/// breaks inside names are replaced so every line parses back. Samples
+/// without any frame (root self value) are written as ` N`, as py-spy does.
 pub fn to_folded(parsed: &Parsed, metric: usize) -> String {
     let tree = &parsed.profile.tree;
     let mut out = String::new();
-    for node in tree.node_ids().skip(1) {
+    for node in tree.node_ids() {
         let value = tree.self_value(node, metric);
         if value == 0.0 {
             continue;

@@ -49,7 +49,10 @@ fn place_prefix(place: &Place) -> String {
 
 impl ParseError {
     pub fn new(place: Place, message: impl Into<String>) -> ParseError {
-        ParseError { place, message: message.into() }
+        ParseError {
+            place,
+            message: message.into(),
+        }
     }
     pub fn whole(message: impl Into<String>) -> ParseError {
         ParseError::new(Place::Whole, message)
@@ -81,7 +84,10 @@ pub struct InputError {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Input(#[from] InputError),
     #[error("{path}: {message}")]
@@ -98,6 +104,9 @@ pub enum BuildError {
 
 impl BuildError {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> BuildError {
-        BuildError::Io { path: path.into(), source }
+        BuildError::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

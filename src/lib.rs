@@ -69,8 +69,20 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let history = input::load::load_history(&options.input, &config)?;
     if options.strict && !history.skipped.is_empty() {
         let s = &history.skipped[0];
-        let first = format!("{}{}: {}", s.file, if s.place.is_empty() { String::new() } else { format!(": {}", s.place) }, s.reason);
-        return Err(BuildError::Strict { skipped: history.skipped.len(), first });
+        let first = format!(
+            "{}{}: {}",
+            s.file,
+            if s.place.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", s.place)
+            },
+            s.reason
+        );
+        return Err(BuildError::Strict {
+            skipped: history.skipped.len(),
+            first,
+        });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
     let files = render::site_files(&history, &config, &renderer)?;
@@ -79,5 +91,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     if let Some(zip) = &options.zip {
         site::zip::write_zip(zip, &files)?;
     }
-    Ok(BuildReport { versions: history.versions.len(), profiles: history.profiles.len(), pages, skipped: history.skipped })
+    Ok(BuildReport {
+        versions: history.versions.len(),
+        profiles: history.profiles.len(),
+        pages,
+        skipped: history.skipped,
+    })
 }

@@ -10,7 +10,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use perfatlas::{BuildError, BuildOptions, ThemeChoice};
 
 #[derive(Parser)]
-#[command(name = "perfatlas", version, about = "Static reports of how a program's performance evolved, from the profiles you already have")]
+#[command(
+    name = "perfatlas",
+    version,
+    about = "Static reports of how a program's performance evolved, from the profiles you already have"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,7 +23,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Build the report site from a directory of versions.
-    #[command(after_help = "Examples:\n  perfatlas build sample-data/python-markdown -o site\n  perfatlas build profiles -o site --theme dark --zip report.zip\n\nExit codes: 0 built cleanly, 1 built but some inputs were skipped (listed on the index page), 2 nothing built.")]
+    #[command(
+        after_help = "Examples:\n  perfatlas build sample-data/python-markdown -o site\n  perfatlas build profiles -o site --theme dark --zip report.zip\n\nExit codes: 0 built cleanly, 1 built but some inputs were skipped (listed on the index page), 2 nothing built."
+    )]
     Build {
         /// Input directory: one subdirectory per version.
         input: PathBuf,
@@ -49,7 +55,9 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Convert one profile to folded stacks or the native JSON, on stdout.
-    #[command(after_help = "Examples:\n  perfatlas convert some.cpuprofile --to folded > some.folded\n  perfatlas convert cpu.pb.gz --to json --metric cpu -o cpu.json")]
+    #[command(
+        after_help = "Examples:\n  perfatlas convert some.cpuprofile --to folded > some.folded\n  perfatlas convert cpu.pb.gz --to json --metric cpu -o cpu.json"
+    )]
     Convert {
         /// Input profile (any supported format, gzip or not).
         input: PathBuf,
@@ -76,7 +84,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match run(cli) {
@@ -90,7 +102,17 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, BuildError> {
     match cli.command {
-        Command::Build { input, output, config, theme, templates, strict, force, zip, jobs } => {
+        Command::Build {
+            input,
+            output,
+            config,
+            theme,
+            templates,
+            strict,
+            force,
+            zip,
+            jobs,
+        } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(j.max(1))
@@ -101,10 +123,23 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 "light" | "dark" | "colorblind" => ThemeChoice::Builtin(theme),
                 dir => ThemeChoice::Dir(PathBuf::from(dir)),
             };
-            let options = BuildOptions { input, output: output.clone(), config, theme, templates, strict, force, zip };
+            let options = BuildOptions {
+                input,
+                output: output.clone(),
+                config,
+                theme,
+                templates,
+                strict,
+                force,
+                zip,
+            };
             let report = perfatlas::build(&options)?;
             for s in &report.skipped {
-                let place = if s.place.is_empty() { String::new() } else { format!("{}: ", s.place) };
+                let place = if s.place.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}: ", s.place)
+                };
                 eprintln!("perfatlas: skipped: {}: {place}{}", s.file, s.reason);
             }
             eprintln!(
@@ -113,16 +148,30 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 report.profiles,
                 report.versions,
                 output.display(),
-                if report.skipped.is_empty() { String::new() } else { format!(" ({} inputs skipped)", report.skipped.len()) }
+                if report.skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} inputs skipped)", report.skipped.len())
+                }
             );
-            Ok(if report.skipped.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if report.skipped.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
-        Command::Convert { input, to, metric, output } => {
+        Command::Convert {
+            input,
+            to,
+            metric,
+            output,
+        } => {
             let target = match to {
                 To::Folded => perfatlas::convert::Target::Folded,
                 To::Json => perfatlas::convert::Target::Json,
             };
-            let (parsed, text) = perfatlas::convert::convert_file(&input, target, metric.as_deref())?;
+            let (parsed, text) =
+                perfatlas::convert::convert_file(&input, target, metric.as_deref())?;
             for w in &parsed.warnings {
                 eprintln!("perfatlas: skipped: {}: {w}", input.display());
             }
@@ -130,10 +179,16 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 Some(path) => std::fs::write(&path, text).map_err(|e| BuildError::io(path, e))?,
                 None => {
                     let mut stdout = std::io::stdout().lock();
-                    stdout.write_all(text.as_bytes()).map_err(|e| BuildError::io("<stdout>", e))?;
+                    stdout
+                        .write_all(text.as_bytes())
+                        .map_err(|e| BuildError::io("<stdout>", e))?;
                 }
             }
-            Ok(if parsed.warnings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if parsed.warnings.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
     }
 }

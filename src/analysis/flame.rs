@@ -53,17 +53,30 @@ pub struct FlameBudget {
 /// Lays out the top-down flame graph of `tree` for `metric`. Children are
 /// ordered by function name (then frame id), as classic flame graphs do,
 /// so the picture does not depend on input order.
-pub fn layout(tree: &CallTree, frames: &FrameTable, metric: usize, budget: FlameBudget) -> FlameGraph {
+pub fn layout(
+    tree: &CallTree,
+    frames: &FrameTable,
+    metric: usize,
+    budget: FlameBudget,
+) -> FlameGraph {
     let inclusive = tree.inclusive(metric);
     let total = inclusive[0];
     // Reserve part of the budget for remainder rectangles.
     let node_budget = (budget.max_frames.saturating_mul(4) / 5).max(1);
     let keep = choose_kept(tree, &inclusive, node_budget, budget.min_fraction * total);
-    let mut graph = FlameGraph { rects: Vec::new(), total, max_depth: 0, merged_nodes: 0, merged_value: 0.0 };
+    let mut graph = FlameGraph {
+        rects: Vec::new(),
+        total,
+        max_depth: 0,
+        merged_nodes: 0,
+        merged_value: 0.0,
+    };
     if total <= 0.0 {
         return graph;
     }
-    let mut remainder_budget = budget.max_frames.saturating_sub(keep.iter().filter(|k| **k).count());
+    let mut remainder_budget = budget
+        .max_frames
+        .saturating_sub(keep.iter().filter(|k| **k).count());
     // Explicit stack: (node, parent rect, x) — deep stacks must not recurse.
     let mut stack = vec![(NodeId::ROOT, None::<usize>, 0.0f64)];
     while let Some((node, parent, x)) = stack.pop() {
@@ -81,7 +94,12 @@ pub fn layout(tree: &CallTree, frames: &FrameTable, metric: usize, budget: Flame
             self_value: tree.self_value(node, metric),
             merged: 0,
         });
-        let mut children: Vec<NodeId> = tree.children(node).iter().copied().filter(|c| inclusive[c.index()] > 0.0).collect();
+        let mut children: Vec<NodeId> = tree
+            .children(node)
+            .iter()
+            .copied()
+            .filter(|c| inclusive[c.index()] > 0.0)
+            .collect();
         children.sort_by(|a, b| child_order(tree, frames, *a, *b));
         let mut cx = x;
         let mut pending = Vec::new();
@@ -131,7 +149,8 @@ fn child_order(tree: &CallTree, frames: &FrameTable, a: NodeId, b: NodeId) -> st
 /// visited parents-first, so the kept set is closed under ancestors.
 fn choose_kept(tree: &CallTree, inclusive: &[f64], max_nodes: usize, min_value: f64) -> Vec<bool> {
     let threshold = nth_largest(inclusive, max_nodes);
-    let mut ties_left = max_nodes.saturating_sub(inclusive.iter().filter(|v| **v > threshold).count());
+    let mut ties_left =
+        max_nodes.saturating_sub(inclusive.iter().filter(|v| **v > threshold).count());
     let mut keep = vec![false; inclusive.len()];
     keep[0] = true;
     for node in tree.node_ids().skip(1) {
@@ -179,20 +198,38 @@ mod tests {
         let mut frames = FrameTable::new();
         let mut t = CallTree::new(1);
         for (s, v) in stacks {
-            let ids: Vec<_> = s.split(';').map(|f| frames.intern(Frame::named(f))).collect();
+            let ids: Vec<_> = s
+                .split(';')
+                .map(|f| frames.intern(Frame::named(f)))
+                .collect();
             t.add_stack(ids, &[*v]);
         }
         (t, frames)
     }
 
-    const ALL: FlameBudget = FlameBudget { max_frames: 1000, min_fraction: 0.0 };
+    const ALL: FlameBudget = FlameBudget {
+        max_frames: 1000,
+        min_fraction: 0.0,
+    };
 
     #[test]
     fn children_sit_side_by_side_in_name_order() {
         let (t, f) = tree(&[("main;b", 30.0), ("main;a", 10.0), ("main", 60.0)]);
         let g = layout(&t, &f, 0, ALL);
-        let names: Vec<_> = g.rects.iter().map(|r| r.frame.map(|x| f.get(x).function.clone())).collect();
-        assert_eq!(names, vec![None, Some("main".into()), Some("a".into()), Some("b".into())]);
+        let names: Vec<_> = g
+            .rects
+            .iter()
+            .map(|r| r.frame.map(|x| f.get(x).function.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                None,
+                Some("main".into()),
+                Some("a".into()),
+                Some("b".into())
+            ]
+        );
         assert_eq!((g.rects[2].x, g.rects[2].width), (0.0, 0.1));
         assert_eq!((g.rects[3].x, g.rects[3].width), (0.1, 0.3));
         assert_eq!(g.rects[1].self_value, 60.0);
@@ -207,14 +244,27 @@ mod tests {
         }
         let refs: Vec<(&str, f64)> = stacks.iter().map(|(s, v)| (s.as_str(), *v)).collect();
         let (t, f) = tree(&refs);
-        let g = layout(&t, &f, 0, FlameBudget { max_frames: 1000, min_fraction: 0.01 });
+        let g = layout(
+            &t,
+            &f,
+            0,
+            FlameBudget {
+                max_frames: 1000,
+                min_fraction: 0.01,
+            },
+        );
         let rem: Vec<_> = g.rects.iter().filter(|r| r.node.is_none()).collect();
         assert_eq!(rem.len(), 1);
         assert_eq!((rem[0].total, rem[0].merged, rem[0].depth), (50.0, 100, 2));
         assert_eq!(g.merged_nodes, 100);
         // root, main, big, remainder
         assert_eq!(g.rects.len(), 4);
-        let widths: f64 = g.rects.iter().filter(|r| r.depth == 2).map(|r| r.width).sum();
+        let widths: f64 = g
+            .rects
+            .iter()
+            .filter(|r| r.depth == 2)
+            .map(|r| r.width)
+            .sum();
         assert!((widths - 1.0).abs() < 1e-12);
     }
 
@@ -224,7 +274,15 @@ mod tests {
         let chain: Vec<String> = (0..30_000).map(|i| format!("f{i}")).collect();
         let s = chain.join(";");
         let (t, f) = tree(&[(s.as_str(), 1.0)]);
-        let g = layout(&t, &f, 0, FlameBudget { max_frames: 20_000, min_fraction: 0.0 });
+        let g = layout(
+            &t,
+            &f,
+            0,
+            FlameBudget {
+                max_frames: 20_000,
+                min_fraction: 0.0,
+            },
+        );
         assert!(g.rects.len() <= 20_000, "{}", g.rects.len());
         assert_eq!(g.rects.iter().filter(|r| r.node.is_none()).count(), 1);
         assert_eq!(g.merged_nodes + g.rects.len() - 2, 30_000);

@@ -21,7 +21,10 @@ pub fn cell_totals(history: &History, benchmark: &str, version: usize) -> Vec<Ce
     for entry in history.profiles_of(benchmark, version) {
         for (m, metric) in entry.profile.metrics.iter().enumerate() {
             let value = entry.profile.tree.total(m);
-            match out.iter_mut().find(|(n, u, _)| *n == metric.name && *u == metric.unit) {
+            match out
+                .iter_mut()
+                .find(|(n, u, _)| *n == metric.name && *u == metric.unit)
+            {
                 Some((_, _, values)) => values.push(value),
                 None => out.push((metric.name.clone(), metric.unit.clone(), vec![value])),
             }

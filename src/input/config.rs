@@ -33,7 +33,10 @@ pub struct FlameConfig {
 
 impl Default for FlameConfig {
     fn default() -> FlameConfig {
-        FlameConfig { max_frames: 20_000, min_width_px: 0.1 }
+        FlameConfig {
+            max_frames: 20_000,
+            min_width_px: 0.1,
+        }
     }
 }
 
@@ -49,7 +52,10 @@ pub struct VersionConfig {
 
 fn read_toml<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, BuildError> {
     let text = std::fs::read_to_string(path).map_err(|e| BuildError::io(path, e))?;
-    toml::from_str(&text).map_err(|e| BuildError::Config { path: path.to_path_buf(), message: toml_message(&text, &e) })
+    toml::from_str(&text).map_err(|e| BuildError::Config {
+        path: path.to_path_buf(),
+        message: toml_message(&text, &e),
+    })
 }
 
 /// The TOML error with its line and column instead of a byte span.
@@ -71,7 +77,10 @@ impl Config {
     pub fn read(path: &Path) -> Result<Config, BuildError> {
         let config: Config = read_toml(path)?;
         if config.flame.max_frames == 0 {
-            return Err(BuildError::Config { path: path.to_path_buf(), message: "flame.max_frames must be at least 1".into() });
+            return Err(BuildError::Config {
+                path: path.to_path_buf(),
+                message: "flame.max_frames must be at least 1".into(),
+            });
         }
         Ok(config)
     }
@@ -82,7 +91,10 @@ impl VersionConfig {
         let config: VersionConfig = read_toml(path)?;
         if let Some(date) = &config.date {
             if !is_iso_date(date) {
-                return Err(BuildError::Config { path: path.to_path_buf(), message: format!("date {date:?} is not YYYY-MM-DD") });
+                return Err(BuildError::Config {
+                    path: path.to_path_buf(),
+                    message: format!("date {date:?} is not YYYY-MM-DD"),
+                });
             }
         }
         Ok(config)
@@ -92,7 +104,13 @@ impl VersionConfig {
 fn is_iso_date(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
 }
 
 #[cfg(test)]
@@ -108,8 +126,14 @@ mod tests {
         assert!(e.contains("line 2") && e.contains("versoins"), "{e}");
         let v = dir.path().join("version.toml");
         std::fs::write(&v, "date = \"2020/01/01\"\n").unwrap();
-        assert!(VersionConfig::read(&v).unwrap_err().to_string().contains("YYYY-MM-DD"));
+        assert!(VersionConfig::read(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("YYYY-MM-DD"));
         std::fs::write(&v, "date = \"2020-01-31\"\nrevision = \"v1\"\n").unwrap();
-        assert_eq!(VersionConfig::read(&v).unwrap().revision.as_deref(), Some("v1"));
+        assert_eq!(
+            VersionConfig::read(&v).unwrap().revision.as_deref(),
+            Some("v1")
+        );
     }
 }

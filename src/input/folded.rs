@@ -23,7 +23,10 @@ impl Format for Folded {
 
     fn sniff(&self, input: &Input) -> bool {
         let head = text::decode_text(super::head(input.bytes, 8192));
-        let mut lines = head.lines().map(str::trim_end).filter(|l| !l.trim_start().is_empty());
+        let mut lines = head
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.trim_start().is_empty());
         // The last line of the head may be cut short; judge by the first one.
         lines.next().is_some_and(|l| split_count(l).is_some())
     }
@@ -48,7 +51,10 @@ fn split_count(line: &str) -> Option<(&str, f64)> {
 
 /// Splits `name (file:line)` into its parts; other names stay whole.
 pub fn frame_from_text(text: &str) -> Frame {
-    if let Some(open) = text.strip_suffix(')').and_then(|t| t.rfind(" (").map(|i| (i, t))) {
+    if let Some(open) = text
+        .strip_suffix(')')
+        .and_then(|t| t.rfind(" (").map(|i| (i, t)))
+    {
         let (i, t) = open;
         let inner = &t[i + 2..];
         if let Some((file, line)) = inner.rsplit_once(':') {
@@ -85,11 +91,17 @@ impl FoldedReader {
             return;
         }
         let Some((stack, count)) = split_count(line) else {
-            self.warnings.push(ParseError::line(number, "expected `frame;frame;… count`, found no sample count; line skipped"));
+            self.warnings.push(ParseError::line(
+                number,
+                "expected `frame;frame;… count`, found no sample count; line skipped",
+            ));
             return;
         };
         if !(count.is_finite() && count >= 0.0) {
-            self.warnings.push(ParseError::line(number, format!("sample count {count} is not a non-negative number; line skipped")));
+            self.warnings.push(ParseError::line(
+                number,
+                format!("sample count {count} is not a non-negative number; line skipped"),
+            ));
             return;
         }
         self.stack.clear();
@@ -105,15 +117,25 @@ impl FoldedReader {
             };
             self.stack.push(id);
         }
-        let profile = self.profile.get_or_insert_with(|| Profile::new(vec![Metric::new("samples", Unit::Samples)]));
+        let profile = self
+            .profile
+            .get_or_insert_with(|| Profile::new(vec![Metric::new("samples", Unit::Samples)]));
         profile.tree.add_stack(self.stack.iter().copied(), &[count]);
         self.lines_read += 1;
     }
 
     fn finish(self) -> Result<Parsed, ParseError> {
         match self.profile {
-            Some(profile) => Ok(Parsed { frames: self.frames, profile, warnings: self.warnings }),
-            None => Err(self.warnings.into_iter().next().unwrap_or_else(|| ParseError::whole("no stacks found"))),
+            Some(profile) => Ok(Parsed {
+                frames: self.frames,
+                profile,
+                warnings: self.warnings,
+            }),
+            None => Err(self
+                .warnings
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| ParseError::whole("no stacks found"))),
         }
     }
 }
@@ -124,7 +146,12 @@ mod tests {
     use crate::model::NodeId;
 
     fn parse(text: &str) -> Parsed {
-        Folded.parse(&Input { file_name: "x.folded", bytes: text.as_bytes() }).unwrap()
+        Folded
+            .parse(&Input {
+                file_name: "x.folded",
+                bytes: text.as_bytes(),
+            })
+            .unwrap()
     }
 
     // First lines of ../shared/corpus/speedscope/stackcollapse/simple.txt
@@ -152,14 +179,25 @@ mod tests {
     #[test]
     fn py_spy_frames_keep_file_and_line() {
         let f = frame_from_text("convert (markdown/core.py:250)");
-        assert_eq!((f.function.as_str(), f.file.as_deref(), f.line), ("convert", Some("markdown/core.py"), Some(250)));
-        assert_eq!(frame_from_text("<module> (bench.py:3)").function, "<module>");
+        assert_eq!(
+            (f.function.as_str(), f.file.as_deref(), f.line),
+            ("convert", Some("markdown/core.py"), Some(250))
+        );
+        assert_eq!(
+            frame_from_text("<module> (bench.py:3)").function,
+            "<module>"
+        );
         assert_eq!(frame_from_text("f (x)").function, "f (x)");
     }
 
     #[test]
     fn file_without_any_stack_is_an_error() {
-        let e = Folded.parse(&Input { file_name: "x", bytes: b"garbage\n" }).unwrap_err();
+        let e = Folded
+            .parse(&Input {
+                file_name: "x",
+                bytes: b"garbage\n",
+            })
+            .unwrap_err();
         assert_eq!(e.place, crate::error::Place::Line(1));
     }
 }

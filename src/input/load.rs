@@ -35,7 +35,10 @@ pub fn read_config(input: &Path, explicit: Option<&Path>) -> Result<Config, Buil
 /// Loads every version and profile under `input`.
 pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError> {
     if !input.is_dir() {
-        return Err(BuildError::Usage(format!("{}: not a directory", input.display())));
+        return Err(BuildError::Usage(format!(
+            "{}: not a directory",
+            input.display()
+        )));
     }
     let (dirs, mut skipped) = walk::find_versions(input)?;
     let mut versions: Vec<(Version, VersionDir)> = dirs
@@ -44,9 +47,15 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
         .collect();
     order_versions(&mut versions, config);
 
-    let jobs: Vec<(usize, &InputFile)> =
-        versions.iter().enumerate().flat_map(|(v, (_, dir))| dir.files.iter().map(move |f| (v, f))).collect();
-    let results: Vec<Result<(&'static str, Parsed), ParseError>> = jobs.par_iter().map(|(_, f)| read_and_parse(&f.path)).collect();
+    let jobs: Vec<(usize, &InputFile)> = versions
+        .iter()
+        .enumerate()
+        .flat_map(|(v, (_, dir))| dir.files.iter().map(move |f| (v, f)))
+        .collect();
+    let results: Vec<Result<(&'static str, Parsed), ParseError>> = jobs
+        .par_iter()
+        .map(|(_, f)| read_and_parse(&f.path))
+        .collect();
 
     let mut history = History {
         title: config.title.clone().unwrap_or_else(|| default_title(input)),
@@ -73,7 +82,12 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
     }
     history.versions = versions.into_iter().map(|(v, _)| v).collect();
     history.profiles.sort_by(|a, b| {
-        (&a.benchmark, a.version, a.repetition, &a.source).cmp(&(&b.benchmark, b.version, b.repetition, &b.source))
+        (&a.benchmark, a.version, a.repetition, &a.source).cmp(&(
+            &b.benchmark,
+            b.version,
+            b.repetition,
+            &b.source,
+        ))
     });
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     history.skipped = skipped;
@@ -81,17 +95,30 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
 }
 
 fn skip(file: &str, e: &ParseError) -> Skipped {
-    Skipped { file: file.to_string(), place: e.place.to_string(), reason: e.message.clone() }
+    Skipped {
+        file: file.to_string(),
+        place: e.place.to_string(),
+        reason: e.message.clone(),
+    }
 }
 
 /// Reads one file and parses it; I/O problems become whole-file errors.
 pub fn read_and_parse(path: &PathBuf) -> Result<(&'static str, Parsed), ParseError> {
-    let size = std::fs::metadata(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?.len();
+    let size = std::fs::metadata(path)
+        .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?
+        .len();
     if size > MAX_INPUT_BYTES {
-        return Err(ParseError::whole(format!("{size} bytes is over the {} GiB input limit", MAX_INPUT_BYTES >> 30)));
+        return Err(ParseError::whole(format!(
+            "{size} bytes is over the {} GiB input limit",
+            MAX_INPUT_BYTES >> 30
+        )));
     }
-    let bytes = std::fs::read(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let bytes =
+        std::fs::read(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     parse_bytes(&name, &bytes)
 }
 
@@ -100,8 +127,14 @@ fn read_version(input: &Path, dir: &VersionDir, skipped: &mut Vec<Skipped>) -> V
     let meta = if toml_path.is_file() {
         VersionConfig::read(&toml_path).unwrap_or_else(|e| {
             let file = format!("{}/version.toml", dir.name);
-            let reason = e.to_string().replacen(&format!("{}: ", toml_path.display()), "", 1);
-            skipped.push(Skipped { file, place: String::new(), reason });
+            let reason = e
+                .to_string()
+                .replacen(&format!("{}: ", toml_path.display()), "", 1);
+            skipped.push(Skipped {
+                file,
+                place: String::new(),
+                reason,
+            });
             VersionConfig::default()
         })
     } else {
@@ -125,7 +158,10 @@ fn order_versions(versions: &mut [(Version, VersionDir)], config: &Config) {
         (Some(x), Some(y)) => x.cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) if all_dated => a.date.cmp(&b.date).then_with(|| walk::natural_cmp(&a.name, &b.name)),
+        (None, None) if all_dated => a
+            .date
+            .cmp(&b.date)
+            .then_with(|| walk::natural_cmp(&a.name, &b.name)),
         (None, None) => walk::natural_cmp(&a.name, &b.name),
     });
 }

@@ -32,7 +32,11 @@ pub struct Parsed {
 
 impl Parsed {
     pub fn new(frames: FrameTable, profile: Profile) -> Parsed {
-        Parsed { frames, profile, warnings: Vec::new() }
+        Parsed {
+            frames,
+            profile,
+            warnings: Vec::new(),
+        }
     }
 }
 
@@ -86,7 +90,11 @@ pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parse
     let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
         ParseError::whole(format!(
             "unrecognised format (expected one of: {})",
-            FORMATS.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+            FORMATS
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })?;
     let parsed = format.parse(&input)?;

@@ -15,6 +15,8 @@ impl Format for PerfScript {
     }
 
     fn parse(&self, _input: &Input) -> Result<Parsed, ParseError> {
-        Err(ParseError::whole("perf-script input is not implemented yet"))
+        Err(ParseError::whole(
+            "perf-script input is not implemented yet",
+        ))
     }
 }

@@ -20,9 +20,10 @@ pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, ParseError> {
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
     let decoder = flate2::read::MultiGzDecoder::new(bytes);
     match decoder.take(MAX_DECOMPRESSED + 1).read_to_end(&mut out) {
-        Ok(_) if out.len() as u64 > MAX_DECOMPRESSED => {
-            Err(ParseError::whole(format!("gzip data expands beyond the {} GiB limit", MAX_DECOMPRESSED >> 30)))
-        }
+        Ok(_) if out.len() as u64 > MAX_DECOMPRESSED => Err(ParseError::whole(format!(
+            "gzip data expands beyond the {} GiB limit",
+            MAX_DECOMPRESSED >> 30
+        ))),
         Ok(_) => Ok(out),
         Err(e) => Err(ParseError::whole(format!(
             "corrupt or truncated gzip data ({e}) after {} decompressed bytes",
@@ -48,7 +49,9 @@ pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
 
 fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
     let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));
-    char::decode_utf16(units).map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+    char::decode_utf16(units)
+        .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect()
 }
 
 /// True when the data starts with a UTF-16 byte-order mark.
@@ -68,9 +71,15 @@ mod tests {
 
     #[test]
     fn utf16_with_bom_and_invalid_utf8_decode() {
-        let le: Vec<u8> = [0xFF, 0xFE].into_iter().chain("a;b 1\n".encode_utf16().flat_map(|u| u.to_le_bytes())).collect();
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("a;b 1\n".encode_utf16().flat_map(|u| u.to_le_bytes()))
+            .collect();
         assert_eq!(decode_text(&le), "a;b 1\n");
-        let be: Vec<u8> = [0xFE, 0xFF].into_iter().chain("x 2".encode_utf16().flat_map(|u| u.to_be_bytes())).collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain("x 2".encode_utf16().flat_map(|u| u.to_be_bytes()))
+            .collect();
         assert_eq!(decode_text(&be), "x 2");
         assert_eq!(decode_text(b"f\xffo 1"), "f\u{FFFD}o 1");
     }

@@ -48,7 +48,11 @@ pub fn find_versions(input: &Path) -> Result<(Vec<VersionDir>, Vec<Skipped>), Bu
             continue;
         }
         let files = list_files(input, &entry.path(), &mut skipped);
-        versions.push(VersionDir { name, path: entry.path(), files });
+        versions.push(VersionDir {
+            name,
+            path: entry.path(),
+            files,
+        });
     }
     Ok((versions, skipped))
 }
@@ -64,17 +68,30 @@ fn list_files(input: &Path, version: &Path, skipped: &mut Vec<Skipped>) -> Vec<I
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                let file = e.path().map_or_else(|| relative(input, version), |p| relative(input, p));
-                skipped.push(Skipped { file, place: String::new(), reason: format!("cannot be read: {e}") });
+                let file = e
+                    .path()
+                    .map_or_else(|| relative(input, version), |p| relative(input, p));
+                skipped.push(Skipped {
+                    file,
+                    place: String::new(),
+                    reason: format!("cannot be read: {e}"),
+                });
                 continue;
             }
         };
-        if entry.file_type().is_dir() || is_ignored_file(entry.file_name().to_string_lossy().as_ref()) {
+        if entry.file_type().is_dir()
+            || is_ignored_file(entry.file_name().to_string_lossy().as_ref())
+        {
             continue;
         }
         let rel_to_version = relative(version, entry.path());
         let (benchmark, repetition) = benchmark_and_repetition(&rel_to_version);
-        files.push(InputFile { path: entry.path().to_path_buf(), relative: relative(input, entry.path()), benchmark, repetition });
+        files.push(InputFile {
+            path: entry.path().to_path_buf(),
+            relative: relative(input, entry.path()),
+            benchmark,
+            repetition,
+        });
     }
     files
 }
@@ -90,7 +107,10 @@ fn is_ignored_file(name: &str) -> bool {
 
 fn relative(base: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
-    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `sub/parse.2.cpu.pb.gz` → (`sub/parse`, 2); `parse.folded` → (`parse`, 1).
@@ -117,7 +137,9 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (ta, tb) = (tokens(a), tokens(b));
     for (x, y) in ta.iter().zip(&tb) {
         let ord = match (x, y) {
-            (Token::Num(x, xs), Token::Num(y, ys)) => x.cmp(y).then_with(|| xs.len().cmp(&ys.len())),
+            (Token::Num(x, xs), Token::Num(y, ys)) => {
+                x.cmp(y).then_with(|| xs.len().cmp(&ys.len()))
+            }
             (Token::Num(..), Token::Text(_)) => Ordering::Less,
             (Token::Text(_), Token::Num(..)) => Ordering::Greater,
             (Token::Text(x), Token::Text(y)) => x.cmp(y),
@@ -126,7 +148,8 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             return ord;
         }
     }
-    let prerelease = |rest: &[Token]| matches!(rest.first(), Some(Token::Text(t)) if t.starts_with(['-', '~']));
+    let prerelease =
+        |rest: &[Token]| matches!(rest.first(), Some(Token::Text(t)) if t.starts_with(['-', '~']));
     match ta.len().cmp(&tb.len()) {
         Ordering::Greater if prerelease(&ta[tb.len()..]) => Ordering::Less,
         Ordering::Less if prerelease(&tb[ta.len()..]) => Ordering::Greater,
@@ -152,7 +175,12 @@ fn tokens(s: &str) -> Vec<Token<'_>> {
         }
         let part = &s[start..i];
         out.push(if digit {
-            Token::Num(part.bytes().fold(0u128, |n, d| n.saturating_mul(10).saturating_add((d - b'0') as u128)), part)
+            Token::Num(
+                part.bytes().fold(0u128, |n, d| {
+                    n.saturating_mul(10).saturating_add((d - b'0') as u128)
+                }),
+                part,
+            )
         } else {
             Token::Text(part)
         });
@@ -166,10 +194,22 @@ mod tests {
 
     #[test]
     fn benchmark_names_and_repetitions() {
-        assert_eq!(benchmark_and_repetition("parse-large.cpu.pb.gz"), ("parse-large".into(), 1));
-        assert_eq!(benchmark_and_repetition("parse-large.2.cpu.pb.gz"), ("parse-large".into(), 2));
-        assert_eq!(benchmark_and_repetition("convert-basic.3.folded"), ("convert-basic".into(), 3));
-        assert_eq!(benchmark_and_repetition("sub/x.10.json"), ("sub/x".into(), 10));
+        assert_eq!(
+            benchmark_and_repetition("parse-large.cpu.pb.gz"),
+            ("parse-large".into(), 1)
+        );
+        assert_eq!(
+            benchmark_and_repetition("parse-large.2.cpu.pb.gz"),
+            ("parse-large".into(), 2)
+        );
+        assert_eq!(
+            benchmark_and_repetition("convert-basic.3.folded"),
+            ("convert-basic".into(), 3)
+        );
+        assert_eq!(
+            benchmark_and_repetition("sub/x.10.json"),
+            ("sub/x".into(), 10)
+        );
         assert_eq!(benchmark_and_repetition(".hidden"), (".hidden".into(), 1));
         assert_eq!(benchmark_and_repetition("x.0.json"), ("x".into(), 1));
     }
@@ -178,6 +218,9 @@ mod tests {
     fn versions_sort_naturally_with_prereleases_first() {
         let mut v = vec!["1.10", "1.9", "v2.0.0", "1.0.0", "1.0.0-rc1", "1.2", "1.02"];
         v.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(v, vec!["1.0.0-rc1", "1.0.0", "1.2", "1.02", "1.9", "1.10", "v2.0.0"]);
+        assert_eq!(
+            v,
+            vec!["1.0.0-rc1", "1.0.0", "1.2", "1.02", "1.9", "1.10", "v2.0.0"]
+        );
     }
 }

@@ -40,7 +40,11 @@ pub fn component_path(frame: &Frame) -> Component {
     let name = strip_offset(frame.function.trim());
     let file = frame.file.as_deref().unwrap_or("");
     let no_file_or = |ext: &[&str]| file.is_empty() || ext.iter().any(|e| file.ends_with(e));
-    if file.ends_with(".java") || file.ends_with(".kt") || file.ends_with(".scala") || (no_file_or(&[]) && looks_like_java(name)) {
+    if file.ends_with(".java")
+        || file.ends_with(".kt")
+        || file.ends_with(".scala")
+        || (no_file_or(&[]) && looks_like_java(name))
+    {
         if let Some(c) = java_component(name) {
             return c;
         }
@@ -58,7 +62,12 @@ pub fn component_path(frame: &Frame) -> Component {
     if !file.is_empty() {
         return file_component(name, file);
     }
-    Component { language: Language::Unknown, package: NO_PACKAGE.into(), class: NO_CLASS.into(), method: name.to_string() }
+    Component {
+        language: Language::Unknown,
+        package: NO_PACKAGE.into(),
+        class: NO_CLASS.into(),
+        method: name.to_string(),
+    }
 }
 
 /// Drops a `+0x1f3` offset as perf writes it after symbol names.
@@ -96,8 +105,13 @@ fn looks_like_go(name: &str) -> bool {
     match name.split_once('.') {
         Some((pkg, rest)) => {
             !pkg.is_empty()
-                && pkg.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-                && rest.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && pkg
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                && rest
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
         }
         None => false,
     }
@@ -111,13 +125,23 @@ fn go_component(name: &str) -> Option<Component> {
     let package = format!("{}{}", &name[..last_slash], &rest[..dot]);
     let member = &rest[dot + 1..];
     let (class, method) = match member.find(").") {
-        Some(i) if member.starts_with("(") => (member[1..i].trim_start_matches('*').to_string(), member[i + 2..].to_string()),
+        Some(i) if member.starts_with("(") => (
+            member[1..i].trim_start_matches('*').to_string(),
+            member[i + 2..].to_string(),
+        ),
         _ => match member.split_once('.') {
-            Some((t, m)) if t.chars().next().is_some_and(|c| c.is_uppercase()) => (t.to_string(), m.to_string()),
+            Some((t, m)) if t.chars().next().is_some_and(|c| c.is_uppercase()) => {
+                (t.to_string(), m.to_string())
+            }
             _ => (NO_CLASS.to_string(), member.to_string()),
         },
     };
-    Some(Component { language: Language::Go, package, class, method })
+    Some(Component {
+        language: Language::Go,
+        package,
+        class,
+        method,
+    })
 }
 
 /// `pkg.Class.method` with lower-case package parts and an upper-case
@@ -138,7 +162,9 @@ fn looks_like_java(name: &str) -> bool {
     let parts: Vec<&str> = plain.split('.').collect();
     parts.len() >= 3
         && starts_upper(parts[parts.len() - 2])
-        && parts[..parts.len() - 2].iter().all(|p| p.chars().next().is_some_and(|c| c.is_ascii_lowercase()))
+        && parts[..parts.len() - 2]
+            .iter()
+            .all(|p| p.chars().next().is_some_and(|c| c.is_ascii_lowercase()))
 }
 
 /// `java.lang.String.indexOf`, `java/lang/String.indexOf(I)I`,
@@ -146,7 +172,10 @@ fn looks_like_java(name: &str) -> bool {
 fn java_component(name: &str) -> Option<Component> {
     let plain = name.split('(').next().unwrap_or(name);
     let (qualified, method) = if let Some((class, method)) = plain.split_once(";::") {
-        (class.trim_start_matches('L').replace('/', "."), method.to_string())
+        (
+            class.trim_start_matches('L').replace('/', "."),
+            method.to_string(),
+        )
     } else {
         let dotted = plain.replace('/', ".");
         let (q, m) = dotted.rsplit_once('.')?;
@@ -156,7 +185,12 @@ fn java_component(name: &str) -> Option<Component> {
         Some((p, c)) => (p.to_string(), c.to_string()),
         None => (NO_PACKAGE.to_string(), qualified),
     };
-    Some(Component { language: Language::Java, package, class, method })
+    Some(Component {
+        language: Language::Java,
+        package,
+        class,
+        method,
+    })
 }
 
 /// `std::locale::_Impl::_Impl`, `core::ptr::drop_in_place<T>`,
@@ -165,13 +199,24 @@ fn native_component(name: &str) -> Option<Component> {
     let stripped = strip_groups(name);
     let plain = stripped.rsplit(' ').next().unwrap_or(&stripped);
     let mut parts: Vec<&str> = plain.split("::").filter(|p| !p.is_empty()).collect();
-    if parts.last().is_some_and(|h| h.len() == 17 && h.starts_with('h') && h[1..].chars().all(|c| c.is_ascii_hexdigit())) {
+    if parts.last().is_some_and(|h| {
+        h.len() == 17 && h.starts_with('h') && h[1..].chars().all(|c| c.is_ascii_hexdigit())
+    }) {
         parts.pop();
     }
     let method = parts.pop()?.to_string();
     let class = parts.pop().map_or(NO_CLASS.to_string(), str::to_string);
-    let package = if parts.is_empty() { NO_PACKAGE.to_string() } else { parts.join("::") };
-    Some(Component { language: Language::Native, package, class, method })
+    let package = if parts.is_empty() {
+        NO_PACKAGE.to_string()
+    } else {
+        parts.join("::")
+    };
+    Some(Component {
+        language: Language::Native,
+        package,
+        class,
+        method,
+    })
 }
 
 /// JavaScript, Python and the fallback: directory → file → function.
@@ -188,9 +233,22 @@ fn file_component(name: &str, file: &str) -> Component {
         Some(i) => (&path[..i], &path[i + 1..]),
         None => ("", path),
     };
-    let package = if dir.is_empty() { NO_PACKAGE.to_string() } else { dir.to_string() };
-    let method = if name.is_empty() { "(anonymous)".to_string() } else { name.to_string() };
-    Component { language: Language::FileBased, package, class: base.to_string(), method }
+    let package = if dir.is_empty() {
+        NO_PACKAGE.to_string()
+    } else {
+        dir.to_string()
+    };
+    let method = if name.is_empty() {
+        "(anonymous)".to_string()
+    } else {
+        name.to_string()
+    };
+    Component {
+        language: Language::FileBased,
+        package,
+        class: base.to_string(),
+        method,
+    }
 }
 
 #[cfg(test)]
@@ -215,9 +273,18 @@ mod tests {
     // sucrase.cpuprofile, rust-mangled.linux-perf.txt after demangling).
     #[test]
     fn go_names_from_perf() {
-        assert_eq!(named("text/template.addValueFuncs+0x1f3"), owned(Language::Go, "text/template", NO_CLASS, "addValueFuncs"));
-        assert_eq!(named("cmd/go/internal/cfg.init"), owned(Language::Go, "cmd/go/internal/cfg", NO_CLASS, "init"));
-        assert_eq!(named("runtime.mapassign_faststr"), owned(Language::Go, "runtime", NO_CLASS, "mapassign_faststr"));
+        assert_eq!(
+            named("text/template.addValueFuncs+0x1f3"),
+            owned(Language::Go, "text/template", NO_CLASS, "addValueFuncs")
+        );
+        assert_eq!(
+            named("cmd/go/internal/cfg.init"),
+            owned(Language::Go, "cmd/go/internal/cfg", NO_CLASS, "init")
+        );
+        assert_eq!(
+            named("runtime.mapassign_faststr"),
+            owned(Language::Go, "runtime", NO_CLASS, "mapassign_faststr")
+        );
         assert_eq!(
             named("net/http.(*conn).serve"),
             owned(Language::Go, "net/http", "conn", "serve")
@@ -232,7 +299,12 @@ mod tests {
         );
         assert_eq!(
             named("io/vertx/core/net/impl/VertxHandler.channelRead"),
-            owned(Language::Java, "io.vertx.core.net.impl", "VertxHandler", "channelRead")
+            owned(
+                Language::Java,
+                "io.vertx.core.net.impl",
+                "VertxHandler",
+                "channelRead"
+            )
         );
         assert_eq!(
             named("java.lang.String.indexOf(I)I"),
@@ -248,14 +320,26 @@ mod tests {
         );
         assert_eq!(
             named("std::__timepunct<wchar_t>::_M_initialize_timepunct"),
-            owned(Language::Native, "std", "__timepunct", "_M_initialize_timepunct")
+            owned(
+                Language::Native,
+                "std",
+                "__timepunct",
+                "_M_initialize_timepunct"
+            )
         );
         assert_eq!(
             named("oopDesc* PSPromotionManager::copy_to_survivor_space<false>"),
-            owned(Language::Native, NO_PACKAGE, "PSPromotionManager", "copy_to_survivor_space")
+            owned(
+                Language::Native,
+                NO_PACKAGE,
+                "PSPromotionManager",
+                "copy_to_survivor_space"
+            )
         );
         assert_eq!(
-            named("<rand_chacha::chacha::ChaCha12Core as rand_core::block::BlockRngCore>::generate"),
+            named(
+                "<rand_chacha::chacha::ChaCha12Core as rand_core::block::BlockRngCore>::generate"
+            ),
             owned(Language::Native, NO_PACKAGE, NO_CLASS, "generate")
         );
         assert_eq!(
@@ -274,17 +358,41 @@ mod tests {
         };
         assert_eq!(
             parts(&js),
-            owned(Language::FileBased, "/Users/jlfwong/code/sucrase/dist/parser/traverser/expression.js".rsplit_once('/').unwrap().0, "expression.js", "parseIdentifier")
+            owned(
+                Language::FileBased,
+                "/Users/jlfwong/code/sucrase/dist/parser/traverser/expression.js"
+                    .rsplit_once('/')
+                    .unwrap()
+                    .0,
+                "expression.js",
+                "parseIdentifier"
+            )
         );
-        let py = Frame { function: "convert".into(), file: Some("markdown/core.py".into()), line: Some(250), module: None };
-        assert_eq!(parts(&py), owned(Language::FileBased, "markdown", "core.py", "convert"));
-        assert_eq!(named("main"), owned(Language::Unknown, NO_PACKAGE, NO_CLASS, "main"));
+        let py = Frame {
+            function: "convert".into(),
+            file: Some("markdown/core.py".into()),
+            line: Some(250),
+            module: None,
+        };
+        assert_eq!(
+            parts(&py),
+            owned(Language::FileBased, "markdown", "core.py", "convert")
+        );
+        assert_eq!(
+            named("main"),
+            owned(Language::Unknown, NO_PACKAGE, NO_CLASS, "main")
+        );
         let venv = Frame {
             function: "convert".into(),
-            file: Some("/tmp/pa-venv/markdown-3.7/lib/python3.11/site-packages/markdown/core.py".into()),
+            file: Some(
+                "/tmp/pa-venv/markdown-3.7/lib/python3.11/site-packages/markdown/core.py".into(),
+            ),
             line: Some(1),
             module: None,
         };
-        assert_eq!(parts(&venv), owned(Language::FileBased, "markdown", "core.py", "convert"));
+        assert_eq!(
+            parts(&venv),
+            owned(Language::FileBased, "markdown", "core.py", "convert")
+        );
     }
 }

@@ -20,7 +20,10 @@ pub struct Frame {
 impl Frame {
     /// A frame known only by its function name.
     pub fn named(function: impl Into<String>) -> Frame {
-        Frame { function: function.into(), ..Frame::default() }
+        Frame {
+            function: function.into(),
+            ..Frame::default()
+        }
     }
 
     /// `file:line`, `file`, or `None` when the frame has no location.
@@ -78,7 +81,10 @@ impl FrameTable {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
-        self.frames.iter().enumerate().map(|(i, f)| (FrameId(i as u32), f))
+        self.frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FrameId(i as u32), f))
     }
 
     /// Adds every frame of `other` and returns, for each id of `other`, its
@@ -96,11 +102,21 @@ mod tests {
     fn equal_frames_share_an_id_and_absorb_remaps() {
         let mut a = FrameTable::new();
         let main = a.intern_name("main");
-        let f = a.intern(Frame { function: "f".into(), file: Some("a.c".into()), line: Some(3), module: None });
+        let f = a.intern(Frame {
+            function: "f".into(),
+            file: Some("a.c".into()),
+            line: Some(3),
+            module: None,
+        });
         assert_eq!(a.intern_name("main"), main);
         let mut b = FrameTable::new();
         let g = b.intern_name("g");
-        let f2 = b.intern(Frame { function: "f".into(), file: Some("a.c".into()), line: Some(3), module: None });
+        let f2 = b.intern(Frame {
+            function: "f".into(),
+            file: Some("a.c".into()),
+            line: Some(3),
+            module: None,
+        });
         let map = a.absorb(b);
         assert_eq!(map[f2.0 as usize], f);
         assert_eq!(a.get(map[g.0 as usize]).function, "g");

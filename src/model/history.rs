@@ -72,8 +72,14 @@ impl History {
     }
 
     /// Profiles of `benchmark` in `version`, in repetition order.
-    pub fn profiles_of<'a>(&'a self, benchmark: &'a str, version: usize) -> impl Iterator<Item = &'a ProfileEntry> + 'a {
-        self.profiles.iter().filter(move |p| p.benchmark == benchmark && p.version == version)
+    pub fn profiles_of<'a>(
+        &'a self,
+        benchmark: &'a str,
+        version: usize,
+    ) -> impl Iterator<Item = &'a ProfileEntry> + 'a {
+        self.profiles
+            .iter()
+            .filter(move |p| p.benchmark == benchmark && p.version == version)
     }
 
     /// Names of the formats that were read, sorted, without repeats.

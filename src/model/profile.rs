@@ -25,7 +25,8 @@ impl Unit {
     pub fn parse(name: &str) -> Unit {
         match name.to_ascii_lowercase().as_str() {
             "samples" | "sample" => Unit::Samples,
-            "nanoseconds" | "ns" | "microseconds" | "us" | "milliseconds" | "ms" | "seconds" | "s" => Unit::Nanoseconds,
+            "nanoseconds" | "ns" | "microseconds" | "us" | "milliseconds" | "ms" | "seconds"
+            | "s" => Unit::Nanoseconds,
             "bytes" | "byte" => Unit::Bytes,
             "objects" | "object" => Unit::Objects,
             "count" | "none" | "" => Unit::Count,
@@ -65,7 +66,10 @@ pub struct Metric {
 
 impl Metric {
     pub fn new(name: impl Into<String>, unit: Unit) -> Metric {
-        Metric { name: name.into(), unit }
+        Metric {
+            name: name.into(),
+            unit,
+        }
     }
 }
 
@@ -98,11 +102,17 @@ pub struct Profile {
 impl Profile {
     pub fn new(metrics: Vec<Metric>) -> Profile {
         let tree = CallTree::new(metrics.len());
-        Profile { metrics, tree, timeline: None }
+        Profile {
+            metrics,
+            tree,
+            timeline: None,
+        }
     }
 
     /// Totals per metric, in metric order.
     pub fn totals(&self) -> Vec<f64> {
-        (0..self.metrics.len()).map(|m| self.tree.total(m)).collect()
+        (0..self.metrics.len())
+            .map(|m| self.tree.total(m))
+            .collect()
     }
 }

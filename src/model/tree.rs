@@ -41,7 +41,12 @@ impl CallTree {
     pub fn new(metric_count: usize) -> CallTree {
         CallTree {
             metric_count,
-            nodes: vec![Node { frame: None, parent: NodeId::ROOT, depth: 0, children: Vec::new() }],
+            nodes: vec![Node {
+                frame: None,
+                parent: NodeId::ROOT,
+                depth: 0,
+                children: Vec::new(),
+            }],
             self_values: vec![0.0; metric_count],
             child_index: HashMap::new(),
         }
@@ -66,16 +71,24 @@ impl CallTree {
         }
         let id = NodeId(self.nodes.len() as u32);
         let depth = self.nodes[parent.index()].depth + 1;
-        self.nodes.push(Node { frame: Some(frame), parent, depth, children: Vec::new() });
+        self.nodes.push(Node {
+            frame: Some(frame),
+            parent,
+            depth,
+            children: Vec::new(),
+        });
         self.nodes[parent.index()].children.push(id);
-        self.self_values.extend(std::iter::repeat(0.0).take(self.metric_count));
+        self.self_values
+            .extend(std::iter::repeat(0.0).take(self.metric_count));
         self.child_index.insert((parent, frame), id);
         id
     }
 
     /// The node reached by following `stack` (root first) from the root.
     pub fn path(&mut self, stack: impl IntoIterator<Item = FrameId>) -> NodeId {
-        stack.into_iter().fold(NodeId::ROOT, |node, frame| self.child(node, frame))
+        stack
+            .into_iter()
+            .fold(NodeId::ROOT, |node, frame| self.child(node, frame))
     }
 
     /// Adds `value` to the self value of `node` for `metric`. Non-finite
@@ -87,7 +100,11 @@ impl CallTree {
     }
 
     /// Adds one stack (root first) with one value per metric.
-    pub fn add_stack(&mut self, stack: impl IntoIterator<Item = FrameId>, values: &[f64]) -> NodeId {
+    pub fn add_stack(
+        &mut self,
+        stack: impl IntoIterator<Item = FrameId>,
+        values: &[f64],
+    ) -> NodeId {
         let node = self.path(stack);
         for (m, v) in values.iter().enumerate().take(self.metric_count) {
             self.add_self(node, m, *v);
@@ -123,7 +140,9 @@ impl CallTree {
     /// Inclusive value of every node for `metric`, indexed by node.
     /// One pass from the leaves up, relying on parents preceding children.
     pub fn inclusive(&self, metric: usize) -> Vec<f64> {
-        let mut total: Vec<f64> = (0..self.nodes.len()).map(|i| self.self_values[i * self.metric_count + metric]).collect();
+        let mut total: Vec<f64> = (0..self.nodes.len())
+            .map(|i| self.self_values[i * self.metric_count + metric])
+            .collect();
         for i in (1..self.nodes.len()).rev() {
             let parent = self.nodes[i].parent.index();
             total[parent] += total[i];
@@ -133,7 +152,9 @@ impl CallTree {
 
     /// Sum of all self values for `metric`.
     pub fn total(&self, metric: usize) -> f64 {
-        (0..self.nodes.len()).map(|i| self.self_values[i * self.metric_count + metric]).sum()
+        (0..self.nodes.len())
+            .map(|i| self.self_values[i * self.metric_count + metric])
+            .sum()
     }
 
     /// Frames from the root's child down to `node`.

@@ -43,7 +43,8 @@ pub fn inline_svg(input: &FlameSvgInput) -> String {
 
 /// A standalone SVG document with its own `style` and `script`.
 pub fn standalone_svg(input: &FlameSvgInput, style: &str, script: &str) -> String {
-    let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220 + style.len() + script.len() + 512);
+    let mut w =
+        SvgWriter::with_capacity(input.graph.rects.len() * 220 + style.len() + script.len() + 512);
     open_svg(&mut w, input, &[("class", "pa-flame pa-standalone")]);
     w.open("style", &[]).cdata(style).close("style").newline();
     write_frames(&mut w, input);
@@ -98,7 +99,14 @@ fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &Fl
     );
     let fits = ((width - 2.0 * TEXT_PAD) / CHAR_WIDTH).floor() as usize;
     if fits >= 3 {
-        w.element("text", &[("x", &coord(x + TEXT_PAD)), ("y", &coord(y + FRAME_HEIGHT - 4.5))], &truncate(&name, fits));
+        w.element(
+            "text",
+            &[
+                ("x", &coord(x + TEXT_PAD)),
+                ("y", &coord(y + FRAME_HEIGHT - 4.5)),
+            ],
+            &truncate(&name, fits),
+        );
     }
     w.close("g");
 }
@@ -119,8 +127,16 @@ fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str) -> String {
         t.push('\n');
         t.push_str(&loc);
     }
-    t.push_str(&format!("\ntotal: {} ({})", with_unit(rect.total, input.unit), percent(rect.total, total)));
-    t.push_str(&format!("\nself: {} ({})", with_unit(rect.self_value, input.unit), percent(rect.self_value, total)));
+    t.push_str(&format!(
+        "\ntotal: {} ({})",
+        with_unit(rect.total, input.unit),
+        percent(rect.total, total)
+    ));
+    t.push_str(&format!(
+        "\nself: {} ({})",
+        with_unit(rect.self_value, input.unit),
+        percent(rect.self_value, total)
+    ));
     t
 }
 
@@ -149,17 +165,38 @@ mod tests {
     fn frames_become_rects_with_titles_and_escaped_names() {
         let mut frames = FrameTable::new();
         let evil = frames.intern(Frame::named("</script><svg onload=alert(1)>"));
-        let main = frames.intern(Frame { function: "main".into(), file: Some("m.c".into()), line: Some(7), module: None });
+        let main = frames.intern(Frame {
+            function: "main".into(),
+            file: Some("m.c".into()),
+            line: Some(7),
+            module: None,
+        });
         let mut t = CallTree::new(1);
         t.add_stack([main, evil], &[3.0]);
         t.add_stack([main], &[1.0]);
-        let g = layout(&t, &frames, 0, FlameBudget { max_frames: 100, min_fraction: 0.0 });
-        let svg = inline_svg(&FlameSvgInput { graph: &g, frames: &frames, unit: &Unit::Samples, label: "x" });
+        let g = layout(
+            &t,
+            &frames,
+            0,
+            FlameBudget {
+                max_frames: 100,
+                min_fraction: 0.0,
+            },
+        );
+        let svg = inline_svg(&FlameSvgInput {
+            graph: &g,
+            frames: &frames,
+            unit: &Unit::Samples,
+            label: "x",
+        });
         assert!(!svg.contains("<svg onload"));
         assert!(svg.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"));
         assert!(svg.contains("main\nm.c:7\ntotal: 4 samples (100.00%)\nself: 1 samples (25.00%)"));
         // The callee sits one row below its caller and spans 3/4 of the width.
-        assert!(svg.contains(r#"<rect x="0" y="32" width="900" height="15"/>"#), "{svg}");
+        assert!(
+            svg.contains(r#"<rect x="0" y="32" width="900" height="15"/>"#),
+            "{svg}"
+        );
         assert_eq!(svg.matches("<g ").count(), 3);
     }
 }

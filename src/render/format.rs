@@ -25,7 +25,11 @@ pub fn grouped(v: f64) -> String {
         out.push('.');
         out.push_str(f.trim_end_matches('0'));
     }
-    if neg && out != "0" { format!("-{out}") } else { out }
+    if neg && out != "0" {
+        format!("-{out}")
+    } else {
+        out
+    }
 }
 
 /// A value with its unit, scaled to a readable size:
@@ -33,7 +37,15 @@ pub fn grouped(v: f64) -> String {
 pub fn with_unit(v: f64, unit: &Unit) -> String {
     match unit {
         Unit::Nanoseconds => scaled(v, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")], "ns"),
-        Unit::Bytes => scaled(v, &[(1024.0 * 1024.0 * 1024.0, "GiB"), (1024.0 * 1024.0, "MiB"), (1024.0, "KiB")], "B"),
+        Unit::Bytes => scaled(
+            v,
+            &[
+                (1024.0 * 1024.0 * 1024.0, "GiB"),
+                (1024.0 * 1024.0, "MiB"),
+                (1024.0, "KiB"),
+            ],
+            "B",
+        ),
         Unit::Samples => format!("{} samples", grouped(v)),
         Unit::Objects => format!("{} objects", grouped(v)),
         Unit::Count => grouped(v),

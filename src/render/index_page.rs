@@ -81,7 +81,11 @@ pub fn render(history: &History, renderer: &Renderer, plan: &Plan) -> Result<Str
                 profiles: history.profiles.iter().filter(|p| p.version == i).count(),
             })
             .collect(),
-        benchmarks: history.benchmarks().iter().map(|b| benchmark_row(history, plan, b)).collect(),
+        benchmarks: history
+            .benchmarks()
+            .iter()
+            .map(|b| benchmark_row(history, plan, b))
+            .collect(),
         formats: format_rows(history),
         profile_count: history.profiles.len(),
         skipped: history.skipped.clone(),
@@ -97,7 +101,12 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.benchmark == benchmark && p.version == v)
-                .filter_map(|(i, _)| Some(RepLink { label: plan.rep_names[i].clone(), href: plan.by_entry[i].first()?.clone() }))
+                .filter_map(|(i, _)| {
+                    Some(RepLink {
+                        label: plan.rep_names[i].clone(),
+                        href: plan.by_entry[i].first()?.clone(),
+                    })
+                })
                 .collect();
             if links.is_empty() {
                 return None;
@@ -110,7 +119,12 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
                         metric: t.metric,
                         mean: with_unit(t.mean, unit),
                         spread: (t.repetitions > 1).then(|| {
-                            format!("{} – {} over {} repetitions", with_unit(t.min, unit), with_unit(t.max, unit), grouped(t.repetitions as f64))
+                            format!(
+                                "{} – {} over {} repetitions",
+                                with_unit(t.min, unit),
+                                with_unit(t.max, unit),
+                                grouped(t.repetitions as f64)
+                            )
                         }),
                     }
                 })
@@ -118,7 +132,10 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
             Some(Cell { totals, links })
         })
         .collect();
-    BenchmarkRow { name: benchmark.to_string(), cells }
+    BenchmarkRow {
+        name: benchmark.to_string(),
+        cells,
+    }
 }
 
 fn format_rows(history: &History) -> Vec<FormatRow> {
@@ -126,5 +143,11 @@ fn format_rows(history: &History) -> Vec<FormatRow> {
     for p in &history.profiles {
         *counts.entry(p.format).or_insert(0) += 1;
     }
-    counts.into_iter().map(|(name, files)| FormatRow { name: name.to_string(), files }).collect()
+    counts
+        .into_iter()
+        .map(|(name, files)| FormatRow {
+            name: name.to_string(),
+            files,
+        })
+        .collect()
 }

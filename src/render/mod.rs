@@ -34,15 +34,27 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("profile.html", include_str!("../../templates/profile.html")),
 ];
 const ASSETS: &[(&str, &str)] = &[
-    ("perfatlas.js", include_str!("../../templates/assets/perfatlas.js")),
-    ("perfatlas.css", include_str!("../../templates/assets/perfatlas.css")),
-    ("flame-standalone.js", include_str!("../../templates/assets/flame-standalone.js")),
+    (
+        "perfatlas.js",
+        include_str!("../../templates/assets/perfatlas.js"),
+    ),
+    (
+        "perfatlas.css",
+        include_str!("../../templates/assets/perfatlas.css"),
+    ),
+    (
+        "flame-standalone.js",
+        include_str!("../../templates/assets/flame-standalone.js"),
+    ),
 ];
 /// Built-in themes, in the order the theme menu lists them.
 const THEMES: &[(&str, &str)] = &[
     ("light", include_str!("../../themes/light/theme.css")),
     ("dark", include_str!("../../themes/dark/theme.css")),
-    ("colorblind", include_str!("../../themes/colorblind/theme.css")),
+    (
+        "colorblind",
+        include_str!("../../themes/colorblind/theme.css"),
+    ),
 ];
 
 /// Templates, assets and themes for one build.
@@ -57,21 +69,33 @@ impl Renderer {
     /// Loads the built-in templates, then overrides from `templates_dir`,
     /// and puts the chosen theme first.
     pub fn new(templates_dir: Option<&Path>, theme: &ThemeChoice) -> Result<Renderer, BuildError> {
-        let mut sources: BTreeMap<String, String> = TEMPLATES.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
-        let mut assets: BTreeMap<String, String> = ASSETS.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
+        let mut sources: BTreeMap<String, String> = TEMPLATES
+            .iter()
+            .map(|(n, s)| (n.to_string(), s.to_string()))
+            .collect();
+        let mut assets: BTreeMap<String, String> = ASSETS
+            .iter()
+            .map(|(n, s)| (n.to_string(), s.to_string()))
+            .collect();
         if let Some(dir) = templates_dir {
             override_from(dir, &mut sources, "html")?;
             override_from(&dir.join("assets"), &mut assets, "")?;
         }
         let mut tera = tera::Tera::default();
         tera.autoescape_on(vec![".html"]);
+        tera.set_escape_fn(escape_html);
         tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
             .map_err(|e| template_error("templates", e))?;
-        let mut themes: Vec<(String, String)> = THEMES.iter().map(|(n, c)| (n.to_string(), c.to_string())).collect();
+        let mut themes: Vec<(String, String)> = THEMES
+            .iter()
+            .map(|(n, c)| (n.to_string(), c.to_string()))
+            .collect();
         match theme {
             ThemeChoice::Builtin(name) => {
                 let i = themes.iter().position(|(n, _)| n == name).ok_or_else(|| {
-                    BuildError::Usage(format!("unknown theme {name:?}: use light, dark, colorblind or a directory"))
+                    BuildError::Usage(format!(
+                        "unknown theme {name:?}: use light, dark, colorblind or a directory"
+                    ))
                 })?;
                 let chosen = themes.remove(i);
                 themes.insert(0, chosen);
@@ -79,18 +103,28 @@ impl Renderer {
             ThemeChoice::Dir(dir) => {
                 let path = dir.join("theme.css");
                 let css = std::fs::read_to_string(&path).map_err(|e| BuildError::io(&path, e))?;
-                let name = paths::slug(&dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "custom".into()));
+                let name = paths::slug(
+                    &dir.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "custom".into()),
+                );
                 themes.retain(|(n, _)| *n != name);
                 themes.insert(0, (name, css));
             }
         }
-        Ok(Renderer { tera, assets, themes })
+        Ok(Renderer {
+            tera,
+            assets,
+            themes,
+        })
     }
 
     /// Renders template `name` with `context`.
     pub fn render<T: Serialize>(&self, name: &str, context: &T) -> Result<String, BuildError> {
         let ctx = tera::Context::from_serialize(context).map_err(|e| template_error(name, e))?;
-        self.tera.render(name, &ctx).map_err(|e| template_error(name, e))
+        self.tera
+            .render(name, &ctx)
+            .map_err(|e| template_error(name, e))
     }
 
     pub fn asset(&self, name: &str) -> &str {
@@ -106,11 +140,19 @@ impl Renderer {
     }
 
     pub fn theme_css(&self, name: &str) -> &str {
-        self.themes.iter().find(|(n, _)| n == name).map(|(_, c)| c.as_str()).unwrap_or("")
+        self.themes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.as_str())
+            .unwrap_or("")
     }
 }
 
-fn override_from(dir: &Path, map: &mut BTreeMap<String, String>, only_ext: &str) -> Result<(), BuildError> {
+fn override_from(
+    dir: &Path,
+    map: &mut BTreeMap<String, String>,
+    only_ext: &str,
+) -> Result<(), BuildError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !only_ext.is_empty() => {
@@ -123,7 +165,8 @@ fn override_from(dir: &Path, map: &mut BTreeMap<String, String>, only_ext: &str)
         let name = entry.file_name().to_string_lossy().into_owned();
         let matches = only_ext.is_empty() || name.ends_with(&format!(".{only_ext}"));
         if matches && entry.path().is_file() {
-            let text = std::fs::read_to_string(entry.path()).map_err(|e| BuildError::io(entry.path(), e))?;
+            let text = std::fs::read_to_string(entry.path())
+                .map_err(|e| BuildError::io(entry.path(), e))?;
             map.insert(name, text);
         }
     }
@@ -139,7 +182,28 @@ fn template_error(name: &str, e: tera::Error) -> BuildError {
         message.push_str(&s.to_string());
         source = s.source();
     }
-    BuildError::Template { name: name.to_string(), message }
+    BuildError::Template {
+        name: name.to_string(),
+        message,
+    }
+}
+
+/// HTML escaping for template output: the five characters that matter in
+/// text and quoted attributes (Tera's default also rewrites `/`, which only
+/// makes paths unreadable).
+fn escape_html(input: &str) -> String {
+    let mut out = String::with_capacity(input.len());
+    for c in input.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Serialises `value` for a `<script type="application/json">` element:
@@ -147,7 +211,11 @@ fn template_error(name: &str, e: tera::Error) -> BuildError {
 /// element or open a comment.
 pub fn json_for_script<T: Serialize>(value: &T) -> String {
     let json = serde_json::to_string(value).unwrap_or_else(|_| "null".to_string());
-    json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 /// Fields every page's template gets.
@@ -174,20 +242,36 @@ impl Common {
 }
 
 /// Every file of the site, rendered (pages in parallel).
-pub fn site_files(history: &History, config: &Config, renderer: &Renderer) -> Result<SiteFiles, BuildError> {
+pub fn site_files(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
     for name in ["perfatlas.js", "perfatlas.css"] {
-        files.insert(format!("assets/{name}"), renderer.asset(name).as_bytes().to_vec());
+        files.insert(
+            format!("assets/{name}"),
+            renderer.asset(name).as_bytes().to_vec(),
+        );
     }
     for theme in renderer.theme_names() {
-        files.insert(format!("assets/theme-{theme}.css"), renderer.theme_css(&theme).as_bytes().to_vec());
+        files.insert(
+            format!("assets/theme-{theme}.css"),
+            renderer.theme_css(&theme).as_bytes().to_vec(),
+        );
     }
     let plan = profile_page::plan(history);
-    let pages: Vec<Result<Vec<(String, Vec<u8>)>, BuildError>> =
-        plan.pages.par_iter().map(|page| profile_page::render(history, config, renderer, &plan, page)).collect();
+    let pages: Vec<Result<Vec<(String, Vec<u8>)>, BuildError>> = plan
+        .pages
+        .par_iter()
+        .map(|page| profile_page::render(history, config, renderer, &plan, page))
+        .collect();
     for page in pages {
         files.extend(page?);
     }
-    files.insert("index.html".to_string(), index_page::render(history, renderer, &plan)?.into_bytes());
+    files.insert(
+        "index.html".to_string(),
+        index_page::render(history, renderer, &plan)?.into_bytes(),
+    );
     Ok(files)
 }

@@ -7,7 +7,13 @@
 pub fn slug(name: &str) -> String {
     let mut s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let changed = s != name || s.is_empty() || s.starts_with('.') || s.len() > 80;
     if s.starts_with('.') {
@@ -22,7 +28,9 @@ pub fn slug(name: &str) -> String {
 
 /// 64-bit FNV-1a: small, fixed, and the same on every machine.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x100000001b3))
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ *b as u64).wrapping_mul(0x100000001b3)
+    })
 }
 
 /// The prefix that leads from a page at `path` back to the site root.
@@ -49,7 +57,9 @@ mod tests {
         assert!(a.starts_with("a_b-"));
         assert!(!slug("..").contains('/'));
         assert!(slug("..").starts_with("_"));
-        assert!(slug("<script>").chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
+        assert!(slug("<script>")
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
         assert_eq!(root_of("profiles/a/b/x.html"), "../../../");
         assert_eq!(root_of("index.html"), "");
     }

@@ -45,11 +45,19 @@ pub fn plan(history: &History) -> Plan {
         let base = format!("r{}", entry.repetition);
         let n = used.entry(format!("{dir}/{base}")).or_insert(0);
         *n += 1;
-        let rep = if *n == 1 { base } else { format!("{base}-{}", *n) };
+        let rep = if *n == 1 {
+            base
+        } else {
+            format!("{base}-{}", *n)
+        };
         let mut metric_pages = Vec::new();
         for (m, metric) in entry.profile.metrics.iter().enumerate() {
             let path = format!("{dir}/{rep}.{}.html", paths::slug(&metric.name));
-            plan.pages.push(PagePlan { entry: i, metric: m, path: path.clone() });
+            plan.pages.push(PagePlan {
+                entry: i,
+                metric: m,
+                path: path.clone(),
+            });
             metric_pages.push(path);
         }
         plan.by_entry.push(metric_pages);
@@ -102,7 +110,13 @@ struct ProfileView {
 }
 
 /// Renders one page and its standalone SVG.
-pub fn render(history: &History, config: &Config, renderer: &Renderer, plan: &Plan, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+pub fn render(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+    plan: &Plan,
+    page: &PagePlan,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric];
     let budget = FlameBudget {
@@ -111,8 +125,16 @@ pub fn render(history: &History, config: &Config, renderer: &Renderer, plan: &Pl
     };
     let graph = flame::layout(&entry.profile.tree, &history.frames, page.metric, budget);
     let version = &history.versions[entry.version];
-    let label = format!("{} {} {}: {}", entry.benchmark, version.label, plan.rep_names[page.entry], metric.name);
-    let svg_input = FlameSvgInput { graph: &graph, frames: &history.frames, unit: &metric.unit, label: &label };
+    let label = format!(
+        "{} {} {}: {}",
+        entry.benchmark, version.label, plan.rep_names[page.entry], metric.name
+    );
+    let svg_input = FlameSvgInput {
+        graph: &graph,
+        frames: &history.frames,
+        unit: &metric.unit,
+        label: &label,
+    };
     let svg_path = page.path.replace(".html", ".svg");
     let common = Common::new(renderer, history, &page.path);
     let view = ProfileView {
@@ -139,9 +161,16 @@ pub fn render(history: &History, config: &Config, renderer: &Renderer, plan: &Pl
         common,
     };
     let html = renderer.render("profile.html", &view)?;
-    let style = format!("{}\n{}", renderer.theme_css(renderer.default_theme()), renderer.asset("perfatlas.css"));
+    let style = format!(
+        "{}\n{}",
+        renderer.theme_css(renderer.default_theme()),
+        renderer.asset("perfatlas.css")
+    );
     let svg = flame_svg::standalone_svg(&svg_input, &style, renderer.asset("flame-standalone.js"));
-    Ok(vec![(page.path.clone(), html.into_bytes()), (svg_path, svg.into_bytes())])
+    Ok(vec![
+        (page.path.clone(), html.into_bytes()),
+        (svg_path, svg.into_bytes()),
+    ])
 }
 
 fn file_name(path: &str) -> String {
@@ -155,13 +184,22 @@ fn metric_links(entry: &ProfileEntry, plan: &Plan, page: &PagePlan, _root: &str)
         .iter()
         .zip(&plan.by_entry[page.entry])
         .enumerate()
-        .map(|(m, (metric, path))| Link { label: metric.name.clone(), href: file_name(path), current: m == page.metric })
+        .map(|(m, (metric, path))| Link {
+            label: metric.name.clone(),
+            href: file_name(path),
+            current: m == page.metric,
+        })
         .collect()
 }
 
 /// The page for the same metric name in another entry, else its first page.
 fn page_for(history: &History, plan: &Plan, entry: usize, metric_name: &str) -> Option<String> {
-    let m = history.profiles[entry].profile.metrics.iter().position(|m| m.name == metric_name).unwrap_or(0);
+    let m = history.profiles[entry]
+        .profile
+        .metrics
+        .iter()
+        .position(|m| m.name == metric_name)
+        .unwrap_or(0);
     plan.by_entry[entry].get(m).cloned()
 }
 
@@ -169,10 +207,17 @@ fn repetition_links(history: &History, plan: &Plan, page: &PagePlan, _root: &str
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric].name;
     (0..history.profiles.len())
-        .filter(|&i| history.profiles[i].benchmark == entry.benchmark && history.profiles[i].version == entry.version)
+        .filter(|&i| {
+            history.profiles[i].benchmark == entry.benchmark
+                && history.profiles[i].version == entry.version
+        })
         .filter_map(|i| {
             let href = file_name(&page_for(history, plan, i, metric)?);
-            Some(Link { label: plan.rep_names[i].clone(), href, current: i == page.entry })
+            Some(Link {
+                label: plan.rep_names[i].clone(),
+                href,
+                current: i == page.entry,
+            })
         })
         .collect()
 }
@@ -190,7 +235,11 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
         .into_iter()
         .filter_map(|(v, i)| {
             let href = format!("{root}{}", page_for(history, plan, i, metric)?);
-            Some(Link { label: history.versions[v].label.clone(), href, current: v == entry.version })
+            Some(Link {
+                label: history.versions[v].label.clone(),
+                href,
+                current: v == entry.version,
+            })
         })
         .collect()
 }
@@ -217,9 +266,16 @@ fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize)
     // Depth-first with a count of each frame on the current path, so a
     // recursive call adds its total only at its outermost occurrence.
     let mut on_path: HashMap<FrameId, u32> = HashMap::new();
-    let mut stack: Vec<(crate::model::NodeId, bool)> = tree.children(crate::model::NodeId::ROOT).iter().rev().map(|c| (*c, true)).collect();
+    let mut stack: Vec<(crate::model::NodeId, bool)> = tree
+        .children(crate::model::NodeId::ROOT)
+        .iter()
+        .rev()
+        .map(|c| (*c, true))
+        .collect();
     while let Some((node, entering)) = stack.pop() {
-        let Some(frame) = tree.frame(node) else { continue };
+        let Some(frame) = tree.frame(node) else {
+            continue;
+        };
         if !entering {
             if let Some(c) = on_path.get_mut(&frame) {
                 *c -= 1;
@@ -275,11 +331,27 @@ fn page_data(history: &History, graph: &FlameGraph, unit: &str) -> PageData {
         .iter()
         .map(|r| {
             let name = names.get(flame_svg::frame_label(&history.frames, r));
-            let loc = locations.get(r.frame.and_then(|f| history.frames.get(f).location()).unwrap_or_default());
-            (r.parent.map_or(-1, |p| p as i64), name, loc, r.self_value, r.total)
+            let loc = locations.get(
+                r.frame
+                    .and_then(|f| history.frames.get(f).location())
+                    .unwrap_or_default(),
+            );
+            (
+                r.parent.map_or(-1, |p| p as i64),
+                name,
+                loc,
+                r.self_value,
+                r.total,
+            )
         })
         .collect();
-    PageData { unit: unit.to_string(), total: graph.total, names: names.list, locations: locations.list, frames }
+    PageData {
+        unit: unit.to_string(),
+        total: graph.total,
+        names: names.list,
+        locations: locations.list,
+        frames,
+    }
 }
 
 #[derive(Default)]

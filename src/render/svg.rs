@@ -15,7 +15,9 @@ impl SvgWriter {
     }
 
     pub fn with_capacity(n: usize) -> SvgWriter {
-        SvgWriter { out: String::with_capacity(n) }
+        SvgWriter {
+            out: String::with_capacity(n),
+        }
     }
 
     /// `<tag a="v" …>`
@@ -103,7 +105,11 @@ fn escape_into(out: &mut String, text: &str, attribute: bool) {
 pub fn coord(v: f64) -> String {
     let s = format!("{:.2}", v);
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".to_string() } else { s.to_string() }
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -113,7 +119,11 @@ mod tests {
     #[test]
     fn hostile_names_stay_text() {
         let mut w = SvgWriter::new();
-        w.element("text", &[("data-n", "a\"b'<c>")], "</script><svg onload=alert(1)>&\u{1}");
+        w.element(
+            "text",
+            &[("data-n", "a\"b'<c>")],
+            "</script><svg onload=alert(1)>&\u{1}",
+        );
         assert_eq!(
             w.finish(),
             "<text data-n=\"a&quot;b&#39;&lt;c&gt;\">&lt;/script&gt;&lt;svg onload=alert(1)&gt;&amp;\u{FFFD}</text>"

@@ -22,12 +22,16 @@ pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), B
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
-    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into());
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "site".into());
     let staging = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
     if staging.exists() {
         fs::remove_dir_all(&staging).map_err(|e| BuildError::io(&staging, e))?;
     }
-    let result = write_tree(&staging, files).and_then(|()| swap_into_place(&staging, output, &parent, &name));
+    let result = write_tree(&staging, files)
+        .and_then(|()| swap_into_place(&staging, output, &parent, &name));
     if result.is_err() {
         let _ = fs::remove_dir_all(&staging);
     }
@@ -43,9 +47,15 @@ fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
         Err(e) => return Err(BuildError::io(output, e)),
     };
     if !meta.is_dir() {
-        return Err(BuildError::Usage(format!("{} exists and is not a directory", output.display())));
+        return Err(BuildError::Usage(format!(
+            "{} exists and is not a directory",
+            output.display()
+        )));
     }
-    let empty = fs::read_dir(output).map_err(|e| BuildError::io(output, e))?.next().is_none();
+    let empty = fs::read_dir(output)
+        .map_err(|e| BuildError::io(output, e))?
+        .next()
+        .is_none();
     if empty || output.join(MARKER).is_file() || force {
         Ok(())
     } else {
@@ -55,8 +65,11 @@ fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
 
 fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
     fs::create_dir_all(root).map_err(|e| BuildError::io(root, e))?;
-    fs::write(root.join(MARKER), b"This directory was written by perfatlas; perfatlas may replace it.\n")
-        .map_err(|e| BuildError::io(root.join(MARKER), e))?;
+    fs::write(
+        root.join(MARKER),
+        b"This directory was written by perfatlas; perfatlas may replace it.\n",
+    )
+    .map_err(|e| BuildError::io(root.join(MARKER), e))?;
     for (rel, bytes) in files {
         let path = root.join(rel);
         if let Some(dir) = path.parent() {
@@ -68,7 +81,12 @@ fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
 }
 
 /// Moves the old site aside, the new one in, then deletes the old one.
-fn swap_into_place(staging: &Path, output: &Path, parent: &Path, name: &str) -> Result<(), BuildError> {
+fn swap_into_place(
+    staging: &Path,
+    output: &Path,
+    parent: &Path,
+    name: &str,
+) -> Result<(), BuildError> {
     if !output.exists() {
         return fs::rename(staging, output).map_err(|e| BuildError::io(output, e));
     }
@@ -100,7 +118,10 @@ mod tests {
         write_site(&out, &files("two"), false).unwrap();
         assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "two");
         // Nothing left beside the output.
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("site")]);
 
         let foreign = dir.path().join("docs");
@@ -108,7 +129,10 @@ mod tests {
         fs::write(foreign.join("keep.txt"), "mine").unwrap();
         let err = write_site(&foreign, &files("x"), false).unwrap_err();
         assert!(matches!(err, BuildError::OutputNotOurs(_)));
-        assert_eq!(fs::read_to_string(foreign.join("keep.txt")).unwrap(), "mine");
+        assert_eq!(
+            fs::read_to_string(foreign.join("keep.txt")).unwrap(),
+            "mine"
+        );
         write_site(&foreign, &files("x"), true).unwrap();
         assert!(!foreign.join("keep.txt").exists());
     }

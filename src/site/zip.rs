@@ -24,7 +24,8 @@ pub fn write_zip(path: &Path, files: &SiteFiles) -> Result<(), BuildError> {
         .unix_permissions(0o644);
     let result = (|| {
         zip.start_file(MARKER, options).map_err(zerr)?;
-        zip.write_all(b"This directory was written by perfatlas; perfatlas may replace it.\n").map_err(io)?;
+        zip.write_all(b"This directory was written by perfatlas; perfatlas may replace it.\n")
+            .map_err(io)?;
         for (name, bytes) in files {
             zip.start_file(name.as_str(), options).map_err(zerr)?;
             zip.write_all(bytes).map_err(io)?;

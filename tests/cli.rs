@@ -1,0 +1,342 @@
+//! End-to-end tests of the `perfatlas` binary: what a user gets from
+//! `build` and `convert`, and the output guarantees (deterministic,
+//! self-contained, escaped, atomic, exit codes).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn perfatlas(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args(args)
+        .output()
+        .expect("run perfatlas")
+}
+
+fn sample_data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/python-markdown")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every file of a directory tree: relative path → bytes.
+fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry
+                .path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.insert(rel, fs::read(entry.path()).unwrap());
+        }
+    }
+    out
+}
+
+fn build(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    perfatlas(&args)
+}
+
+/// A version directory with folded stacks whose function names are markup.
+fn hostile_input(dir: &Path) -> PathBuf {
+    let input = dir.join("hostile");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    fs::create_dir_all(input.join("1.1")).unwrap();
+    let evil = "</script><svg onload=alert(1)>";
+    fs::write(
+        input.join("1.0/bench.folded"),
+        format!("main;{evil};\"quoted\" & 'single' 5\nmain;ok 3\n"),
+    )
+    .unwrap();
+    fs::write(
+        input.join("1.1/bench.folded"),
+        format!("main;{evil} 2\nmain;ok 7\n"),
+    )
+    .unwrap();
+    fs::write(
+        input.join("1.1/<img src=x onerror=alert(2)>.folded"),
+        "a;b 1\n",
+    )
+    .unwrap();
+    input
+}
+
+#[test]
+fn sample_data_builds_twice_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let first = build(&sample_data(), &a, &[]);
+    assert!(
+        first.status.code() == Some(0) || first.status.code() == Some(1),
+        "{}",
+        stderr(&first)
+    );
+    build(&sample_data(), &b, &[]);
+    let (ta, tb) = (read_tree(&a), read_tree(&b));
+    assert_eq!(ta.keys().collect::<Vec<_>>(), tb.keys().collect::<Vec<_>>());
+    for (k, v) in &ta {
+        assert!(v == &tb[k], "{k} differs between two builds");
+    }
+    assert!(ta.contains_key("index.html"));
+    assert!(ta.keys().any(|k| k.ends_with(".svg")));
+}
+
+#[test]
+fn site_is_self_contained_and_links_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    build(&sample_data(), &out, &[]);
+    let tree = read_tree(&out);
+    let abs = dir.path().to_string_lossy().into_owned();
+    for (path, bytes) in &tree {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains(&abs),
+            "{path} contains the build machine's path"
+        );
+        for attr in ["src=\"", "href=\""] {
+            for (i, _) in text.match_indices(attr) {
+                let rest = &text[i + attr.len()..];
+                let target = &rest[..rest.find('"').unwrap()];
+                assert!(
+                    !target.starts_with("http:")
+                        && !target.starts_with("https:")
+                        && !target.starts_with("//"),
+                    "{path}: remote {target}"
+                );
+                if target.starts_with('#') || target.is_empty() {
+                    continue;
+                }
+                // Relative link: it must name a file of the site.
+                let base = Path::new(path).parent().unwrap();
+                let resolved = normalise(&base.join(target.split('#').next().unwrap()));
+                assert!(
+                    tree.contains_key(&resolved),
+                    "{path}: broken link {target} ({resolved})"
+                );
+            }
+        }
+    }
+}
+
+fn normalise(p: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in p.components() {
+        match c.as_os_str().to_str().unwrap() {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            s => parts.push(s.to_string()),
+        }
+    }
+    parts.join("/")
+}
+
+#[test]
+fn hostile_names_render_as_text_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = hostile_input(dir.path());
+    let before = read_tree(&input);
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tree = read_tree(&out);
+    let mut pages = 0;
+    for (path, bytes) in &tree {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains("<svg onload"),
+            "{path} contains live markup from a name"
+        );
+        assert!(
+            !text.contains("<img src=x"),
+            "{path} contains live markup from a file name"
+        );
+        assert!(!text.contains("</script><svg"), "{path}");
+        if path.ends_with(".html") && path.contains("bench") {
+            pages += 1;
+            // Shown as text in the SVG title/text and escaped in the JSON.
+            assert!(
+                text.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"),
+                "{path}"
+            );
+            assert!(
+                text.contains("\\u003c/script\\u003e\\u003csvg onload=alert(1)\\u003e"),
+                "{path}"
+            );
+        }
+    }
+    assert!(pages >= 2);
+    // The input directory is untouched.
+    assert_eq!(read_tree(&input), before);
+}
+
+#[test]
+fn skipped_inputs_are_listed_with_place_and_exit_code_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("v1")).unwrap();
+    fs::write(input.join("v1/good.folded"), "a;b 3\n").unwrap();
+    fs::write(
+        input.join("v1/half.folded"),
+        "a;b 3\nthis line has no count\na 1\n",
+    )
+    .unwrap();
+    fs::write(input.join("v1/junk.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("v1/half.folded: line 2:"), "{err}");
+    assert!(err.contains("v1/junk.bin: unrecognised format"), "{err}");
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        index.contains("v1/junk.bin")
+            && index.contains("line 2")
+            && index.contains("unrecognised format")
+    );
+
+    // --strict: nothing built, the previous site stays as it was.
+    let before = read_tree(&out);
+    let o = build(&input, &out, &["--strict"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--strict"), "{}", stderr(&o));
+    assert_eq!(read_tree(&out), before);
+}
+
+#[test]
+fn refuses_to_replace_a_directory_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("docs");
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("precious.txt"), "keep me").unwrap();
+    let o = build(&sample_data(), &out, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(out.join("precious.txt")).unwrap(),
+        "keep me"
+    );
+    // Nothing was left beside it either.
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    let o = build(&sample_data(), &out, &["--force"]);
+    assert!(o.status.code() != Some(2), "{}", stderr(&o));
+    assert!(!out.join("precious.txt").exists());
+}
+
+#[test]
+fn zip_holds_the_same_files_as_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let zip_path = dir.path().join("report.zip");
+    build(&sample_data(), &out, &["--zip", zip_path.to_str().unwrap()]);
+    let tree = read_tree(&out);
+    let mut archive = zip::ZipArchive::new(fs::File::open(&zip_path).unwrap()).unwrap();
+    assert_eq!(archive.len(), tree.len());
+    let mut f = archive.by_name("index.html").unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut f, &mut bytes).unwrap();
+    assert_eq!(bytes, tree["index.html"]);
+}
+
+#[test]
+fn theme_and_template_overrides_are_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let templates = dir.path().join("tpl");
+    fs::create_dir_all(&templates).unwrap();
+    let base =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/base.html"))
+            .unwrap();
+    fs::write(
+        templates.join("base.html"),
+        base.replace("<main>", "<main><p id=\"custom-banner\">Team report</p>"),
+    )
+    .unwrap();
+    let theme = dir.path().join("corporate");
+    fs::create_dir_all(&theme).unwrap();
+    fs::write(theme.join("theme.css"), ":root { --bg: #fafaf0; }").unwrap();
+    let out = dir.path().join("site");
+    let o = build(
+        &sample_data(),
+        &out,
+        &[
+            "--templates",
+            templates.to_str().unwrap(),
+            "--theme",
+            theme.to_str().unwrap(),
+        ],
+    );
+    assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("custom-banner"));
+    assert!(index.contains("assets/theme-corporate.css"));
+    assert_eq!(
+        fs::read_to_string(out.join("assets/theme-corporate.css")).unwrap(),
+        ":root { --bg: #fafaf0; }"
+    );
+
+    let o = build(&sample_data(), &dir.path().join("x"), &["--theme", "dark"]);
+    assert_ne!(o.status.code(), Some(2));
+    assert!(fs::read_to_string(dir.path().join("x/index.html"))
+        .unwrap()
+        .contains("assets/theme-dark.css\""));
+}
+
+#[test]
+fn usage_errors_exit_two_with_a_message() {
+    let o = perfatlas(&[
+        "build",
+        "/nonexistent/perfatlas-input",
+        "-o",
+        "/tmp/never-written",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/perfatlas-input"));
+    assert!(!Path::new("/tmp/never-written").exists());
+    let o = perfatlas(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn convert_folded_round_trips_the_sample_totals() {
+    let file = sample_data().join("3.7/convert-basic.1.folded");
+    let text = fs::read_to_string(&file).unwrap();
+    let expected: f64 = text
+        .lines()
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    let o = perfatlas(&["convert", file.to_str().unwrap(), "--to", "folded"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let got: f64 = out
+        .lines()
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(got, expected);
+    assert!(out.contains("Markdown.convert (markdown/core.py:"));
+    let o = perfatlas(&[
+        "convert",
+        file.to_str().unwrap(),
+        "--to",
+        "folded",
+        "--metric",
+        "nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("samples"));
+}
