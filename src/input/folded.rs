@@ -8,11 +8,11 @@
 //! stack is skipped and reported with its line number. A frame written as
 //! `name (file:line)` (py-spy) keeps its file and line.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
-use crate::model::{Frame, FrameId, FrameTable, Metric, Profile, Unit};
+use crate::model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit};
 
 pub struct Folded;
 
@@ -73,18 +73,20 @@ pub fn frame_from_text(text: &str) -> Frame {
     Frame::named(text)
 }
 
+/// Reads lines into one profile. Collapsed stacks are usually sorted, so
+/// consecutive lines share long prefixes: the frames and tree nodes of the
+/// previous line are reused up to the first frame that differs.
 #[derive(Default)]
-struct FoldedReader {
+struct FoldedReader<'a> {
     frames: FrameTable,
-    by_text: HashMap<String, FrameId>,
+    by_text: FxHashMap<&'a str, FrameId>,
     profile: Option<Profile>,
-    stack: Vec<FrameId>,
+    previous: Vec<(&'a str, NodeId)>,
     warnings: Vec<ParseError>,
-    lines_read: usize,
 }
 
-impl FoldedReader {
-    fn read_line(&mut self, number: usize, line: &str) {
+impl<'a> FoldedReader<'a> {
+    fn read_line(&mut self, number: usize, line: &'a str) {
         // Leading blanks matter: py-spy writes ` 4` for samples with no frames.
         let line = line.trim_end();
         if line.trim_start().is_empty() {
@@ -104,24 +106,33 @@ impl FoldedReader {
             ));
             return;
         }
-        self.stack.clear();
-        // An empty stack (a sample with no frames) counts at the root.
-        for part in stack.split(';').filter(|p| !p.is_empty()) {
-            let id = match self.by_text.get(part) {
-                Some(&id) => id,
-                None => {
-                    let id = self.frames.intern(frame_from_text(part));
-                    self.by_text.insert(part.to_string(), id);
-                    id
-                }
-            };
-            self.stack.push(id);
-        }
         let profile = self
             .profile
             .get_or_insert_with(|| Profile::new(vec![Metric::new("samples", Unit::Samples)]));
-        profile.tree.add_stack(self.stack.iter().copied(), &[count]);
-        self.lines_read += 1;
+        let mut node = NodeId::ROOT;
+        let mut depth = 0;
+        // An empty stack (a sample with no frames) counts at the root.
+        for part in stack.split(';').filter(|p| !p.is_empty()) {
+            match self.previous.get(depth) {
+                Some(&(text, n)) if text == part => node = n,
+                _ => {
+                    self.previous.truncate(depth);
+                    let frame = match self.by_text.get(part) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.frames.intern(frame_from_text(part));
+                            self.by_text.insert(part, id);
+                            id
+                        }
+                    };
+                    node = profile.tree.child(node, frame);
+                    self.previous.push((part, node));
+                }
+            }
+            depth += 1;
+        }
+        self.previous.truncate(depth);
+        profile.tree.add_self(node, 0, count);
     }
 
     fn finish(self) -> Result<Parsed, ParseError> {
@@ -143,7 +154,6 @@ impl FoldedReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NodeId;
 
     fn parse(text: &str) -> Parsed {
         Folded

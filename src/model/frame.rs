@@ -1,7 +1,7 @@
 //! Frames (function, file, line, module) and the interner that gives each
 //! distinct frame one id.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +44,7 @@ pub struct FrameId(pub u32);
 #[derive(Debug, Default, Clone)]
 pub struct FrameTable {
     frames: Vec<Frame>,
-    index: HashMap<Frame, FrameId>,
+    index: FxHashMap<Frame, FrameId>,
 }
 
 impl FrameTable {

@@ -1,7 +1,7 @@
 //! The calling-context tree: an arena of nodes, each a frame under a parent,
 //! with one self value per metric. Inclusive values are derived on demand.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::frame::FrameId;
 
@@ -34,7 +34,10 @@ pub struct CallTree {
     metric_count: usize,
     nodes: Vec<Node>,
     self_values: Vec<f64>,
-    child_index: HashMap<(NodeId, FrameId), NodeId>,
+    /// (parent, frame) → child, for building. Dropped by `remap_frames`
+    /// and rebuilt only if the tree grows again.
+    child_index: FxHashMap<(NodeId, FrameId), NodeId>,
+    index_stale: bool,
 }
 
 impl CallTree {
@@ -48,7 +51,8 @@ impl CallTree {
                 children: Vec::new(),
             }],
             self_values: vec![0.0; metric_count],
-            child_index: HashMap::new(),
+            child_index: FxHashMap::default(),
+            index_stale: false,
         }
     }
 
@@ -66,6 +70,9 @@ impl CallTree {
 
     /// The child of `parent` for `frame`, created when missing.
     pub fn child(&mut self, parent: NodeId, frame: FrameId) -> NodeId {
+        if self.index_stale {
+            self.rebuild_index();
+        }
         if let Some(&id) = self.child_index.get(&(parent, frame)) {
             return id;
         }
@@ -177,11 +184,19 @@ impl CallTree {
                 *f = map[f.0 as usize];
             }
         }
-        self.child_index = self
-            .child_index
-            .drain()
-            .map(|((p, f), c)| ((p, map[f.0 as usize]), c))
-            .collect();
+        // Rebuilt lazily: most trees are never extended after loading.
+        self.child_index = FxHashMap::default();
+        self.index_stale = true;
+    }
+
+    fn rebuild_index(&mut self) {
+        self.child_index.reserve(self.nodes.len());
+        for (i, node) in self.nodes.iter().enumerate().skip(1) {
+            if let Some(f) = node.frame {
+                self.child_index.insert((node.parent, f), NodeId(i as u32));
+            }
+        }
+        self.index_stale = false;
     }
 }
 
@@ -207,6 +222,16 @@ mod tests {
         assert_eq!((t.self_value(nb, 0), t.depth(nb)), (4.0, 2));
         assert_eq!(t.stack_of(nb), vec![a, b]);
         assert_eq!(t.total(0), 11.0);
+    }
+
+    #[test]
+    fn remapped_tree_can_still_grow() {
+        let mut t = CallTree::new(1);
+        let n = t.add_stack([FrameId(0), FrameId(1)], &[1.0]);
+        t.remap_frames(&[FrameId(5), FrameId(6)]);
+        assert_eq!(t.add_stack([FrameId(5), FrameId(6)], &[2.0]), n);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.self_value(n, 0), 3.0);
     }
 
     #[test]

@@ -261,11 +261,11 @@ fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize)
     let tree = &entry.profile.tree;
     let inclusive = tree.inclusive(metric);
     let grand = inclusive[0];
-    let mut self_by: HashMap<FrameId, f64> = HashMap::new();
-    let mut total_by: HashMap<FrameId, f64> = HashMap::new();
+    let n_frames = history.frames.len();
+    let (mut self_by, mut total_by) = (vec![0.0f64; n_frames], vec![0.0f64; n_frames]);
     // Depth-first with a count of each frame on the current path, so a
     // recursive call adds its total only at its outermost occurrence.
-    let mut on_path: HashMap<FrameId, u32> = HashMap::new();
+    let mut on_path = vec![0u32; n_frames];
     let mut stack: Vec<(crate::model::NodeId, bool)> = tree
         .children(crate::model::NodeId::ROOT)
         .iter()
@@ -276,29 +276,32 @@ fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize)
         let Some(frame) = tree.frame(node) else {
             continue;
         };
+        let f = frame.0 as usize;
         if !entering {
-            if let Some(c) = on_path.get_mut(&frame) {
-                *c -= 1;
-            }
+            on_path[f] = on_path[f].saturating_sub(1);
             continue;
         }
-        *self_by.entry(frame).or_insert(0.0) += tree.self_value(node, metric);
-        let count = on_path.entry(frame).or_insert(0);
-        if *count == 0 {
-            *total_by.entry(frame).or_insert(0.0) += inclusive[node.index()];
+        self_by[f] += tree.self_value(node, metric);
+        if on_path[f] == 0 {
+            total_by[f] += inclusive[node.index()];
         }
-        *count += 1;
+        on_path[f] += 1;
         stack.push((node, false));
         stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
     }
-    let mut rows: Vec<(FrameId, f64)> = self_by.into_iter().filter(|(_, v)| *v > 0.0).collect();
+    let mut rows: Vec<(FrameId, f64)> = self_by
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 0.0)
+        .map(|(f, v)| (FrameId(f as u32), *v))
+        .collect();
     rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let unit = &entry.profile.metrics[metric].unit;
     rows.into_iter()
         .take(n)
         .map(|(f, v)| {
             let frame = history.frames.get(f);
-            let total = total_by.get(&f).copied().unwrap_or(0.0);
+            let total = total_by[f.0 as usize];
             TopRow {
                 name: frame.function.clone(),
                 location: frame.location().unwrap_or_default(),
