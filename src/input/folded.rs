@@ -21,14 +21,36 @@ impl Format for Folded {
         "folded"
     }
 
+    /// Folded when at least half of the first 50 complete lines are
+    /// `stack count` lines (comments and a few bad lines are tolerated;
+    /// callgrind's `key: value` headers and `fl=` lines are not). When the
+    /// first line is longer than the sniffing window (very deep stacks),
+    /// the file's last line decides.
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 8192));
-        let mut lines = head
-            .lines()
+        const WINDOW: usize = 8192;
+        let head = super::head(input.bytes, WINDOW);
+        let text = text::decode_text(head);
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        if input.bytes.len() > head.len() {
+            lines.pop(); // may be cut short
+        }
+        let lines: Vec<&str> = lines
+            .into_iter()
             .map(str::trim_end)
-            .filter(|l| !l.trim_start().is_empty());
-        // The last line of the head may be cut short; judge by the first one.
-        lines.next().is_some_and(|l| split_count(l).is_some())
+            .filter(|l| !l.trim_start().is_empty())
+            .take(50)
+            .collect();
+        if lines.is_empty() && !text::is_utf16(input.bytes) {
+            let tail = &input.bytes[input.bytes.len().saturating_sub(256)..];
+            let tail = String::from_utf8_lossy(tail);
+            return tail
+                .trim_end()
+                .rsplit('\n')
+                .next()
+                .is_some_and(|l| l.contains(';') && split_count(l).is_some());
+        }
+        let valid = lines.iter().filter(|l| split_count(l).is_some()).count();
+        valid > 0 && valid * 2 >= lines.len()
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {

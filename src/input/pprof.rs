@@ -58,7 +58,9 @@ fn starts_with_value_type(head: &[u8]) -> bool {
     };
     let body = &rest[used..];
     // A ValueType is two small varints: at most 22 bytes.
-    (2..=22).contains(&len) && len as usize <= body.len() && matches!(body.first(), Some(0x08 | 0x10))
+    (2..=22).contains(&len)
+        && len as usize <= body.len()
+        && matches!(body.first(), Some(0x08 | 0x10))
 }
 
 /// A protobuf varint at the start of `bytes`: its value and length.
@@ -75,7 +77,9 @@ fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
 
 fn has_pprof_extension(file_name: &str) -> bool {
     let lower = file_name.to_ascii_lowercase();
-    [".pb", ".pprof", ".prof"].iter().any(|ext| lower.ends_with(ext))
+    [".pb", ".pprof", ".prof"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
 }
 
 /// True when `head` is neither UTF-8 nor UTF-16 text. A multi-byte character
@@ -94,7 +98,9 @@ fn looks_binary(head: &[u8]) -> bool {
 fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
     let strings = Strings::new(&p.string_table)?;
     if p.sample_type.is_empty() {
-        return Err(ParseError::whole("not a valid pprof profile: no sample types"));
+        return Err(ParseError::whole(
+            "not a valid pprof profile: no sample types",
+        ));
     }
 
     // Metrics, and the factor that brings each one's values to its unit.
@@ -104,8 +110,16 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         let name = strings.get(vt.r#type, || format!("sample_type[{i}].type"))?;
         let unit_name = strings.get(vt.unit, || format!("sample_type[{i}].unit"))?;
         let unit = Unit::parse(&unit_name);
-        scale.push(if unit == Unit::Nanoseconds { Unit::nanoseconds_per(&unit_name).unwrap_or(1.0) } else { 1.0 });
-        let name = if name.is_empty() { format!("value{i}") } else { name };
+        scale.push(if unit == Unit::Nanoseconds {
+            Unit::nanoseconds_per(&unit_name).unwrap_or(1.0)
+        } else {
+            1.0
+        });
+        let name = if name.is_empty() {
+            format!("value{i}")
+        } else {
+            name
+        };
         metrics.push(Metric::new(name, unit));
     }
 
@@ -116,9 +130,17 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
     for (i, m) in p.mapping.iter().enumerate() {
         let file = strings.get(m.filename, || format!("mapping[{i}].filename"))?;
         let module = basename(&file).map(str::to_string);
-        let info = MappingInfo { module, start: m.memory_start, limit: m.memory_limit, offset: m.file_offset };
+        let info = MappingInfo {
+            module,
+            start: m.memory_start,
+            limit: m.memory_limit,
+            offset: m.file_offset,
+        };
         if m.id == 0 || mappings.insert(m.id, info).is_some() {
-            return Err(ParseError::field(format!("mapping[{i}].id"), format!("mapping id {} is zero or used twice", m.id)));
+            return Err(ParseError::field(
+                format!("mapping[{i}].id"),
+                format!("mapping id {} is zero or used twice", m.id),
+            ));
         }
     }
 
@@ -131,9 +153,15 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
             name = system_name;
         }
         let file = strings.get(f.filename, || format!("function[{i}].filename"))?;
-        let info = FunctionInfo { name, file: (!file.is_empty()).then_some(file) };
+        let info = FunctionInfo {
+            name,
+            file: (!file.is_empty()).then_some(file),
+        };
         if f.id == 0 || functions.insert(f.id, info).is_some() {
-            return Err(ParseError::field(format!("function[{i}].id"), format!("function id {} is zero or used twice", f.id)));
+            return Err(ParseError::field(
+                format!("function[{i}].id"),
+                format!("function id {} is zero or used twice", f.id),
+            ));
         }
     }
 
@@ -159,7 +187,12 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         let module = mapping.and_then(|m| m.module.clone());
         let start = expanded.len();
         if loc.line.is_empty() {
-            expanded.push(frames.intern(Frame { function: address_name(loc.address, mapping), file: None, line: None, module }));
+            expanded.push(frames.intern(Frame {
+                function: address_name(loc.address, mapping),
+                file: None,
+                line: None,
+                module,
+            }));
         } else {
             // line[0] is the innermost call: walk backwards for root-first.
             for (j, line) in loc.line.iter().enumerate().rev() {
@@ -169,7 +202,11 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                         format!("function id {} does not exist", line.function_id),
                     )
                 })?;
-                let name = if function.name.is_empty() { address_name(loc.address, mapping) } else { function.name.clone() };
+                let name = if function.name.is_empty() {
+                    address_name(loc.address, mapping)
+                } else {
+                    function.name.clone()
+                };
                 let frame = Frame {
                     function: name,
                     file: function.file.clone(),
@@ -180,7 +217,10 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
             }
         }
         if loc.id == 0 || locations.insert(loc.id, (start, expanded.len())).is_some() {
-            return Err(ParseError::field(format!("location[{i}].id"), format!("location id {} is zero or used twice", loc.id)));
+            return Err(ParseError::field(
+                format!("location[{i}].id"),
+                format!("location id {} is zero or used twice", loc.id),
+            ));
         }
     }
 
@@ -191,13 +231,20 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         if sample.value.len() != scale.len() {
             return Err(ParseError::field(
                 format!("sample[{i}].value"),
-                format!("sample has {} values but the profile has {} sample types", sample.value.len(), scale.len()),
+                format!(
+                    "sample has {} values but the profile has {} sample types",
+                    sample.value.len(),
+                    scale.len()
+                ),
             ));
         }
         stack.clear();
         for (j, id) in sample.location_id.iter().enumerate().rev() {
             let &(start, end) = locations.get(id).ok_or_else(|| {
-                ParseError::field(format!("sample[{i}].location_id[{j}]"), format!("location id {id} does not exist"))
+                ParseError::field(
+                    format!("sample[{i}].location_id[{j}]"),
+                    format!("location id {id} does not exist"),
+                )
             })?;
             stack.extend_from_slice(&expanded[start..end]);
         }
@@ -207,7 +254,11 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         profile.tree.add_stack(stack.iter().copied(), &values);
     }
 
-    Ok(Parsed { frames, profile, warnings })
+    Ok(Parsed {
+        frames,
+        profile,
+        warnings,
+    })
 }
 
 struct MappingInfo {
@@ -227,8 +278,17 @@ struct FunctionInfo {
 /// randomisation), or `0xaddress` without a mapping or module name.
 fn address_name(address: u64, mapping: Option<&MappingInfo>) -> String {
     match mapping {
-        Some(MappingInfo { module: Some(module), start, limit, offset }) => {
-            let in_file = if (*start..*limit).contains(&address) { address - start + offset } else { address };
+        Some(MappingInfo {
+            module: Some(module),
+            start,
+            limit,
+            offset,
+        }) => {
+            let in_file = if (*start..*limit).contains(&address) {
+                address - start + offset
+            } else {
+                address
+            };
             format!("{module}+{in_file:#x}")
         }
         _ => format!("{address:#x}"),
@@ -248,10 +308,16 @@ struct Strings<'a> {
 impl<'a> Strings<'a> {
     fn new(table: &'a [Vec<u8>]) -> Result<Strings<'a>, ParseError> {
         match table.first() {
-            None => Err(ParseError::field("string_table", "the string table is empty (entry 0 must be the empty string)")),
+            None => Err(ParseError::field(
+                "string_table",
+                "the string table is empty (entry 0 must be the empty string)",
+            )),
             Some(first) if !first.is_empty() => Err(ParseError::field(
                 "string_table[0]",
-                format!("entry 0 must be the empty string, found {:?}", String::from_utf8_lossy(first)),
+                format!(
+                    "entry 0 must be the empty string, found {:?}",
+                    String::from_utf8_lossy(first)
+                ),
             )),
             Some(_) => Ok(Strings { table }),
         }
@@ -266,7 +332,10 @@ impl<'a> Strings<'a> {
             .ok_or_else(|| {
                 ParseError::field(
                     field(),
-                    format!("string index {index} is out of range (string table has {} entries)", self.table.len()),
+                    format!(
+                        "string index {index} is out of range (string table has {} entries)",
+                        self.table.len()
+                    ),
                 )
             })
     }
@@ -416,8 +485,17 @@ mod tests {
             .node_ids()
             .filter(|&n| n != NodeId::ROOT)
             .map(|n| {
-                let names: Vec<&str> = tree.stack_of(n).iter().map(|&f| p.frames.get(f).function.as_str()).collect();
-                (names.join(";"), (0..metrics).map(|m| tree.self_value(n, m)).collect::<Vec<f64>>())
+                let names: Vec<&str> = tree
+                    .stack_of(n)
+                    .iter()
+                    .map(|&f| p.frames.get(f).function.as_str())
+                    .collect();
+                (
+                    names.join(";"),
+                    (0..metrics)
+                        .map(|m| tree.self_value(n, m))
+                        .collect::<Vec<f64>>(),
+                )
             })
             .filter(|(_, v)| v.iter().any(|&x| x != 0.0))
             .collect();
@@ -427,8 +505,10 @@ mod tests {
 
     fn corpus_bytes() -> Option<Vec<u8>> {
         let rel = "speedscope/pprof/simple.prof";
-        let candidates =
-            [format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR")), format!("/work/shared/corpus/{rel}")];
+        let candidates = [
+            format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR")),
+            format!("/work/shared/corpus/{rel}"),
+        ];
         for path in &candidates {
             if let Ok(bytes) = std::fs::read(path) {
                 return Some(bytes);
@@ -454,8 +534,16 @@ mod tests {
         let Some(bytes) = corpus_bytes() else { return };
         let (format, parsed) = crate::input::parse_bytes("simple.prof", &bytes).unwrap();
         assert_eq!(format, "pprof");
-        let metrics: Vec<(&str, &Unit)> = parsed.profile.metrics.iter().map(|m| (m.name.as_str(), &m.unit)).collect();
-        assert_eq!(metrics, vec![("samples", &Unit::Count), ("cpu", &Unit::Nanoseconds)]);
+        let metrics: Vec<(&str, &Unit)> = parsed
+            .profile
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), &m.unit))
+            .collect();
+        assert_eq!(
+            metrics,
+            vec![("samples", &Unit::Count), ("cpu", &Unit::Nanoseconds)]
+        );
         assert_eq!(parsed.profile.totals(), vec![150.0, 1_500_000_000.0]);
         assert!(parsed.profile.timeline.is_none());
         assert!(parsed.warnings.is_empty());
@@ -482,23 +570,41 @@ mod tests {
         expected.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(stacks(&parsed), expected);
         // Frames carry their source file and line.
-        let alpha = parsed.frames.iter().find(|(_, f)| f.function == "main.alpha").map(|(_, f)| f.clone()).unwrap();
-        assert!(alpha.file.as_deref().is_some_and(|f| f.ends_with(".go")), "{alpha:?}");
+        let alpha = parsed
+            .frames
+            .iter()
+            .find(|(_, f)| f.function == "main.alpha")
+            .map(|(_, f)| f.clone())
+            .unwrap();
+        assert!(
+            alpha.file.as_deref().is_some_and(|f| f.ends_with(".go")),
+            "{alpha:?}"
+        );
         assert!(alpha.line.is_some());
     }
 
     #[test]
     fn truncated_corpus_is_an_error_not_a_panic() {
         let Some(bytes) = corpus_bytes() else { return };
-        let raw = if text::is_gzip(&bytes) { text::gunzip(&bytes).unwrap() } else { bytes };
+        let raw = if text::is_gzip(&bytes) {
+            text::gunzip(&bytes).unwrap()
+        } else {
+            bytes
+        };
         for cut in [raw.len() / 2, raw.len() - 1, 1, 3] {
-            let input = Input { file_name: "x.pb.gz", bytes: &raw[..cut] };
+            let input = Input {
+                file_name: "x.pb.gz",
+                bytes: &raw[..cut],
+            };
             let e = Pprof.parse(&input).unwrap_err();
             assert!(e.message.contains("pprof"), "{e}");
         }
         // Every prefix: never a panic.
         for cut in 0..raw.len() {
-            let _ = Pprof.parse(&Input { file_name: "x.pb", bytes: &raw[..cut] });
+            let _ = Pprof.parse(&Input {
+                file_name: "x.pb",
+                bytes: &raw[..cut],
+            });
         }
     }
 
@@ -513,7 +619,10 @@ mod tests {
             let mut b = Builder::default();
             b.p.string_table.push(Vec::new());
             for (t, u) in types {
-                let vt = pb::ValueType { r#type: b.s(t), unit: b.s(u) };
+                let vt = pb::ValueType {
+                    r#type: b.s(t),
+                    unit: b.s(u),
+                };
                 b.p.sample_type.push(vt);
             }
             b
@@ -526,23 +635,48 @@ mod tests {
             (self.p.string_table.len() - 1) as i64
         }
         fn function(&mut self, id: u64, name: &str, file: &str) {
-            let f = pb::Function { id, name: self.s(name), filename: self.s(file), ..Default::default() };
+            let f = pb::Function {
+                id,
+                name: self.s(name),
+                filename: self.s(file),
+                ..Default::default()
+            };
             self.p.function.push(f);
         }
         /// `lines`: (function id, line), innermost first as in pprof.
         fn location(&mut self, id: u64, mapping_id: u64, address: u64, lines: &[(u64, i64)]) {
-            let line = lines.iter().map(|&(function_id, line)| pb::Line { function_id, line, column: 0 }).collect();
-            self.p.location.push(pb::Location { id, mapping_id, address, line, is_folded: false });
+            let line = lines
+                .iter()
+                .map(|&(function_id, line)| pb::Line {
+                    function_id,
+                    line,
+                    column: 0,
+                })
+                .collect();
+            self.p.location.push(pb::Location {
+                id,
+                mapping_id,
+                address,
+                line,
+                is_folded: false,
+            });
         }
         fn sample(&mut self, leaf_first: &[u64], value: &[i64]) {
-            self.p.sample.push(pb::Sample { location_id: leaf_first.to_vec(), value: value.to_vec(), label: vec![] });
+            self.p.sample.push(pb::Sample {
+                location_id: leaf_first.to_vec(),
+                value: value.to_vec(),
+                label: vec![],
+            });
         }
         fn bytes(&self) -> Vec<u8> {
             self.p.encode_to_vec()
         }
         fn parse(&self) -> Result<Parsed, ParseError> {
             let bytes = self.bytes();
-            let input = Input { file_name: "synth", bytes: &bytes };
+            let input = Input {
+                file_name: "synth",
+                bytes: &bytes,
+            };
             assert!(Pprof.sniff(&input), "synthesized profile not sniffed");
             Pprof.parse(&input)
         }
@@ -561,7 +695,10 @@ mod tests {
         b.sample(&[20, 10], &[3]);
         b.sample(&[10], &[-1]);
         let p = b.parse().unwrap();
-        assert_eq!(p.profile.metrics, vec![Metric::new("cpu", Unit::Nanoseconds)]);
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("cpu", Unit::Nanoseconds)]
+        );
         assert_eq!(
             stacks(&p),
             vec![
@@ -569,8 +706,21 @@ mod tests {
                 ("main;outer;inlined_mid;inlined_leaf".to_string(), vec![3e6]),
             ]
         );
-        let leaf = p.frames.iter().find(|(_, f)| f.function == "inlined_leaf").map(|(_, f)| f.clone()).unwrap();
-        assert_eq!(leaf, Frame { function: "inlined_leaf".into(), file: Some("lib.go".into()), line: Some(40), module: None });
+        let leaf = p
+            .frames
+            .iter()
+            .find(|(_, f)| f.function == "inlined_leaf")
+            .map(|(_, f)| f.clone())
+            .unwrap();
+        assert_eq!(
+            leaf,
+            Frame {
+                function: "inlined_leaf".into(),
+                file: Some("lib.go".into()),
+                line: Some(40),
+                module: None
+            }
+        );
         assert_eq!(p.profile.totals(), vec![2e6]);
     }
 
@@ -590,8 +740,16 @@ mod tests {
         b.location(2, 0, 0xdead, &[]);
         b.sample(&[1, 2], &[1]);
         let p = b.parse().unwrap();
-        assert_eq!(stacks(&p), vec![("0xdead;libc.so.6+0x1234".to_string(), vec![1.0])]);
-        let f = p.frames.iter().find(|(_, f)| f.function.starts_with("libc")).map(|(_, f)| f.clone()).unwrap();
+        assert_eq!(
+            stacks(&p),
+            vec![("0xdead;libc.so.6+0x1234".to_string(), vec![1.0])]
+        );
+        let f = p
+            .frames
+            .iter()
+            .find(|(_, f)| f.function.starts_with("libc"))
+            .map(|(_, f)| f.clone())
+            .unwrap();
         assert_eq!(f.module.as_deref(), Some("libc.so.6"));
     }
 
@@ -606,11 +764,17 @@ mod tests {
         let n = b.p.string_table.len();
         let e = b.parse().unwrap_err();
         assert_eq!(e.place, Place::Field("function[3].name".into()));
-        assert_eq!(e.message, format!("string index 999 is out of range (string table has {n} entries)"));
+        assert_eq!(
+            e.message,
+            format!("string index 999 is out of range (string table has {n} entries)")
+        );
 
         let mut b = Builder::new(&[("samples", "count")]);
         b.p.sample_type[0].unit = -1;
-        assert_eq!(b.parse().unwrap_err().place, Place::Field("sample_type[0].unit".into()));
+        assert_eq!(
+            b.parse().unwrap_err().place,
+            Place::Field("sample_type[0].unit".into())
+        );
     }
 
     #[test]
@@ -623,13 +787,22 @@ mod tests {
         }
         b.sample(&[77, 1], &[1]);
         let e = b.parse().unwrap_err();
-        assert_eq!(e, ParseError::field("sample[12].location_id[0]", "location id 77 does not exist"));
+        assert_eq!(
+            e,
+            ParseError::field("sample[12].location_id[0]", "location id 77 does not exist")
+        );
 
         let mut b = Builder::new(&[("samples", "count")]);
         b.function(1, "a", "a.go");
         b.location(1, 0, 0, &[(1, 1), (5, 2)]);
         let e = b.parse().unwrap_err();
-        assert_eq!(e, ParseError::field("location[0].line[1].function_id", "function id 5 does not exist"));
+        assert_eq!(
+            e,
+            ParseError::field(
+                "location[0].line[1].function_id",
+                "function id 5 does not exist"
+            )
+        );
 
         // A missing mapping only loses the module name.
         let mut b = Builder::new(&[("samples", "count")]);
@@ -638,7 +811,10 @@ mod tests {
         b.sample(&[1], &[4]);
         let p = b.parse().unwrap();
         assert_eq!(p.warnings.len(), 1);
-        assert_eq!(p.warnings[0].place, Place::Field("location[0].mapping_id".into()));
+        assert_eq!(
+            p.warnings[0].place,
+            Place::Field("location[0].mapping_id".into())
+        );
         assert_eq!(p.profile.totals(), vec![4.0]);
     }
 
@@ -657,21 +833,39 @@ mod tests {
     fn bad_string_table_and_missing_sample_types_are_errors() {
         let mut b = Builder::new(&[("samples", "count")]);
         b.p.string_table[0] = b"oops".to_vec();
-        assert_eq!(b.parse().unwrap_err().place, Place::Field("string_table[0]".into()));
+        assert_eq!(
+            b.parse().unwrap_err().place,
+            Place::Field("string_table[0]".into())
+        );
 
         let mut b = Builder::new(&[]);
         b.s("something");
         let bytes = b.bytes();
-        let e = Pprof.parse(&Input { file_name: "x.pb", bytes: &bytes }).unwrap_err();
+        let e = Pprof
+            .parse(&Input {
+                file_name: "x.pb",
+                bytes: &bytes,
+            })
+            .unwrap_err();
         assert!(e.message.contains("no sample types"), "{e}");
 
-        let e = Pprof.parse(&Input { file_name: "x.pb", bytes: b"\xff\xff\xff" }).unwrap_err();
+        let e = Pprof
+            .parse(&Input {
+                file_name: "x.pb",
+                bytes: b"\xff\xff\xff",
+            })
+            .unwrap_err();
         assert!(e.message.starts_with("not a valid pprof profile: "), "{e}");
     }
 
     #[test]
     fn sniffing() {
-        let yes = |name: &str, bytes: &[u8]| Pprof.sniff(&Input { file_name: name, bytes });
+        let yes = |name: &str, bytes: &[u8]| {
+            Pprof.sniff(&Input {
+                file_name: name,
+                bytes,
+            })
+        };
         assert!(!yes("x.folded", b"\na;b 1\n"));
         assert!(!yes("x.prof", b"\na;b 1\n"));
         assert!(!yes("x.json", b"{\"a\": 1}"));
@@ -682,6 +876,9 @@ mod tests {
         // sample_type { type: 1, unit: 2 }
         assert!(yes("anything", b"\x0a\x04\x08\x01\x10\x02"));
         // The whole pipeline on text still picks a text format or fails.
-        assert!(!matches!(crate::input::parse_bytes("x.folded", b"\na;b 1\n"), Ok(("pprof", _))));
+        assert!(!matches!(
+            crate::input::parse_bytes("x.folded", b"\na;b 1\n"),
+            Ok(("pprof", _))
+        ));
     }
 }

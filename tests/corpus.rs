@@ -1,0 +1,206 @@
+//! Conformance on real profiles from public projects (`../shared/corpus/`):
+//! every file is either parsed, with its totals equal to figures computed
+//! independently, or rejected with a clear error naming the file. A corpus
+//! file without an expectation here fails the test, so new files get one.
+//!
+//! How the expected figures were computed (outside perfatlas):
+//! - folded: `python3` summing the last field of each non-empty line
+//!   (decoding UTF-16 by its BOM); lines without a numeric count counted as
+//!   invalid;
+//! - perf script: `grep -cE '^\S.*\s[0-9]+\.[0-9]+:' FILE` (sample headers);
+//! - cpuprofile: `python3 -c "import json;print(len(json.load(open(F))['samples']))"`;
+//! - speedscope: python summing `weights` per sampled profile (unit seconds →
+//!   ns), and `endValue - startValue` for the evented one;
+//! - pprof: a hand-written protobuf decoder in python and `go tool pprof -raw`
+//!   (Debian golang-go), both giving 150 samples and 1.5 s of cpu.
+
+use std::path::{Path, PathBuf};
+
+use perfatlas::input::load::read_and_parse;
+
+enum Expect {
+    /// Parsed by `format`; per metric name its total; and how many parts
+    /// were skipped with a warning.
+    Parsed {
+        format: &'static str,
+        totals: &'static [(&'static str, f64)],
+        warnings: usize,
+    },
+    /// Rejected; the message contains this text.
+    Rejected(&'static str),
+}
+
+use Expect::{Parsed, Rejected};
+
+const UNRECOGNISED: &str = "unrecognised format";
+
+fn expectation(rel: &str) -> Option<Expect> {
+    let folded = |total| Parsed {
+        format: "folded",
+        totals: leak(vec![("samples", total)]),
+        warnings: 0,
+    };
+    Some(match rel {
+        "speedscope/stackcollapse/alternating.txt" => folded(182.0),
+        "speedscope/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt" => folded(285.0),
+        "speedscope/stackcollapse/recursion.txt" => folded(10.0),
+        "speedscope/stackcollapse/simple-crlf.txt" => folded(14.0),
+        "speedscope/stackcollapse/simple-utf16-be.txt" => folded(14.0),
+        "speedscope/stackcollapse/simple-utf16-le.txt" => folded(14.0),
+        "speedscope/stackcollapse/simple.txt" => folded(14.0),
+        "speedscope/stackcollapse/tall.txt" => folded(1.0),
+        "speedscope/stackcollapse/simple-with-invalids.txt" => Parsed {
+            format: "folded",
+            totals: &[("samples", 14.0)],
+            warnings: 3,
+        },
+        "speedscope/pprof/simple.prof" => Parsed {
+            format: "pprof",
+            totals: &[("samples", 150.0), ("cpu", 1.5e9)],
+            warnings: 0,
+        },
+        // Not supported yet (later issues): rejected, never misread.
+        "speedscope/Chrome/69/Heap-20181005T144546.heapprofile"
+        | "speedscope/node/10.11.0/Heap-20181003T105432.heapprofile"
+        | "speedscope/callgrind/callgrind.example.log"
+        | "speedscope/callgrind/callgrind.multiple-event-types.log"
+        | "speedscope/haskell/simple.prof"
+        | "speedscope/java-flight-recorder/heavy.jfr"
+        | "speedscope/trace-event/multi-thread-with-samples.json"
+        | "inferno/collapse-dtrace/java.txt"
+        | "inferno/collapse-dtrace/rust-names.txt" => Rejected(UNRECOGNISED),
+        _ => return more_expectations(rel),
+    })
+}
+
+/// Formats added by later merges keep their expectations here.
+fn more_expectations(rel: &str) -> Option<Expect> {
+    let _ = rel;
+    None
+}
+
+fn leak(v: Vec<(&'static str, f64)>) -> &'static [(&'static str, f64)] {
+    Box::leak(v.into_boxed_slice())
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    dir.is_dir().then_some(dir)
+}
+
+#[test]
+fn every_corpus_file_is_parsed_with_known_totals_or_rejected_clearly() {
+    let Some(dir) = corpus_dir() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("../shared/corpus is missing in CI");
+        }
+        eprintln!("note: ../shared/corpus not found; corpus test skipped");
+        return;
+    };
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy();
+        if !entry.file_type().is_file() || name.starts_with("LICENSE") || name.ends_with(".md") {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Some(expect) = expectation(&rel) else {
+            problems.push(format!("{rel}: no expectation in tests/corpus.rs"));
+            continue;
+        };
+        checked += 1;
+        let result = read_and_parse(&entry.path().to_path_buf());
+        match (expect, result) {
+            (
+                Parsed {
+                    format,
+                    totals,
+                    warnings,
+                },
+                Ok((got_format, parsed)),
+            ) => {
+                if got_format != format {
+                    problems.push(format!("{rel}: read as {got_format}, expected {format}"));
+                }
+                for (metric, want) in totals {
+                    let m = parsed
+                        .profile
+                        .metrics
+                        .iter()
+                        .position(|m| m.name == *metric);
+                    match m.map(|m| parsed.profile.tree.total(m)) {
+                        Some(got) if (got - want).abs() <= 1e-6 * want.abs().max(1.0) => {}
+                        got => {
+                            problems.push(format!("{rel}: {metric} total {got:?}, expected {want}"))
+                        }
+                    }
+                }
+                if parsed.warnings.len() != warnings {
+                    problems.push(format!(
+                        "{rel}: {} warnings, expected {warnings}: {:?}",
+                        parsed.warnings.len(),
+                        parsed.warnings
+                    ));
+                }
+            }
+            (Parsed { .. }, Err(e)) => problems.push(format!("{rel}: rejected: {e}")),
+            (Rejected(text), Ok((f, _))) => {
+                problems.push(format!("{rel}: parsed as {f}, expected rejection ({text})"))
+            }
+            (Rejected(text), Err(e)) => {
+                if !e.to_string().contains(text) {
+                    problems.push(format!("{rel}: error {e:?} does not say {text:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {checked} corpus files wrong:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(checked >= 30, "only {checked} corpus files checked");
+}
+
+#[test]
+fn a_bad_corpus_file_in_a_build_is_listed_with_its_name() {
+    let Some(dir) = corpus_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    std::fs::create_dir_all(input.join("v1")).unwrap();
+    std::fs::copy(
+        dir.join("speedscope/stackcollapse/simple-with-invalids.txt"),
+        input.join("v1/simple.txt"),
+    )
+    .unwrap();
+    std::fs::copy(
+        dir.join("speedscope/callgrind/callgrind.example.log"),
+        input.join("v1/cg.log"),
+    )
+    .unwrap();
+    let out = tmp.path().join("site");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args([
+            "build",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("v1/cg.log"), "callgrind file not listed");
+    assert!(
+        index.contains("v1/simple.txt") && index.contains("line "),
+        "bad folded lines not listed with their line"
+    );
+}
