@@ -34,7 +34,8 @@ use crate::model::{Frame, FrameTable, Metric, NodeId, Profile, Timeline, Timelin
 
 pub struct CpuProfile;
 
-const TRACE_EVENTS_MESSAGE: &str = "Chrome trace-event files are not supported yet; export a .cpuprofile";
+const TRACE_EVENTS_MESSAGE: &str =
+    "Chrome trace-event files are not supported yet; export a .cpuprofile";
 
 impl Format for CpuProfile {
     fn name(&self) -> &'static str {
@@ -43,7 +44,11 @@ impl Format for CpuProfile {
 
     fn sniff(&self, input: &Input) -> bool {
         let head = text::decode_text(super::head(input.bytes, 4096));
-        let first = head.trim_start_matches('\u{feff}').trim_start().chars().next();
+        let first = head
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .chars()
+            .next();
         match first {
             // A trace-event array: claimed so that the user gets a clear
             // "not supported" message instead of "unrecognised format".
@@ -53,10 +58,14 @@ impl Format for CpuProfile {
                     return false;
                 }
                 let new = head.contains("\"nodes\"")
-                    && (head.contains("\"callFrame\"") || head.contains("\"startTime\"") || head.contains("\"samples\""));
+                    && (head.contains("\"callFrame\"")
+                        || head.contains("\"startTime\"")
+                        || head.contains("\"samples\""));
                 // Old format; a V8 heap profile also has a `head` but its
                 // nodes carry `selfSize` instead of `hitCount`.
-                let old = head.contains("\"head\"") && head.contains("\"hitCount\"") && !head.contains("\"selfSize\"");
+                let old = head.contains("\"head\"")
+                    && head.contains("\"hitCount\"")
+                    && !head.contains("\"selfSize\"");
                 new || old || head.contains("\"traceEvents\"")
             }
             _ => false,
@@ -66,7 +75,7 @@ impl Format for CpuProfile {
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
         let data = text::decode_text(input.bytes);
         let data = data.trim_start_matches('\u{feff}');
-        if data.trim_start().starts_with('[') {
+        if data.trim_start().starts_with('[') || opens_with_trace_events(data) {
             return Err(ParseError::whole(TRACE_EVENTS_MESSAGE));
         }
         let raw: RawProfile = serde_json::from_str(data).map_err(json_error)?;
@@ -161,8 +170,15 @@ fn make_frame(function: Option<String>, url: Option<String>, line: Option<f64>) 
     };
     let file = url.filter(|u| !u.is_empty());
     // lineNumber is 0-based; -1 means unknown.
-    let line = line.filter(|l| l.is_finite() && *l >= 0.0 && *l < u32::MAX as f64).map(|l| l as u32 + 1);
-    Frame { function, file, line, module: None }
+    let line = line
+        .filter(|l| l.is_finite() && *l >= 0.0 && *l < u32::MAX as f64)
+        .map(|l| l as u32 + 1);
+    Frame {
+        function,
+        file,
+        line,
+        module: None,
+    }
 }
 
 /// Flattens the old nested `head` tree (iteratively) into flat nodes.
@@ -170,8 +186,12 @@ fn flatten_old(head: OldNode) -> Vec<FlatNode> {
     let mut out = Vec::new();
     let mut stack = vec![(head, "$.head".to_string())];
     while let Some((node, path)) = stack.pop() {
-        let children: Vec<(i64, String)> =
-            node.children.iter().enumerate().map(|(i, c)| (c.id, format!("{path}.children[{i}].id"))).collect();
+        let children: Vec<(i64, String)> = node
+            .children
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id, format!("{path}.children[{i}].id")))
+            .collect();
         for (i, child) in node.children.into_iter().enumerate().rev() {
             stack.push((child, format!("{path}.children[{i}]")));
         }
@@ -195,7 +215,11 @@ fn flatten_new(nodes: Vec<RawNode>) -> Vec<FlatNode> {
             let path = format!("$.nodes[{i}]");
             FlatNode {
                 id: n.id,
-                frame: make_frame(n.call_frame.function_name, n.call_frame.url, n.call_frame.line_number),
+                frame: make_frame(
+                    n.call_frame.function_name,
+                    n.call_frame.url,
+                    n.call_frame.line_number,
+                ),
                 hit_count: n.hit_count.unwrap_or(0.0),
                 children: n
                     .children
@@ -211,14 +235,36 @@ fn flatten_new(nodes: Vec<RawNode>) -> Vec<FlatNode> {
         .collect()
 }
 
+/// An object whose `traceEvents` key comes before any `nodes` key is a
+/// trace-event file, even when it embeds profile chunks or `samples`.
+fn opens_with_trace_events(data: &str) -> bool {
+    let mut end = data.len().min(4096);
+    while !data.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &data[..end];
+    match (head.find("\"traceEvents\""), head.find("\"nodes\"")) {
+        (Some(t), Some(n)) => t < n,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
 fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
     // Sample times are absolute `timestamps` (old format) rather than deltas.
     let from_stamps = raw.time_deltas.is_none();
     let nodes = match (raw.nodes, raw.head) {
         (Some(nodes), _) => flatten_new(nodes),
         (None, Some(head)) => flatten_old(head),
-        (None, None) if raw.trace_events.is_some() => return Err(ParseError::whole(TRACE_EVENTS_MESSAGE)),
-        (None, None) => return Err(ParseError::json("$", "expected a `nodes` array (a .cpuprofile)")),
+        (None, None) if raw.trace_events.is_some() => {
+            return Err(ParseError::whole(TRACE_EVENTS_MESSAGE))
+        }
+        (None, None) => {
+            return Err(ParseError::json(
+                "$",
+                "expected a `nodes` array (a .cpuprofile)",
+            ))
+        }
     };
     if nodes.is_empty() {
         return Err(ParseError::json("$.nodes", "the profile has no nodes"));
@@ -230,7 +276,10 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         if let Some(&first) = index.get(&n.id) {
             return Err(ParseError::json(
                 format!("{}.id", n.path),
-                format!("node id {} is used twice (first by {})", n.id, nodes[first].path),
+                format!(
+                    "node id {} is used twice (first by {})",
+                    n.id, nodes[first].path
+                ),
             ));
         }
         index.insert(n.id, i);
@@ -239,9 +288,19 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
     // Parent of every node, from `children` and `parent` links.
     let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    let mut link = |p: usize, c: usize, path: &str, parent: &mut Vec<Option<usize>>| -> Result<(), ParseError> {
+    let mut link = |p: usize,
+                    c: usize,
+                    path: &str,
+                    parent: &mut Vec<Option<usize>>|
+     -> Result<(), ParseError> {
         if p == c {
-            return Err(ParseError::json(path, format!("node id {} lists itself as its child (a cycle)", nodes[c].id)));
+            return Err(ParseError::json(
+                path,
+                format!(
+                    "node id {} lists itself as its child (a cycle)",
+                    nodes[c].id
+                ),
+            ));
         }
         match parent[c] {
             Some(q) if q == p => Ok(()), // same link given both ways
@@ -253,7 +312,10 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
                     if x == c {
                         return Err(ParseError::json(
                             path,
-                            format!("node id {} is listed as a child of its own descendant (a cycle)", nodes[c].id),
+                            format!(
+                                "node id {} is listed as a child of its own descendant (a cycle)",
+                                nodes[c].id
+                            ),
                         ));
                     }
                     steps += 1;
@@ -264,7 +326,10 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
                 }
                 Err(ParseError::json(
                     path,
-                    format!("node id {} already has a parent ({}); a node can have only one", nodes[c].id, nodes[q].path),
+                    format!(
+                        "node id {} already has a parent ({}); a node can have only one",
+                        nodes[c].id, nodes[q].path
+                    ),
                 ))
             }
             None => {
@@ -277,13 +342,19 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
     for (i, n) in nodes.iter().enumerate() {
         for (child_id, path) in &n.children {
             let Some(&c) = index.get(child_id) else {
-                return Err(ParseError::json(path.as_str(), format!("child id {child_id} is not the id of any node")));
+                return Err(ParseError::json(
+                    path.as_str(),
+                    format!("child id {child_id} is not the id of any node"),
+                ));
             };
             link(i, c, path, &mut parent)?;
         }
         if let Some((parent_id, path)) = &n.parent {
             let Some(&p) = index.get(parent_id) else {
-                return Err(ParseError::json(path.as_str(), format!("parent id {parent_id} is not the id of any node")));
+                return Err(ParseError::json(
+                    path.as_str(),
+                    format!("parent id {parent_id} is not the id of any node"),
+                ));
             };
             link(p, i, path, &mut parent)?;
         }
@@ -292,9 +363,13 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
     // Walk from the roots, top-down, with an explicit stack. A node is
     // skipped (its children go to the tree's root) when it is a parentless
     // "(root)".
-    let metrics_have_time = raw.samples.is_some() && (raw.time_deltas.is_some() || raw.timestamps.is_some());
+    let metrics_have_time =
+        raw.samples.is_some() && (raw.time_deltas.is_some() || raw.timestamps.is_some());
     let metrics = if metrics_have_time {
-        vec![Metric::new("cpu", Unit::Nanoseconds), Metric::new("samples", Unit::Samples)]
+        vec![
+            Metric::new("cpu", Unit::Nanoseconds),
+            Metric::new("samples", Unit::Samples),
+        ]
     } else {
         vec![Metric::new("samples", Unit::Samples)]
     };
@@ -334,17 +409,23 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
             }
         }
         let p = parent[n].unwrap_or(n);
-        let path = link_path(&nodes[p], nodes[n].id).unwrap_or_else(|| format!("{}.parent", nodes[n].path));
+        let path = link_path(&nodes[p], nodes[n].id)
+            .unwrap_or_else(|| format!("{}.parent", nodes[n].path));
         return Err(ParseError::json(
             path,
-            format!("node id {} is its own ancestor (the children links form a cycle)", nodes[n].id),
+            format!(
+                "node id {} is its own ancestor (the children links form a cycle)",
+                nodes[n].id
+            ),
         ));
     }
     let node_of = |id: i64, path: String| -> Result<NodeId, ParseError> {
-        index
-            .get(&id)
-            .and_then(|&i| tree_node[i])
-            .ok_or_else(|| ParseError::json(path, format!("sample refers to node id {id}, which is not a node")))
+        index.get(&id).and_then(|&i| tree_node[i]).ok_or_else(|| {
+            ParseError::json(
+                path,
+                format!("sample refers to node id {id}, which is not a node"),
+            )
+        })
     };
 
     let mut warnings = Vec::new();
@@ -355,14 +436,21 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
                 if deltas.len() != samples.len() {
                     return Err(ParseError::json(
                         "$.timeDeltas",
-                        format!("has {} entries but `samples` has {}", deltas.len(), samples.len()),
+                        format!(
+                            "has {} entries but `samples` has {}",
+                            deltas.len(),
+                            samples.len()
+                        ),
                     ));
                 }
                 let mut t = raw.start_time.unwrap_or(0.0);
-                deltas.iter().map(|d| {
-                    t += d;
-                    t
-                }).collect()
+                deltas
+                    .iter()
+                    .map(|d| {
+                        t += d;
+                        t
+                    })
+                    .collect()
             } else {
                 let stamps = raw.timestamps.unwrap_or_default();
                 // The old format may carry one more timestamp than samples:
@@ -370,31 +458,53 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
                 if stamps.len() != samples.len() && stamps.len() != samples.len() + 1 {
                     return Err(ParseError::json(
                         "$.timestamps",
-                        format!("has {} entries but `samples` has {}", stamps.len(), samples.len()),
+                        format!(
+                            "has {} entries but `samples` has {}",
+                            stamps.len(),
+                            samples.len()
+                        ),
                     ));
                 }
                 stamps
             };
             if let Some(i) = times.iter().position(|t| !t.is_finite()) {
-                let field = if from_stamps { "timestamps" } else { "timeDeltas" };
-                return Err(ParseError::json(format!("$.{field}[{i}]"), "the sample time is not a finite number"));
+                let field = if from_stamps {
+                    "timestamps"
+                } else {
+                    "timeDeltas"
+                };
+                return Err(ParseError::json(
+                    format!("$.{field}[{i}]"),
+                    "the sample time is not a finite number",
+                ));
             }
-            let mut order: Vec<(f64, usize)> = times.iter().copied().zip(0..samples.len()).collect();
+            let mut order: Vec<(f64, usize)> =
+                times.iter().copied().zip(0..samples.len()).collect();
             if order.windows(2).any(|w| w[1].0 < w[0].0) {
                 // Chrome occasionally records negative deltas; DevTools
                 // sorts samples by time, and so do we (stable).
                 let backwards = order.windows(2).filter(|w| w[1].0 < w[0].0).count();
                 order.sort_by(|a, b| a.0.total_cmp(&b.0));
                 warnings.push(ParseError::json(
-                    if from_stamps { "$.timestamps" } else { "$.timeDeltas" },
-                    format!("{backwards} sample(s) go back in time; samples were put in time order"),
+                    if from_stamps {
+                        "$.timestamps"
+                    } else {
+                        "$.timeDeltas"
+                    },
+                    format!(
+                        "{backwards} sample(s) go back in time; samples were put in time order"
+                    ),
                 ));
             }
             let n = order.len();
             // The last sample has no next one. Its length is the time to
             // `endTime` (or the extra old-format timestamp) when that is not
             // before it, else the mean interval of the other samples.
-            let mean = if n >= 2 { (order[n - 1].0 - order[0].0) / (n - 1) as f64 } else { 0.0 };
+            let mean = if n >= 2 {
+                (order[n - 1].0 - order[0].0) / (n - 1) as f64
+            } else {
+                0.0
+            };
             let end = if from_stamps {
                 times.get(samples.len()).copied()
             } else {
@@ -416,7 +526,11 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
                 let ns = length_us * 1000.0;
                 profile.tree.add_self(node, 0, ns);
                 profile.tree.add_self(node, samples_metric, 1.0);
-                timeline.push(TimelineSample { start_ns: (t - first) * 1000.0, duration_ns: ns, node });
+                timeline.push(TimelineSample {
+                    start_ns: (t - first) * 1000.0,
+                    duration_ns: ns,
+                    node,
+                });
             }
             profile.timeline = Some(Timeline { samples: timeline });
         }
@@ -429,7 +543,10 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         None => {
             for (i, n) in nodes.iter().enumerate() {
                 if !(n.hit_count.is_finite() && n.hit_count >= 0.0) {
-                    return Err(ParseError::json(format!("{}.hitCount", n.path), "hitCount is not a non-negative number"));
+                    return Err(ParseError::json(
+                        format!("{}.hitCount", n.path),
+                        "hitCount is not a non-negative number",
+                    ));
                 }
                 if let Some(node) = tree_node[i] {
                     profile.tree.add_self(node, samples_metric, n.hit_count);
@@ -437,12 +554,20 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
             }
         }
     }
-    Ok(Parsed { frames, profile, warnings })
+    Ok(Parsed {
+        frames,
+        profile,
+        warnings,
+    })
 }
 
 /// The path of the reference from `parent` to the child with id `child`.
 fn link_path(parent: &FlatNode, child: i64) -> Option<String> {
-    parent.children.iter().find(|(c, _)| *c == child).map(|(_, p)| p.clone())
+    parent
+        .children
+        .iter()
+        .find(|(c, _)| *c == child)
+        .map(|(_, p)| p.clone())
 }
 
 #[cfg(test)]
@@ -451,7 +576,10 @@ mod tests {
     use crate::error::Place;
 
     fn parse(text: &str) -> Result<Parsed, ParseError> {
-        CpuProfile.parse(&Input { file_name: "x.cpuprofile", bytes: text.as_bytes() })
+        CpuProfile.parse(&Input {
+            file_name: "x.cpuprofile",
+            bytes: text.as_bytes(),
+        })
     }
 
     fn corpus(rel: &str) -> Option<Vec<u8>> {
@@ -478,15 +606,24 @@ mod tests {
 
     #[test]
     fn chrome_65_simple() {
-        let Some(bytes) = corpus("speedscope/Chrome/65/simple.cpuprofile") else { return };
-        let input = Input { file_name: "simple.cpuprofile", bytes: &bytes };
+        let Some(bytes) = corpus("speedscope/Chrome/65/simple.cpuprofile") else {
+            return;
+        };
+        let input = Input {
+            file_name: "simple.cpuprofile",
+            bytes: &bytes,
+        };
         assert!(CpuProfile.sniff(&input));
         let p = CpuProfile.parse(&input).unwrap();
         assert_eq!(p.profile.metrics[0].name, "cpu");
         // python3 -c "import json;d=json.load(open('simple.cpuprofile'));print(len(d['samples']), d['endTime']-d['startTime']-d['timeDeltas'][0])"
         // → 29 36317   (the last sample runs to endTime, so the total is endTime - first sample)
         assert_eq!(p.profile.tree.total(1), 29.0);
-        assert!(close(p.profile.tree.total(0), 36317.0 * 1000.0), "{}", p.profile.tree.total(0));
+        assert!(
+            close(p.profile.tree.total(0), 36317.0 * 1000.0),
+            "{}",
+            p.profile.tree.total(0)
+        );
         // (root) is skipped: its only child, the anonymous script, is a root child.
         let roots = p.profile.tree.children(NodeId::ROOT);
         assert_eq!(roots.len(), 1);
@@ -506,37 +643,82 @@ mod tests {
 
     #[test]
     fn chrome_65_sucrase() {
-        let Some(bytes) = corpus("speedscope/Chrome/65/sucrase.cpuprofile") else { return };
+        let Some(bytes) = corpus("speedscope/Chrome/65/sucrase.cpuprofile") else {
+            return;
+        };
         let (name, p) = crate::input::parse_bytes("sucrase.cpuprofile", &bytes).unwrap();
         assert_eq!(name, "cpuprofile");
         // python3 -c "import json;d=json.load(open('sucrase.cpuprofile'));print(len(d['samples']), d['endTime']-d['startTime']-d['timeDeltas'][0])"
         // → 17138 22003906   (no negative deltas in this file; endTime is after the last sample)
         assert_eq!(p.profile.tree.total(1), 17138.0);
-        assert!(close(p.profile.tree.total(0), 22003906.0 * 1000.0), "{}", p.profile.tree.total(0));
+        assert!(
+            close(p.profile.tree.total(0), 22003906.0 * 1000.0),
+            "{}",
+            p.profile.tree.total(0)
+        );
         assert_eq!(p.profile.timeline.as_ref().unwrap().samples.len(), 17138);
         assert!(p.warnings.is_empty());
-        let names: Vec<&str> = p.profile.tree.children(NodeId::ROOT).iter().map(|&n| function(&p, n)).collect();
-        assert!(names.contains(&"(program)") && names.contains(&"(garbage collector)"), "{names:?}");
+        let names: Vec<&str> = p
+            .profile
+            .tree
+            .children(NodeId::ROOT)
+            .iter()
+            .map(|&n| function(&p, n))
+            .collect();
+        assert!(
+            names.contains(&"(program)") && names.contains(&"(garbage collector)"),
+            "{names:?}"
+        );
     }
 
     #[test]
     fn node_10_old_format() {
-        let Some(bytes) = corpus("speedscope/node/10.11.0/example.cpuprofile") else { return };
+        let Some(bytes) = corpus("speedscope/node/10.11.0/example.cpuprofile") else {
+            return;
+        };
         let (name, p) = crate::input::parse_bytes("example.cpuprofile", &bytes).unwrap();
         assert_eq!(name, "cpuprofile");
         // python3 -c "import json;d=json.load(open('example.cpuprofile'));t=d['timestamps'];print(len(d['samples']),len(t),t[-1]-t[0])"
         // → 29 30 45920   (30 timestamps: the last one ends the last sample)
         assert_eq!(p.profile.tree.total(1), 29.0);
-        assert!(close(p.profile.tree.total(0), 45920.0 * 1000.0), "{}", p.profile.tree.total(0));
+        assert!(
+            close(p.profile.tree.total(0), 45920.0 * 1000.0),
+            "{}",
+            p.profile.tree.total(0)
+        );
         let roots = p.profile.tree.children(NodeId::ROOT);
         assert_eq!(function(&p, p.profile.tree.children(roots[0])[0]), "a");
     }
 
     #[test]
+    fn trace_event_object_with_multibyte_text_at_the_window_edge_is_rejected_clearly() {
+        let mut text = String::from("{\"traceEvents\": [{\"name\": \"");
+        while text.len() < 4095 {
+            text.push('a');
+        }
+        text.push_str("éé\"}], \"nodes\": []}");
+        let e = CpuProfile
+            .parse(&Input {
+                file_name: "t.json",
+                bytes: text.as_bytes(),
+            })
+            .unwrap_err();
+        assert!(
+            e.message.contains("trace-event files are not supported"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn chrome_trace_events_are_rejected_clearly() {
-        let Some(bytes) = corpus("speedscope/Chrome/116/Trace-20230603T221323.json") else { return };
+        let Some(bytes) = corpus("speedscope/Chrome/116/Trace-20230603T221323.json") else {
+            return;
+        };
         let e = crate::input::parse_bytes("Trace.json", &bytes).unwrap_err();
-        assert!(e.message.contains("trace-event files are not supported"), "{e}");
+        assert!(
+            e.message.contains("trace-event files are not supported"),
+            "{e}"
+        );
         let e = parse(r#"[{"ph":"X","ts":1,"name":"a"}]"#).unwrap_err();
         assert_eq!(e.message, TRACE_EVENTS_MESSAGE);
     }
@@ -549,11 +731,17 @@ mod tests {
                 {"id":3,"callFrame":{"functionName":"","url":"","lineNumber":0},"hitCount":2}]}"#,
         )
         .unwrap();
-        assert_eq!(p.profile.metrics, vec![Metric::new("samples", Unit::Samples)]);
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("samples", Unit::Samples)]
+        );
         assert_eq!(p.profile.tree.total(0), 5.0);
         let main = p.profile.tree.children(NodeId::ROOT)[0];
         let f = p.frames.get(p.profile.tree.frame(main).unwrap());
-        assert_eq!((f.function.as_str(), f.file.as_deref(), f.line), ("main", Some("file:///a.js"), Some(5)));
+        assert_eq!(
+            (f.function.as_str(), f.file.as_deref(), f.line),
+            ("main", Some("file:///a.js"), Some(5))
+        );
         assert!(p.profile.timeline.is_none());
     }
 
@@ -576,7 +764,10 @@ mod tests {
                 {"id":3,"callFrame":{},"children":[4]},{"id":4,"callFrame":{},"children":[2]}]}"#,
         )
         .unwrap_err();
-        assert!(matches!(&e.place, Place::Json(p) if p.starts_with("$.nodes[") && p.contains(".children[0]")), "{e}");
+        assert!(
+            matches!(&e.place, Place::Json(p) if p.starts_with("$.nodes[") && p.contains(".children[0]")),
+            "{e}"
+        );
         assert!(e.message.contains("cycle"), "{e}");
         // A child listed under two parents.
         let e = parse(r#"{"nodes":[{"id":1,"callFrame":{},"children":[2,3]},{"id":2,"callFrame":{},"children":[3]},{"id":3,"callFrame":{}}]}"#)
@@ -589,7 +780,10 @@ mod tests {
         let e = parse(r#"{"nodes":[{"id":1,"callFrame":{}}],"startTime":0,"endTime":5,"samples":[1,9],"timeDeltas":[1,1]}"#)
             .unwrap_err();
         assert_eq!(e.place, Place::Json("$.samples[1]".into()));
-        let e = parse(r#"{"nodes":[{"id":1,"callFrame":{}}],"startTime":0,"samples":[1,1],"timeDeltas":[1]}"#).unwrap_err();
+        let e = parse(
+            r#"{"nodes":[{"id":1,"callFrame":{}}],"startTime":0,"samples":[1,1],"timeDeltas":[1]}"#,
+        )
+        .unwrap_err();
         assert_eq!(e.place, Place::Json("$.timeDeltas".into()));
         let e = parse(r#"{"nodes":[{"id":1,"callFrame":{}}],"samples":["x"]}"#).unwrap_err();
         assert_eq!(e.place, Place::Line(1));
@@ -607,7 +801,10 @@ mod tests {
         assert_eq!(p.profile.tree.total(0), (20.0 + 10.0 + 15.0) * 1000.0);
         assert_eq!(p.warnings.len(), 1);
         let tl = &p.profile.timeline.as_ref().unwrap().samples;
-        assert_eq!(tl.iter().map(|s| s.start_ns).collect::<Vec<_>>(), vec![0.0, 20_000.0, 30_000.0]);
+        assert_eq!(
+            tl.iter().map(|s| s.start_ns).collect::<Vec<_>>(),
+            vec![0.0, 20_000.0, 30_000.0]
+        );
     }
 
     #[test]
@@ -619,9 +816,14 @@ mod tests {
                 s.push(',');
             }
             if i < n {
-                s.push_str(&format!(r#"{{"id":{i},"callFrame":{{"functionName":"f{i}"}},"children":[{}]}}"#, i + 1));
+                s.push_str(&format!(
+                    r#"{{"id":{i},"callFrame":{{"functionName":"f{i}"}},"children":[{}]}}"#,
+                    i + 1
+                ));
             } else {
-                s.push_str(&format!(r#"{{"id":{i},"callFrame":{{"functionName":"f{i}"}},"hitCount":1}}"#));
+                s.push_str(&format!(
+                    r#"{{"id":{i},"callFrame":{{"functionName":"f{i}"}},"hitCount":1}}"#
+                ));
             }
         }
         s.push_str("]}");
@@ -644,17 +846,35 @@ mod tests {
 
     #[test]
     fn sniffing() {
-        let yes = |s: &str| CpuProfile.sniff(&Input { file_name: "x", bytes: s.as_bytes() });
+        let yes = |s: &str| {
+            CpuProfile.sniff(&Input {
+                file_name: "x",
+                bytes: s.as_bytes(),
+            })
+        };
         assert!(yes(r#"{"nodes":[{"id":1,"callFrame":{}}],"startTime":1}"#));
-        assert!(!yes(r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","nodes":[],"samples":[]}"#));
-        assert!(!yes(r#"{"head":{"callFrame":{},"selfSize":0,"children":[]}}"#));
+        assert!(!yes(
+            r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","nodes":[],"samples":[]}"#
+        ));
+        assert!(!yes(
+            r#"{"head":{"callFrame":{},"selfSize":0,"children":[]}}"#
+        ));
         assert!(!yes("a;b 1\n"));
     }
 
     #[test]
     fn garbage_never_panics() {
-        for s in ["{", "{}", "[]", "null", r#"{"nodes":[]}"#, r#"{"nodes":[{"id":1}],"samples":[1],"timeDeltas":[1e308,1e308]}"#,
-                  r#"{"nodes":[{"id":1,"hitCount":-1}]}"#, r#"{"nodes":[{"id":1,"parent":1}]}"#, r#"{"nodes":[{"id":1},{"id":1}]}"#] {
+        for s in [
+            "{",
+            "{}",
+            "[]",
+            "null",
+            r#"{"nodes":[]}"#,
+            r#"{"nodes":[{"id":1}],"samples":[1],"timeDeltas":[1e308,1e308]}"#,
+            r#"{"nodes":[{"id":1,"hitCount":-1}]}"#,
+            r#"{"nodes":[{"id":1,"parent":1}]}"#,
+            r#"{"nodes":[{"id":1},{"id":1}]}"#,
+        ] {
             let _ = parse(s);
         }
     }

@@ -27,7 +27,10 @@ mod tests {
             demangle("_RINvNtCse0yjq9ZQveU_3std2rt10lang_startuECs8K9WJNlS7Dz_5trace"),
             "std::rt::lang_start::<()>"
         );
-        assert_eq!(demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE"), "core::ptr::drop_in_place");
+        assert_eq!(
+            demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE"),
+            "core::ptr::drop_in_place"
+        );
         assert_eq!(demangle("_Z4betav"), "_Z4betav");
         assert_eq!(demangle("main"), "main");
     }

@@ -25,7 +25,9 @@ use serde::Deserialize;
 use super::cpuprofile::json_error;
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
-use crate::model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
+use crate::model::{
+    Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit,
+};
 
 pub struct Speedscope;
 
@@ -41,7 +43,10 @@ impl Format for Speedscope {
             return false;
         }
         let schema = head.find("\"$schema\"").is_some_and(|i| {
-            let rest = head[i..].char_indices().take_while(|&(k, _)| k < 200).map(|(_, c)| c);
+            let rest = head[i..]
+                .char_indices()
+                .take_while(|&(k, _)| k < 200)
+                .map(|(_, c)| c);
             rest.collect::<String>().contains("speedscope")
         });
         schema || (head.contains("\"shared\"") && head.contains("\"profiles\""))
@@ -115,7 +120,10 @@ fn kind_of(unit: &str) -> (Kind, f64) {
 
 fn build(raw: RawFile) -> Result<Parsed, ParseError> {
     let Some(profiles) = raw.profiles else {
-        return Err(ParseError::json("$", "expected a `profiles` array (a speedscope file)"));
+        return Err(ParseError::json(
+            "$",
+            "expected a `profiles` array (a speedscope file)",
+        ));
     };
     if profiles.is_empty() {
         return Err(ParseError::json("$.profiles", "the file has no profiles"));
@@ -131,21 +139,34 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                 Some(n) if !n.is_empty() => n,
                 _ => "(anonymous)".to_string(),
             };
-            let line = f.line.filter(|l| l.is_finite() && *l >= 1.0 && *l <= u32::MAX as f64).map(|l| l as u32);
-            frames.intern(Frame { function, file: f.file.filter(|s| !s.is_empty()), line, module: None })
+            let line = f
+                .line
+                .filter(|l| l.is_finite() && *l >= 1.0 && *l <= u32::MAX as f64)
+                .map(|l| l as u32);
+            frames.intern(Frame {
+                function,
+                file: f.file.filter(|s| !s.is_empty()),
+                line,
+                module: None,
+            })
         })
         .collect();
 
     // One metric for the whole file, from the first profile's unit; the
     // others must measure the same kind of thing.
-    let first_unit = profiles[0].unit.clone().unwrap_or_else(|| "none".to_string());
+    let first_unit = profiles[0]
+        .unit
+        .clone()
+        .unwrap_or_else(|| "none".to_string());
     let (kind, _) = kind_of(&first_unit);
     let mut metrics = vec![match kind {
         Kind::Time => Metric::new("time", Unit::Nanoseconds),
         Kind::Bytes => Metric::new("bytes", Unit::Bytes),
         Kind::Plain => Metric::new("samples", Unit::Count),
     }];
-    let any_sampled = profiles.iter().any(|p| p.kind.as_deref() == Some("sampled"));
+    let any_sampled = profiles
+        .iter()
+        .any(|p| p.kind.as_deref() == Some("sampled"));
     // A second `samples` count for sampled profiles, unless the main metric
     // already has that name.
     let count_metric = (any_sampled && kind != Kind::Plain).then(|| {
@@ -179,12 +200,18 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
         // Timelines only make sense for one profile measured in time.
         let keep_timeline = !several && kind == Kind::Time;
         let frame_at = |index: i64, path: &dyn Fn() -> String| -> Result<FrameId, ParseError> {
-            usize::try_from(index).ok().and_then(|i| frame_ids.get(i).copied()).ok_or_else(|| {
-                ParseError::json(
-                    path(),
-                    format!("frame index {index} is out of range (the file has {} shared frames)", frame_ids.len()),
-                )
-            })
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| frame_ids.get(i).copied())
+                .ok_or_else(|| {
+                    ParseError::json(
+                        path(),
+                        format!(
+                            "frame index {index} is out of range (the file has {} shared frames)",
+                            frame_ids.len()
+                        ),
+                    )
+                })
         };
         match raw.kind.as_deref() {
             Some("sampled") => {
@@ -195,13 +222,20 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                 if weights.len() != samples.len() {
                     return Err(ParseError::json(
                         format!("{at}.weights"),
-                        format!("has {} entries but `samples` has {}", weights.len(), samples.len()),
+                        format!(
+                            "has {} entries but `samples` has {}",
+                            weights.len(),
+                            samples.len()
+                        ),
                     ));
                 }
                 let mut start = 0.0;
                 for (s, (stack, &w)) in samples.iter().zip(&weights).enumerate() {
                     if !(w.is_finite() && w >= 0.0) {
-                        return Err(ParseError::json(format!("{at}.weights[{s}]"), "weight is not a non-negative number"));
+                        return Err(ParseError::json(
+                            format!("{at}.weights[{s}]"),
+                            "weight is not a non-negative number",
+                        ));
                     }
                     // An empty stack (py-spy: no Python frames) counts at
                     // the root (or the profile's own node).
@@ -216,21 +250,32 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                         profile.tree.add_self(node, m, 1.0);
                     }
                     if keep_timeline {
-                        timeline.push(TimelineSample { start_ns: start, duration_ns: value, node });
+                        timeline.push(TimelineSample {
+                            start_ns: start,
+                            duration_ns: value,
+                            node,
+                        });
                         start += value;
                     }
                 }
             }
             Some("evented") => {
                 let events = raw.events.unwrap_or_default();
-                let origin = raw.start_value.filter(|v| v.is_finite()).or_else(|| events.first().map(|e| e.at)).unwrap_or(0.0);
+                let origin = raw
+                    .start_value
+                    .filter(|v| v.is_finite())
+                    .or_else(|| events.first().map(|e| e.at))
+                    .unwrap_or(0.0);
                 // (frame index, node, index of the opening event)
                 let mut stack: Vec<(i64, NodeId, usize)> = Vec::new();
                 let mut last_at: Option<f64> = None;
                 for (k, e) in events.iter().enumerate() {
                     let here = || format!("{at}.events[{k}]");
                     if !e.at.is_finite() {
-                        return Err(ParseError::json(format!("{}.at", here()), "`at` is not a finite number"));
+                        return Err(ParseError::json(
+                            format!("{}.at", here()),
+                            "`at` is not a finite number",
+                        ));
                     }
                     if let Some(prev) = last_at {
                         if e.at < prev {
@@ -245,7 +290,11 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                             if value > 0.0 {
                                 profile.tree.add_self(top, 0, value);
                                 if keep_timeline {
-                                    timeline.push(TimelineSample { start_ns: (prev - origin) * scale, duration_ns: value, node: top });
+                                    timeline.push(TimelineSample {
+                                        start_ns: (prev - origin) * scale,
+                                        duration_ns: value,
+                                        node: top,
+                                    });
                                 }
                             }
                         }
@@ -261,11 +310,17 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                             None => {
                                 return Err(ParseError::json(
                                     here(),
-                                    format!("closes frame {} ({}) but no frame is open", e.frame, frames.get(frame).function),
+                                    format!(
+                                        "closes frame {} ({}) but no frame is open",
+                                        e.frame,
+                                        frames.get(frame).function
+                                    ),
                                 ))
                             }
                             Some(&(top, _, _)) if top != e.frame => {
-                                let top_name = frame_at(top, &here).map(|f| frames.get(f).function.clone()).unwrap_or_default();
+                                let top_name = frame_at(top, &here)
+                                    .map(|f| frames.get(f).function.clone())
+                                    .unwrap_or_default();
                                 return Err(ParseError::json(
                                     here(),
                                     format!(
@@ -279,16 +334,18 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                                 stack.pop();
                             }
                         },
-                        other => {
-                            return Err(ParseError::json(
-                                format!("{}.type", here()),
-                                format!("event type {other:?} is neither \"O\" (open) nor \"C\" (close)"),
-                            ))
-                        }
+                        other => return Err(ParseError::json(
+                            format!("{}.type", here()),
+                            format!(
+                                "event type {other:?} is neither \"O\" (open) nor \"C\" (close)"
+                            ),
+                        )),
                     }
                 }
                 if let Some(&(f, _, k)) = stack.last() {
-                    let name = frame_at(f, &|| String::new()).map(|f| frames.get(f).function.clone()).unwrap_or_default();
+                    let name = frame_at(f, &|| String::new())
+                        .map(|f| frames.get(f).function.clone())
+                        .unwrap_or_default();
                     return Err(ParseError::json(
                         format!("{at}.events[{k}]"),
                         format!("frame {f} ({name}) opened here is never closed ({} frame(s) still open at the end)", stack.len()),
@@ -316,7 +373,10 @@ mod tests {
     use crate::error::Place;
 
     fn parse(text: &str) -> Result<Parsed, ParseError> {
-        Speedscope.parse(&Input { file_name: "x.speedscope.json", bytes: text.as_bytes() })
+        Speedscope.parse(&Input {
+            file_name: "x.speedscope.json",
+            bytes: text.as_bytes(),
+        })
     }
 
     fn read(paths: &[String]) -> Option<Vec<u8>> {
@@ -330,7 +390,10 @@ mod tests {
     }
 
     fn corpus(rel: &str) -> Option<Vec<u8>> {
-        read(&[format!("/work/shared/corpus/{rel}"), format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR"))])
+        read(&[
+            format!("/work/shared/corpus/{rel}"),
+            format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR")),
+        ])
     }
 
     fn function(p: &Parsed, node: NodeId) -> &str {
@@ -345,7 +408,9 @@ mod tests {
 
     #[test]
     fn v0_0_1_evented() {
-        let Some(bytes) = corpus("speedscope/speedscope/0.0.1/simple.speedscope.json") else { return };
+        let Some(bytes) = corpus("speedscope/speedscope/0.0.1/simple.speedscope.json") else {
+            return;
+        };
         let p = parse_file(&bytes).unwrap();
         // unit "none": one `samples` count metric, no timeline.
         assert_eq!(p.profile.metrics, vec![Metric::new("samples", Unit::Count)]);
@@ -355,8 +420,13 @@ mod tests {
         let b = p.profile.tree.children(a)[0];
         assert_eq!((function(&p, a), function(&p, b)), ("a", "b"));
         // c: 0..2 and 6..9; d: 2..6; b itself: 9..14
-        let kids: Vec<(&str, f64)> =
-            p.profile.tree.children(b).iter().map(|&n| (function(&p, n), p.profile.tree.self_value(n, 0))).collect();
+        let kids: Vec<(&str, f64)> = p
+            .profile
+            .tree
+            .children(b)
+            .iter()
+            .map(|&n| (function(&p, n), p.profile.tree.self_value(n, 0)))
+            .collect();
         assert_eq!(kids, vec![("c", 5.0), ("d", 4.0)]);
         assert_eq!(p.profile.tree.self_value(b, 0), 5.0);
         assert!(p.profile.timeline.is_none());
@@ -364,23 +434,37 @@ mod tests {
 
     #[test]
     fn v0_1_2_sampled() {
-        let Some(bytes) = corpus("speedscope/speedscope/0.1.2/simple-sampled.speedscope.json") else { return };
+        let Some(bytes) = corpus("speedscope/speedscope/0.1.2/simple-sampled.speedscope.json")
+        else {
+            return;
+        };
         let p = parse_file(&bytes).unwrap();
         assert_eq!(p.profile.metrics[0], Metric::new("time", Unit::Nanoseconds));
         // python3 -c "import json;p=json.load(open('simple-sampled.speedscope.json'))['profiles'][0];print(sum(p['weights']),len(p['samples']))"  → 14 5  (seconds)
         assert_eq!(p.profile.totals(), vec![14e9, 5.0]);
         let tl = &p.profile.timeline.as_ref().unwrap().samples;
-        assert_eq!(tl.iter().map(|s| s.start_ns / 1e9).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0, 6.0, 9.0]);
+        assert_eq!(
+            tl.iter().map(|s| s.start_ns / 1e9).collect::<Vec<_>>(),
+            vec![0.0, 1.0, 2.0, 6.0, 9.0]
+        );
         assert_eq!(function(&p, tl[2].node), "d");
     }
 
     #[test]
     fn v0_6_0_two_profiles_become_two_threads() {
-        let Some(bytes) = corpus("speedscope/speedscope/0.6.0/two-sampled.speedscope.json") else { return };
+        let Some(bytes) = corpus("speedscope/speedscope/0.6.0/two-sampled.speedscope.json") else {
+            return;
+        };
         let p = parse_file(&bytes).unwrap();
         // python3 -c "import json;ps=json.load(open('two-sampled.speedscope.json'))['profiles'];print(sum(sum(p['weights']) for p in ps),sum(len(p['samples']) for p in ps))"  → 28 10
         assert_eq!(p.profile.totals(), vec![28e9, 10.0]);
-        let threads: Vec<&str> = p.profile.tree.children(NodeId::ROOT).iter().map(|&n| function(&p, n)).collect();
+        let threads: Vec<&str> = p
+            .profile
+            .tree
+            .children(NodeId::ROOT)
+            .iter()
+            .map(|&n| function(&p, n))
+            .collect();
         assert_eq!(threads, vec!["one", "two"]);
         let inc = p.profile.tree.inclusive(0);
         assert_eq!(inc[p.profile.tree.children(NodeId::ROOT)[1].index()], 14e9);
@@ -389,26 +473,43 @@ mod tests {
 
     #[test]
     fn invalid_out_of_order_events() {
-        let Some(bytes) = corpus("speedscope/speedscope/invalid/out-of-order-events.json") else { return };
+        let Some(bytes) = corpus("speedscope/speedscope/invalid/out-of-order-events.json") else {
+            return;
+        };
         let e = parse_file(&bytes).unwrap_err();
         // Events 2–4 open B, A, A; event 5 closes the second A; event 6 closes B
         // while the A of event 3 is still on top (speedscope: "Tried to leave frame B while frame A was at the top").
-        assert_eq!(e.place, Place::Json("$.profiles[0].events[6]".into()), "{e}");
+        assert_eq!(
+            e.place,
+            Place::Json("$.profiles[0].events[6]".into()),
+            "{e}"
+        );
         assert!(e.message.contains("is on top"), "{e}");
     }
 
     #[test]
     fn invalid_incomplete_trace() {
-        let Some(bytes) = corpus("speedscope/speedscope/invalid/incomplete-trace.json") else { return };
+        let Some(bytes) = corpus("speedscope/speedscope/invalid/incomplete-trace.json") else {
+            return;
+        };
         let e = parse_file(&bytes).unwrap_err();
-        assert_eq!(e.place, Place::Json("$.profiles[0].events[0]".into()), "{e}");
+        assert_eq!(
+            e.place,
+            Place::Json("$.profiles[0].events[0]".into()),
+            "{e}"
+        );
         assert!(e.message.contains("never closed"), "{e}");
     }
 
     #[test]
     fn py_spy_output() {
         let rel = "sample-data/python-markdown/3.7/convert-extensions.1.speedscope.json";
-        let Some(bytes) = read(&[format!("{}/{rel}", env!("CARGO_MANIFEST_DIR")), format!("/work/main/{rel}")]) else { return };
+        let Some(bytes) = read(&[
+            format!("{}/{rel}", env!("CARGO_MANIFEST_DIR")),
+            format!("/work/main/{rel}"),
+        ]) else {
+            return;
+        };
         let p = parse_file(&bytes).unwrap();
         // python3 -c "import json;p=json.load(open('convert-extensions.1.speedscope.json'))['profiles'][0];print(len(p['samples']),sum(p['weights']),set(p['weights']),sum(1 for s in p['samples'] if not s))"
         // → 148 1.480000000000001 {0.01} 1   (148 × 0.01 s = 1.48 s)
@@ -444,9 +545,14 @@ mod tests {
     #[test]
     fn evented_errors() {
         let doc = |events: &str| {
-            format!(r#"{{"shared":{{"frames":[{{"name":"A"}},{{"name":"B"}}]}},"profiles":[{{"type":"evented","name":"p","unit":"milliseconds","startValue":0,"endValue":9,"events":[{events}]}}]}}"#)
+            format!(
+                r#"{{"shared":{{"frames":[{{"name":"A"}},{{"name":"B"}}]}},"profiles":[{{"type":"evented","name":"p","unit":"milliseconds","startValue":0,"endValue":9,"events":[{events}]}}]}}"#
+            )
         };
-        let e = parse(&doc(r#"{"type":"O","frame":0,"at":5},{"type":"C","frame":0,"at":4}"#)).unwrap_err();
+        let e = parse(&doc(
+            r#"{"type":"O","frame":0,"at":5},{"type":"C","frame":0,"at":4}"#,
+        ))
+        .unwrap_err();
         assert_eq!(e.place, Place::Json("$.profiles[0].events[1]".into()));
         assert!(e.message.contains("time order"), "{e}");
         let e = parse(&doc(r#"{"type":"C","frame":0,"at":5}"#)).unwrap_err();
@@ -459,7 +565,10 @@ mod tests {
         .unwrap();
         assert_eq!(p.profile.totals(), vec![5e6]);
         let tl = &p.profile.timeline.as_ref().unwrap().samples;
-        let spans: Vec<(f64, f64)> = tl.iter().map(|s| (s.start_ns / 1e6, s.duration_ns / 1e6)).collect();
+        let spans: Vec<(f64, f64)> = tl
+            .iter()
+            .map(|s| (s.start_ns / 1e6, s.duration_ns / 1e6))
+            .collect();
         assert_eq!(spans, vec![(1.0, 1.0), (2.0, 3.0), (5.0, 1.0)]);
     }
 
@@ -472,17 +581,33 @@ mod tests {
         assert_eq!(e.place, Place::Line(2));
         let p = parse(r#"{"shared":{"frames":[{"name":"m"}]},"profiles":[{"type":"sampled","unit":"bytes","samples":[[0]],"weights":[64]}]}"#)
             .unwrap();
-        assert_eq!(p.profile.metrics, vec![Metric::new("bytes", Unit::Bytes), Metric::new("samples", Unit::Samples)]);
+        assert_eq!(
+            p.profile.metrics,
+            vec![
+                Metric::new("bytes", Unit::Bytes),
+                Metric::new("samples", Unit::Samples)
+            ]
+        );
         assert_eq!(p.profile.totals(), vec![64.0, 1.0]);
     }
 
     #[test]
     fn a_100000_deep_stack_does_not_overflow() {
         let n = 100_000;
-        let frames = (0..n).map(|i| format!(r#"{{"name":"f{i}"}}"#)).collect::<Vec<_>>().join(",");
+        let frames = (0..n)
+            .map(|i| format!(r#"{{"name":"f{i}"}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
         let stack = (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
-        let opens = (0..n).map(|i| format!(r#"{{"type":"O","frame":{i},"at":{i}}}"#)).collect::<Vec<_>>().join(",");
-        let closes = (0..n).rev().map(|i| format!(r#"{{"type":"C","frame":{i},"at":{}}}"#, 2 * n - i)).collect::<Vec<_>>().join(",");
+        let opens = (0..n)
+            .map(|i| format!(r#"{{"type":"O","frame":{i},"at":{i}}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        let closes = (0..n)
+            .rev()
+            .map(|i| format!(r#"{{"type":"C","frame":{i},"at":{}}}"#, 2 * n - i))
+            .collect::<Vec<_>>()
+            .join(",");
         let s = format!(
             r#"{{"shared":{{"frames":[{frames}]}},"profiles":[{{"type":"sampled","unit":"none","samples":[[{stack}]],"weights":[1]}},{{"type":"evented","unit":"none","events":[{opens},{closes}]}}]}}"#
         );
@@ -495,8 +620,15 @@ mod tests {
 
     #[test]
     fn sniffing() {
-        let yes = |s: &str| Speedscope.sniff(&Input { file_name: "x", bytes: s.as_bytes() });
-        assert!(yes(r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[]}"#));
+        let yes = |s: &str| {
+            Speedscope.sniff(&Input {
+                file_name: "x",
+                bytes: s.as_bytes(),
+            })
+        };
+        assert!(yes(
+            r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[]}"#
+        ));
         assert!(yes(r#"{"profiles":[],"shared":{"frames":[]}}"#));
         assert!(!yes(r#"{"nodes":[],"samples":[]}"#));
         assert!(!yes("a;b 1\n"));
@@ -506,9 +638,16 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        for s in ["{", "{}", "null", r#"{"profiles":[]}"#, r#"{"profiles":[{}]}"#, r#"{"profiles":[{"type":"sampled"}]}"#,
-                  r#"{"profiles":[{"type":"evented","events":[{"type":"C","frame":-5,"at":1}]}]}"#,
-                  r#"{"profiles":[{"type":"sampled","samples":[[0]],"weights":[-1]}],"shared":{"frames":[{}]}}"#] {
+        for s in [
+            "{",
+            "{}",
+            "null",
+            r#"{"profiles":[]}"#,
+            r#"{"profiles":[{}]}"#,
+            r#"{"profiles":[{"type":"sampled"}]}"#,
+            r#"{"profiles":[{"type":"evented","events":[{"type":"C","frame":-5,"at":1}]}]}"#,
+            r#"{"profiles":[{"type":"sampled","samples":[[0]],"weights":[-1]}],"shared":{"frames":[{}]}}"#,
+        ] {
             let _ = parse(s);
         }
     }
