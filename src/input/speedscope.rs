@@ -334,12 +334,14 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                                 stack.pop();
                             }
                         },
-                        other => return Err(ParseError::json(
-                            format!("{}.type", here()),
-                            format!(
+                        other => {
+                            return Err(ParseError::json(
+                                format!("{}.type", here()),
+                                format!(
                                 "event type {other:?} is neither \"O\" (open) nor \"C\" (close)"
                             ),
-                        )),
+                            ))
+                        }
                     }
                 }
                 if let Some(&(f, _, k)) = stack.last() {

@@ -13,7 +13,7 @@ use super::{json_for_script, paths, Common, Renderer};
 use crate::analysis::flame::{self, FlameBudget, FlameGraph};
 use crate::error::BuildError;
 use crate::input::config::Config;
-use crate::model::{FrameId, History, ProfileEntry};
+use crate::model::{FrameId, History, NodeId, ProfileEntry};
 
 /// One page to write.
 #[derive(Debug, Clone)]
@@ -261,13 +261,29 @@ fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize)
     let tree = &entry.profile.tree;
     let inclusive = tree.inclusive(metric);
     let grand = inclusive[0];
-    let n_frames = history.frames.len();
-    let (mut self_by, mut total_by) = (vec![0.0f64; n_frames], vec![0.0f64; n_frames]);
-    // Depth-first with a count of each frame on the current path, so a
+    // Functions are (name, file): frames that differ only by line merge.
+    let mut function_of = vec![u32::MAX; history.frames.len()];
+    let mut functions: Vec<FrameId> = Vec::new();
+    let mut by_key: HashMap<(&str, Option<&str>), u32> = HashMap::new();
+    let mut function_id = |f: FrameId| -> usize {
+        let slot = &mut function_of[f.0 as usize];
+        if *slot == u32::MAX {
+            let frame = history.frames.get(f);
+            *slot = *by_key
+                .entry((frame.function.as_str(), frame.file.as_deref()))
+                .or_insert_with(|| {
+                    functions.push(f);
+                    (functions.len() - 1) as u32
+                });
+        }
+        *slot as usize
+    };
+    let (mut self_by, mut total_by, mut on_path) =
+        (Vec::<f64>::new(), Vec::<f64>::new(), Vec::<u32>::new());
+    // Depth-first with a count of each function on the current path, so a
     // recursive call adds its total only at its outermost occurrence.
-    let mut on_path = vec![0u32; n_frames];
-    let mut stack: Vec<(crate::model::NodeId, bool)> = tree
-        .children(crate::model::NodeId::ROOT)
+    let mut stack: Vec<(NodeId, bool)> = tree
+        .children(NodeId::ROOT)
         .iter()
         .rev()
         .map(|c| (*c, true))
@@ -276,7 +292,12 @@ fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize)
         let Some(frame) = tree.frame(node) else {
             continue;
         };
-        let f = frame.0 as usize;
+        let f = function_id(frame);
+        if f >= self_by.len() {
+            self_by.resize(f + 1, 0.0);
+            total_by.resize(f + 1, 0.0);
+            on_path.resize(f + 1, 0);
+        }
         if !entering {
             on_path[f] = on_path[f].saturating_sub(1);
             continue;
@@ -289,26 +310,25 @@ fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize)
         stack.push((node, false));
         stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
     }
-    let mut rows: Vec<(FrameId, f64)> = self_by
+    let mut rows: Vec<(usize, f64)> = self_by
         .iter()
+        .copied()
         .enumerate()
-        .filter(|(_, v)| **v > 0.0)
-        .map(|(f, v)| (FrameId(f as u32), *v))
+        .filter(|(_, v)| *v > 0.0)
         .collect();
     rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let unit = &entry.profile.metrics[metric].unit;
     rows.into_iter()
         .take(n)
         .map(|(f, v)| {
-            let frame = history.frames.get(f);
-            let total = total_by[f.0 as usize];
+            let frame = history.frames.get(functions[f]);
             TopRow {
                 name: frame.function.clone(),
-                location: frame.location().unwrap_or_default(),
+                location: frame.file.clone().unwrap_or_default(),
                 self_value: with_unit(v, unit),
                 self_share: percent(v, grand),
-                total_value: with_unit(total, unit),
-                total_share: percent(total, grand),
+                total_value: with_unit(total_by[f], unit),
+                total_share: percent(total_by[f], grand),
             }
         })
         .collect()
