@@ -118,8 +118,42 @@ fn more_expectations(rel: &str) -> Option<Expect> {
         "speedscope/speedscope/invalid/out-of-order-events.json" => {
             Rejected("$.profiles[0].events[")
         }
+        // perf script: samples = sample headers; periods summed with awk over
+        // the number after the timestamp.
+        "inferno/collapse-perf/go-stacks.txt" => perf(5.0, Some(("cpu-clock", 1_250_000.0))),
+        "inferno/collapse-perf/java-inline.txt" => perf(22.0, Some(("cpu-clock", 222_222_220.0))),
+        "inferno/collapse-perf/cpp-stacks-std-function.txt" => {
+            perf(46.0, Some(("cycles", 80_567_950.0)))
+        }
+        // Headers indented by spaces, frame on the header line.
+        "inferno/collapse-perf/single-line-stacks.txt" => perf(2.0, Some(("cycles", 2.0))),
+        "inferno/collapse-perf/empty-line.txt" => perf(2.0, Some(("cpu-clock", 500_000.0))),
+        "inferno/collapse-perf/single-event.txt" => perf(1.0, Some(("cpu-clock", 10_101_010.0))),
+        "speedscope/linux-perf/simple.linux-perf.txt"
+        | "speedscope/linux-perf/one-sample.linux-perf.txt" => {
+            perf(1.0, Some(("cpu-clock", 1_001_001.0)))
+        }
+        "speedscope/linux-perf/simple-with-header.linux-perf.txt" => {
+            perf(136.0, Some(("cpu-clock", 136_136_136.0)))
+        }
+        "speedscope/linux-perf/forks.linux-perf.txt" => {
+            perf(561.0, Some(("cpu-clock", 561_561_561.0)))
+        }
+        "speedscope/linux-perf/rust-mangled.linux-perf.txt" => {
+            perf(96.0, Some(("task-clock", 1_627_118_592.0)))
+        }
         _ => return None,
     })
+}
+
+fn perf(samples: f64, period: Option<(&'static str, f64)>) -> Expect {
+    let mut totals = vec![("samples", samples)];
+    totals.extend(period);
+    Parsed {
+        format: "perf-script",
+        totals: leak(totals),
+        warnings: 0,
+    }
 }
 
 fn leak(v: Vec<(&'static str, f64)>) -> &'static [(&'static str, f64)] {

@@ -34,12 +34,19 @@ impl Format for Native {
         // The `"perfatlas"` key: the string followed by a colon.
         let key = b"\"perfatlas\"";
         head.windows(key.len()).enumerate().any(|(i, w)| {
-            w == key && head[i + key.len()..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':')
+            w == key
+                && head[i + key.len()..]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace())
+                    == Some(&b':')
         })
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
-        let bytes = input.bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(input.bytes);
+        let bytes = input
+            .bytes
+            .strip_prefix(&[0xEF, 0xBB, 0xBF])
+            .unwrap_or(input.bytes);
         check_version(bytes)?;
         let doc: Document = serde_json::from_slice(bytes).map_err(json_error)?;
         build(doc)
@@ -87,25 +94,38 @@ fn json_error(e: serde_json::Error) -> ParseError {
     if e.line() == 0 {
         ParseError::whole(format!("invalid native JSON: {message}"))
     } else {
-        ParseError::line(e.line(), format!("invalid native JSON (column {}): {message}", e.column()))
+        ParseError::line(
+            e.line(),
+            format!("invalid native JSON (column {}): {message}", e.column()),
+        )
     }
 }
 
 fn check_version(bytes: &[u8]) -> Result<(), ParseError> {
     let doc: VersionOnly = serde_json::from_slice(bytes).map_err(json_error)?;
     match doc.perfatlas {
-        None => Err(ParseError::json("$.perfatlas", format!("missing: a native file starts with \"perfatlas\": {VERSION}"))),
+        None => Err(ParseError::json(
+            "$.perfatlas",
+            format!("missing: a native file starts with \"perfatlas\": {VERSION}"),
+        )),
         Some(v) if v.as_u64() == Some(VERSION) => Ok(()),
-        Some(v) if v.is_number() => {
-            Err(ParseError::json("$.perfatlas", format!("unsupported native format version {v} (this perfatlas reads {VERSION})")))
-        }
-        Some(v) => Err(ParseError::json("$.perfatlas", format!("expected the format version number {VERSION}, found {v}"))),
+        Some(v) if v.is_number() => Err(ParseError::json(
+            "$.perfatlas",
+            format!("unsupported native format version {v} (this perfatlas reads {VERSION})"),
+        )),
+        Some(v) => Err(ParseError::json(
+            "$.perfatlas",
+            format!("expected the format version number {VERSION}, found {v}"),
+        )),
     }
 }
 
 fn build(doc: Document) -> Result<Parsed, ParseError> {
     if doc.metrics.is_empty() {
-        return Err(ParseError::json("$.metrics", "at least one metric is required"));
+        return Err(ParseError::json(
+            "$.metrics",
+            "at least one metric is required",
+        ));
     }
     let metric_count = doc.metrics.len();
     let mut frames = FrameTable::new();
@@ -116,7 +136,13 @@ fn build(doc: Document) -> Result<Parsed, ParseError> {
         if values.len() == metric_count {
             Ok(())
         } else {
-            Err(ParseError::json(path, format!("has {} value(s), expected one per metric ({metric_count})", values.len())))
+            Err(ParseError::json(
+                path,
+                format!(
+                    "has {} value(s), expected one per metric ({metric_count})",
+                    values.len()
+                ),
+            ))
         }
     };
     if let Some(values) = &doc.root_self {
@@ -128,9 +154,20 @@ fn build(doc: Document) -> Result<Parsed, ParseError> {
     // For each record, the tree node it became.
     let mut node_ids: Vec<NodeId> = Vec::with_capacity(doc.nodes.len());
     for (i, node) in doc.nodes.iter().enumerate() {
-        let frame = usize::try_from(node.frame).ok().and_then(|f| frame_ids.get(f)).copied().ok_or_else(|| {
-            ParseError::json(format!("$.nodes[{i}].frame"), format!("frame {} does not exist ({} frames)", node.frame, frame_ids.len()))
-        })?;
+        let frame = usize::try_from(node.frame)
+            .ok()
+            .and_then(|f| frame_ids.get(f))
+            .copied()
+            .ok_or_else(|| {
+                ParseError::json(
+                    format!("$.nodes[{i}].frame"),
+                    format!(
+                        "frame {} does not exist ({} frames)",
+                        node.frame,
+                        frame_ids.len()
+                    ),
+                )
+            })?;
         let parent = match node.parent {
             None => NodeId::ROOT,
             Some(p) => usize::try_from(p).ok().and_then(|p| node_ids.get(p)).copied().ok_or_else(|| {
@@ -152,14 +189,28 @@ fn build(doc: Document) -> Result<Parsed, ParseError> {
         for (i, s) in samples.iter().enumerate() {
             let node = match s.node {
                 None => NodeId::ROOT,
-                Some(n) => usize::try_from(n).ok().and_then(|n| node_ids.get(n)).copied().ok_or_else(|| {
-                    ParseError::json(format!("$.timeline[{i}].node"), format!("node {n} does not exist ({} nodes)", node_ids.len()))
-                })?,
+                Some(n) => usize::try_from(n)
+                    .ok()
+                    .and_then(|n| node_ids.get(n))
+                    .copied()
+                    .ok_or_else(|| {
+                        ParseError::json(
+                            format!("$.timeline[{i}].node"),
+                            format!("node {n} does not exist ({} nodes)", node_ids.len()),
+                        )
+                    })?,
             };
             if s.duration < 0.0 {
-                return Err(ParseError::json(format!("$.timeline[{i}].duration"), "must not be negative"));
+                return Err(ParseError::json(
+                    format!("$.timeline[{i}].duration"),
+                    "must not be negative",
+                ));
             }
-            timeline.push(TimelineSample { start_ns: s.start, duration_ns: s.duration, node });
+            timeline.push(TimelineSample {
+                start_ns: s.start,
+                duration_ns: s.duration,
+                node,
+            });
         }
         profile.timeline = Some(Timeline { samples: timeline });
     }
@@ -208,7 +259,12 @@ pub fn to_json(parsed: &Parsed) -> String {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "\n{{\"name\":{},\"unit\":{}}}", json_string(&m.name), json_string(&m.unit));
+        let _ = write!(
+            out,
+            "\n{{\"name\":{},\"unit\":{}}}",
+            json_string(&m.name),
+            json_string(&m.unit)
+        );
     }
     out.push_str("],\n\"frames\":[");
     for (i, (_, frame)) in parsed.frames.iter().enumerate() {
@@ -218,7 +274,10 @@ pub fn to_json(parsed: &Parsed) -> String {
     out.push_str("],\n");
     if (0..metric_count).any(|m| tree.self_value(NodeId::ROOT, m) != 0.0) {
         out.push_str("\"root_self\":");
-        numbers(&mut out, (0..metric_count).map(|m| tree.self_value(NodeId::ROOT, m)));
+        numbers(
+            &mut out,
+            (0..metric_count).map(|m| tree.self_value(NodeId::ROOT, m)),
+        );
         out.push_str(",\n");
     }
     out.push_str("\"nodes\":[");
@@ -235,7 +294,10 @@ pub fn to_json(parsed: &Parsed) -> String {
             _ => out.push_str("null"),
         }
         out.push_str(",\"self\":");
-        numbers(&mut out, (0..metric_count).map(|m| tree.self_value(node, m)));
+        numbers(
+            &mut out,
+            (0..metric_count).map(|m| tree.self_value(node, m)),
+        );
         out.push('}');
     }
     out.push(']');
@@ -270,11 +332,17 @@ mod tests {
     use crate::model::Unit;
 
     fn read(text: &str) -> Result<Parsed, ParseError> {
-        Native.parse(&Input { file_name: "x.json", bytes: text.as_bytes() })
+        Native.parse(&Input {
+            file_name: "x.json",
+            bytes: text.as_bytes(),
+        })
     }
 
     fn sniff(text: &str) -> bool {
-        Native.sniff(&Input { file_name: "x.json", bytes: text.as_bytes() })
+        Native.sniff(&Input {
+            file_name: "x.json",
+            bytes: text.as_bytes(),
+        })
     }
 
     const EXAMPLE: &str = r#"{ "perfatlas": 1,
@@ -287,13 +355,29 @@ mod tests {
     #[test]
     fn reads_the_documented_example() {
         let p = read(EXAMPLE).unwrap();
-        assert_eq!(p.profile.metrics, vec![Metric::new("cpu", Unit::Nanoseconds)]);
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("cpu", Unit::Nanoseconds)]
+        );
         assert_eq!(p.profile.totals(), vec![15.0]);
-        assert_eq!(to_folded(&p, 0), "main (main.c:3) 10\nmain (main.c:3);work 5\n");
+        assert_eq!(
+            to_folded(&p, 0),
+            "main (main.c:3) 10\nmain (main.c:3);work 5\n"
+        );
         let main = p.frames.get(FrameId(0));
-        assert_eq!((main.file.as_deref(), main.line, main.module.as_deref()), (Some("main.c"), Some(3), Some("app")));
+        assert_eq!(
+            (main.file.as_deref(), main.line, main.module.as_deref()),
+            (Some("main.c"), Some(3), Some("app"))
+        );
         let tl = p.profile.timeline.as_ref().unwrap();
-        assert_eq!(tl.samples, vec![TimelineSample { start_ns: 0.0, duration_ns: 1000.0, node: NodeId(2) }]);
+        assert_eq!(
+            tl.samples,
+            vec![TimelineSample {
+                start_ns: 0.0,
+                duration_ns: 1000.0,
+                node: NodeId(2)
+            }]
+        );
         assert!(sniff(EXAMPLE));
     }
 
@@ -301,7 +385,9 @@ mod tests {
     fn sniff_needs_an_object_with_the_key() {
         assert!(sniff("\u{feff}  {\n\"perfatlas\" : 1}"));
         assert!(!sniff("[{\"perfatlas\": 1}]"));
-        assert!(!sniff("{\"shared\": {\"frames\": [{\"name\": \"perfatlas\"}]}}"));
+        assert!(!sniff(
+            "{\"shared\": {\"frames\": [{\"name\": \"perfatlas\"}]}}"
+        ));
         assert!(!sniff("a;b 1\n"));
     }
 
@@ -309,7 +395,12 @@ mod tests {
     fn round_trip_from_folded_keeps_totals_and_stacks() {
         // ` 7` is a sample without frames: a root self value.
         let text = "a;b;c 1\na;b;c 1\na;b;d 4\na;b 5\n 7\nx (f.py:3);y 2\n";
-        let first = Folded.parse(&Input { file_name: "x.folded", bytes: text.as_bytes() }).unwrap();
+        let first = Folded
+            .parse(&Input {
+                file_name: "x.folded",
+                bytes: text.as_bytes(),
+            })
+            .unwrap();
         let json = to_json(&first);
         let second = read(&json).unwrap();
         assert_eq!(second.profile.totals(), first.profile.totals());
@@ -321,7 +412,10 @@ mod tests {
         assert_eq!(to_json(&first), json);
         assert!(sniff(&json));
         assert!(json.starts_with("{\"perfatlas\":1,\n"), "{json}");
-        assert!(json.contains("\n{\"frame\":1,\"parent\":0,\"self\":[5]},\n"), "{json}");
+        assert!(
+            json.contains("\n{\"frame\":1,\"parent\":0,\"self\":[5]},\n"),
+            "{json}"
+        );
         assert!(json.contains("\n\"root_self\":[7],\n"), "{json}");
     }
 
@@ -330,7 +424,12 @@ mod tests {
         let text = "app 7 10.000000: 1000 cpu-clock:\n\t3 leaf+0x1 (/usr/lib/libx.so)\n\t2 mid (/bin/app)\n\n\
                     app 7 10.000500: 3000 cpu-clock:\n\t2 mid (/bin/app)\n\n\
                     app 7 10.0010005: 5 cycles:\n\t4 \"q\\\"\u{e9}\" (/bin/app)\n";
-        let first = crate::input::perf_script::PerfScript.parse(&Input { file_name: "x", bytes: text.as_bytes() }).unwrap();
+        let first = crate::input::perf_script::PerfScript
+            .parse(&Input {
+                file_name: "x",
+                bytes: text.as_bytes(),
+            })
+            .unwrap();
         let second = read(&to_json(&first)).unwrap();
         assert_eq!(second.profile.metrics, first.profile.metrics);
         assert_eq!(second.profile.totals(), first.profile.totals());
@@ -355,7 +454,10 @@ mod tests {
     #[test]
     fn unknown_version_is_refused_clearly() {
         let e = read(r#"{"perfatlas": 2, "whatever": []}"#).unwrap_err();
-        assert_eq!(e.to_string(), "$.perfatlas: unsupported native format version 2 (this perfatlas reads 1)");
+        assert_eq!(
+            e.to_string(),
+            "$.perfatlas: unsupported native format version 2 (this perfatlas reads 1)"
+        );
         let e = read(r#"{"perfatlas": "1"}"#).unwrap_err();
         assert_eq!(e.place, Place::Json("$.perfatlas".into()));
         let e = read(r#"{"metrics": []}"#).unwrap_err();
@@ -363,23 +465,38 @@ mod tests {
     }
 
     fn doc(nodes: &str) -> String {
-        format!(r#"{{"perfatlas":1,"metrics":[{{"name":"s","unit":"samples"}}],"frames":[{{"function":"f"}},{{"function":"g"}}],"nodes":[{nodes}]}}"#)
+        format!(
+            r#"{{"perfatlas":1,"metrics":[{{"name":"s","unit":"samples"}}],"frames":[{{"function":"f"}},{{"function":"g"}}],"nodes":[{nodes}]}}"#
+        )
     }
 
     #[test]
     fn structural_errors_have_json_paths() {
         let node = r#"{"frame":0,"parent":null,"self":[1]}"#;
         let six = [node; 5].join(",");
-        let e = read(&doc(&format!(r#"{six},{{"frame":1,"parent":5,"self":[1]}}"#))).unwrap_err();
+        let e = read(&doc(&format!(
+            r#"{six},{{"frame":1,"parent":5,"self":[1]}}"#
+        )))
+        .unwrap_err();
         assert_eq!(e.place, Place::Json("$.nodes[5].parent".into()));
-        assert!(e.message.contains("parents must be listed before their children"), "{e}");
-        let e = read(&doc(&format!(r#"{node},{{"frame":2,"parent":0,"self":[1]}}"#))).unwrap_err();
+        assert!(
+            e.message
+                .contains("parents must be listed before their children"),
+            "{e}"
+        );
+        let e = read(&doc(&format!(
+            r#"{node},{{"frame":2,"parent":0,"self":[1]}}"#
+        )))
+        .unwrap_err();
         assert_eq!(e.place, Place::Json("$.nodes[1].frame".into()));
         let e = read(&doc(r#"{"frame":0,"parent":null,"self":[1,2]}"#)).unwrap_err();
         assert_eq!(e.place, Place::Json("$.nodes[0].self".into()));
         let e = read(r#"{"perfatlas":1,"metrics":[],"frames":[],"nodes":[]}"#).unwrap_err();
         assert_eq!(e.place, Place::Json("$.metrics".into()));
-        let with_timeline = format!("{},\"timeline\":[{{\"start\":0,\"node\":3}}]}}", doc(node).trim_end_matches('}'));
+        let with_timeline = format!(
+            "{},\"timeline\":[{{\"start\":0,\"node\":3}}]}}",
+            doc(node).trim_end_matches('}')
+        );
         let e = read(&with_timeline).unwrap_err();
         assert_eq!(e.place, Place::Json("$.timeline[0].node".into()));
         // Type and syntax errors give the line.
@@ -391,7 +508,11 @@ mod tests {
 
     #[test]
     fn never_panics_on_odd_input() {
-        let deep = format!("{{\"perfatlas\":1,\"x\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        let deep = format!(
+            "{{\"perfatlas\":1,\"x\":{}{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
         for text in [deep.as_str(), "{\"perfatlas\":1e400}", "{\"perfatlas\":1, \"metrics\":[{\"name\":\"a\",\"unit\":\"count\"}],\"frames\":[{\"function\":\"f\"}],\"nodes\":[{\"frame\":18446744073709551615,\"parent\":18446744073709551615,\"self\":[1]}]}", "{\"perfatlas\":-1}", "\u{feff}{\"perfatlas\":1.0}"] {
             let _ = read(text);
             let _ = sniff(text);
@@ -402,8 +523,16 @@ mod tests {
             if i > 0 {
                 chain.push(',');
             }
-            let parent = if i == 0 { "null".to_string() } else { (i - 1).to_string() };
-            let _ = write!(chain, r#"{{"frame":{},"parent":{parent},"self":[1]}}"#, i % 2);
+            let parent = if i == 0 {
+                "null".to_string()
+            } else {
+                (i - 1).to_string()
+            };
+            let _ = write!(
+                chain,
+                r#"{{"frame":{},"parent":{parent},"self":[1]}}"#,
+                i % 2
+            );
         }
         let p = read(&doc(&chain)).unwrap();
         assert_eq!(p.profile.tree.len(), 50_001);

@@ -30,7 +30,9 @@ use std::collections::HashMap;
 
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
-use crate::model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
+use crate::model::{
+    Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit,
+};
 
 pub struct PerfScript;
 
@@ -45,14 +47,23 @@ impl Format for PerfScript {
             .lines()
             .map(str::trim_end)
             .filter(|l| !l.trim_start().is_empty() && !l.trim_start().starts_with('#'));
-        let Some(first) = lines.next() else { return false };
-        let Some(header) = parse_header(first) else { return false };
-        if header.inline_frame.is_some_and(|f| parse_frame(f).is_some()) {
+        let Some(first) = lines.next() else {
+            return false;
+        };
+        let Some(header) = parse_header(first) else {
+            return false;
+        };
+        if header
+            .inline_frame
+            .is_some_and(|f| parse_frame(f).is_some())
+        {
             return true;
         }
         // The next line must be an indented frame line (the head may cut a
         // line short, but the second line of a perf-script file is short).
-        lines.next().is_some_and(|l| l.starts_with([' ', '\t']) && parse_frame(l).is_some())
+        lines
+            .next()
+            .is_some_and(|l| l.starts_with([' ', '\t']) && parse_frame(l).is_some())
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
@@ -112,7 +123,9 @@ fn is_pid(s: &str) -> bool {
 
 /// `[003]`.
 fn is_cpu(s: &str) -> bool {
-    s.strip_prefix('[').and_then(|s| s.strip_suffix(']')).is_some_and(all_digits)
+    s.strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .is_some_and(all_digits)
 }
 
 /// `9962.502413:` as nanoseconds; `None` when not a timestamp or too large.
@@ -163,7 +176,9 @@ fn parse_header(line: &str) -> Option<Header<'_>> {
         if is_cpu(word(next)) {
             next += 1;
         }
-        let Some(time_ns) = timestamp_ns(word(next)) else { continue };
+        let Some(time_ns) = timestamp_ns(word(next)) else {
+            continue;
+        };
         let comm = line[..w[i].0].trim();
         next += 1;
         let mut period = None;
@@ -176,8 +191,17 @@ fn parse_header(line: &str) -> Option<Header<'_>> {
             event = Some(event_name(word(next))).filter(|e| !e.is_empty());
             next += 1;
         }
-        let inline_frame = w.get(next).map(|&(s, _)| line[s..].trim()).filter(|t| !t.is_empty());
-        return Some(Header { comm, time_ns, period, event, inline_frame });
+        let inline_frame = w
+            .get(next)
+            .map(|&(s, _)| line[s..].trim())
+            .filter(|t| !t.is_empty());
+        return Some(Header {
+            comm,
+            time_ns,
+            period,
+            event,
+            inline_frame,
+        });
     }
     None
 }
@@ -234,7 +258,13 @@ fn dso_start(s: &str) -> Option<usize> {
 /// Drops a `+0x1f3` offset as perf writes it after symbol names.
 fn strip_offset(symbol: &str) -> &str {
     match symbol.rfind("+0x") {
-        Some(i) if i > 0 && symbol[i + 3..].bytes().all(|b| b.is_ascii_hexdigit()) && symbol.len() > i + 3 => &symbol[..i],
+        Some(i)
+            if i > 0
+                && symbol[i + 3..].bytes().all(|b| b.is_ascii_hexdigit())
+                && symbol.len() > i + 3 =>
+        {
+            &symbol[..i]
+        }
         _ => symbol,
     }
 }
@@ -336,7 +366,13 @@ impl Reader {
         match &mut self.state {
             State::InBlock(block) => match parse_frame(line) {
                 Some((symbol, dso)) => {
-                    let id = intern(&mut self.frames, &mut self.by_key, &mut self.key, symbol, dso);
+                    let id = intern(
+                        &mut self.frames,
+                        &mut self.by_key,
+                        &mut self.key,
+                        symbol,
+                        dso,
+                    );
                     block.frames.push(id);
                 }
                 None => {
@@ -372,8 +408,12 @@ impl Reader {
         let event = header.event.map(|name| match self.event_index.get(name) {
             Some(&i) => i,
             None => {
-                self.events.push(Event { name: name.to_string(), all_have_period: true });
-                self.event_index.insert(name.to_string(), self.events.len() - 1);
+                self.events.push(Event {
+                    name: name.to_string(),
+                    all_have_period: true,
+                });
+                self.event_index
+                    .insert(name.to_string(), self.events.len() - 1);
                 self.events.len() - 1
             }
         });
@@ -382,12 +422,25 @@ impl Reader {
                 self.events[e].all_have_period = false;
             }
         }
-        let mut block =
-            Block { line: number, comm, time_ns: header.time_ns, event, period: header.period, frames: Vec::new(), blank_seen: false };
+        let mut block = Block {
+            line: number,
+            comm,
+            time_ns: header.time_ns,
+            event,
+            period: header.period,
+            frames: Vec::new(),
+            blank_seen: false,
+        };
         // Without a call chain the only frame is on the header line;
         // anything else there (tracepoint arguments) is not a frame.
         if let Some((symbol, dso)) = header.inline_frame.and_then(parse_frame) {
-            block.frames.push(intern(&mut self.frames, &mut self.by_key, &mut self.key, symbol, dso));
+            block.frames.push(intern(
+                &mut self.frames,
+                &mut self.by_key,
+                &mut self.key,
+                symbol,
+                dso,
+            ));
         }
         self.state = State::InBlock(block);
     }
@@ -400,13 +453,22 @@ impl Reader {
         let start = self.stacks.len();
         self.stacks.push(block.comm);
         self.stacks.extend(block.frames.iter().rev());
-        self.samples.push(Sample { stack: (start, self.stacks.len()), time_ns: block.time_ns, event: block.event, period: block.period });
+        self.samples.push(Sample {
+            stack: (start, self.stacks.len()),
+            time_ns: block.time_ns,
+            event: block.event,
+            period: block.period,
+        });
     }
 
     fn finish(mut self) -> Result<Parsed, ParseError> {
         self.end_block();
         if self.samples.is_empty() {
-            return Err(self.warnings.into_iter().next().unwrap_or_else(|| ParseError::whole("no perf script samples found")));
+            return Err(self
+                .warnings
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| ParseError::whole("no perf script samples found")));
         }
         let mut metrics = vec![Metric::new("samples", Unit::Samples)];
         // For each event, its metric index when it has one.
@@ -428,20 +490,36 @@ impl Reader {
         for sample in &self.samples {
             values.iter_mut().for_each(|v| *v = 0.0);
             values[0] = 1.0;
-            if let (Some(m), Some(period)) = (sample.event.and_then(|e| event_metric[e]), sample.period) {
+            if let (Some(m), Some(period)) =
+                (sample.event.and_then(|e| event_metric[e]), sample.period)
+            {
                 values[m] = period;
             }
             let stack = &self.stacks[sample.stack.0..sample.stack.1];
             let node: NodeId = profile.tree.add_stack(stack.iter().copied(), &values);
-            timeline.push(TimelineSample { start_ns: (sample.time_ns - first_ns) as f64, duration_ns: 0.0, node });
+            timeline.push(TimelineSample {
+                start_ns: (sample.time_ns - first_ns) as f64,
+                duration_ns: 0.0,
+                node,
+            });
         }
         profile.timeline = Some(Timeline { samples: timeline });
-        Ok(Parsed { frames: self.frames, profile, warnings: self.warnings })
+        Ok(Parsed {
+            frames: self.frames,
+            profile,
+            warnings: self.warnings,
+        })
     }
 }
 
 /// Interns the frame for `symbol` in `dso`, reusing ids by text.
-fn intern(frames: &mut FrameTable, by_key: &mut HashMap<String, FrameId>, key: &mut String, symbol: &str, dso: Option<&str>) -> FrameId {
+fn intern(
+    frames: &mut FrameTable,
+    by_key: &mut HashMap<String, FrameId>,
+    key: &mut String,
+    symbol: &str,
+    dso: Option<&str>,
+) -> FrameId {
     key.clear();
     key.push_str(symbol);
     key.push('\0');
@@ -449,9 +527,21 @@ fn intern(frames: &mut FrameTable, by_key: &mut HashMap<String, FrameId>, key: &
     if let Some(&id) = by_key.get(key.as_str()) {
         return id;
     }
+    let module = dso.and_then(module_of);
     let function = strip_offset(symbol);
-    let function = if function.is_empty() { "[unknown]" } else { function };
-    let frame = Frame { function: function.to_string(), file: None, line: None, module: dso.and_then(module_of).map(str::to_string) };
+    // As inferno's collapse-perf: an unknown symbol is named after its
+    // library, so unknown frames of different libraries stay apart.
+    let function = match (function, module) {
+        ("" | "[unknown]", Some(m)) => format!("[{m}]"),
+        ("", None) => "[unknown]".to_string(),
+        (f, _) => super::names::demangle(f).into_owned(),
+    };
+    let frame = Frame {
+        function,
+        file: None,
+        line: None,
+        module: module.map(str::to_string),
+    };
     let id = frames.intern(frame);
     by_key.insert(key.clone(), id);
     id
@@ -474,17 +564,28 @@ mod tests {
     use std::path::PathBuf;
 
     fn parse(text: &str) -> Parsed {
-        PerfScript.parse(&Input { file_name: "x.perf", bytes: text.as_bytes() }).unwrap()
+        PerfScript
+            .parse(&Input {
+                file_name: "x.perf",
+                bytes: text.as_bytes(),
+            })
+            .unwrap()
     }
 
     fn sniff(text: &str) -> bool {
-        PerfScript.sniff(&Input { file_name: "x", bytes: text.as_bytes() })
+        PerfScript.sniff(&Input {
+            file_name: "x",
+            bytes: text.as_bytes(),
+        })
     }
 
     /// Reads a corpus file: the absolute path, else relative to the crate;
     /// `None` (with a note) when neither exists.
     fn corpus(rel: &str) -> Option<Vec<u8>> {
-        let candidates = [PathBuf::from("/work/shared/corpus").join(rel), PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(rel)];
+        let candidates = [
+            PathBuf::from("/work/shared/corpus").join(rel),
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(rel),
+        ];
         for path in &candidates {
             if let Ok(bytes) = std::fs::read(path) {
                 return Some(bytes);
@@ -496,7 +597,10 @@ mod tests {
 
     fn parse_corpus(rel: &str) -> Option<Parsed> {
         let bytes = corpus(rel)?;
-        let input = Input { file_name: rel, bytes: &bytes };
+        let input = Input {
+            file_name: rel,
+            bytes: &bytes,
+        };
         assert!(PerfScript.sniff(&input), "{rel} not sniffed as perf-script");
         let (format, parsed) = super::super::parse_bytes(rel, &bytes).unwrap();
         assert_eq!(format, "perf-script", "{rel}");
@@ -510,8 +614,12 @@ mod tests {
     /// Distinct names of the root's children.
     fn roots(p: &Parsed) -> Vec<String> {
         let tree = &p.profile.tree;
-        let mut names: Vec<String> =
-            tree.children(NodeId::ROOT).iter().filter_map(|&n| tree.frame(n)).map(|f| p.frames.get(f).function.clone()).collect();
+        let mut names: Vec<String> = tree
+            .children(NodeId::ROOT)
+            .iter()
+            .filter_map(|&n| tree.frame(n))
+            .map(|f| p.frames.get(f).function.clone())
+            .collect();
         names.sort();
         names
     }
@@ -519,31 +627,74 @@ mod tests {
     #[test]
     fn header_variants() {
         let h = parse_header("java 10488  9962.502413:   10101010 cpu-clock: ").unwrap();
-        assert_eq!((h.comm, h.time_ns, h.period, h.event, h.inline_frame), ("java", 9_962_502_413_000, Some(10101010.0), Some("cpu-clock"), None));
+        assert_eq!(
+            (h.comm, h.time_ns, h.period, h.event, h.inline_frame),
+            (
+                "java",
+                9_962_502_413_000,
+                Some(10101010.0),
+                Some("cpu-clock"),
+                None
+            )
+        );
         let h = parse_header("go  6157  1224.147545:     250000 cpu-clock:uhH: ").unwrap();
-        assert_eq!((h.comm, h.event, h.period), ("go", Some("cpu-clock"), Some(250000.0)));
+        assert_eq!(
+            (h.comm, h.event, h.period),
+            ("go", Some("cpu-clock"), Some(250000.0))
+        );
         let h = parse_header("V8 WorkerThread 24636/25607 [000] 94564.109216: cycles:").unwrap();
-        assert_eq!((h.comm, h.event, h.period), ("V8 WorkerThread", Some("cycles"), None));
+        assert_eq!(
+            (h.comm, h.event, h.period),
+            ("V8 WorkerThread", Some("cycles"), None)
+        );
         let h = parse_header("Thread 2 12688/12764 6544038.708352: cpu-clock:").unwrap();
         assert_eq!(h.comm, "Thread 2");
         let h = parse_header("           false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])").unwrap();
-        assert_eq!((h.comm, h.event, h.inline_frame), ("false", Some("cycles"), Some("ffffffff9b201293 [unknown] ([unknown])")));
-        let h = parse_header("perf 1 [001] 5.000000001: sched:sched_switch: prev_comm=perf").unwrap();
-        assert_eq!((h.event, h.period, h.time_ns), (Some("sched:sched_switch"), None, 5_000_000_001));
-        assert!(parse_header("\t    7f89e341d84f __GI___libc_write+0x4f (/usr/lib/libc-2.28.so)").is_none());
+        assert_eq!(
+            (h.comm, h.event, h.inline_frame),
+            (
+                "false",
+                Some("cycles"),
+                Some("ffffffff9b201293 [unknown] ([unknown])")
+            )
+        );
+        let h =
+            parse_header("perf 1 [001] 5.000000001: sched:sched_switch: prev_comm=perf").unwrap();
+        assert_eq!(
+            (h.event, h.period, h.time_ns),
+            (Some("sched:sched_switch"), None, 5_000_000_001)
+        );
+        assert!(
+            parse_header("\t    7f89e341d84f __GI___libc_write+0x4f (/usr/lib/libc-2.28.so)")
+                .is_none()
+        );
         assert!(parse_header("a;b 1").is_none());
         assert!(parse_header("java 12 99999999999999999999.5: cycles:").is_none());
     }
 
     #[test]
     fn frame_lines() {
-        assert_eq!(parse_frame("\t    7f89e341d84f __GI___libc_write+0x4f (/usr/lib/libc-2.28.so)"), Some(("__GI___libc_write+0x4f", Some("/usr/lib/libc-2.28.so"))));
         assert_eq!(
-            parse_frame("\t 55d std::function<int (int, int)>::operator() (/home/user/genperf/perf_stacks)"),
-            Some(("std::function<int (int, int)>::operator()", Some("/home/user/genperf/perf_stacks")))
+            parse_frame("\t    7f89e341d84f __GI___libc_write+0x4f (/usr/lib/libc-2.28.so)"),
+            Some(("__GI___libc_write+0x4f", Some("/usr/lib/libc-2.28.so")))
         );
-        assert_eq!(parse_frame("\t7f1e2215d058  (/lib/libc-2.15.so)"), Some(("", Some("/lib/libc-2.15.so"))));
-        assert_eq!(parse_frame("  4004f4 main (/tmp/a.out (deleted))"), Some(("main", Some("/tmp/a.out (deleted)"))));
+        assert_eq!(
+            parse_frame(
+                "\t 55d std::function<int (int, int)>::operator() (/home/user/genperf/perf_stacks)"
+            ),
+            Some((
+                "std::function<int (int, int)>::operator()",
+                Some("/home/user/genperf/perf_stacks")
+            ))
+        );
+        assert_eq!(
+            parse_frame("\t7f1e2215d058  (/lib/libc-2.15.so)"),
+            Some(("", Some("/lib/libc-2.15.so")))
+        );
+        assert_eq!(
+            parse_frame("  4004f4 main (/tmp/a.out (deleted))"),
+            Some(("main", Some("/tmp/a.out (deleted)")))
+        );
         assert_eq!(parse_frame("  4004f4 foo(int)"), Some(("foo(int)", None)));
         assert_eq!(parse_frame("  not-hex main (x)"), None);
         assert_eq!(strip_offset("main+0x1f"), "main");
@@ -556,7 +707,9 @@ mod tests {
 
     #[test]
     fn sniffs_perf_script_only() {
-        assert!(sniff("# ========\n# captured on: x\n#\njava 1 1.5: 1 cycles: \n\t  7f main+0x1 (/a/b)\n"));
+        assert!(sniff(
+            "# ========\n# captured on: x\n#\njava 1 1.5: 1 cycles: \n\t  7f main+0x1 (/a/b)\n"
+        ));
         assert!(sniff("   false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])\n"));
         assert!(!sniff("a;b 1\na;c 2\n"));
         assert!(!sniff("java 1 1.5: 1 cycles: \n"));
@@ -577,17 +730,41 @@ mod tests {
              \t  1 [unknown] ([unknown])\n",
         );
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
-        let names: Vec<_> = p.profile.metrics.iter().map(|m| (m.name.as_str(), m.unit.clone())).collect();
-        assert_eq!(names, vec![("samples", Unit::Samples), ("cpu-clock", Unit::Nanoseconds)]);
+        let names: Vec<_> = p
+            .profile
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), m.unit.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("samples", Unit::Samples), ("cpu-clock", Unit::Nanoseconds)]
+        );
         assert_eq!(p.profile.totals(), vec![2.0, 4000.0]);
         let folded = crate::convert::to_folded(&p, 1);
-        assert_eq!(folded, "app;[unknown];mid 3000\napp;[unknown];mid;leaf 1000\n");
+        assert_eq!(
+            folded,
+            "app;[unknown];mid 3000\napp;[unknown];mid;leaf 1000\n"
+        );
         let tl = &p.profile.timeline.as_ref().unwrap().samples;
         assert_eq!(tl.len(), 2);
         assert_eq!((tl[0].start_ns, tl[1].start_ns), (0.0, 500_000.0));
         let leaf = p.profile.tree.frame(tl[0].node).unwrap();
-        assert_eq!(p.frames.get(leaf), &Frame { function: "leaf".into(), file: None, line: None, module: Some("libx.so".into()) });
-        assert_eq!(p.frames.get(p.profile.tree.frame(tl[1].node).unwrap()).function, "mid");
+        assert_eq!(
+            p.frames.get(leaf),
+            &Frame {
+                function: "leaf".into(),
+                file: None,
+                line: None,
+                module: Some("libx.so".into())
+            }
+        );
+        assert_eq!(
+            p.frames
+                .get(p.profile.tree.frame(tl[1].node).unwrap())
+                .function,
+            "mid"
+        );
     }
 
     #[test]
@@ -614,16 +791,30 @@ mod tests {
         );
         let places: Vec<_> = p.warnings.iter().map(|w| w.place.clone()).collect();
         assert_eq!(places, vec![Place::Line(4), Place::Line(9)]);
-        assert!(p.warnings[1].message.contains("sample of line 7 skipped"), "{}", p.warnings[1]);
+        assert!(
+            p.warnings[1].message.contains("sample of line 7 skipped"),
+            "{}",
+            p.warnings[1]
+        );
         assert_eq!(p.profile.totals()[0], 2.0);
         assert_eq!(p.profile.timeline.as_ref().unwrap().samples.len(), 2);
     }
 
     #[test]
     fn no_valid_block_is_an_error() {
-        let e = PerfScript.parse(&Input { file_name: "x", bytes: b"nothing here\n\t1 f (x)\n" }).unwrap_err();
+        let e = PerfScript
+            .parse(&Input {
+                file_name: "x",
+                bytes: b"nothing here\n\t1 f (x)\n",
+            })
+            .unwrap_err();
         assert_eq!(e.place, Place::Line(1));
-        let e = PerfScript.parse(&Input { file_name: "x", bytes: b"# only comments\n\n" }).unwrap_err();
+        let e = PerfScript
+            .parse(&Input {
+                file_name: "x",
+                bytes: b"# only comments\n\n",
+            })
+            .unwrap_err();
         assert_eq!(e.place, Place::Whole);
     }
 
@@ -640,8 +831,14 @@ mod tests {
             b"\t1 f+0x (x)\n\n1 1 1.1:",
         ];
         for bytes in inputs {
-            let _ = PerfScript.sniff(&Input { file_name: "x", bytes });
-            let _ = PerfScript.parse(&Input { file_name: "x", bytes });
+            let _ = PerfScript.sniff(&Input {
+                file_name: "x",
+                bytes,
+            });
+            let _ = PerfScript.parse(&Input {
+                file_name: "x",
+                bytes,
+            });
         }
         // Deep stacks are handled without recursion.
         let mut deep = String::from("a 1 1.0: 1 c:\n");
@@ -665,15 +862,47 @@ mod tests {
         // (file, samples, root names, (event metric, summed period))
         type Case<'a> = (&'a str, f64, &'a [&'a str], Option<(&'a str, f64)>);
         let cases: [Case; 6] = [
-            ("inferno/collapse-perf/go-stacks.txt", 5.0, &["go"], Some(("cpu-clock", 1_250_000.0))),
-            ("inferno/collapse-perf/java-inline.txt", 22.0, &["java"], Some(("cpu-clock", 222_222_220.0))),
-            ("inferno/collapse-perf/cpp-stacks-std-function.txt", 46.0, &["perf_stacks"], Some(("cycles", 80_567_950.0))),
-            ("inferno/collapse-perf/single-line-stacks.txt", 2.0, &["false"], Some(("cycles", 2.0))),
-            ("inferno/collapse-perf/empty-line.txt", 2.0, &["inline-counter"], Some(("cpu-clock", 500_000.0))),
-            ("inferno/collapse-perf/single-event.txt", 1.0, &["boa_cli"], Some(("cpu-clock", 10_101_010.0))),
+            (
+                "inferno/collapse-perf/go-stacks.txt",
+                5.0,
+                &["go"],
+                Some(("cpu-clock", 1_250_000.0)),
+            ),
+            (
+                "inferno/collapse-perf/java-inline.txt",
+                22.0,
+                &["java"],
+                Some(("cpu-clock", 222_222_220.0)),
+            ),
+            (
+                "inferno/collapse-perf/cpp-stacks-std-function.txt",
+                46.0,
+                &["perf_stacks"],
+                Some(("cycles", 80_567_950.0)),
+            ),
+            (
+                "inferno/collapse-perf/single-line-stacks.txt",
+                2.0,
+                &["false"],
+                Some(("cycles", 2.0)),
+            ),
+            (
+                "inferno/collapse-perf/empty-line.txt",
+                2.0,
+                &["inline-counter"],
+                Some(("cpu-clock", 500_000.0)),
+            ),
+            (
+                "inferno/collapse-perf/single-event.txt",
+                1.0,
+                &["boa_cli"],
+                Some(("cpu-clock", 10_101_010.0)),
+            ),
         ];
         for (file, samples, comms, period) in cases {
-            let Some(p) = parse_corpus(file) else { continue };
+            let Some(p) = parse_corpus(file) else {
+                continue;
+            };
             assert!(p.warnings.is_empty(), "{file}: {:?}", p.warnings);
             assert_eq!(p.profile.totals()[0], samples, "{file}");
             assert_eq!(roots(&p), comms.to_vec(), "{file}");
@@ -681,41 +910,85 @@ mod tests {
                 let m = metric(&p, name).unwrap_or_else(|| panic!("{file}: no metric {name}"));
                 assert_eq!(p.profile.tree.total(m), total, "{file}");
             }
-            assert_eq!(p.profile.timeline.as_ref().unwrap().samples.len() as f64, samples, "{file}");
+            assert_eq!(
+                p.profile.timeline.as_ref().unwrap().samples.len() as f64,
+                samples,
+                "{file}"
+            );
         }
     }
 
     #[test]
     fn corpus_empty_line_keeps_the_frames_after_the_blank() {
-        let Some(p) = parse_corpus("inferno/collapse-perf/empty-line.txt") else { return };
+        let Some(p) = parse_corpus("inferno/collapse-perf/empty-line.txt") else {
+            return;
+        };
         let folded = crate::convert::to_folded(&p, 0);
         assert_eq!(folded, "inline-counter;main 2\n");
     }
 
     #[test]
     fn corpus_go_stacks_frames() {
-        let Some(p) = parse_corpus("inferno/collapse-perf/go-stacks.txt") else { return };
+        let Some(p) = parse_corpus("inferno/collapse-perf/go-stacks.txt") else {
+            return;
+        };
         let folded = crate::convert::to_folded(&p, 0);
         // First block of the file, root first.
         assert!(folded.lines().any(|l| l
             == "go;[unknown];x_cgo_notify_runtime_init_done;runtime.main;main.init;cmd/go/internal/base.init;\
                 cmd/go/internal/cfg.init;go/build.init;go/doc.init;text/template.init;text/template.init.ializers;\
                 text/template.createValueFuncs;text/template.addValueFuncs;runtime.mapassign_faststr 1"));
-        let modules: std::collections::BTreeSet<_> = p.frames.iter().filter_map(|(_, f)| f.module.clone()).collect();
+        let modules: std::collections::BTreeSet<_> = p
+            .frames
+            .iter()
+            .filter_map(|(_, f)| f.module.clone())
+            .collect();
         assert!(modules.contains("go"), "{modules:?}");
     }
 
     #[test]
     fn corpus_speedscope_linux_perf() {
         let cases: [(&str, f64, &[&str], &str, f64); 5] = [
-            ("speedscope/linux-perf/simple.linux-perf.txt", 1.0, &["simple-terminat"], "cpu-clock", 1_001_001.0),
-            ("speedscope/linux-perf/one-sample.linux-perf.txt", 1.0, &["simple-terminat"], "cpu-clock", 1_001_001.0),
-            ("speedscope/linux-perf/simple-with-header.linux-perf.txt", 136.0, &["simple-terminat"], "cpu-clock", 136.0 * 1_001_001.0),
-            ("speedscope/linux-perf/forks.linux-perf.txt", 561.0, &["forks", "swapper"], "cpu-clock", 561.0 * 1_001_001.0),
-            ("speedscope/linux-perf/rust-mangled.linux-perf.txt", 96.0, &["trace"], "task-clock", 96.0 * 16_949_152.0),
+            (
+                "speedscope/linux-perf/simple.linux-perf.txt",
+                1.0,
+                &["simple-terminat"],
+                "cpu-clock",
+                1_001_001.0,
+            ),
+            (
+                "speedscope/linux-perf/one-sample.linux-perf.txt",
+                1.0,
+                &["simple-terminat"],
+                "cpu-clock",
+                1_001_001.0,
+            ),
+            (
+                "speedscope/linux-perf/simple-with-header.linux-perf.txt",
+                136.0,
+                &["simple-terminat"],
+                "cpu-clock",
+                136.0 * 1_001_001.0,
+            ),
+            (
+                "speedscope/linux-perf/forks.linux-perf.txt",
+                561.0,
+                &["forks", "swapper"],
+                "cpu-clock",
+                561.0 * 1_001_001.0,
+            ),
+            (
+                "speedscope/linux-perf/rust-mangled.linux-perf.txt",
+                96.0,
+                &["trace"],
+                "task-clock",
+                96.0 * 16_949_152.0,
+            ),
         ];
         for (file, samples, comms, event, total) in cases {
-            let Some(p) = parse_corpus(file) else { continue };
+            let Some(p) = parse_corpus(file) else {
+                continue;
+            };
             assert!(p.warnings.is_empty(), "{file}: {:?}", p.warnings);
             assert_eq!(p.profile.totals()[0], samples, "{file}");
             assert_eq!(roots(&p), comms.to_vec(), "{file}");
@@ -726,13 +999,21 @@ mod tests {
     }
 
     #[test]
-    fn corpus_rust_symbols_stay_mangled_and_timeline_starts_at_zero() {
-        let Some(p) = parse_corpus("speedscope/linux-perf/rust-mangled.linux-perf.txt") else { return };
-        assert!(p.frames.iter().any(|(_, f)| f.function == "_RINvNtCse0yjq9ZQveU_3std2rt10lang_startuECs8K9WJNlS7Dz_5trace"));
+    fn corpus_rust_symbols_are_demangled_and_timeline_starts_at_zero() {
+        let Some(p) = parse_corpus("speedscope/linux-perf/rust-mangled.linux-perf.txt") else {
+            return;
+        };
+        assert!(p
+            .frames
+            .iter()
+            .any(|(_, f)| f.function == "std::rt::lang_start::<()>"));
+        assert!(!p.frames.iter().any(|(_, f)| f.function.starts_with("_R")));
         let tl = &p.profile.timeline.as_ref().unwrap().samples;
         assert_eq!(tl[0].start_ns, 0.0);
         // 150521.008480 - 150520.991529 s
         assert_eq!(tl[1].start_ns, 16_951_000.0);
-        assert!(tl.iter().all(|s| s.start_ns >= 0.0 && p.profile.tree.frame(s.node).is_some()));
+        assert!(tl
+            .iter()
+            .all(|s| s.start_ns >= 0.0 && p.profile.tree.frame(s.node).is_some()));
     }
 }
