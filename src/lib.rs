@@ -21,6 +21,8 @@ pub mod input;
 pub mod model;
 pub mod render;
 pub mod site;
+#[cfg(test)]
+mod test_support;
 
 use std::path::PathBuf;
 

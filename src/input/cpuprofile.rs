@@ -582,19 +582,7 @@ mod tests {
         })
     }
 
-    fn corpus(rel: &str) -> Option<Vec<u8>> {
-        let paths = [
-            format!("/work/shared/corpus/{rel}"),
-            format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR")),
-        ];
-        for p in &paths {
-            if let Ok(b) = std::fs::read(p) {
-                return Some(b);
-            }
-        }
-        eprintln!("note: corpus file {rel} not found; test skipped");
-        None
-    }
+    use crate::test_support::corpus;
 
     fn function(p: &Parsed, node: NodeId) -> &str {
         &p.frames.get(p.profile.tree.frame(node).unwrap()).function

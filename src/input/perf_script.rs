@@ -561,7 +561,6 @@ fn excerpt(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::error::Place;
-    use std::path::PathBuf;
 
     fn parse(text: &str) -> Parsed {
         PerfScript
@@ -581,19 +580,7 @@ mod tests {
 
     /// Reads a corpus file: the absolute path, else relative to the crate;
     /// `None` (with a note) when neither exists.
-    fn corpus(rel: &str) -> Option<Vec<u8>> {
-        let candidates = [
-            PathBuf::from("/work/shared/corpus").join(rel),
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(rel),
-        ];
-        for path in &candidates {
-            if let Ok(bytes) = std::fs::read(path) {
-                return Some(bytes);
-            }
-        }
-        println!("note: corpus file {rel} not found; test skipped");
-        None
-    }
+    use crate::test_support::corpus;
 
     fn parse_corpus(rel: &str) -> Option<Parsed> {
         let bytes = corpus(rel)?;

@@ -504,18 +504,7 @@ mod tests {
     }
 
     fn corpus_bytes() -> Option<Vec<u8>> {
-        let rel = "speedscope/pprof/simple.prof";
-        let candidates = [
-            format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR")),
-            format!("/work/shared/corpus/{rel}"),
-        ];
-        for path in &candidates {
-            if let Ok(bytes) = std::fs::read(path) {
-                return Some(bytes);
-            }
-        }
-        eprintln!("note: corpus file {rel} not found in {candidates:?}; test skipped");
-        None
+        crate::test_support::corpus("speedscope/pprof/simple.prof")
     }
 
     // Expected figures computed independently of this parser with a

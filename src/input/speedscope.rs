@@ -391,12 +391,7 @@ mod tests {
         None
     }
 
-    fn corpus(rel: &str) -> Option<Vec<u8>> {
-        read(&[
-            format!("/work/shared/corpus/{rel}"),
-            format!("{}/../shared/corpus/{rel}", env!("CARGO_MANIFEST_DIR")),
-        ])
-    }
+    use crate::test_support::corpus;
 
     fn function(p: &Parsed, node: NodeId) -> &str {
         &p.frames.get(p.profile.tree.frame(node).unwrap()).function
