@@ -1,0 +1,101 @@
+//! Shared helpers for integration tests: building a site from the sample
+//! data and computing expected numbers straight from the folded inputs,
+//! independently of perfatlas's own parsing.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Python-Markdown sample data shipped with the repository.
+pub fn sample_data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data/python-markdown")
+}
+
+/// Runs the real binary: `perfatlas build <data> -o <out>`. The exit code
+/// is not checked (inputs in formats that are not supported yet are
+/// reported as skipped, which exits 1); the site must exist afterwards.
+pub fn build_site(data: &Path, out: &Path) {
+    let output = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .arg("build")
+        .arg(data)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("run perfatlas");
+    assert!(
+        out.join("index.html").is_file(),
+        "perfatlas build wrote no index.html (exit {:?})\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The versions in the order perfatlas.toml lists them.
+pub fn configured_versions(data: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(data.join("perfatlas.toml")).expect("read perfatlas.toml");
+    let value: toml::Value = toml::from_str(&text).expect("parse perfatlas.toml");
+    value["versions"]
+        .as_array()
+        .expect("versions = [...]")
+        .iter()
+        .map(|v| v.as_str().expect("version name").to_string())
+        .collect()
+}
+
+/// One line of a folded-stacks file: the frames and the count.
+pub struct FoldedLine {
+    pub frames: Vec<String>,
+    pub count: u64,
+}
+
+/// Reads a folded file the simplest possible way: the count is the last
+/// whitespace-separated field, the stack is everything before it, split
+/// on ';'.
+pub fn read_folded(path: &Path) -> Vec<FoldedLine> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let line = line.trim_end();
+            let (stack, count) = match line.rfind(char::is_whitespace) {
+                Some(k) => (&line[..k], &line[k + 1..]),
+                None => ("", line),
+            };
+            let count: u64 = count
+                .parse()
+                .unwrap_or_else(|e| panic!("{}: bad count in {line:?}: {e}", path.display()));
+            let frames = stack
+                .trim()
+                .split(';')
+                .filter(|f| !f.is_empty())
+                .map(str::to_string)
+                .collect();
+            FoldedLine { frames, count }
+        })
+        .collect()
+}
+
+/// Integer with thousands separators, as the report prints counts.
+pub fn grouped(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "12.34%" from a part and a whole.
+pub fn percent(part: f64, total: f64) -> String {
+    if total == 0.0 {
+        "0%".to_string()
+    } else {
+        format!("{:.2}%", 100.0 * part / total)
+    }
+}
