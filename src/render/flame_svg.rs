@@ -103,7 +103,7 @@ fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &Fl
             "text",
             &[
                 ("x", &coord(x + TEXT_PAD)),
-                ("y", &coord(y + FRAME_HEIGHT - 4.5)),
+                ("y", &coord(y + FRAME_HEIGHT - 5.0)),
             ],
             &truncate(&name, fits),
         );

@@ -25,6 +25,9 @@ struct VersionRow {
 #[derive(Serialize)]
 struct Total {
     metric: String,
+    /// False when the value's unit already names the metric
+    /// (`169 samples`, not `samples 169 samples`).
+    show_metric: bool,
     mean: String,
     /// `min – max over N repetitions`, when there is more than one.
     spread: Option<String>,
@@ -116,6 +119,7 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
                 .map(|t| {
                     let unit = &t.unit;
                     Total {
+                        show_metric: t.metric != unit.name(),
                         metric: t.metric,
                         mean: with_unit(t.mean, unit),
                         spread: (t.repetitions > 1).then(|| {

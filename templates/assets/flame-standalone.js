@@ -16,7 +16,7 @@
     var text = fits < 3 ? '' : name.length <= fits ? name : name.slice(0, fits - 2) + '..';
     if (!t && text) {
       t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-      t.setAttribute('y', (geom[i].y + 11.5).toFixed(2)); g.appendChild(t);
+      t.setAttribute('y', (geom[i].y + 11).toFixed(2)); g.appendChild(t);
     }
     if (t) { t.setAttribute('x', (x + 3).toFixed(2)); t.textContent = text; }
   }

@@ -133,19 +133,25 @@
     var text = label(i, w);
     if (!t && text) {
       t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-      t.setAttribute('y', (geom[i].y + 11.5).toFixed(2));
+      t.setAttribute('y', (geom[i].y + 11).toFixed(2));
       g.appendChild(t);
     }
     if (t) { t.setAttribute('x', (x + PAD).toFixed(2)); t.textContent = text; }
   }
-  var zoomed = 0;
+  // Frames are in pre-order, so a frame's subtree is the contiguous run
+  // of indices up to subtreeEnd[i]; computed once from the parent links
+  // (never from rounded coordinates).
+  var subtreeEnd = data.frames.map(function (_, i) { return i; });
+  for (var k = data.frames.length - 1; k > 0; k--) {
+    var parent = data.frames[k][0];
+    if (parent >= 0 && subtreeEnd[k] > subtreeEnd[parent]) subtreeEnd[parent] = subtreeEnd[k];
+  }
   function zoom(i) {
-    zoomed = i;
     var z = geom[i], ancestors = {};
     for (var a = i; a >= 0; a = data.frames[a][0]) ancestors[a] = true;
     for (var j = 0; j < groups.length; j++) {
       var g = geom[j];
-      var inside = g.y > z.y && g.x >= z.x - 1e-6 && g.x + g.w <= z.x + z.w + 1e-6;
+      var inside = j > i && j <= subtreeEnd[i];
       if (ancestors[j]) { place(j, 0, W); groups[j].classList.remove('pa-hidden'); }
       else if (inside) { place(j, (g.x - z.x) / z.w * W, g.w / z.w * W); groups[j].classList.remove('pa-hidden'); }
       else groups[j].classList.add('pa-hidden');
