@@ -15,3 +15,40 @@ pub fn corpus(rel: &str) -> Option<Vec<u8>> {
         }
     }
 }
+
+/// A history built from folded stacks: `(version, benchmark, repetition,
+/// folded text)`, versions in the order they first appear.
+pub fn history_from_folded(profiles: &[(&str, &str, u32, &str)]) -> crate::model::History {
+    use crate::model::{History, ProfileEntry, Version};
+    let mut history = History {
+        title: "test".into(),
+        ..History::default()
+    };
+    for (version, benchmark, repetition, text) in profiles {
+        let v = match history.versions.iter().position(|x| x.name == *version) {
+            Some(v) => v,
+            None => {
+                history.versions.push(Version {
+                    name: version.to_string(),
+                    label: version.to_string(),
+                    ..Version::default()
+                });
+                history.versions.len() - 1
+            }
+        };
+        let (format, parsed) = crate::input::parse_bytes("t.folded", text.as_bytes())
+            .unwrap_or_else(|e| panic!("{version}/{benchmark}: {e:?}"));
+        let map = history.frames.absorb(parsed.frames);
+        let mut profile = parsed.profile;
+        profile.tree.remap_frames(&map);
+        history.profiles.push(ProfileEntry {
+            version: v,
+            benchmark: benchmark.to_string(),
+            repetition: *repetition,
+            source: format!("{version}/{benchmark}.{repetition}.folded"),
+            format,
+            profile,
+        });
+    }
+    history
+}

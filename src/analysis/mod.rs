@@ -2,4 +2,8 @@
 //! reads files or writes HTML.
 
 pub mod flame;
+pub mod hierarchy;
+pub mod matrix;
+pub mod profile_facts;
+pub mod scope;
 pub mod totals;

@@ -20,6 +20,65 @@ pub struct Config {
     /// Flame-graph settings.
     #[serde(default)]
     pub flame: FlameConfig,
+    /// Evolution-matrix settings.
+    #[serde(default)]
+    pub matrix: MatrixConfig,
+    /// How versions map to a git repository's revisions and paths.
+    #[serde(default)]
+    pub vcs: VcsConfig,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MatrixConfig {
+    /// Components whose time share stays below this percentage in every
+    /// version are hidden (with a count and a way to show them).
+    pub min_share: f64,
+    /// Levels shown unfolded (and without JavaScript): 1 project, 2
+    /// packages, 3 classes, 4 methods.
+    pub depth: u8,
+    /// Modified-method counts at which the top box grows from small to
+    /// medium and from medium to large (the paper's 5 and 10).
+    pub modified_steps: [u32; 2],
+    /// Fixed time frames of an execution timeline.
+    pub timeline_frames: usize,
+    /// Most source-diff lines shown in one popup.
+    pub diff_popup_lines: usize,
+    /// Most callers and callees drawn on each side of a call graph.
+    pub call_graph_edges: usize,
+}
+
+impl Default for MatrixConfig {
+    fn default() -> MatrixConfig {
+        MatrixConfig {
+            min_share: 2.0,
+            depth: 4,
+            modified_steps: [5, 10],
+            timeline_frames: 20,
+            diff_popup_lines: 40,
+            call_graph_edges: 12,
+        }
+    }
+}
+
+/// One prefix rewrite from the paths profiles hold to repository paths.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PathRule {
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VcsConfig {
+    /// Tag names tried for a version without a `revision`, after the
+    /// version's own name and `v` + name; `{version}` is replaced.
+    pub tag_patterns: Vec<String>,
+    /// Prefix rewrites applied to profile file paths before they are looked
+    /// up in the repository (then the longest unique suffix match).
+    pub path_map: Vec<PathRule>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -76,6 +135,24 @@ impl Config {
     /// Reads `path`.
     pub fn read(path: &Path) -> Result<Config, BuildError> {
         let config: Config = read_toml(path)?;
+        let m = &config.matrix;
+        let bad = if !(0.0..=100.0).contains(&m.min_share) {
+            Some("matrix.min_share must be a percentage from 0 to 100")
+        } else if !(1..=4).contains(&m.depth) {
+            Some("matrix.depth must be 1 (project) to 4 (methods)")
+        } else if m.modified_steps[0] == 0 || m.modified_steps[0] > m.modified_steps[1] {
+            Some("matrix.modified_steps must be two increasing counts, e.g. [5, 10]")
+        } else if !(1..=1000).contains(&m.timeline_frames) {
+            Some("matrix.timeline_frames must be from 1 to 1000")
+        } else {
+            None
+        };
+        if let Some(message) = bad {
+            return Err(BuildError::Config {
+                path: path.to_path_buf(),
+                message: message.into(),
+            });
+        }
         if config.flame.max_frames == 0 {
             return Err(BuildError::Config {
                 path: path.to_path_buf(),

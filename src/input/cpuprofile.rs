@@ -178,6 +178,9 @@ fn make_frame(function: Option<String>, url: Option<String>, line: Option<f64>) 
         file,
         line,
         module: None,
+        // A call frame's line is where its function starts.
+        start_line: line,
+        source_hash: None,
     }
 }
 

@@ -87,6 +87,8 @@ pub fn frame_from_text(text: &str) -> Frame {
                         file: Some(file.to_string()),
                         line: Some(line),
                         module: None,
+                        start_line: None,
+                        source_hash: None,
                     };
                 }
             }

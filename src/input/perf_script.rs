@@ -541,6 +541,8 @@ fn intern(
         file: None,
         line: None,
         module: module.map(str::to_string),
+        start_line: None,
+        source_hash: None,
     };
     let id = frames.intern(frame);
     by_key.insert(key.clone(), id);
@@ -743,7 +745,9 @@ mod tests {
                 function: "leaf".into(),
                 file: None,
                 line: None,
-                module: Some("libx.so".into())
+                module: Some("libx.so".into()),
+                start_line: None,
+                source_hash: None,
             }
         );
         assert_eq!(

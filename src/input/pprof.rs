@@ -156,6 +156,7 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         let info = FunctionInfo {
             name,
             file: (!file.is_empty()).then_some(file),
+            start_line: u32::try_from(f.start_line).ok().filter(|&l| l > 0),
         };
         if f.id == 0 || functions.insert(f.id, info).is_some() {
             return Err(ParseError::field(
@@ -192,6 +193,8 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                 file: None,
                 line: None,
                 module,
+                start_line: None,
+                source_hash: None,
             }));
         } else {
             // line[0] is the innermost call: walk backwards for root-first.
@@ -212,6 +215,8 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                     file: function.file.clone(),
                     line: u32::try_from(line.line).ok().filter(|&l| l > 0),
                     module: module.clone(),
+                    start_line: function.start_line,
+                    source_hash: None,
                 };
                 expanded.push(frames.intern(frame));
             }
@@ -271,6 +276,7 @@ struct MappingInfo {
 struct FunctionInfo {
     name: String,
     file: Option<String>,
+    start_line: Option<u32>,
 }
 
 /// Name for code known only by its address: `module+0xoffset` (the offset in
@@ -707,7 +713,9 @@ mod tests {
                 function: "inlined_leaf".into(),
                 file: Some("lib.go".into()),
                 line: Some(40),
-                module: None
+                module: None,
+                start_line: None,
+                source_hash: None,
             }
         );
         assert_eq!(p.profile.totals(), vec![2e6]);

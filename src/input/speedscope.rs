@@ -148,6 +148,8 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                 file: f.file.filter(|s| !s.is_empty()),
                 line,
                 module: None,
+                start_line: None,
+                source_hash: None,
             })
         })
         .collect();

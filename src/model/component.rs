@@ -355,6 +355,8 @@ mod tests {
             file: Some("/Users/jlfwong/code/sucrase/dist/parser/traverser/expression.js".into()),
             line: Some(10),
             module: None,
+            start_line: None,
+            source_hash: None,
         };
         assert_eq!(
             parts(&js),
@@ -373,6 +375,8 @@ mod tests {
             file: Some("markdown/core.py".into()),
             line: Some(250),
             module: None,
+            start_line: None,
+            source_hash: None,
         };
         assert_eq!(
             parts(&py),
@@ -389,6 +393,8 @@ mod tests {
             ),
             line: Some(1),
             module: None,
+            start_line: None,
+            source_hash: None,
         };
         assert_eq!(
             parts(&venv),

@@ -15,6 +15,16 @@ pub struct Frame {
     pub line: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
+    /// First line of the function's definition, when the input records it
+    /// (pprof `Function.start_line`, a `.cpuprofile` call frame's line).
+    /// `line` is the executing line where the input has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u32>,
+    /// A hash of the function's source text, when the input carries one
+    /// (native JSON): a changed hash between versions marks the method as
+    /// modified without a repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_hash: Option<String>,
 }
 
 impl Frame {
@@ -107,6 +117,8 @@ mod tests {
             file: Some("a.c".into()),
             line: Some(3),
             module: None,
+            start_line: None,
+            source_hash: None,
         });
         assert_eq!(a.intern_name("main"), main);
         let mut b = FrameTable::new();
@@ -116,6 +128,8 @@ mod tests {
             file: Some("a.c".into()),
             line: Some(3),
             module: None,
+            start_line: None,
+            source_hash: None,
         });
         let map = a.absorb(b);
         assert_eq!(map[f2.0 as usize], f);

@@ -170,6 +170,8 @@ mod tests {
             file: Some("m.c".into()),
             line: Some(7),
             module: None,
+            start_line: None,
+            source_hash: None,
         });
         let mut t = CallTree::new(1);
         t.add_stack([main, evil], &[3.0]);

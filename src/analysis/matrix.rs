@@ -1,0 +1,314 @@
+//! The Performance Evolution Matrix (Alcocer, Beck, Bergel, VISSOFT 2019,
+//! section III): for every component and version, its execution time, the
+//! change since the previous version, and how many of its methods were
+//! modified there.
+//!
+//! - time(method, v): the method's inclusive time (recursion counted once
+//!   per sample), averaged over the version's repetitions (a repetition
+//!   without the method counts 0), summed over the scope's benchmarks.
+//! - time(container, v): the time of its most expensive method, not a sum
+//!   (a class's methods call each other, so sums double-count).
+//! - Δtime(w, v) = (time(w, v) − time(w, v′)) / time(w, v′), with v′ the
+//!   closest earlier version that has profiles in the scope; none when w is
+//!   absent there.
+//! - A component is absent (no glyph) in a version where no repetition
+//!   records it.
+//! - Rows: components present in some version, as a tree sorted within each
+//!   level by their peak share of the version total (largest first, ties
+//!   by name); those whose peak share is below the threshold are hidden.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::hierarchy::{CompId, Hierarchy, Level};
+use super::profile_facts::ProfileFacts;
+use super::scope::Scope;
+
+/// One glyph's numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Mean over repetitions (summed over benchmarks).
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Repetitions the mean is over (the smallest count among benchmarks).
+    pub reps: usize,
+    /// `mean` over the version's total.
+    pub share: f64,
+    /// Δtime against the previous version; `None` when absent there or in
+    /// the first version.
+    pub delta: Option<f64>,
+    /// Modified methods in the component in this version; `None` when the
+    /// version has no change data.
+    pub modified: Option<u32>,
+    /// For containers: the method whose time this is.
+    pub via: CompId,
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub comp: CompId,
+    pub level: Level,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// One per version.
+    pub cells: Vec<Option<Cell>>,
+    pub peak_share: f64,
+    pub visible: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    /// Rows in pre-order: the project first, each row before its children.
+    pub rows: Vec<Row>,
+    /// Mean total per version (summed over benchmarks); `None` where the
+    /// scope has no profile.
+    pub totals: Vec<Option<f64>>,
+    /// Rows hidden by the share threshold.
+    pub hidden: usize,
+    /// Largest time of any visible cell: the full glyph height.
+    pub max_time: f64,
+    /// Whether each version has change data.
+    pub changes_known: Vec<bool>,
+}
+
+/// Builds the matrix of `scope`. `facts[i]` are the facts of profile `i`;
+/// `modified[v]` the methods modified in version `v` (None: unknown).
+pub fn build(
+    scope: &Scope,
+    hierarchy: &Hierarchy,
+    facts: &[ProfileFacts],
+    modified: &[Option<BTreeSet<CompId>>],
+    min_share_percent: f64,
+) -> Matrix {
+    let versions = scope.versions.len();
+    let mut method_cells: HashMap<CompId, Vec<Option<Cell>>> = HashMap::new();
+    let mut totals = vec![None; versions];
+    for (v, total) in totals.iter_mut().enumerate() {
+        if !scope.has(v) {
+            continue;
+        }
+        let (sum_total, stats) = version_stats(scope, facts, v);
+        *total = Some(sum_total);
+        for (comp, (mean, min, max, reps)) in stats {
+            if mean <= 0.0 && max <= 0.0 {
+                continue;
+            }
+            method_cells.entry(comp).or_insert_with(|| vec![None; versions])[v] = Some(Cell {
+                mean,
+                min,
+                max,
+                reps,
+                share: if sum_total > 0.0 { mean / sum_total } else { 0.0 },
+                delta: None,
+                modified: None,
+                via: comp,
+            });
+        }
+    }
+    // Containers take their most expensive method's cell.
+    let mut cells: HashMap<CompId, Vec<Option<Cell>>> = HashMap::new();
+    let mut methods: Vec<&CompId> = method_cells.keys().collect();
+    methods.sort();
+    for &m in &methods {
+        let own = &method_cells[m];
+        let mut at = Some(*m);
+        while let Some(c) = at {
+            let slot = cells.entry(c).or_insert_with(|| vec![None; versions]);
+            for (dst, src) in slot.iter_mut().zip(own) {
+                if let Some(s) = src {
+                    if dst.as_ref().map_or(true, |d| s.mean > d.mean) {
+                        *dst = Some(s.clone());
+                    }
+                }
+            }
+            at = hierarchy.get(c).parent;
+        }
+    }
+    let present: BTreeSet<CompId> = cells.keys().copied().collect();
+    for (comp, row) in cells.iter_mut() {
+        fill_deltas(scope, row);
+        fill_modified(hierarchy, *comp, &present, modified, row);
+    }
+    let changes_known = (0..versions)
+        .map(|v| modified.get(v).is_some_and(|m| m.is_some()))
+        .collect();
+    let mut matrix = Matrix {
+        rows: Vec::new(),
+        totals,
+        hidden: 0,
+        max_time: 0.0,
+        changes_known,
+    };
+    if cells.contains_key(&CompId::PROJECT) {
+        let mut children: HashMap<CompId, Vec<CompId>> = HashMap::new();
+        for &c in cells.keys() {
+            if let Some(p) = hierarchy.get(c).parent {
+                children.entry(p).or_default().push(c);
+            }
+        }
+        let threshold = min_share_percent / 100.0;
+        add_rows(
+            &mut matrix,
+            hierarchy,
+            &mut cells,
+            &children,
+            CompId::PROJECT,
+            None,
+            threshold,
+        );
+    }
+    matrix.hidden = matrix.rows.iter().filter(|r| !r.visible).count();
+    matrix.max_time = matrix
+        .rows
+        .iter()
+        .filter(|r| r.visible)
+        .flat_map(|r| r.cells.iter().flatten())
+        .map(|c| c.mean)
+        .fold(0.0, f64::max);
+    matrix
+}
+
+/// Mean total, and per method (mean, min, max, repetitions), of version
+/// `v`: per benchmark over its repetitions, then summed over benchmarks.
+fn version_stats(
+    scope: &Scope,
+    facts: &[ProfileFacts],
+    v: usize,
+) -> (f64, HashMap<CompId, (f64, f64, f64, usize)>) {
+    let mut total = 0.0;
+    let mut out: HashMap<CompId, (f64, f64, f64, usize)> = HashMap::new();
+    for reps in &scope.versions[v] {
+        let n = reps.entries.len();
+        let mut values: HashMap<CompId, Vec<f64>> = HashMap::new();
+        for (r, &(entry, metric)) in reps.entries.iter().enumerate() {
+            let f = &facts[entry];
+            total += f.totals.get(metric).copied().unwrap_or(0.0) / n as f64;
+            for (comp, v) in &f.method_time {
+                values.entry(*comp).or_insert_with(|| vec![0.0; n])[r] +=
+                    v.get(metric).copied().unwrap_or(0.0);
+            }
+        }
+        for (comp, vals) in values {
+            let mean = vals.iter().sum::<f64>() / n as f64;
+            let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let slot = out.entry(comp).or_insert((0.0, 0.0, 0.0, usize::MAX));
+            slot.0 += mean;
+            slot.1 += min;
+            slot.2 += max;
+            slot.3 = slot.3.min(n);
+        }
+    }
+    (total, out)
+}
+
+fn fill_deltas(scope: &Scope, row: &mut [Option<Cell>]) {
+    for v in (0..row.len()).rev() {
+        let before = scope
+            .previous(v)
+            .and_then(|u| row[u].as_ref())
+            .map(|c| c.mean);
+        if let (Some(cell), Some(b)) = (row[v].as_mut(), before) {
+            if b > 0.0 {
+                cell.delta = Some((cell.mean - b) / b);
+            }
+        }
+    }
+}
+
+/// Number of modified methods in `comp` (itself, for a method) among the
+/// methods present in the scope.
+fn fill_modified(
+    hierarchy: &Hierarchy,
+    comp: CompId,
+    present: &BTreeSet<CompId>,
+    modified: &[Option<BTreeSet<CompId>>],
+    row: &mut [Option<Cell>],
+) {
+    let level = hierarchy.get(comp).level;
+    for (v, cell) in row.iter_mut().enumerate() {
+        let (Some(cell), Some(Some(set))) = (cell.as_mut(), modified.get(v)) else {
+            continue;
+        };
+        let count = set
+            .iter()
+            .filter(|m| present.contains(m) && hierarchy.at_level(**m, level) == comp)
+            .count();
+        cell.modified = Some(count as u32);
+    }
+}
+
+fn add_rows(
+    matrix: &mut Matrix,
+    hierarchy: &Hierarchy,
+    cells: &mut HashMap<CompId, Vec<Option<Cell>>>,
+    children: &HashMap<CompId, Vec<CompId>>,
+    comp: CompId,
+    parent: Option<usize>,
+    threshold: f64,
+) {
+    let row_cells = cells.remove(&comp).unwrap_or_default();
+    let peak_share = row_cells
+        .iter()
+        .flatten()
+        .map(|c| c.share)
+        .fold(0.0, f64::max);
+    let index = matrix.rows.len();
+    matrix.rows.push(Row {
+        comp,
+        level: hierarchy.get(comp).level,
+        parent,
+        children: Vec::new(),
+        cells: row_cells,
+        peak_share,
+        visible: comp == CompId::PROJECT || peak_share >= threshold,
+    });
+    if let Some(p) = parent {
+        matrix.rows[p].children.push(index);
+    }
+    let Some(kids) = children.get(&comp) else {
+        return;
+    };
+    let mut kids: Vec<(CompId, f64)> = kids
+        .iter()
+        .map(|k| {
+            let peak = cells
+                .get(k)
+                .map(|c| c.iter().flatten().map(|c| c.share).fold(0.0, f64::max))
+                .unwrap_or(0.0);
+            (*k, peak)
+        })
+        .collect();
+    kids.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| hierarchy.get(a.0).name.cmp(&hierarchy.get(b.0).name))
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    for (k, _) in kids {
+        add_rows(matrix, hierarchy, cells, children, k, Some(index), threshold);
+    }
+}
+
+/// The top box's size: 0 (no change), 1 (< small), 2 (< large), 3.
+pub fn modified_step(count: u32, steps: [u32; 2]) -> u8 {
+    match count {
+        0 => 0,
+        c if c < steps[0] => 1,
+        c if c < steps[1] => 2,
+        _ => 3,
+    }
+}
+
+/// The colour class of a Δ: −5 (twice as fast or more) … 0 (unchanged) …
+/// +5 (twice as slow or more), on a log scale so halving and doubling are
+/// equally strong.
+pub fn delta_step(delta: f64) -> i8 {
+    let ratio = 1.0 + delta;
+    if !ratio.is_finite() || ratio <= 0.0 {
+        return -5;
+    }
+    (ratio.log2().clamp(-1.0, 1.0) * 5.0).round() as i8
+}
+
+#[cfg(test)]
+mod tests;

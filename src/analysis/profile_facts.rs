@@ -1,0 +1,309 @@
+//! What the matrix, call graphs and timelines need from one profile, in one
+//! pass over its calling-context tree: each method's inclusive value, each
+//! call edge's value at the method, class and package levels, and each
+//! method's share of every fixed time frame of the run.
+//!
+//! Recursion is counted once per sample: a method (or an edge) adds a
+//! node's inclusive value only at its outermost occurrence on the path from
+//! the root, so `f → g → f` does not count `f`'s time twice.
+
+use rustc_hash::FxHashMap;
+
+use super::hierarchy::{CompId, Hierarchy, Level};
+use crate::model::{NodeId, Profile};
+
+/// A call from one component to another at one level.
+pub type Edge = (CompId, CompId);
+
+/// The levels call edges are aggregated at, in [`ProfileFacts::edges`] order.
+pub const EDGE_LEVELS: [Level; 3] = [Level::Method, Level::Class, Level::Package];
+
+#[derive(Debug, Clone, Default)]
+pub struct ProfileFacts {
+    /// Total per metric.
+    pub totals: Vec<f64>,
+    /// Inclusive value per metric of every method that appears, sorted by id.
+    pub method_time: Vec<(CompId, Vec<f64>)>,
+    /// Per level of [`EDGE_LEVELS`]: value per metric of every call edge
+    /// (caller ≠ callee at that level), sorted by edge.
+    pub edges: [Vec<(Edge, Vec<f64>)>; 3],
+    /// With a timeline: every method's share (0–1) of each time frame, sorted.
+    pub timeline: Option<Vec<(CompId, Vec<f64>)>>,
+}
+
+/// Computes the facts of `profile`, with `frames` time frames for its
+/// timeline.
+pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
+    let tree = &profile.tree;
+    let metrics = profile.metrics.len();
+    let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
+    let method: Vec<Option<CompId>> = tree
+        .node_ids()
+        .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
+        .collect();
+    let value_of = |n: NodeId| -> Vec<f64> { inclusive.iter().map(|v| v[n.index()]).collect() };
+
+    let mut method_time: FxHashMap<CompId, Vec<f64>> = FxHashMap::default();
+    let mut edge_values: [FxHashMap<Edge, Vec<f64>>; 3] = Default::default();
+    let mut on_path: FxHashMap<CompId, u32> = FxHashMap::default();
+    let mut edge_on_path: FxHashMap<(usize, Edge), u32> = FxHashMap::default();
+    let edge_keys = |parent: Option<CompId>, child: CompId| -> [Option<Edge>; 3] {
+        let mut keys = [None; 3];
+        if let Some(p) = parent {
+            for (i, level) in EDGE_LEVELS.iter().enumerate() {
+                let (a, b) = (hierarchy.at_level(p, *level), hierarchy.at_level(child, *level));
+                if a != b {
+                    keys[i] = Some((a, b));
+                }
+            }
+        }
+        keys
+    };
+    let add = |map: &mut Vec<f64>, v: &[f64]| {
+        for (a, b) in map.iter_mut().zip(v) {
+            *a += b;
+        }
+    };
+
+    let mut stack: Vec<(NodeId, bool)> = tree
+        .children(NodeId::ROOT)
+        .iter()
+        .rev()
+        .map(|c| (*c, true))
+        .collect();
+    while let Some((node, entering)) = stack.pop() {
+        let Some(c) = method[node.index()] else {
+            continue;
+        };
+        let parent = tree.parent(node).and_then(|p| method[p.index()]);
+        let keys = edge_keys(parent, c);
+        if !entering {
+            if let Some(n) = on_path.get_mut(&c) {
+                *n = n.saturating_sub(1);
+            }
+            for (i, key) in keys.iter().enumerate() {
+                if let Some(k) = key {
+                    if let Some(n) = edge_on_path.get_mut(&(i, *k)) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+            }
+            continue;
+        }
+        let value = value_of(node);
+        let count = on_path.entry(c).or_insert(0);
+        if *count == 0 {
+            add(
+                method_time.entry(c).or_insert_with(|| vec![0.0; metrics]),
+                &value,
+            );
+        }
+        *count += 1;
+        for (i, key) in keys.iter().enumerate() {
+            if let Some(k) = key {
+                let count = edge_on_path.entry((i, *k)).or_insert(0);
+                if *count == 0 {
+                    add(
+                        edge_values[i].entry(*k).or_insert_with(|| vec![0.0; metrics]),
+                        &value,
+                    );
+                }
+                *count += 1;
+            }
+        }
+        stack.push((node, false));
+        stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
+    }
+
+    let timeline = profile
+        .timeline
+        .as_ref()
+        .filter(|t| !t.samples.is_empty() && frames > 0)
+        .map(|_| timeline_shares(profile, &method, frames));
+
+    ProfileFacts {
+        totals: profile.totals(),
+        method_time: sorted(method_time),
+        edges: edge_values.map(sorted),
+        timeline,
+    }
+}
+
+fn sorted<K: Ord, V>(map: FxHashMap<K, V>) -> Vec<(K, V)> {
+    let mut v: Vec<(K, V)> = map.into_iter().collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Each method's share of each of `frames` equal time frames: the time
+/// (or, for instant samples, the number of samples) in the frame during
+/// which the method was on the stack, over all sampled time in the frame.
+fn timeline_shares(
+    profile: &Profile,
+    method: &[Option<CompId>],
+    frames: usize,
+) -> Vec<(CompId, Vec<f64>)> {
+    let tree = &profile.tree;
+    let samples = match &profile.timeline {
+        Some(t) => &t.samples,
+        None => return Vec::new(),
+    };
+    let instants = samples.iter().all(|s| s.duration_ns <= 0.0);
+    let end = samples
+        .iter()
+        .map(|s| s.start_ns + s.duration_ns.max(0.0))
+        .fold(0.0f64, f64::max);
+    let start = samples
+        .iter()
+        .map(|s| s.start_ns)
+        .fold(f64::INFINITY, f64::min);
+    let span = (end - start).max(f64::MIN_POSITIVE);
+    let width = span / frames as f64;
+    // Time per (node, frame), and sampled time per frame.
+    let mut node_frames: FxHashMap<NodeId, Vec<f64>> = FxHashMap::default();
+    let mut frame_total = vec![0.0; frames];
+    let bin = |t: f64| (((t - start) / width) as usize).min(frames - 1);
+    for s in samples {
+        if s.node.index() >= tree.len() || !s.start_ns.is_finite() {
+            continue;
+        }
+        let slot = node_frames
+            .entry(s.node)
+            .or_insert_with(|| vec![0.0; frames]);
+        if instants {
+            let b = bin(s.start_ns);
+            slot[b] += 1.0;
+            frame_total[b] += 1.0;
+            continue;
+        }
+        let (mut t, stop) = (s.start_ns, s.start_ns + s.duration_ns.max(0.0));
+        while t < stop {
+            let b = bin(t);
+            let frame_end = if b + 1 == frames {
+                stop
+            } else {
+                start + (b + 1) as f64 * width
+            };
+            let piece = frame_end.min(stop) - t;
+            if piece <= 0.0 {
+                break;
+            }
+            slot[b] += piece;
+            frame_total[b] += piece;
+            t += piece;
+        }
+    }
+    // Each (node, frame) adds to every distinct method on its path.
+    let mut shares: FxHashMap<CompId, Vec<f64>> = FxHashMap::default();
+    let mut nodes: Vec<NodeId> = node_frames.keys().copied().collect();
+    nodes.sort();
+    let mut seen: Vec<CompId> = Vec::new();
+    for node in nodes {
+        let values = &node_frames[&node];
+        seen.clear();
+        let mut n = Some(node);
+        while let Some(at) = n {
+            if let Some(c) = method.get(at.index()).copied().flatten() {
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
+            n = tree.parent(at);
+        }
+        for c in &seen {
+            let slot = shares.entry(*c).or_insert_with(|| vec![0.0; frames]);
+            for (a, v) in slot.iter_mut().zip(values) {
+                *a += v;
+            }
+        }
+    }
+    for v in shares.values_mut() {
+        for (a, total) in v.iter_mut().zip(&frame_total) {
+            *a = if *total > 0.0 { *a / total } else { 0.0 };
+        }
+    }
+    sorted(shares)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Frame, FrameTable, Metric, Timeline, TimelineSample, Unit};
+
+    fn setup(names: &[&str]) -> (FrameTable, Vec<crate::model::FrameId>) {
+        let mut frames = FrameTable::new();
+        let ids = names
+            .iter()
+            .map(|n| {
+                frames.intern(Frame {
+                    function: n.to_string(),
+                    file: Some("pkg/mod.py".into()),
+                    ..Frame::default()
+                })
+            })
+            .collect();
+        (frames, ids)
+    }
+
+    #[test]
+    fn recursion_counts_once_and_edges_exclude_self_calls() {
+        let (frames, ids) = setup(&["main", "f", "g"]);
+        let (main, f, g) = (ids[0], ids[1], ids[2]);
+        let mut p = Profile::new(vec![Metric::new("samples", Unit::Samples)]);
+        p.tree.add_stack([main, f, g, f], &[3.0]);
+        p.tree.add_stack([main, f], &[2.0]);
+        p.tree.add_stack([main, g], &[5.0]);
+        let h = Hierarchy::new(&frames, "p");
+        let facts = profile_facts(&p, &h, 0);
+        let time = |fr| {
+            let c = h.method_of(fr);
+            facts.method_time.iter().find(|(k, _)| *k == c).unwrap().1[0]
+        };
+        assert_eq!(time(main), 10.0);
+        // f: outermost f covers 3 + 2; the inner f adds nothing.
+        assert_eq!(time(f), 5.0);
+        // g: under f (3) and under main (5).
+        assert_eq!(time(g), 8.0);
+        let edge = |a, b| {
+            let k = (h.method_of(a), h.method_of(b));
+            facts.edges[0].iter().find(|(e, _)| *e == k).map(|(_, v)| v[0])
+        };
+        assert_eq!(edge(main, f), Some(5.0));
+        assert_eq!(edge(f, g), Some(3.0));
+        assert_eq!(edge(g, f), Some(3.0));
+        assert_eq!(edge(main, g), Some(5.0));
+        // All in one class and package: no class or package edges.
+        assert!(facts.edges[1].is_empty() && facts.edges[2].is_empty());
+        assert_eq!(facts.totals, vec![10.0]);
+    }
+
+    #[test]
+    fn timeline_shares_split_samples_across_frames() {
+        let (frames, ids) = setup(&["main", "a", "b"]);
+        let mut p = Profile::new(vec![Metric::new("time", Unit::Nanoseconds)]);
+        let na = p.tree.add_stack([ids[0], ids[1]], &[30.0]);
+        let nb = p.tree.add_stack([ids[0], ids[2]], &[10.0]);
+        // a runs 0..30, b 30..40: with 4 frames of 10, a fills frames 0–2.
+        p.timeline = Some(Timeline {
+            samples: vec![
+                TimelineSample {
+                    start_ns: 0.0,
+                    duration_ns: 30.0,
+                    node: na,
+                },
+                TimelineSample {
+                    start_ns: 30.0,
+                    duration_ns: 10.0,
+                    node: nb,
+                },
+            ],
+        });
+        let h = Hierarchy::new(&frames, "p");
+        let facts = profile_facts(&p, &h, 4);
+        let tl = facts.timeline.unwrap();
+        let of = |f| &tl.iter().find(|(c, _)| *c == h.method_of(f)).unwrap().1;
+        assert_eq!(of(ids[0]), &vec![1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(of(ids[1]), &vec![1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(of(ids[2]), &vec![0.0, 0.0, 0.0, 1.0]);
+    }
+}
