@@ -23,6 +23,7 @@ pub mod render;
 pub mod site;
 #[cfg(test)]
 mod test_support;
+pub mod vcs;
 
 use std::path::PathBuf;
 
@@ -54,6 +55,10 @@ pub struct BuildOptions {
     pub strict: bool,
     pub force: bool,
     pub zip: Option<PathBuf>,
+    /// Git repository of the profiled program, for modified methods.
+    pub repo: Option<PathBuf>,
+    /// Overrides `matrix.min_share` (percent).
+    pub min_share: Option<f64>,
 }
 
 /// What a build did.
@@ -67,7 +72,15 @@ pub struct BuildReport {
 
 /// Reads `options.input`, renders every page and writes the site.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
-    let config = input::load::read_config(&options.input, options.config.as_deref())?;
+    let mut config = input::load::read_config(&options.input, options.config.as_deref())?;
+    if let Some(share) = options.min_share {
+        if !(0.0..=100.0).contains(&share) {
+            return Err(BuildError::Usage(format!(
+                "--min-share {share}: expected a percentage from 0 to 100"
+            )));
+        }
+        config.matrix.min_share = share;
+    }
     let history = input::load::load_history(&options.input, &config)?;
     if options.strict && !history.skipped.is_empty() {
         let s = &history.skipped[0];
@@ -87,7 +100,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
-    let files = render::site_files(&history, &config, &renderer)?;
+    let modifications = code_changes(options, &config, &history)?;
+    let files = render::site_files(&history, &config, &renderer, modifications)?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     site::write_site(&options.output, &files, options.force)?;
     if let Some(zip) = &options.zip {
@@ -99,4 +113,27 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         skipped: history.skipped,
     })
+}
+
+/// Which methods each version modified: from `--repo` when given, else
+/// from source hashes in the inputs.
+fn code_changes(
+    options: &BuildOptions,
+    config: &input::config::Config,
+    history: &model::History,
+) -> Result<analysis::modifications::Modifications, BuildError> {
+    let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
+    let _ = config;
+    if options.repo.is_some() {
+        return Err(BuildError::Usage("--repo is not available yet".into()));
+    }
+    let from_hashes = analysis::modifications::from_source_hashes(history, &hierarchy);
+    if from_hashes.any_known() {
+        Ok(from_hashes)
+    } else {
+        Ok(analysis::modifications::Modifications::unknown(
+            history.versions.len(),
+            "no --repo given and no source hashes in the inputs",
+        ))
+    }
 }

@@ -53,6 +53,15 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(short = 'j', long)]
         jobs: Option<usize>,
+        /// Git repository of the profiled program: modified methods and
+        /// source diffs per version (versions map to revisions by
+        /// version.toml `revision`, else a tag named like the version).
+        #[arg(long)]
+        repo: Option<PathBuf>,
+        /// Hide matrix components below this share (percent) in every
+        /// version (default 2, or `matrix.min_share`).
+        #[arg(long)]
+        min_share: Option<f64>,
     },
     /// Convert one profile to folded stacks or the native JSON, on stdout.
     #[command(
@@ -112,6 +121,8 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             force,
             zip,
             jobs,
+            repo,
+            min_share,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -132,6 +143,8 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 strict,
                 force,
                 zip,
+                repo,
+                min_share,
             };
             let report = perfatlas::build(&options)?;
             for s in &report.skipped {

@@ -78,7 +78,10 @@ impl Hierarchy {
         // Sorted keys of every package, class and method.
         let mut keys: BTreeMap<(String, String, String, Level), ()> = BTreeMap::new();
         for [p, c, m] in &paths {
-            keys.insert((p.clone(), String::new(), String::new(), Level::Package), ());
+            keys.insert(
+                (p.clone(), String::new(), String::new(), Level::Package),
+                (),
+            );
             keys.insert((p.clone(), c.clone(), String::new(), Level::Class), ());
             keys.insert((p.clone(), c.clone(), m.clone(), Level::Method), ());
         }

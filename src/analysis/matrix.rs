@@ -93,12 +93,18 @@ pub fn build(
             if mean <= 0.0 && max <= 0.0 {
                 continue;
             }
-            method_cells.entry(comp).or_insert_with(|| vec![None; versions])[v] = Some(Cell {
+            method_cells
+                .entry(comp)
+                .or_insert_with(|| vec![None; versions])[v] = Some(Cell {
                 mean,
                 min,
                 max,
                 reps,
-                share: if sum_total > 0.0 { mean / sum_total } else { 0.0 },
+                share: if sum_total > 0.0 {
+                    mean / sum_total
+                } else {
+                    0.0
+                },
                 delta: None,
                 modified: None,
                 via: comp,
@@ -285,7 +291,15 @@ fn add_rows(
             .then_with(|| a.0.cmp(&b.0))
     });
     for (k, _) in kids {
-        add_rows(matrix, hierarchy, cells, children, k, Some(index), threshold);
+        add_rows(
+            matrix,
+            hierarchy,
+            cells,
+            children,
+            k,
+            Some(index),
+            threshold,
+        );
     }
 }
 

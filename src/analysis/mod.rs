@@ -1,9 +1,12 @@
 //! Pure functions from model values to the figures pages show. Nothing here
 //! reads files or writes HTML.
 
+pub mod callgraph;
 pub mod flame;
 pub mod hierarchy;
 pub mod matrix;
+pub mod modifications;
 pub mod profile_facts;
 pub mod scope;
+pub mod timeline;
 pub mod totals;

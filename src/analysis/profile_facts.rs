@@ -51,7 +51,10 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         let mut keys = [None; 3];
         if let Some(p) = parent {
             for (i, level) in EDGE_LEVELS.iter().enumerate() {
-                let (a, b) = (hierarchy.at_level(p, *level), hierarchy.at_level(child, *level));
+                let (a, b) = (
+                    hierarchy.at_level(p, *level),
+                    hierarchy.at_level(child, *level),
+                );
                 if a != b {
                     keys[i] = Some((a, b));
                 }
@@ -104,7 +107,9 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
                 let count = edge_on_path.entry((i, *k)).or_insert(0);
                 if *count == 0 {
                     add(
-                        edge_values[i].entry(*k).or_insert_with(|| vec![0.0; metrics]),
+                        edge_values[i]
+                            .entry(*k)
+                            .or_insert_with(|| vec![0.0; metrics]),
                         &value,
                     );
                 }
@@ -266,7 +271,10 @@ mod tests {
         assert_eq!(time(g), 8.0);
         let edge = |a, b| {
             let k = (h.method_of(a), h.method_of(b));
-            facts.edges[0].iter().find(|(e, _)| *e == k).map(|(_, v)| v[0])
+            facts.edges[0]
+                .iter()
+                .find(|(e, _)| *e == k)
+                .map(|(_, v)| v[0])
         };
         assert_eq!(edge(main, f), Some(5.0));
         assert_eq!(edge(f, g), Some(3.0));

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::evolution::EvolutionPlan;
 use super::format::{grouped, with_unit};
 use super::profile_page::Plan;
 use super::{Common, Renderer};
@@ -59,9 +60,19 @@ struct FormatRow {
 }
 
 #[derive(Serialize)]
+struct MatrixLink {
+    label: String,
+    href: String,
+    components: usize,
+    hidden: usize,
+}
+
+#[derive(Serialize)]
 struct IndexView {
     #[serde(flatten)]
     common: Common,
+    matrices: Vec<MatrixLink>,
+    changes_note: String,
     versions: Vec<VersionRow>,
     benchmarks: Vec<BenchmarkRow>,
     formats: Vec<FormatRow>,
@@ -69,8 +80,24 @@ struct IndexView {
     skipped: Vec<Skipped>,
 }
 
-pub fn render(history: &History, renderer: &Renderer, plan: &Plan) -> Result<String, BuildError> {
+pub fn render(
+    history: &History,
+    renderer: &Renderer,
+    plan: &Plan,
+    evolution: &EvolutionPlan,
+) -> Result<String, BuildError> {
     let view = IndexView {
+        matrices: evolution
+            .scopes
+            .iter()
+            .map(|s| MatrixLink {
+                label: s.scope.name.clone(),
+                href: s.matrix_path(),
+                components: s.matrix.rows.iter().filter(|r| r.visible).count(),
+                hidden: s.matrix.hidden,
+            })
+            .collect(),
+        changes_note: super::matrix_page::changes_note(evolution),
         common: Common::new(renderer, history, "index.html"),
         versions: history
             .versions

@@ -5,12 +5,20 @@
 //! Each page kind has its own file with a view model (numbers already
 //! formatted) and the function that renders it; templates only place text.
 
+pub mod callgraph_svg;
+pub mod component_page;
+pub mod diff_page;
+pub mod evolution;
 pub mod flame_svg;
 pub mod format;
 pub mod index_page;
+pub mod matrix_page;
+pub mod matrix_svg;
 pub mod paths;
 pub mod profile_page;
 pub mod svg;
+pub mod timeline_page;
+pub mod timeline_svg;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,10 +26,12 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::analysis::modifications::Modifications;
 use crate::error::BuildError;
 use crate::input::config::Config;
 use crate::model::History;
 use crate::ThemeChoice;
+use evolution::EvolutionPlan;
 
 /// The site's files: relative path → contents, in a sorted map so the
 /// output is written (and zipped) in a fixed order.
@@ -32,6 +42,16 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("profile.html", include_str!("../../templates/profile.html")),
+    ("matrix.html", include_str!("../../templates/matrix.html")),
+    (
+        "component.html",
+        include_str!("../../templates/component.html"),
+    ),
+    (
+        "timelines.html",
+        include_str!("../../templates/timelines.html"),
+    ),
+    ("diff.html", include_str!("../../templates/diff.html")),
 ];
 const ASSETS: &[(&str, &str)] = &[
     (
@@ -246,6 +266,7 @@ pub fn site_files(
     history: &History,
     config: &Config,
     renderer: &Renderer,
+    modifications: Modifications,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
     for name in ["perfatlas.js", "perfatlas.css"] {
@@ -269,9 +290,63 @@ pub fn site_files(
     for page in pages {
         files.extend(page?);
     }
+    let evolution = EvolutionPlan::new(history, &config.matrix, modifications);
+    for page in evolution_pages(history, config, renderer, &plan, &evolution) {
+        files.extend(page?);
+    }
     files.insert(
         "index.html".to_string(),
-        index_page::render(history, renderer, &plan)?.into_bytes(),
+        index_page::render(history, renderer, &plan, &evolution)?.into_bytes(),
     );
     Ok(files)
+}
+
+type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
+
+/// Matrix, component, timeline and diff pages, rendered in parallel.
+fn evolution_pages(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+    profiles: &profile_page::Plan,
+    evolution: &EvolutionPlan,
+) -> Vec<Rendered> {
+    let mc = &config.matrix;
+    let mut jobs: Vec<Box<dyn Fn() -> Rendered + Send + Sync + '_>> = Vec::new();
+    for (s, sp) in evolution.scopes.iter().enumerate() {
+        jobs.push(Box::new(move || {
+            matrix_page::render(history, evolution, s, mc, renderer)
+        }));
+        for v in (0..history.versions.len()).filter(|&v| sp.scope.has(v)) {
+            jobs.push(Box::new(move || {
+                timeline_page::render(history, evolution, s, v, mc, renderer).map(|f| vec![f])
+            }));
+        }
+        let mut comps: Vec<_> = sp.pages.keys().copied().collect();
+        comps.sort();
+        for comp in comps {
+            jobs.push(Box::new(move || {
+                let cx = component_page::PageContext {
+                    history,
+                    plan: evolution,
+                    scope: sp,
+                    profiles,
+                    config: mc,
+                    renderer,
+                };
+                component_page::render(&cx, comp)
+            }));
+        }
+    }
+    for (v, changes) in evolution.modifications.versions.iter().enumerate() {
+        if changes.files.is_empty() {
+            continue;
+        }
+        jobs.push(Box::new(move || {
+            let path = matrix_page::diff_path(&history.versions[v].name);
+            let html = diff_page::render(history, changes, v, &path, renderer)?;
+            Ok(vec![(path, html)])
+        }));
+    }
+    jobs.par_iter().map(|job| job()).collect()
 }

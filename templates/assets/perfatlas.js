@@ -55,6 +55,7 @@
   function percent(part, total) {
     return total === 0 ? '0%' : (100 * part / total).toFixed(2) + '%';
   }
+  window.perfatlasFormat = withUnit;
 
   // ---- flame graph ------------------------------------------------------
   var svg = document.getElementById('pa-flame');
@@ -205,4 +206,116 @@
     search.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(runSearch, 120); });
     search.addEventListener('keydown', function (e) { if (e.key === 'Enter') { clearTimeout(timer); runSearch(); } });
   }
+})();
+
+// ---- evolution matrix: fold/unfold, glyph popups with source diffs, click
+// to the component page. Without this script every row down to the
+// configured depth is shown and each glyph has a native tooltip.
+(function () {
+  'use strict';
+  var rowsEl = document.getElementById('pa-matrix');
+  var dataEl = document.getElementById('pa-matrix-data');
+  if (!rowsEl || !dataEl) return;
+  var data = JSON.parse(dataEl.textContent);
+  var COLUMN = 26;
+  var rows = Array.prototype.slice.call(rowsEl.querySelectorAll('.pa-row'));
+
+  // Fold state lives on each row's button (aria-expanded). A row is shown
+  // when no ancestor is folded; rows are in pre-order with their level.
+  function applyFolds() {
+    var closedAt = Infinity;
+    rows.forEach(function (r) {
+      var level = +r.getAttribute('data-l');
+      if (level <= closedAt) closedAt = Infinity;
+      var hidden = level > closedAt;
+      r.classList.toggle('pa-closed', hidden);
+      r.classList.remove('pa-deep');
+      var b = r.querySelector('.pa-fold');
+      if (!hidden && b && b.getAttribute('aria-expanded') !== 'true') closedAt = level;
+    });
+  }
+  rowsEl.addEventListener('click', function (e) {
+    var b = e.target.closest ? e.target.closest('.pa-fold') : null;
+    if (b) {
+      b.setAttribute('aria-expanded', b.getAttribute('aria-expanded') === 'true' ? 'false' : 'true');
+      applyFolds();
+      return;
+    }
+    var svg = e.target.closest ? e.target.closest('svg.pa-gl') : null;
+    if (!svg) return;
+    var hit = cellAt(svg, e);
+    if (hit && hit.row.h) window.location.href = hit.row.h + '#v-' + data.versions[hit.v].slug;
+  });
+  applyFolds();
+
+  // Popups.
+  var tip = document.createElement('div');
+  tip.id = 'pa-mtip';
+  tip.className = 'pa-tip';
+  tip.setAttribute('role', 'tooltip');
+  tip.hidden = true;
+  document.body.appendChild(tip);
+
+  function cellAt(svg, e) {
+    var row = svg.parentNode;
+    var r = +row.getAttribute('data-r');
+    var box = svg.getBoundingClientRect();
+    var v = Math.floor((e.clientX - box.left) / COLUMN);
+    var rd = rowData[r];
+    if (!rd || v < 0 || v >= data.versions.length) return null;
+    var c = rd.c[v];
+    if (!c) return null;
+    return { r: r, v: v, row: rd, cell: c };
+  }
+  var rowData = {};
+  rows.forEach(function (row, k) { rowData[+row.getAttribute('data-r')] = data.rows[k]; });
+
+  function fmt(v) { return window.perfatlasFormat ? window.perfatlasFormat(v, data.unit) : String(v); }
+  function pct(d) { return (d >= 0 ? '+' : '−') + Math.abs(d * 100).toFixed(1) + '%'; }
+  function line(text, cls) {
+    var d = document.createElement('div');
+    if (cls) d.className = cls;
+    d.textContent = text;
+    tip.appendChild(d);
+  }
+  function show(hit, e) {
+    var c = hit.cell, ver = data.versions[hit.v];
+    tip.textContent = '';
+    line(hit.row.p, 'pa-tip-title');
+    line('version ' + ver.label);
+    var share = ver.total > 0 ? ' (' + (100 * c[0] / ver.total).toFixed(2) + '% of the version)' : '';
+    line('time: ' + fmt(c[0]) + share);
+    if (c[3] > 1) line('mean of ' + c[3] + ' repetitions: min ' + fmt(c[1]) + ', max ' + fmt(c[2]));
+    else line('1 repetition');
+    line('Δ: ' + (c[4] === null ? 'no previous value' : pct(c[4])));
+    line('modified methods: ' + (c[5] === null ? 'no change data' : c[5]));
+    var key = hit.r + ':' + hit.v;
+    var names = data.mods[key];
+    if (names && names.length) line('modified: ' + names.join(', '));
+    var diff = data.diffs[key];
+    if (diff) {
+      line((diff.added ? 'new in ' : 'changed in ') + diff.file + (diff.range ? ', ' + diff.range : ''));
+      var pre = document.createElement('pre');
+      pre.className = 'pa-diff-pop';
+      diff.lines.forEach(function (l) {
+        var s = document.createElement('span');
+        s.className = 'pa-dl ' + (l[0] === '+' ? 'add' : l[0] === '-' ? 'del' : 'ctx');
+        s.textContent = l[0] + l[3];
+        pre.appendChild(s);
+      });
+      tip.appendChild(pre);
+      if (diff.truncated) line('… cut short: click for the component page and the full diff');
+    }
+    tip.hidden = false;
+    var x = e.clientX + 14, y = e.clientY + 14;
+    tip.style.left = Math.max(4, Math.min(x, window.innerWidth - tip.offsetWidth - 8)) + window.scrollX + 'px';
+    var top = y + tip.offsetHeight > window.innerHeight ? Math.max(4, e.clientY - tip.offsetHeight - 8) : y;
+    tip.style.top = top + window.scrollY + 'px';
+  }
+  rowsEl.addEventListener('mousemove', function (e) {
+    var svg = e.target.closest ? e.target.closest('svg.pa-gl') : null;
+    var hit = svg ? cellAt(svg, e) : null;
+    if (hit) show(hit, e); else tip.hidden = true;
+  });
+  rowsEl.addEventListener('mouseleave', function () { tip.hidden = true; });
 })();

@@ -1,0 +1,138 @@
+//! Call graphs around a component (Performance Evolution Matrix, section
+//! III-E): who calls it and whom it calls in a version, each edge told
+//! apart as added in this version, deleted since the previous one, or kept.
+//! Class and package edges come from method edges (a class calls another
+//! when one of its methods calls one of the other's).
+//!
+//! Edge values are the scope's metric (samples or time spent through the
+//! call, recursion counted once), averaged over repetitions.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::hierarchy::{CompId, Level};
+use super::profile_facts::{Edge, ProfileFacts, EDGE_LEVELS};
+use super::scope::Scope;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeState {
+    Added,
+    Deleted,
+    Kept,
+}
+
+/// A caller or callee of the component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbour {
+    pub comp: CompId,
+    /// Value through the call in this version (0 when deleted).
+    pub value: f64,
+    /// Value in the previous version (0 when added).
+    pub before: f64,
+    pub state: EdgeState,
+}
+
+/// Edges of one level in one version of a scope.
+pub type Edges = HashMap<Edge, f64>;
+
+/// The edges at `level` in version `v`: mean over each benchmark's
+/// repetitions, summed over benchmarks.
+pub fn version_edges(scope: &Scope, facts: &[ProfileFacts], v: usize, level: Level) -> Edges {
+    let Some(l) = EDGE_LEVELS.iter().position(|x| *x == level) else {
+        return Edges::new();
+    };
+    let mut out = Edges::new();
+    for reps in &scope.versions[v] {
+        let n = reps.entries.len() as f64;
+        for &(entry, metric) in &reps.entries {
+            for (edge, values) in &facts[entry].edges[l] {
+                *out.entry(*edge).or_insert(0.0) += values.get(metric).copied().unwrap_or(0.0) / n;
+            }
+        }
+    }
+    out
+}
+
+/// Callers and callees of `comp`, largest first; with `before`, each edge
+/// is added, deleted or kept relative to it (without, all are kept).
+pub fn neighbours(
+    now: &Edges,
+    before: Option<&Edges>,
+    comp: CompId,
+) -> (Vec<Neighbour>, Vec<Neighbour>) {
+    let side = |incoming: bool| -> Vec<Neighbour> {
+        let other = |e: &Edge| -> Option<CompId> {
+            match incoming {
+                true if e.1 == comp => Some(e.0),
+                false if e.0 == comp => Some(e.1),
+                _ => None,
+            }
+        };
+        let mut map: HashMap<CompId, (f64, f64)> = HashMap::new();
+        for (e, v) in now {
+            if let Some(o) = other(e) {
+                map.entry(o).or_default().0 += v;
+            }
+        }
+        for (e, v) in before.into_iter().flatten() {
+            if let Some(o) = other(e) {
+                map.entry(o).or_default().1 += v;
+            }
+        }
+        let mut list: Vec<Neighbour> = map
+            .into_iter()
+            .map(|(c, (value, was))| Neighbour {
+                comp: c,
+                value,
+                before: was,
+                state: match (before.is_some(), value > 0.0, was > 0.0) {
+                    (false, _, _) | (true, true, true) => EdgeState::Kept,
+                    (true, true, false) => EdgeState::Added,
+                    (true, false, _) => EdgeState::Deleted,
+                },
+            })
+            .collect();
+        list.sort_by(|a, b| {
+            b.value
+                .max(b.before)
+                .total_cmp(&a.value.max(a.before))
+                .then_with(|| a.comp.cmp(&b.comp))
+        });
+        list
+    };
+    (side(true), side(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edges_are_added_deleted_or_kept() {
+        let (a, b, c, d) = (CompId(1), CompId(2), CompId(3), CompId(4));
+        let before: Edges = [((a, b), 5.0), ((b, c), 3.0)].into();
+        let now: Edges = [((a, b), 6.0), ((b, d), 2.0), ((c, b), 1.0)].into();
+        let (callers, callees) = neighbours(&now, Some(&before), b);
+        assert_eq!(
+            callers
+                .iter()
+                .map(|n| (n.comp, n.state))
+                .collect::<Vec<_>>(),
+            [(a, EdgeState::Kept), (c, EdgeState::Added)]
+        );
+        assert_eq!(
+            callees
+                .iter()
+                .map(|n| (n.comp, n.state, n.value, n.before))
+                .collect::<Vec<_>>(),
+            [
+                (c, EdgeState::Deleted, 0.0, 3.0),
+                (d, EdgeState::Added, 2.0, 0.0)
+            ]
+        );
+        let (first, _) = neighbours(&now, None, b);
+        assert!(first.iter().all(|n| n.state == EdgeState::Kept));
+    }
+}

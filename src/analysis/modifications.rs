@@ -1,0 +1,193 @@
+//! Which methods were modified in each version, compared with the version
+//! before it: from a git repository (see [`crate::vcs`] and
+//! [`super::changes`]) or, without one, from the source hashes a native
+//! JSON input carries per frame. A version without change data says why;
+//! nothing is ever guessed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::hierarchy::{CompId, Hierarchy};
+use crate::model::History;
+
+/// One line of a method's source diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeLine {
+    /// `+` added, `-` removed, ` ` context.
+    pub kind: char,
+    pub old: Option<u32>,
+    pub new: Option<u32>,
+    pub text: String,
+}
+
+/// How one method changed in one version.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MethodChange {
+    /// New in this version (its whole range is new code, or its file is).
+    pub added: bool,
+    /// Repository path of its file.
+    pub file: String,
+    /// Its line range in this version and the rule that found it.
+    pub range: Option<(u32, u32, String)>,
+    /// The diff lines inside the range (bounded).
+    pub lines: Vec<ChangeLine>,
+    pub truncated: bool,
+}
+
+/// Change data of one version against the one before it.
+#[derive(Debug, Clone, Default)]
+pub struct VersionChanges {
+    /// False when there is no change data (first version, no revision, no
+    /// repository, no hashes); `note` says why.
+    pub known: bool,
+    /// Where the data comes from, or why there is none.
+    pub note: String,
+    pub modified: BTreeMap<CompId, MethodChange>,
+    /// Revisions compared, as `(old, new)` short ids, when from git.
+    pub revisions: Option<(String, String)>,
+    /// Whole-file diffs for the version's diff page (git only).
+    pub files: Vec<crate::vcs::FileDiff>,
+    /// Profile file paths that could not be found in the repository.
+    pub unmapped: Vec<String>,
+}
+
+/// Change data for every version, in version order.
+#[derive(Debug, Clone, Default)]
+pub struct Modifications {
+    pub versions: Vec<VersionChanges>,
+}
+
+impl Modifications {
+    /// No change data anywhere, for `reason`.
+    pub fn unknown(versions: usize, reason: &str) -> Modifications {
+        Modifications {
+            versions: (0..versions)
+                .map(|v| VersionChanges {
+                    note: if v == 0 {
+                        "first version: nothing to compare with".into()
+                    } else {
+                        reason.to_string()
+                    },
+                    ..VersionChanges::default()
+                })
+                .collect(),
+        }
+    }
+
+    /// The modified methods of each version (`None` where unknown).
+    pub fn sets(&self) -> Vec<Option<BTreeSet<CompId>>> {
+        self.versions
+            .iter()
+            .map(|v| v.known.then(|| v.modified.keys().copied().collect()))
+            .collect()
+    }
+
+    /// Whether any version has change data.
+    pub fn any_known(&self) -> bool {
+        self.versions.iter().any(|v| v.known)
+    }
+}
+
+/// Modified methods from the `source_hash` of frames (native JSON): a
+/// method is modified in a version when its hash differs from the one it
+/// had in the version before; a method with a hash only in the newer
+/// version is new. A version pair where neither side has hashes has no
+/// change data.
+pub fn from_source_hashes(history: &History, hierarchy: &Hierarchy) -> Modifications {
+    let n = history.versions.len();
+    // Per version: method → hash (the smallest, if frames disagree).
+    let mut hashes: Vec<BTreeMap<CompId, String>> = vec![BTreeMap::new(); n];
+    for entry in &history.profiles {
+        let tree = &entry.profile.tree;
+        for node in tree.node_ids() {
+            let Some(f) = tree.frame(node) else { continue };
+            if let Some(h) = &history.frames.get(f).source_hash {
+                let slot = hashes[entry.version]
+                    .entry(hierarchy.method_of(f))
+                    .or_insert_with(|| h.clone());
+                if h < slot {
+                    *slot = h.clone();
+                }
+            }
+        }
+    }
+    let mut out = Modifications::unknown(n, "no source hashes in the inputs of this version");
+    for v in 1..n {
+        if hashes[v].is_empty() || hashes[v - 1].is_empty() {
+            continue;
+        }
+        let changes = &mut out.versions[v];
+        changes.known = true;
+        changes.note = "from the source hashes in the inputs".into();
+        for (method, hash) in &hashes[v] {
+            let before = hashes[v - 1].get(method);
+            if before != Some(hash) {
+                changes.modified.insert(
+                    *method,
+                    MethodChange {
+                        added: before.is_none(),
+                        ..MethodChange::default()
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::parse_bytes;
+    use crate::model::{ProfileEntry, Version};
+
+    fn native(frames: &str) -> String {
+        format!(
+            r#"{{"perfatlas":1,"metrics":[{{"name":"samples","unit":"samples"}}],"frames":{frames},"nodes":[{{"frame":0,"parent":null,"self":[1]}},{{"frame":1,"parent":0,"self":[1]}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_changed_hash_marks_the_method_modified_and_a_new_one_added() {
+        let v1 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b1"}]"#,
+        );
+        let v2 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b2"}]"#,
+        );
+        let v3 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"g","source_hash":"c1"}]"#,
+        );
+        let mut history = History::default();
+        for (v, text) in [v1, v2, v3].iter().enumerate() {
+            history.versions.push(Version {
+                name: format!("{v}"),
+                ..Version::default()
+            });
+            let (format, parsed) = parse_bytes("x.json", text.as_bytes()).unwrap();
+            let map = history.frames.absorb(parsed.frames);
+            let mut profile = parsed.profile;
+            profile.tree.remap_frames(&map);
+            history.profiles.push(ProfileEntry {
+                version: v,
+                benchmark: "b".into(),
+                repetition: 1,
+                source: String::new(),
+                format,
+                profile,
+            });
+        }
+        let h = Hierarchy::new(&history.frames, "p");
+        let m = from_source_hashes(&history, &h);
+        let names = |v: usize| -> Vec<(String, bool)> {
+            m.versions[v]
+                .modified
+                .iter()
+                .map(|(c, ch)| (h.get(*c).name.clone(), ch.added))
+                .collect()
+        };
+        assert!(!m.versions[0].known);
+        assert_eq!(names(1), [("f".to_string(), false)]);
+        assert_eq!(names(2), [("g".to_string(), true)]);
+        assert_eq!(m.sets()[1].as_ref().map(|s| s.len()), Some(1));
+    }
+}

@@ -1,0 +1,179 @@
+//! The evolution part of the site, planned before any page is written: the
+//! component hierarchy, each profile's facts (computed once, in parallel),
+//! one matrix per benchmark plus one over all benchmarks, each scope's
+//! timelines and call edges per version, and where every page lives.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::paths;
+use crate::analysis::callgraph::{version_edges, Edges};
+use crate::analysis::hierarchy::{CompId, Hierarchy, Level};
+use crate::analysis::matrix::{self, Matrix};
+use crate::analysis::modifications::Modifications;
+use crate::analysis::profile_facts::{profile_facts, ProfileFacts};
+use crate::analysis::scope::Scope;
+use crate::analysis::timeline::{version_timelines, VersionTimelines};
+use crate::input::config::MatrixConfig;
+use crate::model::History;
+
+/// One matrix and everything its pages need.
+pub struct ScopePlan {
+    pub scope: Scope,
+    pub matrix: Matrix,
+    /// Site directory of the scope's pages, e.g. `matrix/b/convert-basic`.
+    pub dir: String,
+    /// Per version, when any profile there has a time order.
+    pub timelines: Vec<Option<VersionTimelines>>,
+    /// Per version, edges at the method, class and package levels.
+    pub edges: Vec<[Edges; 3]>,
+    /// Row index of each component in the matrix.
+    pub row_of: HashMap<CompId, usize>,
+    /// Component page of every row that is ever visible.
+    pub pages: HashMap<CompId, String>,
+}
+
+impl ScopePlan {
+    pub fn matrix_path(&self) -> String {
+        format!("{}/index.html", self.dir)
+    }
+
+    pub fn timeline_path(&self, version_name: &str) -> String {
+        format!("{}/timeline/{}.html", self.dir, paths::slug(version_name))
+    }
+
+    /// Edges of version `v` at the level of `comp`'s level (methods for the
+    /// project, which has no callers of its own).
+    pub fn edges_for(&self, v: usize, level: Level) -> &Edges {
+        let l = match level {
+            Level::Method | Level::Project => 0,
+            Level::Class => 1,
+            Level::Package => 2,
+        };
+        &self.edges[v][l]
+    }
+}
+
+pub struct EvolutionPlan {
+    pub hierarchy: Hierarchy,
+    pub modifications: Modifications,
+    pub scopes: Vec<ScopePlan>,
+}
+
+impl EvolutionPlan {
+    /// Plans every matrix of `history`.
+    pub fn new(
+        history: &History,
+        config: &MatrixConfig,
+        modifications: Modifications,
+    ) -> EvolutionPlan {
+        let hierarchy = Hierarchy::new(&history.frames, &history.title);
+        let facts: Vec<ProfileFacts> = history
+            .profiles
+            .par_iter()
+            .map(|p| profile_facts(&p.profile, &hierarchy, config.timeline_frames))
+            .collect();
+        let benchmarks = history.benchmarks();
+        let mut scopes: Vec<(String, Vec<String>, String)> = benchmarks
+            .iter()
+            .map(|b| {
+                (
+                    b.clone(),
+                    vec![b.clone()],
+                    format!("matrix/b/{}", paths::slug(b)),
+                )
+            })
+            .collect();
+        if benchmarks.len() > 1 {
+            scopes.push((
+                "all benchmarks".into(),
+                benchmarks.clone(),
+                "matrix/all".into(),
+            ));
+        }
+        let sets = modifications.sets();
+        let scopes = scopes
+            .into_par_iter()
+            .map(|(name, benches, dir)| {
+                let scope = Scope::new(history, &name, &benches);
+                plan_scope(scope, dir, &hierarchy, &facts, &sets, config)
+            })
+            .collect();
+        EvolutionPlan {
+            hierarchy,
+            modifications,
+            scopes,
+        }
+    }
+}
+
+fn plan_scope(
+    scope: Scope,
+    dir: String,
+    hierarchy: &Hierarchy,
+    facts: &[ProfileFacts],
+    modified: &[Option<std::collections::BTreeSet<CompId>>],
+    config: &MatrixConfig,
+) -> ScopePlan {
+    let matrix = matrix::build(&scope, hierarchy, facts, modified, config.min_share);
+    let versions = scope.versions.len();
+    let timelines = (0..versions)
+        .map(|v| version_timelines(&scope, hierarchy, facts, v))
+        .collect();
+    let edges = (0..versions)
+        .map(|v| {
+            [Level::Method, Level::Class, Level::Package]
+                .map(|level| version_edges(&scope, facts, v, level))
+        })
+        .collect();
+    let row_of = matrix
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.comp, i))
+        .collect();
+    let pages = matrix
+        .rows
+        .iter()
+        .filter(|r| r.visible)
+        .map(|r| (r.comp, component_path(&dir, hierarchy, r.comp)))
+        .collect();
+    ScopePlan {
+        scope,
+        matrix,
+        dir,
+        timelines,
+        edges,
+        row_of,
+        pages,
+    }
+}
+
+/// `DIR/c/<readable part>-<hash of the key>.html`: stable across builds
+/// and distinct for distinct components.
+fn component_path(dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String {
+    let c = hierarchy.get(comp);
+    let readable: String = c
+        .name
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let level = match c.level {
+        Level::Project => "project",
+        Level::Package => "pkg",
+        Level::Class => "class",
+        Level::Method => "m",
+    };
+    format!(
+        "{dir}/c/{level}-{readable}-{:016x}.html",
+        paths::fnv1a(c.key.as_bytes())
+    )
+}
