@@ -13,6 +13,8 @@
 //! Screenshots land in `<target>/browser-artifacts/`.
 
 mod common;
+#[path = "browser_steps/matrix.rs"]
+mod matrix;
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -26,7 +28,10 @@ use headless_chrome::protocol::cdp::{Log, Network, Page};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::Value;
 
-use common::{build_site, configured_versions, grouped, percent, read_folded, sample_data};
+use common::{
+    build_site_with, clone_sample_history, configured_versions, grouped, percent, read_folded,
+    sample_data,
+};
 
 const BENCH: &str = "convert-basic";
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -292,7 +297,8 @@ fn report_site_in_a_browser() {
     let site_dir = tempfile::tempdir().expect("tempdir");
     let site = site_dir.path().join("site");
     let data = sample_data();
-    build_site(&data, &site);
+    let repo = clone_sample_history(site_dir.path());
+    build_site_with(&data, &site, &["--repo".as_ref(), repo.as_os_str()]);
 
     let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .parent()
@@ -387,6 +393,13 @@ fn report_site_in_a_browser() {
         ("click zooms, reset unzooms", step_click_zoom),
         ("search highlights and reports the share", step_search),
         ("theme switch to dark", step_theme),
+        ("matrix: fold and unfold, show hidden", matrix::step_fold_unfold),
+        ("matrix: popup with source diff", matrix::step_popup_with_diff),
+        (
+            "matrix: version header and glyph click",
+            matrix::step_header_and_glyph_click,
+        ),
+        ("matrix: themes recolour the Δ scale", matrix::step_matrix_themes),
         ("no errors and no network", step_no_errors_no_network),
     ];
     let mut failed = Vec::new();

@@ -22,6 +22,9 @@ use crate::error::BuildError;
 use crate::input::config::MatrixConfig;
 use crate::model::History;
 
+/// Most callers (and callees) listed in a version's table.
+const TABLE_ROWS: usize = 100;
+
 #[derive(Serialize)]
 struct EdgeRow {
     name: String,
@@ -56,7 +59,11 @@ struct Section {
     label: String,
     present: bool,
     summary: Option<String>,
-    call_graph: String,
+    /// Drawn when the calls differ from the previous version's (or there
+    /// is none); otherwise `same_calls_as` names the version drawn last.
+    call_graph: Option<String>,
+    same_calls_as: Option<Link>,
+    /// Every caller and callee, when there are more than the graph draws.
     callers: Vec<EdgeRow>,
     callees: Vec<EdgeRow>,
     timeline: Option<String>,
@@ -133,10 +140,25 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         )
     };
     let path_name = cx.plan.hierarchy.path_name(comp);
-    let sections: Vec<Section> = (0..cx.history.versions.len())
-        .filter(|&v| sp.scope.has(v))
-        .map(|v| section(cx, comp, row_index, v, &root))
-        .collect();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut last_drawn: Option<Link> = None;
+    for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
+        let mut s = section(cx, comp, row_index, v, &root);
+        if s.call_graph.is_some() {
+            last_drawn = Some(Link {
+                label: s.label.clone(),
+                href: format!("#{}", s.id),
+                current: false,
+            });
+        } else {
+            s.same_calls_as = last_drawn.as_ref().map(|l| Link {
+                label: l.label.clone(),
+                href: l.href.clone(),
+                current: false,
+            });
+        }
+        sections.push(s);
+    }
     let svg_path = path.replace(".html", ".svg");
     let standalone = standalone(cx, &sections, &path_name);
     let view = ComponentView {
@@ -227,7 +249,12 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
         })
         .collect();
     let center = cx.plan.hierarchy.get(comp).name.clone();
-    let call_graph = callgraph_svg::call_graph(
+    let calls_changed = previous.is_none()
+        || callers
+            .iter()
+            .chain(&callees)
+            .any(|n| n.state != EdgeState::Kept);
+    let call_graph = calls_changed.then(|| callgraph_svg::call_graph(
         &center,
         &left_nodes,
         &right_nodes,
@@ -236,7 +263,14 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
             callees.len().saturating_sub(limit),
         ),
         &format!("calls of {center} in {}", version.label),
-    );
+    ));
+    let table = |list: &[Neighbour]| -> Vec<EdgeRow> {
+        if calls_changed && (callers.len() > limit || callees.len() > limit) {
+            edge_rows(&list[..list.len().min(TABLE_ROWS)], &node, sp)
+        } else {
+            Vec::new()
+        }
+    };
     let (timeline, timeline_note) = timeline_of(cx, comp, v, previous);
     let changes = &cx.plan.modifications.versions[v];
     let modified: Vec<ModifiedView> = changes
@@ -260,8 +294,9 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
             )
         }),
         call_graph,
-        callers: edge_rows(&callers, &node, sp),
-        callees: edge_rows(&callees, &node, sp),
+        same_calls_as: None,
+        callers: table(&callers),
+        callees: table(&callees),
         timeline,
         timeline_note,
         changes_note: changes.note.clone(),
@@ -321,7 +356,7 @@ fn timeline_of(
         return (
             None,
             format!(
-                "No execution timeline: the {} input of this version records no time order (timelines come from cpuprofile, perf script and speedscope inputs).",
+                "No execution timeline: {} input records no time order.",
                 formats.join(", ")
             ),
         );
@@ -399,7 +434,8 @@ fn flame_links(cx: &PageContext, v: usize, root: &str) -> Vec<Link> {
         .collect()
 }
 
-/// Every version's call graph, stacked, with the page's style embedded.
+/// The call graphs of the versions where the calls changed, stacked, with
+/// the page's style embedded.
 fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
     let style = format!(
         "{}\n{}",
@@ -408,7 +444,7 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
     );
     let heights: Vec<f64> = sections
         .iter()
-        .map(|s| svg_height(&s.call_graph) + 24.0)
+        .map(|s| s.call_graph.as_deref().map_or(0.0, |g| svg_height(g) + 24.0))
         .collect();
     let total: f64 = heights.iter().sum::<f64>() + 8.0;
     let mut w = SvgWriter::with_capacity(style.len() + sections.len() * 4096);
@@ -432,6 +468,9 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
     let mut y = 0.0;
     let mut body = w.finish();
     for (s, h) in sections.iter().zip(&heights) {
+        let Some(graph) = &s.call_graph else {
+            continue;
+        };
         let mut t = SvgWriter::new();
         t.element(
             "text",
@@ -440,7 +479,7 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
         );
         body.push_str(&t.finish());
         // The inline graph is a complete <svg>: nest it at its offset.
-        body.push_str(&s.call_graph.replacen(
+        body.push_str(&graph.replacen(
             "<svg ",
             &format!("<svg x=\"0\" y=\"{}\" ", coord(y + 22.0)),
             1,

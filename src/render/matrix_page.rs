@@ -95,6 +95,10 @@ struct VersionData {
     label: String,
     slug: String,
     total: f64,
+    /// The scope has profiles in this version.
+    has: bool,
+    /// The version has change data.
+    known: bool,
 }
 
 #[derive(Serialize)]
@@ -344,6 +348,8 @@ fn page_data(
                 label: ver.label.clone(),
                 slug: super::paths::slug(&ver.name),
                 total: m.totals[v].unwrap_or(0.0),
+                has: sp.scope.has(v),
+                known: m.changes_known[v],
             })
             .collect(),
         rows,
@@ -362,16 +368,22 @@ fn round5(v: f64) -> f64 {
     (v * f).round() / f
 }
 
+/// `0` when absent; the mean alone when there is nothing else to say (one
+/// repetition, no modified method); else `[mean, min, max, repetitions,
+/// modified]`. Δ is not stored: the script derives it from the previous
+/// version's mean exactly as the matrix does.
 fn cell_json(cell: &Option<Cell>) -> serde_json::Value {
     match cell {
         None => serde_json::Value::from(0),
+        Some(c) if c.reps == 1 && c.modified.unwrap_or(0) == 0 => {
+            serde_json::Value::from(round5(c.mean))
+        }
         Some(c) => serde_json::json!([
             round5(c.mean),
             round5(c.min),
             round5(c.max),
             c.reps,
-            c.delta.map(round5),
-            c.modified
+            c.modified.unwrap_or(0)
         ]),
     }
 }

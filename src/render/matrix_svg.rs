@@ -7,6 +7,8 @@
 //! matrix, its colour class (`dm5` … `d0` … `dp5`, `dn` when there is no
 //! previous value) is Δtime on a diverging scale that the theme colours.
 
+use std::fmt::Write as _;
+
 use super::format::{percent, with_unit};
 use super::svg::{coord, SvgWriter};
 use crate::analysis::matrix::{delta_step, modified_step, Cell};
@@ -81,8 +83,24 @@ fn plural(n: u32) -> &'static str {
     }
 }
 
-/// Draws the glyphs of one row at vertical offset `y`. `titles` gives the
-/// native tooltip of each cell, when the page has room for them.
+/// Where a glyph's boxes go: the bottom box (x, y, height) and the top
+/// box's width (0 for none).
+fn glyph_boxes(v: usize, cell: &Cell, scale: &GlyphScale, x0: f64, y: f64) -> (f64, f64, f64, f64) {
+    let x = x0 + v as f64 * COLUMN + (COLUMN - GLYPH) / 2.0;
+    let h = if scale.max_time > 0.0 {
+        (cell.mean / scale.max_time * BOTTOM_MAX).clamp(1.0, BOTTOM_MAX)
+    } else {
+        1.0
+    };
+    let step = cell
+        .modified
+        .map_or(0, |m| modified_step(m, scale.modified_steps));
+    (x, y + ROW - 2.0 - h, h, TOP_WIDTHS[step as usize])
+}
+
+/// Draws the glyphs of one row at vertical offset `y`. With `titles`, each
+/// glyph is its own group with a native tooltip; without, the boxes of one
+/// colour are one path, which keeps large matrices small.
 pub fn glyphs(
     w: &mut SvgWriter,
     cells: &[Option<Cell>],
@@ -91,26 +109,15 @@ pub fn glyphs(
     y: f64,
     titles: Option<&dyn Fn(usize, &Cell) -> String>,
 ) {
+    let Some(titles) = titles else {
+        glyph_paths(w, cells, scale, x0, y);
+        return;
+    };
     for (v, cell) in cells.iter().enumerate() {
         let Some(cell) = cell else { continue };
-        let x = x0 + v as f64 * COLUMN + (COLUMN - GLYPH) / 2.0;
-        let h = if scale.max_time > 0.0 {
-            (cell.mean / scale.max_time * BOTTOM_MAX).clamp(1.0, BOTTOM_MAX)
-        } else {
-            1.0
-        };
-        let bottom_y = y + ROW - 2.0 - h;
-        let class = delta_class(cell);
-        let step = cell
-            .modified
-            .map_or(0, |m| modified_step(m, scale.modified_steps));
-        let title = titles.map(|t| t(v, cell));
-        if title.is_some() || step > 0 {
-            w.open("g", &[]);
-        }
-        if let Some(t) = &title {
-            w.element("title", &[], t);
-        }
+        let (x, bottom_y, h, top_w) = glyph_boxes(v, cell, scale, x0, y);
+        w.open("g", &[]);
+        w.element("title", &[], &titles(v, cell));
         w.empty(
             "rect",
             &[
@@ -118,25 +125,47 @@ pub fn glyphs(
                 ("y", &coord(bottom_y)),
                 ("width", &coord(GLYPH)),
                 ("height", &coord(h)),
-                ("class", &class),
+                ("class", &delta_class(cell)),
             ],
         );
-        if step > 0 {
-            let tw = TOP_WIDTHS[step as usize];
+        if top_w > 0.0 {
             w.empty(
                 "rect",
                 &[
-                    ("x", &coord(x + (GLYPH - tw) / 2.0)),
+                    ("x", &coord(x + (GLYPH - top_w) / 2.0)),
                     ("y", &coord(bottom_y - TOP - 1.0)),
-                    ("width", &coord(tw)),
+                    ("width", &coord(top_w)),
                     ("height", &coord(TOP)),
                     ("class", "mod"),
                 ],
             );
         }
-        if title.is_some() || step > 0 {
-            w.close("g");
+        w.close("g");
+    }
+}
+
+fn glyph_paths(w: &mut SvgWriter, cells: &[Option<Cell>], scale: &GlyphScale, x0: f64, y: f64) {
+    let mut paths: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    for (v, cell) in cells.iter().enumerate() {
+        let Some(cell) = cell else { continue };
+        let (x, bottom_y, h, top_w) = glyph_boxes(v, cell, scale, x0, y);
+        let d = paths.entry(delta_class(cell)).or_default();
+        let _ = write!(d, "M{} {}h{}v{}h-{}z", coord(x), coord(bottom_y), coord(GLYPH), coord(h), coord(GLYPH));
+        if top_w > 0.0 {
+            let d = paths.entry("mod".into()).or_default();
+            let _ = write!(
+                d,
+                "M{} {}h{}v{}h-{}z",
+                coord(x + (GLYPH - top_w) / 2.0),
+                coord(bottom_y - TOP - 1.0),
+                coord(top_w),
+                coord(TOP),
+                coord(top_w)
+            );
         }
+    }
+    for (class, d) in &paths {
+        w.empty("path", &[("class", class), ("d", d)]);
     }
 }
 
@@ -318,7 +347,8 @@ mod tests {
             None,
             Some(cell(50.0, Some(1.0), Some(7))),
         ];
-        let svg = row_svg(&cells, &scale, None, "row");
+        let title = |_: usize, _: &Cell| String::from("t");
+        let svg = row_svg(&cells, &scale, Some(&title), "row");
         // Full height for the largest time, half for half of it.
         assert!(
             svg.contains(r#"<rect x="4" y="8" width="18" height="26" class="dn"/>"#),
@@ -335,6 +365,11 @@ mod tests {
         );
         // No glyph where the component is absent.
         assert_eq!(svg.matches("<rect").count(), 3);
+        // Without tooltips the same boxes are paths, one per colour class.
+        let compact = row_svg(&cells, &scale, None, "row");
+        assert!(compact.contains(r#"<path class="dn" d="M4 8h18v26h-18z"/>"#), "{compact}");
+        assert!(compact.contains(r#"<path class="dp5" d="M56 21h18v13h-18z"/>"#), "{compact}");
+        assert!(compact.contains(r#"<path class="mod" d="M59 15h12v5h-12z"/>"#), "{compact}");
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub fn render(
         .matrix
         .rows
         .iter()
-        .filter(|r| r.visible)
+        .filter(|r| r.visible && now.is_some())
         .map(|r| {
             let name = plan.hierarchy.get(r.comp).name.clone();
             let svg = now.and_then(|t| {

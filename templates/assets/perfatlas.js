@@ -263,9 +263,24 @@
     var v = Math.floor((e.clientX - box.left) / COLUMN);
     var rd = rowData[r];
     if (!rd || v < 0 || v >= data.versions.length) return null;
+    if (!rd.c[v]) return null;
+    return { r: r, v: v, row: rd, cell: cellOf(rd, v), delta: deltaOf(rd, v) };
+  }
+  // A cell is 0 (absent), a bare mean, or [mean, min, max, reps, modified].
+  function cellOf(rd, v) {
     var c = rd.c[v];
     if (!c) return null;
-    return { r: r, v: v, row: rd, cell: c };
+    return typeof c === 'number' ? [c, c, c, 1, 0] : c;
+  }
+  // Δ against the closest earlier version that has profiles, as the
+  // matrix computes it; null when the component is absent there.
+  function deltaOf(rd, v) {
+    for (var u = v - 1; u >= 0; u--) {
+      if (!data.versions[u].has) continue;
+      var p = cellOf(rd, u);
+      return p && p[0] > 0 ? cellOf(rd, v)[0] / p[0] - 1 : null;
+    }
+    return null;
   }
   var rowData = {};
   rows.forEach(function (row, k) { rowData[+row.getAttribute('data-r')] = data.rows[k]; });
@@ -287,8 +302,8 @@
     line('time: ' + fmt(c[0]) + share);
     if (c[3] > 1) line('mean of ' + c[3] + ' repetitions: min ' + fmt(c[1]) + ', max ' + fmt(c[2]));
     else line('1 repetition');
-    line('Δ: ' + (c[4] === null ? 'no previous value' : pct(c[4])));
-    line('modified methods: ' + (c[5] === null ? 'no change data' : c[5]));
+    line('Δ: ' + (hit.delta === null ? 'no previous value' : pct(hit.delta)));
+    line('modified methods: ' + (ver.known ? c[4] : 'no change data'));
     var key = hit.r + ':' + hit.v;
     var names = data.mods[key];
     if (names && names.length) line('modified: ' + names.join(', '));

@@ -16,11 +16,17 @@ pub fn sample_data() -> PathBuf {
 /// is not checked (inputs in formats that are not supported yet are
 /// reported as skipped, which exits 1); the site must exist afterwards.
 pub fn build_site(data: &Path, out: &Path) {
+    build_site_with(data, out, &[]);
+}
+
+/// [`build_site`] with extra arguments.
+pub fn build_site_with(data: &Path, out: &Path, extra: &[&std::ffi::OsStr]) {
     let output = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
         .arg("build")
         .arg(data)
         .arg("-o")
         .arg(out)
+        .args(extra)
         .output()
         .expect("run perfatlas");
     assert!(
@@ -98,4 +104,18 @@ pub fn percent(part: f64, total: f64) -> String {
     } else {
         format!("{:.2}%", 100.0 * part / total)
     }
+}
+
+/// Clones the sample data's git history (`history.bundle`, made by
+/// `build-git-history.sh`) into `dir/markdown-history` with the git CLI.
+pub fn clone_sample_history(dir: &Path) -> PathBuf {
+    let target = dir.join("markdown-history");
+    let status = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(sample_data().join("history.bundle"))
+        .arg(&target)
+        .status()
+        .expect("run git clone");
+    assert!(status.success(), "git clone of history.bundle failed");
+    target
 }

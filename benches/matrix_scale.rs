@@ -1,0 +1,178 @@
+//! The evolution matrix at 100 versions × 2,000 visible components:
+//! generates a history of folded profiles (deterministic, never committed),
+//! builds the site with the release binary, and opens the matrix page in
+//! Debian's headless chromium over file:// to read how long the first
+//! render and the load take. Prints page sizes and times; asserts nothing.
+//!
+//!     cargo bench --bench matrix_scale
+//!     VERSIONS=100 PACKAGES=20 CLASSES=10 METHODS=9 cargo bench --bench matrix_scale
+//!
+//! Components: PACKAGES × (1 + CLASSES × (1 + METHODS)) + 1 rows (2,021 with
+//! the defaults), all shown (`--min-share 0`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use headless_chrome::{Browser, LaunchOptions};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A small fixed-seed generator (xorshift), so every run sees the same data.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One folded profile per version: `main` calls one entry method per
+/// class, which calls the class's other methods; costs drift per version.
+fn generate(dir: &Path, versions: usize, packages: usize, classes: usize, methods: usize) {
+    let mut rng = Rng(0x9e3779b97f4a7c15);
+    let mut base: Vec<u64> = (0..packages * classes * methods)
+        .map(|_| 50 + rng.below(400))
+        .collect();
+    for v in 0..versions {
+        let vdir = dir.join(format!("1.{v}"));
+        std::fs::create_dir_all(&vdir).expect("version dir");
+        let mut out = String::new();
+        for (i, cost) in base.iter_mut().enumerate() {
+            // A random walk, with a rare large step (a "regression").
+            let step = rng.below(21) as i64 - 10 + if rng.below(200) == 0 { 300 } else { 0 };
+            *cost = (*cost as i64 + step).clamp(1, 5000) as u64;
+            let (p, rest) = (i / (classes * methods), i % (classes * methods));
+            let (c, m) = (rest / methods, rest % methods);
+            let entry = format!("com.example.p{p}.C{c}.run");
+            if m == 0 {
+                let _ = writeln!(out, "Main.main;{entry} {cost}");
+            } else {
+                let _ = writeln!(out, "Main.main;{entry};com.example.p{p}.C{c}.m{m} {cost}");
+            }
+        }
+        std::fs::write(vdir.join("bench.folded"), out).expect("write profile");
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else to parse.
+    let versions = env_usize("VERSIONS", 100);
+    let (packages, classes, methods) = (
+        env_usize("PACKAGES", 20),
+        env_usize("CLASSES", 10),
+        env_usize("METHODS", 9),
+    );
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("matrix-scale");
+    let _ = std::fs::remove_dir_all(&root);
+    let data = root.join("data");
+    let site = root.join("site");
+    generate(&data, versions, packages, classes, methods);
+
+    let status = Command::new("cargo")
+        .args(["build", "--release", "--quiet"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cargo build --release");
+    assert!(status.success());
+    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/perfatlas");
+    let t = Instant::now();
+    let out = Command::new(&bin)
+        .arg("build")
+        .arg(&data)
+        .arg("-o")
+        .arg(&site)
+        .args(["--min-share", "0"])
+        .output()
+        .expect("run perfatlas");
+    let build = t.elapsed();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = site.join("matrix/b/bench/index.html");
+    let size = std::fs::metadata(&page).expect("matrix page").len();
+    let svg = std::fs::metadata(site.join("matrix/b/bench/index.svg")).map_or(0, |m| m.len());
+    let (files, bytes) = dir_size(&site);
+    println!("matrix_scale: {versions} versions × {} components", packages * (1 + classes * (1 + methods)) + 1);
+    println!("  build (release, whole site): {:.2} s", build.as_secs_f64());
+    println!("  site: {files} files, {:.1} MB", bytes as f64 / 1e6);
+    println!("  matrix page: {:.2} MB html, {:.2} MB standalone svg", size as f64 / 1e6, svg as f64 / 1e6);
+
+    let chrome = std::env::var_os("CHROME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if !chrome.is_file() {
+        println!("  chromium not found: no render timings");
+        return;
+    }
+    let profile = root.join("chrome-profile");
+    let options = LaunchOptions::default_builder()
+        .path(Some(chrome))
+        .headless(true)
+        .sandbox(false)
+        .user_data_dir(Some(profile))
+        .window_size(Some((1400, 1000)))
+        .idle_browser_timeout(Duration::from_secs(600))
+        .args(
+            [
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ]
+            .iter()
+            .map(std::ffi::OsStr::new)
+            .collect(),
+        )
+        .build()
+        .expect("launch options");
+    let browser = Browser::new(options).expect("chromium");
+    let tab = browser.new_tab().expect("tab");
+    tab.set_default_timeout(Duration::from_secs(120));
+    let url = format!("file://{}", page.canonicalize().expect("page").display());
+    for run in 1..=3 {
+        tab.navigate_to("about:blank").expect("blank");
+        tab.wait_until_navigated().expect("blank loaded");
+        tab.navigate_to(&url).expect("navigate");
+        tab.wait_until_navigated().expect("loaded");
+        tab.wait_for_element("footer.pa-foot").expect("rendered");
+        let v = tab
+            .evaluate(
+                "JSON.stringify((function () { var p = performance.getEntriesByType('paint'); var n = performance.getEntriesByType('navigation')[0];
+                   var fcp = p.filter(function (e) { return e.name === 'first-contentful-paint'; })[0];
+                   return [fcp ? fcp.startTime : -1, n.domInteractive, n.loadEventEnd, document.querySelectorAll('#pa-matrix .pa-row').length]; })())",
+                false,
+            )
+            .expect("timings");
+        let s = v.value.and_then(|x| x.as_str().map(str::to_string)).unwrap_or_default();
+        let t: Vec<f64> = serde_json::from_str(&s).unwrap_or_default();
+        if t.len() == 4 {
+            println!(
+                "  chromium run {run}: first contentful paint {:.0} ms, interactive {:.0} ms, load end {:.0} ms ({} rows)",
+                t[0], t[1], t[2], t[3]
+            );
+        }
+    }
+}
+
+fn dir_size(dir: &Path) -> (usize, u64) {
+    let mut files = 0;
+    let mut bytes = 0;
+    for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            files += 1;
+            bytes += entry.metadata().map_or(0, |m| m.len());
+        }
+    }
+    (files, bytes)
+}

@@ -1,0 +1,184 @@
+//! Browser steps for the evolution matrix, its component pages and its
+//! timelines, on the sample site built with the sample data's git history.
+
+use headless_chrome::browser::tab::point::Point;
+use serde_json::Value;
+
+use super::Ctx;
+
+const MATRIX: &str = "matrix/b/convert-extensions/index.html";
+
+fn matrix_data(ctx: &Ctx) -> Value {
+    let text = ctx.js_str("document.getElementById('pa-matrix-data').textContent");
+    serde_json::from_str(&text).expect("pa-matrix-data is JSON")
+}
+
+/// Number of matrix rows the reader can see.
+fn shown_rows(ctx: &Ctx) -> u64 {
+    ctx.js("Array.prototype.filter.call(document.querySelectorAll('#pa-matrix .pa-row'), function (r) { return getComputedStyle(r).display !== 'none'; }).length")
+        .as_u64()
+        .expect("count")
+}
+
+/// Centre of glyph `v` in row `r`, scrolled into view.
+fn glyph_point(ctx: &Ctx, r: u64, v: u64) -> Point {
+    let b = ctx.js(&format!(
+        "(function () {{ var s = document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"] svg.pa-gl');
+           s.scrollIntoView({{block: 'center', inline: 'center'}});
+           var b = s.getBoundingClientRect(); return [b.left, b.top, b.height]; }})()"
+    ));
+    let n = |k: usize| b[k].as_f64().expect("number");
+    Point {
+        x: n(0) + v as f64 * 26.0 + 13.0,
+        y: n(1) + n(2) - 6.0,
+    }
+}
+
+/// Folding a package hides exactly its descendants; unfolding shows them.
+pub fn step_fold_unfold(ctx: &Ctx) {
+    ctx.open(&ctx.site.join(MATRIX));
+    let before = shown_rows(ctx);
+    // The first package row that has children.
+    let info = ctx.js(
+        "(function () { var rows = Array.prototype.slice.call(document.querySelectorAll('#pa-matrix .pa-row'));
+           for (var i = 0; i < rows.length; i++) {
+             if (rows[i].getAttribute('data-l') !== '2' || !rows[i].querySelector('.pa-fold')) continue;
+             var n = 0;
+             for (var j = i + 1; j < rows.length && +rows[j].getAttribute('data-l') > 2; j++)
+               if (getComputedStyle(rows[j]).display !== 'none') n++;
+             return [rows[i].getAttribute('data-r'), n];
+           } return null; })()",
+    );
+    let r = info[0].as_str().expect("a package row").to_string();
+    let descendants = info[1].as_u64().unwrap();
+    assert!(descendants > 0, "package row {r} shows no descendants");
+    let button = format!("#pa-matrix .pa-row[data-r=\"{r}\"] .pa-fold");
+    ctx.tab.wait_for_element(&button).unwrap().click().unwrap();
+    assert_eq!(
+        ctx.js_str(&format!("document.querySelector('{}').getAttribute('aria-expanded')", button.replace('"', "\\\""))),
+        "false"
+    );
+    assert_eq!(shown_rows(ctx), before - descendants, "folding hides the descendants");
+    ctx.screenshot("20-matrix-folded");
+    ctx.tab.wait_for_element(&button).unwrap().click().unwrap();
+    assert_eq!(shown_rows(ctx), before, "unfolding shows them again");
+
+    // The hidden components are counted and can be shown.
+    let hidden = ctx.js("document.querySelectorAll('#pa-matrix .pa-minor').length").as_u64().unwrap();
+    let label = ctx.js_str("document.querySelector('label[for=pa-show-minor]').textContent");
+    assert!(label.contains(&format!("Show the {hidden} component")), "{label}");
+    ctx.tab.wait_for_element("#pa-show-minor").unwrap().click().unwrap();
+    assert_eq!(shown_rows(ctx), before + hidden, "the checkbox shows the hidden components");
+    ctx.tab.wait_for_element("#pa-show-minor").unwrap().click().unwrap();
+}
+
+/// Hovering a modified method's glyph shows its numbers and its source
+/// diff; the numbers are the embedded data's.
+pub fn step_popup_with_diff(ctx: &Ctx) {
+    ctx.open(&ctx.site.join(MATRIX));
+    let data = matrix_data(ctx);
+    let diffs = data["diffs"].as_object().expect("diffs");
+    let (key, diff) = diffs
+        .iter()
+        .find(|(_, d)| d["lines"].as_array().is_some_and(|l| l.iter().any(|x| x[0] == "+")))
+        .expect("a modified method with added lines (is the sample site built with --repo?)");
+    let (r, v) = key.split_once(':').unwrap();
+    let (r, v): (u64, u64) = (r.parse().unwrap(), v.parse().unwrap());
+    // Unfold everything so the row is visible.
+    ctx.js("(function () { document.querySelectorAll('#pa-matrix .pa-fold').forEach(function (b) { if (b.getAttribute('aria-expanded') !== 'true') b.click(); }); return true; })()");
+    let p = glyph_point(ctx, r, v);
+    ctx.tab.move_mouse_to_point(p).unwrap();
+    ctx.wait_js("!document.getElementById('pa-mtip').hidden", "the glyph popup");
+    let text = ctx.js_str("document.getElementById('pa-mtip').innerText");
+    let row_index = ctx
+        .js(&format!("Array.prototype.indexOf.call(document.querySelectorAll('#pa-matrix .pa-row'), document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"]'))"))
+        .as_u64()
+        .unwrap() as usize;
+    let row = &data["rows"][row_index];
+    let cell = &row["c"][v as usize];
+    let modified = if cell.is_number() { 0 } else { cell[4].as_u64().unwrap() };
+    let version = data["versions"][v as usize]["label"].as_str().unwrap();
+    assert!(text.contains(row["p"].as_str().unwrap()), "popup names the component: {text}");
+    assert!(text.contains(&format!("version {version}")), "{text}");
+    assert!(text.contains(&format!("modified methods: {modified}")), "{text}");
+    let added = diff["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l[0] == "+")
+        .unwrap()[3]
+        .as_str()
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(text.contains(&added), "popup shows the added line {added:?}: {text}");
+    // Added lines are coloured as additions.
+    let colour = ctx.js_str("getComputedStyle(document.querySelector('#pa-mtip .pa-dl.add')).color");
+    let del = ctx.js_str("getComputedStyle(document.querySelector('#pa-mtip pre')).color");
+    assert_ne!(colour, del, "added lines stand out");
+    ctx.screenshot("21-matrix-diff-popup");
+}
+
+/// A version header opens that version's timelines; clicking a glyph opens
+/// the component page at that version.
+pub fn step_header_and_glyph_click(ctx: &Ctx) {
+    ctx.open(&ctx.site.join(MATRIX));
+    let version = ctx.last_version();
+    let link = ctx.js_str(&format!(
+        "(function () {{ var t = Array.prototype.filter.call(document.querySelectorAll('.pa-gh a'), function (a) {{ return a.textContent === '{version}'; }}); return t.length ? 'ok' : 'none'; }})()"
+    ));
+    assert_eq!(link, "ok", "a header link for {version}");
+    ctx.js(&format!("(function () {{ Array.prototype.filter.call(document.querySelectorAll('.pa-gh a'), function (a) {{ return a.textContent === '{version}'; }})[0].dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true; }})()"));
+    ctx.tab.wait_until_navigated().unwrap();
+    ctx.tab.wait_for_element("#pa-tl-note").unwrap();
+    let url = ctx.tab.get_url();
+    assert!(url.ends_with(&format!("timeline/{version}.html")), "{url}");
+    let bars = ctx.js("document.querySelectorAll('.pa-tl .tl-now').length").as_u64().unwrap();
+    assert!(bars > 0, "speedscope input has a time order: bars drawn");
+    ctx.screenshot("22-timelines");
+
+    // Glyph click → component page scrolled to that version.
+    ctx.open(&ctx.site.join(MATRIX));
+    let data = matrix_data(ctx);
+    let v = data["versions"].as_array().unwrap().len() as u64 - 1;
+    let r = ctx.js_str("document.querySelector('#pa-matrix .pa-row[data-l=\"4\"]').getAttribute('data-r')");
+    let p = glyph_point(ctx, r.parse().unwrap(), v);
+    ctx.tab.move_mouse_to_point(p).unwrap();
+    ctx.tab.click_point(p).unwrap();
+    ctx.tab.wait_until_navigated().unwrap();
+    ctx.tab.wait_for_element("section.pa-version").unwrap();
+    let url = ctx.tab.get_url();
+    let slug = data["versions"][v as usize]["slug"].as_str().unwrap();
+    assert!(url.contains("/c/m-") && url.ends_with(&format!("#v-{slug}")), "{url}");
+    let in_view = ctx.js(&format!(
+        "(function () {{ var b = document.getElementById('v-{slug}').getBoundingClientRect(); return b.top >= -2 && b.top < innerHeight / 2; }})()"
+    ));
+    assert_eq!(in_view, Value::Bool(true), "the version's section is scrolled into view");
+    // The call graph is drawn, with every edge state named in words.
+    let edges = ctx.js("document.querySelectorAll('#v-' + CSS.escape('{slug}') + ' .pa-cg path').length".replace("{slug}", slug).as_str()).as_u64().unwrap();
+    assert!(edges > 0, "call graph edges drawn");
+    ctx.screenshot("23-component-page");
+}
+
+/// The colour-blind theme recolours the Δ scale to blue–orange, and the
+/// dark theme keeps the glyphs readable.
+pub fn step_matrix_themes(ctx: &Ctx) {
+    ctx.open(&ctx.site.join(MATRIX));
+    let fill = |class: &str| ctx.js_str(&format!("getComputedStyle(document.querySelector('.pa-legend rect.{class}')).fill"));
+    assert_eq!(fill("dp5"), "rgb(215, 48, 31)", "light: slower is red");
+    assert_eq!(fill("dm5"), "rgb(26, 152, 80)", "light: faster is green");
+    ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'colorblind'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        "getComputedStyle(document.querySelector('.pa-legend rect.dp5')).fill === 'rgb(230, 97, 1)'",
+        "colorblind: slower is orange",
+    );
+    assert_eq!(fill("dm5"), "rgb(33, 102, 172)", "colorblind: faster is blue");
+    ctx.screenshot("24-matrix-colorblind");
+    ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'dark'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        "getComputedStyle(document.querySelector('.pa-legend rect.dp5')).fill === 'rgb(240, 96, 60)'",
+        "dark theme Δ scale",
+    );
+    ctx.screenshot("25-matrix-dark");
+    ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'light'; s.dispatchEvent(new Event('change')); return true; })()");
+}
