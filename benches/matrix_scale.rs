@@ -97,15 +97,29 @@ fn main() {
         .output()
         .expect("run perfatlas");
     let build = t.elapsed();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = site.join("matrix/b/bench/index.html");
     let size = std::fs::metadata(&page).expect("matrix page").len();
     let svg = std::fs::metadata(site.join("matrix/b/bench/index.svg")).map_or(0, |m| m.len());
     let (files, bytes) = dir_size(&site);
-    println!("matrix_scale: {versions} versions × {} components", packages * (1 + classes * (1 + methods)) + 1);
-    println!("  build (release, whole site): {:.2} s", build.as_secs_f64());
+    println!(
+        "matrix_scale: {versions} versions × {} components",
+        packages * (1 + classes * (1 + methods)) + 1
+    );
+    println!(
+        "  build (release, whole site): {:.2} s",
+        build.as_secs_f64()
+    );
     println!("  site: {files} files, {:.1} MB", bytes as f64 / 1e6);
-    println!("  matrix page: {:.2} MB html, {:.2} MB standalone svg", size as f64 / 1e6, svg as f64 / 1e6);
+    println!(
+        "  matrix page: {:.2} MB html, {:.2} MB standalone svg",
+        size as f64 / 1e6,
+        svg as f64 / 1e6
+    );
 
     let chrome = std::env::var_os("CHROME")
         .map(PathBuf::from)
@@ -154,7 +168,10 @@ fn main() {
                 false,
             )
             .expect("timings");
-        let s = v.value.and_then(|x| x.as_str().map(str::to_string)).unwrap_or_default();
+        let s = v
+            .value
+            .and_then(|x| x.as_str().map(str::to_string))
+            .unwrap_or_default();
         let t: Vec<f64> = serde_json::from_str(&s).unwrap_or_default();
         if t.len() == 4 {
             println!(

@@ -100,8 +100,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
-    let modifications = code_changes(options, &config, &history)?;
-    let files = render::site_files(&history, &config, &renderer, modifications)?;
+    let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
+    let modifications = code_changes(options, &config, &history, &hierarchy)?;
+    let files = render::site_files(&history, &config, &renderer, hierarchy, modifications)?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     site::write_site(&options.output, &files, options.force)?;
     if let Some(zip) = &options.zip {
@@ -121,13 +122,20 @@ fn code_changes(
     options: &BuildOptions,
     config: &input::config::Config,
     history: &model::History,
+    hierarchy: &analysis::hierarchy::Hierarchy,
 ) -> Result<analysis::modifications::Modifications, BuildError> {
-    let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
-    let _ = config;
-    if options.repo.is_some() {
-        return Err(BuildError::Usage("--repo is not available yet".into()));
+    if let Some(path) = &options.repo {
+        let repo = vcs::Repo::open(path)
+            .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))?;
+        return Ok(analysis::modifications::from_git(
+            &repo,
+            history,
+            hierarchy,
+            &config.vcs,
+            config.matrix.diff_popup_lines,
+        ));
     }
-    let from_hashes = analysis::modifications::from_source_hashes(history, &hierarchy);
+    let from_hashes = analysis::modifications::from_source_hashes(history, hierarchy);
     if from_hashes.any_known() {
         Ok(from_hashes)
     } else {

@@ -393,13 +393,22 @@ fn report_site_in_a_browser() {
         ("click zooms, reset unzooms", step_click_zoom),
         ("search highlights and reports the share", step_search),
         ("theme switch to dark", step_theme),
-        ("matrix: fold and unfold, show hidden", matrix::step_fold_unfold),
-        ("matrix: popup with source diff", matrix::step_popup_with_diff),
+        (
+            "matrix: fold and unfold, show hidden",
+            matrix::step_fold_unfold,
+        ),
+        (
+            "matrix: popup with source diff",
+            matrix::step_popup_with_diff,
+        ),
         (
             "matrix: version header and glyph click",
             matrix::step_header_and_glyph_click,
         ),
-        ("matrix: themes recolour the Δ scale", matrix::step_matrix_themes),
+        (
+            "matrix: themes recolour the Δ scale",
+            matrix::step_matrix_themes,
+        ),
         ("no errors and no network", step_no_errors_no_network),
     ];
     let mut failed = Vec::new();

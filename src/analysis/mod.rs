@@ -2,6 +2,7 @@
 //! reads files or writes HTML.
 
 pub mod callgraph;
+pub mod changes;
 pub mod flame;
 pub mod hierarchy;
 pub mod matrix;

@@ -191,3 +191,227 @@ mod tests {
         assert_eq!(m.sets()[1].as_ref().map(|s| s.len()), Some(1));
     }
 }
+
+/// Where the git data came from, for one version.
+fn resolution_note(r: &crate::vcs::Resolved) -> String {
+    format!("{} ({})", r.short, r.how)
+}
+
+/// Modified methods from a git repository: each version is mapped to a
+/// revision, consecutive revisions are diffed, and each method the
+/// profiles know in the newer version is modified when a changed line
+/// falls inside its line range there (see [`super::changes`] for how the
+/// range is found and its limits).
+pub fn from_git(
+    repo: &crate::vcs::Repo,
+    history: &History,
+    hierarchy: &Hierarchy,
+    config: &crate::input::config::VcsConfig,
+    popup_lines: usize,
+) -> Modifications {
+    use super::changes::{is_modified, method_diff, method_range, PathMap};
+    let n = history.versions.len();
+    let resolved: Vec<Result<Option<crate::vcs::Resolved>, String>> = history
+        .versions
+        .iter()
+        .map(|v| {
+            repo.resolve(&v.name, v.revision.as_deref(), &config.tag_patterns)
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let rules: Vec<(String, String)> = config
+        .path_map
+        .iter()
+        .map(|r| (r.from.clone(), r.to.clone()))
+        .collect();
+    let mut out = Modifications::unknown(n, "");
+    for v in 0..n {
+        let here = &mut out.versions[v];
+        let new = match &resolved[v] {
+            Err(e) => {
+                here.note = format!("no change data: {e}");
+                continue;
+            }
+            Ok(None) => {
+                here.note = format!(
+                    "no change data: version {} has no revision (no `revision` in its version.toml and no tag named like it)",
+                    history.versions[v].name
+                );
+                continue;
+            }
+            Ok(Some(r)) => r,
+        };
+        if v == 0 {
+            here.note = format!(
+                "first version ({}): nothing to compare with",
+                resolution_note(new)
+            );
+            continue;
+        }
+        let old = match &resolved[v - 1] {
+            Ok(Some(r)) => r,
+            _ => {
+                here.note = format!(
+                    "no change data: the previous version {} has no revision",
+                    history.versions[v - 1].name
+                );
+                continue;
+            }
+        };
+        let files = match repo.diff(old, new) {
+            Ok(f) => f,
+            Err(e) => {
+                here.note = format!("no change data: {e}");
+                continue;
+            }
+        };
+        let paths = repo.paths(new).unwrap_or_default();
+        let map = PathMap::new(rules.clone(), paths);
+        let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
+        let mut unmapped: BTreeSet<String> = BTreeSet::new();
+        for (method, site) in method_sites(history, hierarchy, v) {
+            let Some(path) = map.map(&site.file) else {
+                unmapped.insert(site.file.clone());
+                continue;
+            };
+            let Some(file) = files
+                .iter()
+                .find(|f| f.new_path.as_deref() == Some(path.as_str()))
+            else {
+                continue;
+            };
+            let source = sources
+                .entry(path.clone())
+                .or_insert_with(|| repo.file_text(new, &path));
+            let site = super::changes::MethodSite {
+                file: path.clone(),
+                ..site
+            };
+            let Some(range) = method_range(&site, source.as_deref()) else {
+                continue;
+            };
+            if !is_modified(&range, file) {
+                continue;
+            }
+            let diff = method_diff(&range, file, popup_lines);
+            let added = file.status == crate::vcs::FileStatus::Added
+                || (!diff.lines.is_empty()
+                    && diff
+                        .lines
+                        .iter()
+                        .filter(|l| {
+                            l.new_line
+                                .is_some_and(|n| n >= range.first && n <= range.last)
+                        })
+                        .all(|l| l.kind == crate::vcs::LineKind::Added));
+            here.modified.insert(
+                method,
+                MethodChange {
+                    added,
+                    file: path,
+                    range: Some((range.first, range.last, rule_name(range.rule).to_string())),
+                    lines: diff
+                        .lines
+                        .iter()
+                        .map(|l| ChangeLine {
+                            kind: match l.kind {
+                                crate::vcs::LineKind::Added => '+',
+                                crate::vcs::LineKind::Removed => '-',
+                                crate::vcs::LineKind::Context => ' ',
+                            },
+                            old: l.old_line,
+                            new: l.new_line,
+                            text: l.text.clone(),
+                        })
+                        .collect(),
+                    truncated: diff.truncated,
+                },
+            );
+        }
+        here.known = true;
+        here.note = format!(
+            "from git: {} → {}, {} changed file{}",
+            resolution_note(old),
+            resolution_note(new),
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        );
+        if !unmapped.is_empty() {
+            here.note.push_str(&format!(
+                "; {} profile file{} not found in the repository (see [vcs] path_map)",
+                unmapped.len(),
+                if unmapped.len() == 1 { "" } else { "s" }
+            ));
+        }
+        here.revisions = Some((old.short.clone(), new.short.clone()));
+        here.files = files;
+        here.unmapped = unmapped.into_iter().collect();
+    }
+    out
+}
+
+fn rule_name(rule: super::changes::RangeRule) -> &'static str {
+    use super::changes::RangeRule;
+    match rule {
+        RangeRule::PythonDef => "its Python def block",
+        RangeRule::BraceBlock => "its brace block",
+        RangeRule::DeclaredStart => "its start line and sampled lines",
+        RangeRule::SampledLines => "its sampled lines",
+    }
+}
+
+/// Every method the profiles of version `v` know, with its file (the
+/// first in path order when frames disagree), declared start line and
+/// sampled lines.
+fn method_sites(
+    history: &History,
+    hierarchy: &Hierarchy,
+    v: usize,
+) -> BTreeMap<CompId, super::changes::MethodSite> {
+    let mut seen = vec![false; history.frames.len()];
+    for entry in history.profiles.iter().filter(|p| p.version == v) {
+        let tree = &entry.profile.tree;
+        for node in tree.node_ids() {
+            if let Some(f) = tree.frame(node) {
+                seen[f.0 as usize] = true;
+            }
+        }
+    }
+    let mut sites: BTreeMap<CompId, super::changes::MethodSite> = BTreeMap::new();
+    for (id, frame) in history.frames.iter() {
+        let Some(file) = frame.file.as_ref().filter(|_| seen[id.0 as usize]) else {
+            continue;
+        };
+        let method = hierarchy.method_of(id);
+        let site = sites
+            .entry(method)
+            .or_insert_with(|| super::changes::MethodSite {
+                file: file.clone(),
+                name: frame.function.clone(),
+                start_line: None,
+                sampled_lines: Vec::new(),
+            });
+        if file < &site.file {
+            *site = super::changes::MethodSite {
+                file: file.clone(),
+                name: frame.function.clone(),
+                start_line: None,
+                sampled_lines: Vec::new(),
+            };
+        }
+        if file != &site.file {
+            continue;
+        }
+        if let Some(s) = frame.start_line {
+            site.start_line = Some(site.start_line.map_or(s, |x| x.min(s)));
+        }
+        if let Some(l) = frame.line {
+            site.sampled_lines.push(l);
+        }
+    }
+    for site in sites.values_mut() {
+        site.sampled_lines.sort_unstable();
+        site.sampled_lines.dedup();
+    }
+    sites
+}

@@ -118,6 +118,7 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         modified_steps: cx.config.modified_steps,
         unit: &sp.scope.unit,
     };
+    let plan_note = |v: usize| Some(cx.plan.modifications.versions[v].note.as_str());
     let labels: Vec<HeaderLabel> = cx
         .history
         .versions
@@ -125,6 +126,7 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         .enumerate()
         .map(|(v, ver)| HeaderLabel {
             label: &ver.label,
+            note: plan_note(v),
             href: sp
                 .scope
                 .has(v)
@@ -254,16 +256,18 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
             .iter()
             .chain(&callees)
             .any(|n| n.state != EdgeState::Kept);
-    let call_graph = calls_changed.then(|| callgraph_svg::call_graph(
-        &center,
-        &left_nodes,
-        &right_nodes,
-        (
-            callers.len().saturating_sub(limit),
-            callees.len().saturating_sub(limit),
-        ),
-        &format!("calls of {center} in {}", version.label),
-    ));
+    let call_graph = calls_changed.then(|| {
+        callgraph_svg::call_graph(
+            &center,
+            &left_nodes,
+            &right_nodes,
+            (
+                callers.len().saturating_sub(limit),
+                callees.len().saturating_sub(limit),
+            ),
+            &format!("calls of {center} in {}", version.label),
+        )
+    });
     let table = |list: &[Neighbour]| -> Vec<EdgeRow> {
         if calls_changed && (callers.len() > limit || callees.len() > limit) {
             edge_rows(&list[..list.len().min(TABLE_ROWS)], &node, sp)
@@ -444,7 +448,11 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
     );
     let heights: Vec<f64> = sections
         .iter()
-        .map(|s| s.call_graph.as_deref().map_or(0.0, |g| svg_height(g) + 24.0))
+        .map(|s| {
+            s.call_graph
+                .as_deref()
+                .map_or(0.0, |g| svg_height(g) + 24.0)
+        })
         .collect();
     let total: f64 = heights.iter().sum::<f64>() + 8.0;
     let mut w = SvgWriter::with_capacity(style.len() + sections.len() * 4096);

@@ -66,9 +66,9 @@ impl EvolutionPlan {
     pub fn new(
         history: &History,
         config: &MatrixConfig,
+        hierarchy: Hierarchy,
         modifications: Modifications,
     ) -> EvolutionPlan {
-        let hierarchy = Hierarchy::new(&history.frames, &history.title);
         let facts: Vec<ProfileFacts> = history
             .profiles
             .par_iter()

@@ -143,12 +143,14 @@ pub fn render(
         modified_steps: config.modified_steps,
         unit: &sp.scope.unit,
     };
+    let plan_note = |v: usize| Some(plan.modifications.versions[v].note.as_str());
     let labels: Vec<HeaderLabel> = history
         .versions
         .iter()
         .enumerate()
         .map(|(v, ver)| HeaderLabel {
             label: &ver.label,
+            note: plan_note(v),
             href: sp
                 .scope
                 .has(v)

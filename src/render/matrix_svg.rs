@@ -150,7 +150,15 @@ fn glyph_paths(w: &mut SvgWriter, cells: &[Option<Cell>], scale: &GlyphScale, x0
         let Some(cell) = cell else { continue };
         let (x, bottom_y, h, top_w) = glyph_boxes(v, cell, scale, x0, y);
         let d = paths.entry(delta_class(cell)).or_default();
-        let _ = write!(d, "M{} {}h{}v{}h-{}z", coord(x), coord(bottom_y), coord(GLYPH), coord(h), coord(GLYPH));
+        let _ = write!(
+            d,
+            "M{} {}h{}v{}h-{}z",
+            coord(x),
+            coord(bottom_y),
+            coord(GLYPH),
+            coord(h),
+            coord(GLYPH)
+        );
         if top_w > 0.0 {
             let d = paths.entry("mod".into()).or_default();
             let _ = write!(
@@ -198,6 +206,8 @@ pub fn row_svg(
 pub struct HeaderLabel<'a> {
     pub label: &'a str,
     pub href: Option<String>,
+    /// Native tooltip: where the version's change data comes from.
+    pub note: Option<&'a str>,
 }
 
 /// The version header: labels slanted upwards, each linking to that
@@ -210,7 +220,7 @@ pub fn header(w: &mut SvgWriter, labels: &[HeaderLabel], x0: f64, y: f64) {
         if let Some(href) = &l.href {
             w.open("a", &[("href", href), ("class", "pa-vh")]);
         }
-        w.element(
+        w.open(
             "text",
             &[
                 ("x", &coord(x)),
@@ -218,8 +228,11 @@ pub fn header(w: &mut SvgWriter, labels: &[HeaderLabel], x0: f64, y: f64) {
                 ("transform", &transform),
                 ("data-v", &v.to_string()),
             ],
-            &truncate(l.label, 14),
         );
+        if let Some(note) = l.note {
+            w.element("title", &[], &format!("{}: {note}", l.label));
+        }
+        w.text(&truncate(l.label, 14)).close("text");
         if l.href.is_some() {
             w.close("a");
         }
@@ -367,9 +380,18 @@ mod tests {
         assert_eq!(svg.matches("<rect").count(), 3);
         // Without tooltips the same boxes are paths, one per colour class.
         let compact = row_svg(&cells, &scale, None, "row");
-        assert!(compact.contains(r#"<path class="dn" d="M4 8h18v26h-18z"/>"#), "{compact}");
-        assert!(compact.contains(r#"<path class="dp5" d="M56 21h18v13h-18z"/>"#), "{compact}");
-        assert!(compact.contains(r#"<path class="mod" d="M59 15h12v5h-12z"/>"#), "{compact}");
+        assert!(
+            compact.contains(r#"<path class="dn" d="M4 8h18v26h-18z"/>"#),
+            "{compact}"
+        );
+        assert!(
+            compact.contains(r#"<path class="dp5" d="M56 21h18v13h-18z"/>"#),
+            "{compact}"
+        );
+        assert!(
+            compact.contains(r#"<path class="mod" d="M59 15h12v5h-12z"/>"#),
+            "{compact}"
+        );
     }
 
     #[test]

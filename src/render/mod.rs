@@ -26,6 +26,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::analysis::hierarchy::Hierarchy;
 use crate::analysis::modifications::Modifications;
 use crate::error::BuildError;
 use crate::input::config::Config;
@@ -266,6 +267,7 @@ pub fn site_files(
     history: &History,
     config: &Config,
     renderer: &Renderer,
+    hierarchy: Hierarchy,
     modifications: Modifications,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
@@ -290,7 +292,7 @@ pub fn site_files(
     for page in pages {
         files.extend(page?);
     }
-    let evolution = EvolutionPlan::new(history, &config.matrix, modifications);
+    let evolution = EvolutionPlan::new(history, &config.matrix, hierarchy, modifications);
     for page in evolution_pages(history, config, renderer, &plan, &evolution) {
         files.extend(page?);
     }

@@ -55,21 +55,46 @@ pub fn step_fold_unfold(ctx: &Ctx) {
     let button = format!("#pa-matrix .pa-row[data-r=\"{r}\"] .pa-fold");
     ctx.tab.wait_for_element(&button).unwrap().click().unwrap();
     assert_eq!(
-        ctx.js_str(&format!("document.querySelector('{}').getAttribute('aria-expanded')", button.replace('"', "\\\""))),
+        ctx.js_str(&format!(
+            "document.querySelector('{}').getAttribute('aria-expanded')",
+            button.replace('"', "\\\"")
+        )),
         "false"
     );
-    assert_eq!(shown_rows(ctx), before - descendants, "folding hides the descendants");
+    assert_eq!(
+        shown_rows(ctx),
+        before - descendants,
+        "folding hides the descendants"
+    );
     ctx.screenshot("20-matrix-folded");
     ctx.tab.wait_for_element(&button).unwrap().click().unwrap();
     assert_eq!(shown_rows(ctx), before, "unfolding shows them again");
 
     // The hidden components are counted and can be shown.
-    let hidden = ctx.js("document.querySelectorAll('#pa-matrix .pa-minor').length").as_u64().unwrap();
+    let hidden = ctx
+        .js("document.querySelectorAll('#pa-matrix .pa-minor').length")
+        .as_u64()
+        .unwrap();
     let label = ctx.js_str("document.querySelector('label[for=pa-show-minor]').textContent");
-    assert!(label.contains(&format!("Show the {hidden} component")), "{label}");
-    ctx.tab.wait_for_element("#pa-show-minor").unwrap().click().unwrap();
-    assert_eq!(shown_rows(ctx), before + hidden, "the checkbox shows the hidden components");
-    ctx.tab.wait_for_element("#pa-show-minor").unwrap().click().unwrap();
+    assert!(
+        label.contains(&format!("Show the {hidden} component")),
+        "{label}"
+    );
+    ctx.tab
+        .wait_for_element("#pa-show-minor")
+        .unwrap()
+        .click()
+        .unwrap();
+    assert_eq!(
+        shown_rows(ctx),
+        before + hidden,
+        "the checkbox shows the hidden components"
+    );
+    ctx.tab
+        .wait_for_element("#pa-show-minor")
+        .unwrap()
+        .click()
+        .unwrap();
 }
 
 /// Hovering a modified method's glyph shows its numbers and its source
@@ -80,7 +105,11 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
     let diffs = data["diffs"].as_object().expect("diffs");
     let (key, diff) = diffs
         .iter()
-        .find(|(_, d)| d["lines"].as_array().is_some_and(|l| l.iter().any(|x| x[0] == "+")))
+        .find(|(_, d)| {
+            d["lines"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|x| x[0] == "+"))
+        })
         .expect("a modified method with added lines (is the sample site built with --repo?)");
     let (r, v) = key.split_once(':').unwrap();
     let (r, v): (u64, u64) = (r.parse().unwrap(), v.parse().unwrap());
@@ -88,7 +117,10 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
     ctx.js("(function () { document.querySelectorAll('#pa-matrix .pa-fold').forEach(function (b) { if (b.getAttribute('aria-expanded') !== 'true') b.click(); }); return true; })()");
     let p = glyph_point(ctx, r, v);
     ctx.tab.move_mouse_to_point(p).unwrap();
-    ctx.wait_js("!document.getElementById('pa-mtip').hidden", "the glyph popup");
+    ctx.wait_js(
+        "!document.getElementById('pa-mtip').hidden",
+        "the glyph popup",
+    );
     let text = ctx.js_str("document.getElementById('pa-mtip').innerText");
     let row_index = ctx
         .js(&format!("Array.prototype.indexOf.call(document.querySelectorAll('#pa-matrix .pa-row'), document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"]'))"))
@@ -96,11 +128,21 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
         .unwrap() as usize;
     let row = &data["rows"][row_index];
     let cell = &row["c"][v as usize];
-    let modified = if cell.is_number() { 0 } else { cell[4].as_u64().unwrap() };
+    let modified = if cell.is_number() {
+        0
+    } else {
+        cell[4].as_u64().unwrap()
+    };
     let version = data["versions"][v as usize]["label"].as_str().unwrap();
-    assert!(text.contains(row["p"].as_str().unwrap()), "popup names the component: {text}");
+    assert!(
+        text.contains(row["p"].as_str().unwrap()),
+        "popup names the component: {text}"
+    );
     assert!(text.contains(&format!("version {version}")), "{text}");
-    assert!(text.contains(&format!("modified methods: {modified}")), "{text}");
+    assert!(
+        text.contains(&format!("modified methods: {modified}")),
+        "{text}"
+    );
     let added = diff["lines"]
         .as_array()
         .unwrap()
@@ -111,9 +153,13 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
         .unwrap()
         .trim()
         .to_string();
-    assert!(text.contains(&added), "popup shows the added line {added:?}: {text}");
+    assert!(
+        text.contains(&added),
+        "popup shows the added line {added:?}: {text}"
+    );
     // Added lines are coloured as additions.
-    let colour = ctx.js_str("getComputedStyle(document.querySelector('#pa-mtip .pa-dl.add')).color");
+    let colour =
+        ctx.js_str("getComputedStyle(document.querySelector('#pa-mtip .pa-dl.add')).color");
     let del = ctx.js_str("getComputedStyle(document.querySelector('#pa-mtip pre')).color");
     assert_ne!(colour, del, "added lines stand out");
     ctx.screenshot("21-matrix-diff-popup");
@@ -133,7 +179,10 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     ctx.tab.wait_for_element("#pa-tl-note").unwrap();
     let url = ctx.tab.get_url();
     assert!(url.ends_with(&format!("timeline/{version}.html")), "{url}");
-    let bars = ctx.js("document.querySelectorAll('.pa-tl .tl-now').length").as_u64().unwrap();
+    let bars = ctx
+        .js("document.querySelectorAll('.pa-tl .tl-now').length")
+        .as_u64()
+        .unwrap();
     assert!(bars > 0, "speedscope input has a time order: bars drawn");
     ctx.screenshot("22-timelines");
 
@@ -141,7 +190,9 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
     let data = matrix_data(ctx);
     let v = data["versions"].as_array().unwrap().len() as u64 - 1;
-    let r = ctx.js_str("document.querySelector('#pa-matrix .pa-row[data-l=\"4\"]').getAttribute('data-r')");
+    let r = ctx.js_str(
+        "document.querySelector('#pa-matrix .pa-row[data-l=\"4\"]').getAttribute('data-r')",
+    );
     let p = glyph_point(ctx, r.parse().unwrap(), v);
     ctx.tab.move_mouse_to_point(p).unwrap();
     ctx.tab.click_point(p).unwrap();
@@ -149,13 +200,27 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     ctx.tab.wait_for_element("section.pa-version").unwrap();
     let url = ctx.tab.get_url();
     let slug = data["versions"][v as usize]["slug"].as_str().unwrap();
-    assert!(url.contains("/c/m-") && url.ends_with(&format!("#v-{slug}")), "{url}");
+    assert!(
+        url.contains("/c/m-") && url.ends_with(&format!("#v-{slug}")),
+        "{url}"
+    );
     let in_view = ctx.js(&format!(
         "(function () {{ var b = document.getElementById('v-{slug}').getBoundingClientRect(); return b.top >= -2 && b.top < innerHeight / 2; }})()"
     ));
-    assert_eq!(in_view, Value::Bool(true), "the version's section is scrolled into view");
+    assert_eq!(
+        in_view,
+        Value::Bool(true),
+        "the version's section is scrolled into view"
+    );
     // The call graph is drawn, with every edge state named in words.
-    let edges = ctx.js("document.querySelectorAll('#v-' + CSS.escape('{slug}') + ' .pa-cg path').length".replace("{slug}", slug).as_str()).as_u64().unwrap();
+    let edges = ctx
+        .js(
+            "document.querySelectorAll('#v-' + CSS.escape('{slug}') + ' .pa-cg path').length"
+                .replace("{slug}", slug)
+                .as_str(),
+        )
+        .as_u64()
+        .unwrap();
     assert!(edges > 0, "call graph edges drawn");
     ctx.screenshot("23-component-page");
 }
@@ -164,7 +229,11 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
 /// dark theme keeps the glyphs readable.
 pub fn step_matrix_themes(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
-    let fill = |class: &str| ctx.js_str(&format!("getComputedStyle(document.querySelector('.pa-legend rect.{class}')).fill"));
+    let fill = |class: &str| {
+        ctx.js_str(&format!(
+            "getComputedStyle(document.querySelector('.pa-legend rect.{class}')).fill"
+        ))
+    };
     assert_eq!(fill("dp5"), "rgb(215, 48, 31)", "light: slower is red");
     assert_eq!(fill("dm5"), "rgb(26, 152, 80)", "light: faster is green");
     ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'colorblind'; s.dispatchEvent(new Event('change')); return true; })()");
@@ -172,7 +241,11 @@ pub fn step_matrix_themes(ctx: &Ctx) {
         "getComputedStyle(document.querySelector('.pa-legend rect.dp5')).fill === 'rgb(230, 97, 1)'",
         "colorblind: slower is orange",
     );
-    assert_eq!(fill("dm5"), "rgb(33, 102, 172)", "colorblind: faster is blue");
+    assert_eq!(
+        fill("dm5"),
+        "rgb(33, 102, 172)",
+        "colorblind: faster is blue"
+    );
     ctx.screenshot("24-matrix-colorblind");
     ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'dark'; s.dispatchEvent(new Event('change')); return true; })()");
     ctx.wait_js(

@@ -1,0 +1,516 @@
+//! Which methods a source diff touched: the line range of a method known
+//! from profiles, and whether a diff changed a line inside it.
+//!
+//! Profiles give a method's file, sometimes its declared start line (pprof
+//! `Function.start_line`, a `.cpuprofile` call frame), and the lines its
+//! samples executed (py-spy, pprof). The range is found, in order:
+//!
+//! 1. **Python** (`.py`, `.pyw`) with the source: from the start line (else
+//!    the smallest sampled line) upwards to the nearest `def NAME(` /
+//!    `async def NAME(` indented less than that line (or that line itself),
+//!    with the decorators right above it, down to the last line before the
+//!    next non-blank, non-comment line indented no deeper than the `def`.
+//! 2. **Brace languages** with the source: from the start line, else the
+//!    nearest line at or above the smallest sampled line that names the
+//!    method followed by `(`, the block from the first `{` to its matching
+//!    `}` (strings, characters and comments skipped). The block must hold
+//!    every sampled line, else the next rule applies.
+//! 3. Without usable source: from the start line to the largest sampled line
+//!    (`DeclaredStart`), or from the smallest to the largest sampled line
+//!    (`SampledLines`).
+//!
+//! Limits: with sampled lines only (rule 3) a change in lines no sample ever
+//! executed, before the first or after the last, is missed; a nested
+//! function's lines count for the enclosing function too; two functions of
+//! the same name in one file are told apart only by the sampled lines;
+//! code at module level (`<module>`, `(root)`, `(program)`) is never a
+//! method. A method counts as modified when an added line falls inside its
+//! range in the newer version, or lines were removed strictly inside it.
+
+use serde::Serialize;
+
+use crate::vcs::{DiffLine, FileDiff, FileStatus, LineKind};
+
+/// A method as the profiles know it, in one version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodSite {
+    /// Repository path (already mapped).
+    pub file: String,
+    /// Method name as profiled: `Markdown.convert`, `(*conn).serve`.
+    pub name: String,
+    pub start_line: Option<u32>,
+    /// Sorted, unique, 1-based.
+    pub sampled_lines: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RangeRule {
+    PythonDef,
+    BraceBlock,
+    DeclaredStart,
+    SampledLines,
+}
+
+/// Lines `first..=last` (1-based) of a method, and the rule that found them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LineRange {
+    pub first: u32,
+    pub last: u32,
+    pub rule: RangeRule,
+}
+
+/// Lines a diff puts in a method's popup.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MethodDiff {
+    pub lines: Vec<DiffLine>,
+    pub truncated: bool,
+}
+
+const MODULE_LEVEL: [&str; 4] = ["<module>", "(root)", "(program)", "(anonymous)"];
+const BRACE_EXTENSIONS: [&str; 19] = [
+    ".go", ".java", ".kt", ".scala", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".c", ".h",
+    ".cc", ".cpp", ".cxx", ".hpp", ".rs", ".cs", ".swift",
+];
+/// How far up from a sampled line a definition is looked for.
+const SCAN_UP: usize = 400;
+
+/// The method's line range in `source` (its file at the version judged),
+/// or from the profile alone without source. `None` when nothing is known
+/// or the frame is module-level code.
+pub fn method_range(site: &MethodSite, source: Option<&str>) -> Option<LineRange> {
+    let name = site.name.trim();
+    if MODULE_LEVEL.contains(&name) && site.start_line.is_none() {
+        return None;
+    }
+    if name == "<module>" {
+        return None;
+    }
+    let anchor = site
+        .start_line
+        .or_else(|| site.sampled_lines.first().copied())?;
+    if let Some(text) = source {
+        let lines: Vec<&str> = text.lines().collect();
+        let short = short_name(name);
+        let short = short.as_str();
+        let found = if is_python(&site.file) {
+            python_def(&lines, anchor, short)
+        } else if BRACE_EXTENSIONS.iter().any(|e| site.file.ends_with(e)) {
+            brace_block(&lines, site.start_line, anchor, short)
+        } else {
+            None
+        };
+        if let Some(r) = found.filter(|r| covers(r, &site.sampled_lines)) {
+            return Some(r);
+        }
+    }
+    let last = site.sampled_lines.last().copied().unwrap_or(anchor);
+    Some(match site.start_line {
+        Some(start) => LineRange {
+            first: start,
+            last: last.max(start),
+            rule: RangeRule::DeclaredStart,
+        },
+        None => LineRange {
+            first: anchor,
+            last,
+            rule: RangeRule::SampledLines,
+        },
+    })
+}
+
+fn is_python(file: &str) -> bool {
+    file.ends_with(".py") || file.ends_with(".pyw")
+}
+
+fn covers(range: &LineRange, sampled: &[u32]) -> bool {
+    sampled
+        .iter()
+        .all(|l| *l >= range.first && *l <= range.last)
+}
+
+/// `Markdown.convert` → `convert`, `p.(*conn).serve` → `serve`,
+/// `Vec<T>::push` → `push`, `String.indexOf(I)I` → `indexOf`,
+/// `run.<locals>.inner` → `inner`.
+fn short_name(name: &str) -> String {
+    // Go receivers: drop `(…)` groups followed by a dot.
+    let mut plain = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(open) = rest.find('(') {
+        let close = rest[open..].find(')').map(|c| open + c);
+        match close {
+            Some(c) if rest[c + 1..].starts_with('.') => {
+                plain.push_str(&rest[..open]);
+                rest = &rest[c + 1..];
+            }
+            _ => break,
+        }
+    }
+    plain.push_str(rest);
+    let plain = plain.split('(').next().unwrap_or("");
+    let plain = plain.rsplit("::").next().unwrap_or(plain);
+    let plain = plain.rsplit('.').find(|p| !p.is_empty()).unwrap_or(plain);
+    plain.split('<').next().unwrap_or(plain).to_string()
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// Whether `line` is `def NAME(` or `async def NAME(` (any indentation).
+fn is_def_of(line: &str, name: &str) -> bool {
+    let t = line.trim_start();
+    let t = t.strip_prefix("async ").map(str::trim_start).unwrap_or(t);
+    match t.strip_prefix("def ") {
+        Some(rest) => {
+            let rest = rest.trim_start();
+            rest.strip_prefix(name)
+                .is_some_and(|after| after.trim_start().starts_with('('))
+        }
+        None => false,
+    }
+}
+
+fn python_def(lines: &[&str], anchor: u32, name: &str) -> Option<LineRange> {
+    if name.is_empty() || anchor == 0 || anchor as usize > lines.len() {
+        return None;
+    }
+    let at = anchor as usize - 1;
+    let anchor_indent = indent(lines[at]);
+    let lowest = at.saturating_sub(SCAN_UP);
+    let def = (lowest..=at)
+        .rev()
+        .find(|&i| is_def_of(lines[i], name) && (i == at || indent(lines[i]) < anchor_indent))?;
+    let def_indent = indent(lines[def]);
+    let mut first = def;
+    while first > 0 {
+        let above = lines[first - 1];
+        if above.trim_start().starts_with('@') && indent(above) == def_indent {
+            first -= 1;
+        } else {
+            break;
+        }
+    }
+    // The body ends before the next code line indented no deeper than the
+    // def (multi-line signatures are inside parentheses, so skip to `:`).
+    let mut last = def;
+    let mut i = def + 1;
+    let mut depth = paren_balance(lines[def]);
+    while i < lines.len() && depth > 0 {
+        depth += paren_balance(lines[i]);
+        last = i;
+        i += 1;
+    }
+    while i < lines.len() {
+        let t = lines[i].trim();
+        if t.is_empty() || t.starts_with('#') {
+            i += 1;
+            continue;
+        }
+        if indent(lines[i]) <= def_indent {
+            break;
+        }
+        last = i;
+        i += 1;
+    }
+    Some(LineRange {
+        first: first as u32 + 1,
+        last: last as u32 + 1,
+        rule: RangeRule::PythonDef,
+    })
+}
+
+fn paren_balance(line: &str) -> i32 {
+    line.chars().fold(0, |n, c| match c {
+        '(' | '[' | '{' => n + 1,
+        ')' | ']' | '}' => n - 1,
+        _ => n,
+    })
+}
+
+fn brace_block(lines: &[&str], start: Option<u32>, anchor: u32, name: &str) -> Option<LineRange> {
+    let head = match start {
+        Some(s) if s >= 1 && (s as usize) <= lines.len() => s as usize - 1,
+        Some(_) => return None,
+        None => {
+            if name.is_empty() || anchor == 0 || anchor as usize > lines.len() {
+                return None;
+            }
+            let at = anchor as usize - 1;
+            (at.saturating_sub(SCAN_UP)..=at)
+                .rev()
+                .find(|&i| names_call(lines[i], name))?
+        }
+    };
+    let close_line = closing_brace(lines, head)?;
+    Some(LineRange {
+        first: head as u32 + 1,
+        last: close_line as u32 + 1,
+        rule: RangeRule::BraceBlock,
+    })
+}
+
+/// `name(` or `name (` as a whole word in `line`.
+fn names_call(line: &str, name: &str) -> bool {
+    let bytes = line.as_bytes();
+    line.match_indices(name).any(|(i, _)| {
+        let before_ok = i == 0 || {
+            let b = bytes[i - 1];
+            !(b.is_ascii_alphanumeric() || b == b'_')
+        };
+        let after = line[i + name.len()..].trim_start();
+        before_ok && after.starts_with('(')
+    })
+}
+
+/// The line of the `}` matching the first `{` at or after `head`,
+/// skipping string and character literals and comments.
+fn closing_brace(lines: &[&str], head: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_block_comment = false;
+    let mut quote: Option<char> = None;
+    for (i, line) in lines.iter().enumerate().skip(head) {
+        let chars: Vec<char> = line.chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            let next = chars.get(k + 1).copied();
+            if in_block_comment {
+                if c == '*' && next == Some('/') {
+                    in_block_comment = false;
+                    k += 1;
+                }
+            } else if let Some(q) = quote {
+                if c == '\\' {
+                    k += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            } else if c == '/' && next == Some('/') {
+                break;
+            } else if c == '/' && next == Some('*') {
+                in_block_comment = true;
+                k += 1;
+            } else if c == '"' || c == '`' || (c == '\'' && is_char_literal(&chars, k)) {
+                quote = Some(c);
+            } else if c == '{' {
+                depth += 1;
+            } else if c == '}' && depth > 0 {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            k += 1;
+        }
+        // Template strings span lines; other quotes end with the line.
+        if quote != Some('`') {
+            quote = None;
+        }
+    }
+    None
+}
+
+/// A `'` that opens a character or string literal (not a Rust lifetime).
+fn is_char_literal(chars: &[char], k: usize) -> bool {
+    match (chars.get(k + 1), chars.get(k + 2)) {
+        (Some('\\'), _) => true,
+        (Some(_), Some('\'')) => true,
+        _ => false,
+    }
+}
+
+/// New-side positions the diff changed: each added line's number, and for
+/// each run of removed lines the new-side number of the line that follows it
+/// in the hunk (the insertion point). Sorted, unique.
+pub fn changed_positions(file: &FileDiff) -> Vec<u32> {
+    let mut out = Vec::new();
+    for hunk in &file.hunks {
+        let mut next_new = hunk.new_start.max(1);
+        let mut pending_removal = false;
+        for line in &hunk.lines {
+            match line.kind {
+                LineKind::Added => {
+                    let n = line.new_line.unwrap_or(next_new);
+                    out.push(n);
+                    if pending_removal {
+                        out.push(n);
+                        pending_removal = false;
+                    }
+                    next_new = n + 1;
+                }
+                LineKind::Context => {
+                    let n = line.new_line.unwrap_or(next_new);
+                    if pending_removal {
+                        out.push(n);
+                        pending_removal = false;
+                    }
+                    next_new = n + 1;
+                }
+                LineKind::Removed => pending_removal = true,
+            }
+        }
+        if pending_removal {
+            out.push(next_new);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether a method with this new-side range was modified by `file`'s diff.
+pub fn is_modified(range: &LineRange, file: &FileDiff) -> bool {
+    if file.status == FileStatus::Added {
+        return true;
+    }
+    file.hunks.iter().any(|h| {
+        let mut next_new = h.new_start.max(1);
+        let mut removal = false;
+        h.lines.iter().any(|l| {
+            let hit = match l.kind {
+                LineKind::Added => {
+                    let n = l.new_line.unwrap_or(next_new);
+                    next_new = n + 1;
+                    let inside = n >= range.first && n <= range.last;
+                    removal = false;
+                    inside
+                }
+                LineKind::Context => {
+                    let n = l.new_line.unwrap_or(next_new);
+                    next_new = n + 1;
+                    let hit = removal && n > range.first && n <= range.last;
+                    removal = false;
+                    hit
+                }
+                LineKind::Removed => {
+                    removal = true;
+                    false
+                }
+            };
+            hit
+        }) || (removal && next_new > range.first && next_new <= range.last)
+    })
+}
+
+/// The diff lines that fall in the range, with up to two context lines
+/// around each change, at most `max_lines`.
+pub fn method_diff(range: &LineRange, file: &FileDiff, max_lines: usize) -> MethodDiff {
+    let mut out = MethodDiff::default();
+    for hunk in &file.hunks {
+        // New-side position of each line (removed lines take the next one).
+        let mut positions = Vec::with_capacity(hunk.lines.len());
+        let mut next_new = hunk.new_start.max(1);
+        for l in &hunk.lines {
+            match l.new_line {
+                Some(n) => {
+                    positions.push(n);
+                    next_new = n + 1;
+                }
+                None => positions.push(next_new),
+            }
+        }
+        let inside = |i: usize| positions[i] >= range.first && positions[i] <= range.last;
+        let changed: Vec<usize> = (0..hunk.lines.len())
+            .filter(|&i| hunk.lines[i].kind != LineKind::Context && inside(i))
+            .collect();
+        let mut keep = vec![false; hunk.lines.len()];
+        for &c in &changed {
+            for k in c.saturating_sub(2)..(c + 3).min(hunk.lines.len()) {
+                keep[k] = true;
+            }
+        }
+        for (i, line) in hunk.lines.iter().enumerate() {
+            if !keep[i] {
+                continue;
+            }
+            if out.lines.len() >= max_lines {
+                out.truncated = true;
+                return out;
+            }
+            out.lines.push(line.clone());
+        }
+    }
+    out
+}
+
+/// Maps the file paths profiles hold to repository paths: explicit prefix
+/// rules first (in order), then the repository path sharing the longest
+/// run of trailing path components, when exactly one does.
+pub struct PathMap {
+    rules: Vec<(String, String)>,
+    repo_paths: Vec<String>,
+    /// File name → indices into `repo_paths`.
+    by_name: std::collections::HashMap<String, Vec<usize>>,
+}
+
+impl PathMap {
+    pub fn new(rules: Vec<(String, String)>, repo_paths: Vec<String>) -> PathMap {
+        let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        for (i, p) in repo_paths.iter().enumerate() {
+            let name = p.rsplit('/').next().unwrap_or(p).to_string();
+            by_name.entry(name).or_default().push(i);
+        }
+        PathMap {
+            rules,
+            repo_paths,
+            by_name,
+        }
+    }
+
+    /// The repository path of `profile_path`, if one is found.
+    pub fn map(&self, profile_path: &str) -> Option<String> {
+        let path = normalise(profile_path);
+        for (from, to) in &self.rules {
+            if let Some(rest) = path.strip_prefix(from.as_str()) {
+                let candidate = normalise(&format!("{to}{rest}"));
+                if self.repo_paths.binary_search(&candidate).is_ok()
+                    || self.repo_paths.contains(&candidate)
+                {
+                    return Some(candidate);
+                }
+            }
+        }
+        if self.repo_paths.contains(&path) {
+            return Some(path);
+        }
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let name = *parts.last()?;
+        let candidates = self.by_name.get(name)?;
+        let mut best: Vec<(usize, usize)> = candidates
+            .iter()
+            .map(|&i| (shared_suffix(&parts, &self.repo_paths[i]), i))
+            .collect();
+        best.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        match best.as_slice() {
+            [(n, i)] if *n > 0 => Some(self.repo_paths[*i].clone()),
+            [(n, i), (m, _), ..] if n > m => Some(self.repo_paths[*i].clone()),
+            _ => None,
+        }
+    }
+}
+
+fn normalise(path: &str) -> String {
+    let p = path
+        .strip_prefix("file://")
+        .unwrap_or(path)
+        .replace('\\', "/");
+    let mut p = p.as_str();
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p.to_string()
+}
+
+/// Number of trailing components `parts` and `repo_path` share.
+fn shared_suffix(parts: &[&str], repo_path: &str) -> usize {
+    parts
+        .iter()
+        .rev()
+        .zip(repo_path.rsplit('/'))
+        .take_while(|(a, b)| *a == b)
+        .count()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,271 @@
+use super::*;
+use crate::vcs::{DiffLine, FileDiff, FileStatus, Hunk, LineKind};
+
+fn site(file: &str, name: &str, start: Option<u32>, sampled: &[u32]) -> MethodSite {
+    MethodSite {
+        file: file.into(),
+        name: name.into(),
+        start_line: start,
+        sampled_lines: sampled.to_vec(),
+    }
+}
+
+// Shaped like Python-Markdown's treeprocessors.py: a decorated method in a
+// class, a nested function, an async def.
+const PY: &str = "\
+import re                                   
+                                            
+class InlineProcessor(Treeprocessor):       
+    \"\"\"Doc.\"\"\"                          
+                                            
+    @property                                
+    @staticmethod                            
+    def helper(                              
+        x,                                   
+    ):                                       
+        return x                             
+                                            
+    def run(self, tree, ancestors=None):     
+        def inner(a):                        
+            return a + 1                     
+        # a comment at body depth            
+        stack = [tree]                       
+                                            
+        return inner(stack)                  
+                                            
+async def fetch(url):                       
+    await go(url)                            
+x = 1                                        
+";
+
+#[test]
+fn python_methods_are_their_def_blocks_with_decorators() {
+    let r = method_range(
+        &site("m/t.py", "InlineProcessor.helper", None, &[11]),
+        Some(PY),
+    )
+    .unwrap();
+    assert_eq!((r.first, r.last, r.rule), (6, 11, RangeRule::PythonDef));
+    // Sampled inside the nested function: the enclosing def is `run`, found
+    // by name, and the block runs to its last statement.
+    let r = method_range(
+        &site("m/t.py", "InlineProcessor.run", None, &[15, 19]),
+        Some(PY),
+    )
+    .unwrap();
+    assert_eq!((r.first, r.last), (13, 19));
+    let r = method_range(
+        &site("m/t.py", "InlineProcessor.run.<locals>.inner", None, &[15]),
+        Some(PY),
+    )
+    .unwrap();
+    assert_eq!((r.first, r.last), (14, 15));
+    let r = method_range(&site("m/t.py", "fetch", None, &[22]), Some(PY)).unwrap();
+    assert_eq!((r.first, r.last), (21, 22));
+    // Module-level code is never a method.
+    assert_eq!(
+        method_range(&site("m/t.py", "<module>", None, &[23]), Some(PY)),
+        None
+    );
+}
+
+#[test]
+fn without_source_the_profile_alone_gives_the_range() {
+    let r = method_range(&site("m/t.py", "f", None, &[30, 12, 20]), None);
+    // sampled lines are given sorted by the caller
+    assert!(r.is_some());
+    let r = method_range(&site("m/t.py", "f", None, &[12, 20, 30]), None).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (12, 30, RangeRule::SampledLines));
+    let r = method_range(&site("a.go", "main.f", Some(10), &[12]), None).unwrap();
+    assert_eq!(
+        (r.first, r.last, r.rule),
+        (10, 12, RangeRule::DeclaredStart)
+    );
+    assert_eq!(method_range(&site("a.go", "main.f", None, &[]), None), None);
+}
+
+const GO: &str = r#"package main
+
+// f does things; "}" in a comment
+func (p *parser) parseExpr(x int) int {
+	s := "{ not a brace }"
+	c := '}'
+	/* } */
+	if x > 0 {
+		return 1
+	}
+	return 0
+}
+
+func other() {}
+"#;
+
+#[test]
+fn brace_blocks_skip_strings_comments_and_char_literals() {
+    let r = method_range(
+        &site("p/a.go", "p.(*parser).parseExpr", Some(4), &[9]),
+        Some(GO),
+    )
+    .unwrap();
+    assert_eq!((r.first, r.last, r.rule), (4, 12, RangeRule::BraceBlock));
+    // Without a start line the definition is found above the sampled line.
+    let r = method_range(
+        &site("p/a.go", "p.(*parser).parseExpr", None, &[9]),
+        Some(GO),
+    )
+    .unwrap();
+    assert_eq!((r.first, r.last), (4, 12));
+    let js = "function a() {\n  const s = `}`;\n  return 1;\n}\nfunction b() { return 2; }\n";
+    let r = method_range(&site("x.js", "a", Some(1), &[3]), Some(js)).unwrap();
+    assert_eq!((r.first, r.last), (1, 4));
+}
+
+fn line(kind: LineKind, old: Option<u32>, new: Option<u32>, text: &str) -> DiffLine {
+    DiffLine {
+        kind,
+        old_line: old,
+        new_line: new,
+        text: text.into(),
+    }
+}
+
+/// A hunk from a unified diff written as ` text`, `+text`, `-text`.
+fn hunk(old_start: u32, new_start: u32, body: &[&str]) -> Hunk {
+    let (mut o, mut n) = (old_start, new_start);
+    let lines: Vec<DiffLine> = body
+        .iter()
+        .map(|l| {
+            let (k, t) = l.split_at(1);
+            match k {
+                "+" => {
+                    n += 1;
+                    line(LineKind::Added, None, Some(n - 1), t)
+                }
+                "-" => {
+                    o += 1;
+                    line(LineKind::Removed, Some(o - 1), None, t)
+                }
+                _ => {
+                    o += 1;
+                    n += 1;
+                    line(LineKind::Context, Some(o - 1), Some(n - 1), t)
+                }
+            }
+        })
+        .collect();
+    Hunk {
+        old_start,
+        old_lines: o - old_start,
+        new_start,
+        new_lines: n - new_start,
+        header: String::new(),
+        lines,
+    }
+}
+
+fn file(status: FileStatus, hunks: Vec<Hunk>) -> FileDiff {
+    FileDiff {
+        old_path: Some("a.py".into()),
+        new_path: Some("a.py".into()),
+        status,
+        binary: false,
+        hunks,
+    }
+}
+
+#[test]
+fn additions_and_removals_inside_the_range_modify_the_method() {
+    let range = LineRange {
+        first: 10,
+        last: 20,
+        rule: RangeRule::PythonDef,
+    };
+    // An added line at the range's first line.
+    let f = file(
+        FileStatus::Modified,
+        vec![hunk(8, 8, &[" a", " b", "+def f():", " c"])],
+    );
+    assert_eq!(changed_positions(&f), vec![10]);
+    assert!(is_modified(&range, &f));
+    // A pure deletion inside the body (between new lines 14 and 15).
+    let f = file(
+        FileStatus::Modified,
+        vec![hunk(12, 12, &[" a", " b", "-gone", " c"])],
+    );
+    assert_eq!(changed_positions(&f), vec![14]);
+    assert!(is_modified(&range, &f));
+    // A deletion just before the def (insertion point = the def line) is the
+    // previous code's change, not this method's.
+    let f = file(
+        FileStatus::Modified,
+        vec![hunk(7, 7, &[" a", " b", "-gone", " def f():"])],
+    );
+    assert_eq!(changed_positions(&f), vec![9]);
+    let at_def = LineRange { first: 9, ..range };
+    assert!(!is_modified(&at_def, &f));
+    // A change after the range.
+    let f = file(FileStatus::Modified, vec![hunk(20, 20, &[" z", "+after"])]);
+    assert!(!is_modified(&range, &f));
+    // Every method of an added file is new.
+    assert!(is_modified(&range, &file(FileStatus::Added, vec![])));
+}
+
+#[test]
+fn method_diff_keeps_changes_in_range_with_context_and_a_bound() {
+    let range = LineRange {
+        first: 3,
+        last: 6,
+        rule: RangeRule::SampledLines,
+    };
+    let f = file(
+        FileStatus::Modified,
+        vec![hunk(
+            1,
+            1,
+            &[
+                " l1", " l2", " l3", "-old4", "+new4", " l5", " l6", " l7", " l8", "+l9",
+            ],
+        )],
+    );
+    let d = method_diff(&range, &f, 100);
+    let texts: Vec<&str> = d.lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(texts, ["l2", "l3", "old4", "new4", "l5", "l6"]);
+    assert!(!d.truncated);
+    let d = method_diff(&range, &f, 3);
+    assert_eq!(d.lines.len(), 3);
+    assert!(d.truncated);
+}
+
+#[test]
+fn path_map_applies_rules_then_the_longest_unique_suffix() {
+    let repo = vec![
+        "docs/core.py".to_string(),
+        "markdown/core.py".to_string(),
+        "markdown/extensions/toc.py".to_string(),
+        "src/util.go".to_string(),
+        "vendor/x/util.go".to_string(),
+    ];
+    let m = PathMap::new(vec![("/build/".into(), "src/".into())], repo);
+    assert_eq!(
+        m.map("/tmp/venv/lib/python3.11/site-packages/markdown/core.py")
+            .as_deref(),
+        Some("markdown/core.py")
+    );
+    assert_eq!(
+        m.map("markdown/extensions/toc.py").as_deref(),
+        Some("markdown/extensions/toc.py")
+    );
+    assert_eq!(
+        m.map("file://./markdown/core.py").as_deref(),
+        Some("markdown/core.py")
+    );
+    assert_eq!(
+        m.map("C:\\work\\markdown\\core.py").as_deref(),
+        Some("markdown/core.py")
+    );
+    // A rule wins over suffix matching; an ambiguous suffix maps to nothing.
+    assert_eq!(m.map("/build/util.go").as_deref(), Some("src/util.go"));
+    assert_eq!(m.map("/elsewhere/util.go"), None);
+    assert_eq!(m.map("core.py"), None);
+    assert_eq!(m.map("/nowhere/missing.py"), None);
+}
