@@ -8,6 +8,10 @@ use super::Ctx;
 
 const MATRIX: &str = "matrix/b/convert-extensions/index.html";
 
+fn configured_count(ctx: &Ctx) -> usize {
+    super::configured_versions(&ctx.data).len()
+}
+
 fn matrix_data(ctx: &Ctx) -> Value {
     let text = ctx.js_str("document.getElementById('pa-matrix-data').textContent");
     serde_json::from_str(&text).expect("pa-matrix-data is JSON")
@@ -103,18 +107,25 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
     let data = matrix_data(ctx);
     let diffs = data["diffs"].as_object().expect("diffs");
+    // Unfold everything, then take a shown row's modified method with
+    // added lines (rows below the share threshold stay hidden).
+    ctx.js("(function () { document.querySelectorAll('#pa-matrix .pa-fold').forEach(function (b) { if (b.getAttribute('aria-expanded') !== 'true') b.click(); }); return true; })()");
+    let shown = |r: &str| {
+        ctx.js(&format!(
+            "getComputedStyle(document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"]')).display !== 'none'"
+        )) == Value::Bool(true)
+    };
     let (key, diff) = diffs
         .iter()
-        .find(|(_, d)| {
+        .find(|(k, d)| {
             d["lines"]
                 .as_array()
                 .is_some_and(|l| l.iter().any(|x| x[0] == "+"))
+                && shown(k.split(':').next().unwrap())
         })
-        .expect("a modified method with added lines (is the sample site built with --repo?)");
+        .expect("a shown modified method with added lines (is the site built with --repo?)");
     let (r, v) = key.split_once(':').unwrap();
     let (r, v): (u64, u64) = (r.parse().unwrap(), v.parse().unwrap());
-    // Unfold everything so the row is visible.
-    ctx.js("(function () { document.querySelectorAll('#pa-matrix .pa-fold').forEach(function (b) { if (b.getAttribute('aria-expanded') !== 'true') b.click(); }); return true; })()");
     let p = glyph_point(ctx, r, v);
     ctx.tab.move_mouse_to_point(p).unwrap();
     ctx.wait_js(
@@ -170,11 +181,16 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
 pub fn step_header_and_glyph_click(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
     let version = ctx.last_version();
-    let link = ctx.js_str(&format!(
-        "(function () {{ var t = Array.prototype.filter.call(document.querySelectorAll('.pa-gh a'), function (a) {{ return a.textContent === '{version}'; }}); return t.length ? 'ok' : 'none'; }})()"
+    let last = configured_count(ctx) - 1;
+    let label = ctx.js_str(&format!(
+        "document.querySelector('.pa-gh a text[data-v=\"{last}\"]').lastChild.textContent"
     ));
-    assert_eq!(link, "ok", "a header link for {version}");
-    ctx.js(&format!("(function () {{ Array.prototype.filter.call(document.querySelectorAll('.pa-gh a'), function (a) {{ return a.textContent === '{version}'; }})[0].dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true; }})()"));
+    assert_eq!(label, version, "the last header link names the last version");
+    let tip = ctx.js_str(&format!(
+        "document.querySelector('.pa-gh a text[data-v=\"{last}\"] title').textContent"
+    ));
+    assert!(tip.contains("from git"), "the header says where change data comes from: {tip}");
+    ctx.js(&format!("(function () {{ document.querySelector('.pa-gh a text[data-v=\"{last}\"]').dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true; }})()"));
     ctx.tab.wait_until_navigated().unwrap();
     ctx.tab.wait_for_element("#pa-tl-note").unwrap();
     let url = ctx.tab.get_url();
