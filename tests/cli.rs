@@ -357,3 +357,107 @@ fn convert_folded_round_trips_the_sample_totals() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("samples"));
 }
+
+/// The matrix data embedded in a matrix page.
+fn matrix_data(page: &[u8]) -> serde_json::Value {
+    let text = String::from_utf8_lossy(page);
+    let start = text
+        .find("id=\"pa-matrix-data\">")
+        .expect("matrix data element")
+        + "id=\"pa-matrix-data\">".len();
+    let end = start + text[start..].find("</script>").unwrap();
+    serde_json::from_str(&text[start..end]).expect("matrix data is JSON")
+}
+
+/// `[mean, modified]` of a matrix cell (absent: None).
+fn cell(c: &serde_json::Value) -> Option<(f64, u64)> {
+    match c {
+        serde_json::Value::Array(a) => Some((a[0].as_f64()?, a[4].as_u64()?)),
+        n if n.as_f64() == Some(0.0) => None,
+        n => Some((n.as_f64()?, 0)),
+    }
+}
+
+#[test]
+fn matrix_marks_methods_changed_in_git_and_says_when_it_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    // The sample data plus a version 3.8 that has no tag in the history.
+    let input = dir.path().join("data");
+    for entry in walkdir::WalkDir::new(sample_data()) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(sample_data()).unwrap();
+        let to = input.join(rel);
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&to).unwrap();
+        } else {
+            fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    fs::create_dir_all(input.join("3.8")).unwrap();
+    fs::copy(
+        input.join("3.7/convert-basic.1.folded"),
+        input.join("3.8/convert-basic.1.folded"),
+    )
+    .unwrap();
+    let repo = dir.path().join("repo");
+    let cloned = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(sample_data().join("history.bundle"))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &["--repo", repo.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tree = read_tree(&out);
+
+    // Python-Markdown 3.6 rewrote how the toc extension renders headings
+    // (render_inner_html runs every postprocessor per heading): the
+    // matrix shows TocTreeprocessor.run modified there and much slower.
+    let data = matrix_data(&tree["matrix/b/convert-extensions/index.html"]);
+    let labels: Vec<&str> = data["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["label"].as_str().unwrap())
+        .collect();
+    let v36 = labels.iter().position(|l| *l == "3.6").unwrap();
+    let row = data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["n"] == "TocTreeprocessor.run")
+        .expect("a row for TocTreeprocessor.run");
+    let (before, _) = cell(&row["c"][v36 - 1]).unwrap();
+    let (after, modified) = cell(&row["c"][v36]).unwrap();
+    assert_eq!(modified, 1, "TocTreeprocessor.run is modified in 3.6");
+    assert!(after > 2.0 * before, "{before} → {after}");
+    let new_helper = data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["n"] == "render_inner_html")
+        .expect("render_inner_html row");
+    assert_eq!(cell(&new_helper["c"][v36 - 1]), None, "absent before 3.6");
+    assert_eq!(cell(&new_helper["c"][v36]).unwrap().1, 1);
+    // Its popup carries the source diff, and the full diff page exists.
+    let has_diff =
+        data["diffs"].as_object().unwrap().iter().any(|(k, d)| {
+            k.ends_with(&format!(":{v36}")) && d["file"] == "markdown/extensions/toc.py"
+        });
+    assert!(has_diff);
+    let diff_page = String::from_utf8_lossy(&tree["diffs/3.6.html"]).into_owned();
+    assert!(diff_page.contains("markdown/extensions/toc.py"));
+    assert!(diff_page.contains("def render_inner_html(el: etree.Element, md: Markdown) -&gt; str:"));
+
+    // 3.8 has no tag: no change data, and the page says why.
+    let matrix = String::from_utf8_lossy(&tree["matrix/b/convert-basic/index.html"]).into_owned();
+    assert!(
+        matrix.contains("3.8: no change data: version 3.8 has no revision"),
+        "header note for 3.8"
+    );
+    let basic = matrix_data(&tree["matrix/b/convert-basic/index.html"]);
+    assert_eq!(basic["versions"][6]["known"], false);
+    assert_eq!(basic["versions"][5]["known"], true);
+}

@@ -185,11 +185,17 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     let label = ctx.js_str(&format!(
         "document.querySelector('.pa-gh a text[data-v=\"{last}\"]').lastChild.textContent"
     ));
-    assert_eq!(label, version, "the last header link names the last version");
+    assert_eq!(
+        label, version,
+        "the last header link names the last version"
+    );
     let tip = ctx.js_str(&format!(
         "document.querySelector('.pa-gh a text[data-v=\"{last}\"] title').textContent"
     ));
-    assert!(tip.contains("from git"), "the header says where change data comes from: {tip}");
+    assert!(
+        tip.contains("from git"),
+        "the header says where change data comes from: {tip}"
+    );
     ctx.js(&format!("(function () {{ document.querySelector('.pa-gh a text[data-v=\"{last}\"]').dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true; }})()"));
     ctx.tab.wait_until_navigated().unwrap();
     ctx.tab.wait_for_element("#pa-tl-note").unwrap();
