@@ -313,11 +313,10 @@ fn closing_brace(lines: &[&str], head: usize) -> Option<usize> {
 
 /// A `'` that opens a character or string literal (not a Rust lifetime).
 fn is_char_literal(chars: &[char], k: usize) -> bool {
-    match (chars.get(k + 1), chars.get(k + 2)) {
-        (Some('\\'), _) => true,
-        (Some(_), Some('\'')) => true,
-        _ => false,
-    }
+    matches!(
+        (chars.get(k + 1), chars.get(k + 2)),
+        (Some('\\'), _) | (Some(_), Some('\''))
+    )
 }
 
 /// New-side positions the diff changed: each added line's number, and for
@@ -367,28 +366,25 @@ pub fn is_modified(range: &LineRange, file: &FileDiff) -> bool {
     file.hunks.iter().any(|h| {
         let mut next_new = h.new_start.max(1);
         let mut removal = false;
-        h.lines.iter().any(|l| {
-            let hit = match l.kind {
-                LineKind::Added => {
-                    let n = l.new_line.unwrap_or(next_new);
-                    next_new = n + 1;
-                    let inside = n >= range.first && n <= range.last;
-                    removal = false;
-                    inside
-                }
-                LineKind::Context => {
-                    let n = l.new_line.unwrap_or(next_new);
-                    next_new = n + 1;
-                    let hit = removal && n > range.first && n <= range.last;
-                    removal = false;
-                    hit
-                }
-                LineKind::Removed => {
-                    removal = true;
-                    false
-                }
-            };
-            hit
+        h.lines.iter().any(|l| match l.kind {
+            LineKind::Added => {
+                let n = l.new_line.unwrap_or(next_new);
+                next_new = n + 1;
+                let inside = n >= range.first && n <= range.last;
+                removal = false;
+                inside
+            }
+            LineKind::Context => {
+                let n = l.new_line.unwrap_or(next_new);
+                next_new = n + 1;
+                let hit = removal && n > range.first && n <= range.last;
+                removal = false;
+                hit
+            }
+            LineKind::Removed => {
+                removal = true;
+                false
+            }
         }) || (removal && next_new > range.first && next_new <= range.last)
     })
 }
@@ -416,9 +412,7 @@ pub fn method_diff(range: &LineRange, file: &FileDiff, max_lines: usize) -> Meth
             .collect();
         let mut keep = vec![false; hunk.lines.len()];
         for &c in &changed {
-            for k in c.saturating_sub(2)..(c + 3).min(hunk.lines.len()) {
-                keep[k] = true;
-            }
+            keep[c.saturating_sub(2)..(c + 3).min(hunk.lines.len())].fill(true);
         }
         for (i, line) in hunk.lines.iter().enumerate() {
             if !keep[i] {

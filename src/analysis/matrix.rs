@@ -174,15 +174,14 @@ pub fn build(
     matrix
 }
 
+/// (mean, min, max, repetitions) of one method in one version.
+type Stats = (f64, f64, f64, usize);
+
 /// Mean total, and per method (mean, min, max, repetitions), of version
 /// `v`: per benchmark over its repetitions, then summed over benchmarks.
-fn version_stats(
-    scope: &Scope,
-    facts: &[ProfileFacts],
-    v: usize,
-) -> (f64, HashMap<CompId, (f64, f64, f64, usize)>) {
+fn version_stats(scope: &Scope, facts: &[ProfileFacts], v: usize) -> (f64, HashMap<CompId, Stats>) {
     let mut total = 0.0;
-    let mut out: HashMap<CompId, (f64, f64, f64, usize)> = HashMap::new();
+    let mut out: HashMap<CompId, Stats> = HashMap::new();
     for reps in &scope.versions[v] {
         let n = reps.entries.len();
         let mut values: HashMap<CompId, Vec<f64>> = HashMap::new();

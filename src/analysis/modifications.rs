@@ -134,64 +134,6 @@ pub fn from_source_hashes(history: &History, hierarchy: &Hierarchy) -> Modificat
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::input::parse_bytes;
-    use crate::model::{ProfileEntry, Version};
-
-    fn native(frames: &str) -> String {
-        format!(
-            r#"{{"perfatlas":1,"metrics":[{{"name":"samples","unit":"samples"}}],"frames":{frames},"nodes":[{{"frame":0,"parent":null,"self":[1]}},{{"frame":1,"parent":0,"self":[1]}}]}}"#
-        )
-    }
-
-    #[test]
-    fn a_changed_hash_marks_the_method_modified_and_a_new_one_added() {
-        let v1 = native(
-            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b1"}]"#,
-        );
-        let v2 = native(
-            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b2"}]"#,
-        );
-        let v3 = native(
-            r#"[{"function":"main","source_hash":"a1"},{"function":"g","source_hash":"c1"}]"#,
-        );
-        let mut history = History::default();
-        for (v, text) in [v1, v2, v3].iter().enumerate() {
-            history.versions.push(Version {
-                name: format!("{v}"),
-                ..Version::default()
-            });
-            let (format, parsed) = parse_bytes("x.json", text.as_bytes()).unwrap();
-            let map = history.frames.absorb(parsed.frames);
-            let mut profile = parsed.profile;
-            profile.tree.remap_frames(&map);
-            history.profiles.push(ProfileEntry {
-                version: v,
-                benchmark: "b".into(),
-                repetition: 1,
-                source: String::new(),
-                format,
-                profile,
-            });
-        }
-        let h = Hierarchy::new(&history.frames, "p");
-        let m = from_source_hashes(&history, &h);
-        let names = |v: usize| -> Vec<(String, bool)> {
-            m.versions[v]
-                .modified
-                .iter()
-                .map(|(c, ch)| (h.get(*c).name.clone(), ch.added))
-                .collect()
-        };
-        assert!(!m.versions[0].known);
-        assert_eq!(names(1), [("f".to_string(), false)]);
-        assert_eq!(names(2), [("g".to_string(), true)]);
-        assert_eq!(m.sets()[1].as_ref().map(|s| s.len()), Some(1));
-    }
-}
-
 /// Where the git data came from, for one version.
 fn resolution_note(r: &crate::vcs::Resolved) -> String {
     format!("{} ({})", r.short, r.how)
@@ -414,4 +356,62 @@ fn method_sites(
         site.sampled_lines.dedup();
     }
     sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::parse_bytes;
+    use crate::model::{ProfileEntry, Version};
+
+    fn native(frames: &str) -> String {
+        format!(
+            r#"{{"perfatlas":1,"metrics":[{{"name":"samples","unit":"samples"}}],"frames":{frames},"nodes":[{{"frame":0,"parent":null,"self":[1]}},{{"frame":1,"parent":0,"self":[1]}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_changed_hash_marks_the_method_modified_and_a_new_one_added() {
+        let v1 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b1"}]"#,
+        );
+        let v2 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b2"}]"#,
+        );
+        let v3 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"g","source_hash":"c1"}]"#,
+        );
+        let mut history = History::default();
+        for (v, text) in [v1, v2, v3].iter().enumerate() {
+            history.versions.push(Version {
+                name: format!("{v}"),
+                ..Version::default()
+            });
+            let (format, parsed) = parse_bytes("x.json", text.as_bytes()).unwrap();
+            let map = history.frames.absorb(parsed.frames);
+            let mut profile = parsed.profile;
+            profile.tree.remap_frames(&map);
+            history.profiles.push(ProfileEntry {
+                version: v,
+                benchmark: "b".into(),
+                repetition: 1,
+                source: String::new(),
+                format,
+                profile,
+            });
+        }
+        let h = Hierarchy::new(&history.frames, "p");
+        let m = from_source_hashes(&history, &h);
+        let names = |v: usize| -> Vec<(String, bool)> {
+            m.versions[v]
+                .modified
+                .iter()
+                .map(|(c, ch)| (h.get(*c).name.clone(), ch.added))
+                .collect()
+        };
+        assert!(!m.versions[0].known);
+        assert_eq!(names(1), [("f".to_string(), false)]);
+        assert_eq!(names(2), [("g".to_string(), true)]);
+        assert_eq!(m.sets()[1].as_ref().map(|s| s.len()), Some(1));
+    }
 }

@@ -4,6 +4,7 @@
 //! since the previous one, black when kept (theme colours); its label says
 //! the same in words and gives the value through the call.
 
+use super::matrix_svg::truncate;
 use super::svg::{coord, SvgWriter};
 use crate::analysis::callgraph::{EdgeState, Neighbour};
 
@@ -104,7 +105,7 @@ pub fn call_graph(
     w.element(
         "text",
         &[("x", &coord(mid_x + 6.0)), ("y", &coord(mid_y + 14.0))],
-        &short(center, 32),
+        &truncate(center, 32),
     );
     w.close("g");
     if callers.is_empty() && callees.is_empty() {
@@ -203,7 +204,7 @@ fn neighbour_box(w: &mut SvgWriter, node: &Node, x: f64, y: f64) {
     w.element(
         "text",
         &[("x", &coord(x + 6.0)), ("y", &coord(y + 14.0))],
-        &short(&node.name, CHARS),
+        &truncate(&node.name, CHARS),
     );
     w.close("g");
     if node.href.is_some() {
@@ -217,16 +218,6 @@ fn more_text(w: &mut SvgWriter, n: usize, x: f64, y: f64) {
         &[("x", &coord(x)), ("y", &coord(y)), ("class", "pa-cg-more")],
         &format!("+ {n} more (see the table)"),
     );
-}
-
-fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
-    }
 }
 
 #[cfg(test)]

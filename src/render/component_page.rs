@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::callgraph_svg::{self, Node};
 use super::evolution::{EvolutionPlan, ScopePlan};
-use super::matrix_page::{diff_path, Link};
-use super::matrix_svg::{self, GlyphScale, HeaderLabel};
+use super::matrix_page::{diff_path, header_labels, Link};
+use super::matrix_svg::{self, GlyphScale};
 use super::profile_page::Plan;
 use super::svg::{coord, SvgWriter};
 use super::{paths, timeline_svg, Common, Renderer};
@@ -118,21 +118,9 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         modified_steps: cx.config.modified_steps,
         unit: &sp.scope.unit,
     };
-    let plan_note = |v: usize| Some(cx.plan.modifications.versions[v].note.as_str());
-    let labels: Vec<HeaderLabel> = cx
-        .history
-        .versions
-        .iter()
-        .enumerate()
-        .map(|(v, ver)| HeaderLabel {
-            label: &ver.label,
-            note: plan_note(v),
-            href: sp
-                .scope
-                .has(v)
-                .then(|| format!("#v-{}", paths::slug(&ver.name))),
-        })
-        .collect();
+    let labels = header_labels(cx.history, cx.plan, sp, |name| {
+        format!("#v-{}", paths::slug(name))
+    });
     let title = |v: usize, cell: &crate::analysis::matrix::Cell| {
         matrix_svg::cell_summary(
             &cx.history.versions[v].label,

@@ -143,20 +143,9 @@ pub fn render(
         modified_steps: config.modified_steps,
         unit: &sp.scope.unit,
     };
-    let plan_note = |v: usize| Some(plan.modifications.versions[v].note.as_str());
-    let labels: Vec<HeaderLabel> = history
-        .versions
-        .iter()
-        .enumerate()
-        .map(|(v, ver)| HeaderLabel {
-            label: &ver.label,
-            note: plan_note(v),
-            href: sp
-                .scope
-                .has(v)
-                .then(|| format!("{root}{}", sp.timeline_path(&ver.name))),
-        })
-        .collect();
+    let labels = header_labels(history, plan, sp, |name| {
+        format!("{root}{}", sp.timeline_path(name))
+    });
     let kept = rows_kept(sp);
     let glyph_count: usize = kept
         .iter()
@@ -226,6 +215,27 @@ pub fn render(
     ])
 }
 
+/// The version header of a scope's glyph rows: each version with profiles
+/// links to `href(version name)`, and every label's tooltip says where its
+/// change data comes from.
+pub fn header_labels<'a>(
+    history: &'a History,
+    plan: &'a EvolutionPlan,
+    sp: &ScopePlan,
+    href: impl Fn(&str) -> String,
+) -> Vec<HeaderLabel<'a>> {
+    history
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(v, ver)| HeaderLabel {
+            label: &ver.label,
+            note: Some(plan.modifications.versions[v].note.as_str()),
+            href: sp.scope.has(v).then(|| href(&ver.name)),
+        })
+        .collect()
+}
+
 /// Rows the page carries: every visible row, and the largest hidden ones
 /// up to the budget (a kept row's parent always has at least its share).
 fn rows_kept(sp: &ScopePlan) -> Vec<usize> {
@@ -274,8 +284,7 @@ fn row_view(
             total_of(v),
         )
     };
-    let titles: Option<&dyn Fn(usize, &Cell) -> String> =
-        if with_titles { Some(&title) } else { None };
+    let titles: Option<matrix_svg::CellTitle> = if with_titles { Some(&title) } else { None };
     let path_name = plan.hierarchy.path_name(row.comp);
     RowView {
         index: i,

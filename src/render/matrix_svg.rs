@@ -33,6 +33,9 @@ pub struct GlyphScale<'a> {
     pub unit: &'a Unit,
 }
 
+/// The native tooltip of the cell of version `v`.
+pub type CellTitle<'a> = &'a dyn Fn(usize, &Cell) -> String;
+
 /// The colour class of a cell.
 pub fn delta_class(cell: &Cell) -> String {
     match cell.delta.map(delta_step) {
@@ -107,7 +110,7 @@ pub fn glyphs(
     scale: &GlyphScale,
     x0: f64,
     y: f64,
-    titles: Option<&dyn Fn(usize, &Cell) -> String>,
+    titles: Option<CellTitle>,
 ) {
     let Some(titles) = titles else {
         glyph_paths(w, cells, scale, x0, y);
@@ -181,7 +184,7 @@ fn glyph_paths(w: &mut SvgWriter, cells: &[Option<Cell>], scale: &GlyphScale, x0
 pub fn row_svg(
     cells: &[Option<Cell>],
     scale: &GlyphScale,
-    titles: Option<&dyn Fn(usize, &Cell) -> String>,
+    titles: Option<CellTitle>,
     label: &str,
 ) -> String {
     let width = coord(cells.len() as f64 * COLUMN);
@@ -257,7 +260,8 @@ pub fn header_svg(labels: &[HeaderLabel]) -> String {
     w.finish()
 }
 
-fn truncate(s: &str, max: usize) -> String {
+/// `s` cut to `max` characters, with `…` when cut.
+pub fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
     } else {

@@ -284,7 +284,7 @@ pub fn site_files(
         );
     }
     let plan = profile_page::plan(history);
-    let pages: Vec<Result<Vec<(String, Vec<u8>)>, BuildError>> = plan
+    let pages: Vec<Rendered> = plan
         .pages
         .par_iter()
         .map(|page| profile_page::render(history, config, renderer, &plan, page))
