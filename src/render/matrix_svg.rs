@@ -21,6 +21,7 @@ pub const ROW: f64 = 36.0;
 const GLYPH: f64 = 18.0;
 const TOP: f64 = 5.0;
 const BOTTOM_MAX: f64 = ROW - TOP - 5.0;
+const MIN_HEIGHT: f64 = 3.0;
 /// Top box widths for modified-method steps 0–3.
 const TOP_WIDTHS: [f64; 4] = [0.0, 6.0, 12.0, GLYPH];
 /// Height of the version header.
@@ -90,10 +91,11 @@ fn plural(n: u32) -> &'static str {
 /// box's width (0 for none).
 fn glyph_boxes(v: usize, cell: &Cell, scale: &GlyphScale, x0: f64, y: f64) -> (f64, f64, f64, f64) {
     let x = x0 + v as f64 * COLUMN + (COLUMN - GLYPH) / 2.0;
+    // At least MIN_HEIGHT, so even a tiny component's colour shows.
     let h = if scale.max_time > 0.0 {
-        (cell.mean / scale.max_time * BOTTOM_MAX).clamp(1.0, BOTTOM_MAX)
+        (cell.mean / scale.max_time * BOTTOM_MAX).clamp(MIN_HEIGHT, BOTTOM_MAX)
     } else {
-        1.0
+        MIN_HEIGHT
     };
     let step = cell
         .modified
