@@ -208,36 +208,8 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
             sp.pages.get(&n.comp).map(|p| format!("{root}{p}")),
         )
     };
-    let draw = |list: &[Neighbour]| -> Vec<(usize, String, Option<String>, String)> {
-        list.iter()
-            .take(limit)
-            .enumerate()
-            .map(|(i, n)| {
-                let (name, href) = node(n);
-                (i, name, href, value_text(sp, n))
-            })
-            .collect()
-    };
-    let left = draw(&callers);
-    let right = draw(&callees);
-    let left_nodes: Vec<Node> = left
-        .iter()
-        .map(|(i, name, href, value)| Node {
-            neighbour: &callers[*i],
-            name: name.clone(),
-            href: href.clone(),
-            value: value.clone(),
-        })
-        .collect();
-    let right_nodes: Vec<Node> = right
-        .iter()
-        .map(|(i, name, href, value)| Node {
-            neighbour: &callees[*i],
-            name: name.clone(),
-            href: href.clone(),
-            value: value.clone(),
-        })
-        .collect();
+    let left_nodes = drawn(&callers, limit, &node, sp);
+    let right_nodes = drawn(&callees, limit, &node, sp);
     let center = cx.plan.hierarchy.get(comp).name.clone();
     let calls_changed = previous.is_none()
         || callers
@@ -297,6 +269,27 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
             .then(|| format!("{root}{}", diff_path(&version.name))),
         flames: flame_links(cx, v, root),
     }
+}
+
+/// The first `limit` neighbours as the call graph draws them.
+fn drawn<'a>(
+    list: &'a [Neighbour],
+    limit: usize,
+    node: &dyn Fn(&Neighbour) -> (String, Option<String>),
+    sp: &ScopePlan,
+) -> Vec<Node<'a>> {
+    list.iter()
+        .take(limit)
+        .map(|n| {
+            let (name, href) = node(n);
+            Node {
+                neighbour: n,
+                name,
+                href,
+                value: value_text(sp, n),
+            }
+        })
+        .collect()
 }
 
 fn value_text(sp: &ScopePlan, n: &Neighbour) -> String {

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::evolution::{EvolutionPlan, ScopePlan};
-use super::format::{percent, with_unit};
+use super::format::percent;
 use super::matrix_svg::{self, GlyphScale, HeaderLabel, StandaloneRow};
 use super::{json_for_script, Common, Renderer};
 use crate::analysis::hierarchy::Level;
@@ -452,9 +452,4 @@ pub fn changes_note(plan: &EvolutionPlan) -> String {
             plan.modifications.versions.len()
         )
     }
-}
-
-/// A value with the scope's unit (for other pages of the matrix family).
-pub fn value(sp: &ScopePlan, v: f64) -> String {
-    with_unit(v, &sp.scope.unit)
 }
