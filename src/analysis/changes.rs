@@ -19,13 +19,20 @@
 //!    (`DeclaredStart`), or from the smallest to the largest sampled line
 //!    (`SampledLines`).
 //!
+//! A Python body spans triple-quoted strings and bracketed continuation
+//! lines whatever their indentation; a declared start on a decorator line
+//! finds the `def` below it. A brace search passes by lines that name the
+//! method but whose block does not hold the sampled lines (a recursive
+//! call).
+//!
 //! Limits: with sampled lines only (rule 3) a change in lines no sample ever
 //! executed, before the first or after the last, is missed; a nested
 //! function's lines count for the enclosing function too; two functions of
 //! the same name in one file are told apart only by the sampled lines;
 //! code at module level (`<module>`, `(root)`, `(program)`) is never a
 //! method. A method counts as modified when an added line falls inside its
-//! range in the newer version, or lines were removed strictly inside it.
+//! range in the newer version, or lines were removed inside it (for Python,
+//! also an indented statement removed right after its last line).
 
 use serde::Serialize;
 
@@ -80,10 +87,7 @@ const SCAN_UP: usize = 400;
 /// or the frame is module-level code.
 pub fn method_range(site: &MethodSite, source: Option<&str>) -> Option<LineRange> {
     let name = site.name.trim();
-    if MODULE_LEVEL.contains(&name) && site.start_line.is_none() {
-        return None;
-    }
-    if name == "<module>" {
+    if MODULE_LEVEL.contains(&name) && (name != "(anonymous)" || site.start_line.is_none()) {
         return None;
     }
     let anchor = site
@@ -96,7 +100,7 @@ pub fn method_range(site: &MethodSite, source: Option<&str>) -> Option<LineRange
         let found = if is_python(&site.file) {
             python_def(&lines, anchor, short)
         } else if BRACE_EXTENSIONS.iter().any(|e| site.file.ends_with(e)) {
-            brace_block(&lines, site.start_line, anchor, short)
+            brace_block(&lines, site.start_line, anchor, short, &site.sampled_lines)
         } else {
             None
         };
@@ -175,7 +179,11 @@ fn python_def(lines: &[&str], anchor: u32, name: &str) -> Option<LineRange> {
     if name.is_empty() || anchor == 0 || anchor as usize > lines.len() {
         return None;
     }
-    let at = anchor as usize - 1;
+    let mut at = anchor as usize - 1;
+    // A declared start may be the first decorator (`co_firstlineno`).
+    while lines[at].trim_start().starts_with('@') && at + 1 < lines.len() {
+        at += 1;
+    }
     let anchor_indent = indent(lines[at]);
     let lowest = at.saturating_sub(SCAN_UP);
     let def = (lowest..=at)
@@ -201,16 +209,29 @@ fn python_def(lines: &[&str], anchor: u32, name: &str) -> Option<LineRange> {
         last = i;
         i += 1;
     }
+    // Lines inside a triple-quoted string or an open bracket belong to the
+    // statement that opened it, whatever their indentation.
+    let mut in_string: Option<&str> = None;
+    let mut brackets = 0i32;
     while i < lines.len() {
         let t = lines[i].trim();
-        if t.is_empty() || t.starts_with('#') {
-            i += 1;
-            continue;
+        let continued = in_string.is_some() || brackets > 0;
+        in_string = triple_quote_state(lines[i], in_string);
+        if !continued {
+            if t.is_empty() || t.starts_with('#') {
+                i += 1;
+                continue;
+            }
+            if indent(lines[i]) <= def_indent {
+                break;
+            }
         }
-        if indent(lines[i]) <= def_indent {
-            break;
+        if in_string.is_none() {
+            brackets = (brackets + paren_balance(lines[i])).max(0);
         }
-        last = i;
+        if !t.is_empty() {
+            last = i;
+        }
         i += 1;
     }
     Some(LineRange {
@@ -218,6 +239,36 @@ fn python_def(lines: &[&str], anchor: u32, name: &str) -> Option<LineRange> {
         last: last as u32 + 1,
         rule: RangeRule::PythonDef,
     })
+}
+
+/// Whether a triple-quoted string is open after `line`, given whether one
+/// was open before it (and with which quotes).
+fn triple_quote_state<'q>(line: &str, mut open: Option<&'q str>) -> Option<&'q str> {
+    let mut rest = line;
+    loop {
+        match open {
+            Some(q) => match rest.find(q) {
+                Some(i) => {
+                    rest = &rest[i + 3..];
+                    open = None;
+                }
+                None => return open,
+            },
+            None => {
+                let next = ["\"\"\"", "'''"]
+                    .into_iter()
+                    .filter_map(|q| rest.find(q).map(|i| (i, q)))
+                    .min();
+                match next {
+                    Some((i, q)) if !rest[..i].contains('#') => {
+                        rest = &rest[i + 3..];
+                        open = Some(q);
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
 }
 
 fn paren_balance(line: &str) -> i32 {
@@ -228,26 +279,38 @@ fn paren_balance(line: &str) -> i32 {
     })
 }
 
-fn brace_block(lines: &[&str], start: Option<u32>, anchor: u32, name: &str) -> Option<LineRange> {
-    let head = match start {
-        Some(s) if s >= 1 && (s as usize) <= lines.len() => s as usize - 1,
-        Some(_) => return None,
+fn brace_block(
+    lines: &[&str],
+    start: Option<u32>,
+    anchor: u32,
+    name: &str,
+    sampled: &[u32],
+) -> Option<LineRange> {
+    let block = |head: usize| -> Option<LineRange> {
+        let close_line = closing_brace(lines, head)?;
+        Some(LineRange {
+            first: head as u32 + 1,
+            last: close_line as u32 + 1,
+            rule: RangeRule::BraceBlock,
+        })
+    };
+    match start {
+        Some(s) if s >= 1 && (s as usize) <= lines.len() => block(s as usize - 1),
+        Some(_) => None,
         None => {
             if name.is_empty() || anchor == 0 || anchor as usize > lines.len() {
                 return None;
             }
             let at = anchor as usize - 1;
+            // The nearest line naming the method whose block holds every
+            // sampled line: a recursive call inside the body is passed by.
             (at.saturating_sub(SCAN_UP)..=at)
                 .rev()
-                .find(|&i| names_call(lines[i], name))?
+                .filter(|&i| names_call(lines[i], name))
+                .filter_map(block)
+                .find(|r| covers(r, sampled))
         }
-    };
-    let close_line = closing_brace(lines, head)?;
-    Some(LineRange {
-        first: head as u32 + 1,
-        last: close_line as u32 + 1,
-        rule: RangeRule::BraceBlock,
-    })
+    }
 }
 
 /// `name(` or `name (` as a whole word in `line`.
@@ -365,28 +428,49 @@ pub fn is_modified(range: &LineRange, file: &FileDiff) -> bool {
     }
     file.hunks.iter().any(|h| {
         let mut next_new = h.new_start.max(1);
-        let mut removal = false;
+        // The first line of the run of removed lines being read.
+        let mut removed: Option<&str> = None;
         h.lines.iter().any(|l| match l.kind {
             LineKind::Added => {
                 let n = l.new_line.unwrap_or(next_new);
                 next_new = n + 1;
-                let inside = n >= range.first && n <= range.last;
-                removal = false;
-                inside
+                removed = None;
+                n >= range.first && n <= range.last
             }
             LineKind::Context => {
                 let n = l.new_line.unwrap_or(next_new);
                 next_new = n + 1;
-                let hit = removal && n > range.first && n <= range.last;
-                removal = false;
+                let hit = removed.is_some_and(|first| removal_inside(range, n, first));
+                removed = None;
                 hit
             }
             LineKind::Removed => {
-                removal = true;
+                removed.get_or_insert(l.text.as_str());
                 false
             }
-        }) || (removal && next_new > range.first && next_new <= range.last)
+        }) || removed.is_some_and(|first| removal_inside(range, next_new, first))
     })
+}
+
+/// Whether lines removed just before new line `p`, the first of them
+/// `first_removed`, were inside the range. A Python body ends at its last
+/// statement, so an indented statement removed right after it was its last
+/// one (a blank line, a comment or a new `def`, `class` or decorator starts
+/// something else); a brace block ends at `}`.
+fn removal_inside(range: &LineRange, p: u32, first_removed: &str) -> bool {
+    if p > range.first && p <= range.last {
+        return true;
+    }
+    let t = first_removed.trim_start();
+    range.rule == RangeRule::PythonDef
+        && p == range.last + 1
+        && first_removed.starts_with([' ', '\t'])
+        && !(t.is_empty()
+            || t.starts_with('#')
+            || t.starts_with('@')
+            || t.starts_with("def ")
+            || t.starts_with("async def ")
+            || t.starts_with("class "))
 }
 
 /// The diff lines that fall in the range, with up to two context lines

@@ -269,3 +269,100 @@ fn path_map_applies_rules_then_the_longest_unique_suffix() {
     assert_eq!(m.map("core.py"), None);
     assert_eq!(m.map("/nowhere/missing.py"), None);
 }
+
+#[test]
+fn removing_a_python_functions_last_statement_modifies_it() {
+    let range = LineRange {
+        first: 10,
+        last: 12,
+        rule: RangeRule::PythonDef,
+    };
+    // Old: body lines 11–13; line 13 removed; new line 13 is blank.
+    let f = file(
+        FileStatus::Modified,
+        vec![hunk(
+            11,
+            11,
+            &[
+                "     a = 1",
+                "     return a",
+                "-    log(a)",
+                " ",
+                " ",
+                " def next():",
+            ],
+        )],
+    );
+    assert!(is_modified(&range, &f));
+    // Removing the next function right after the body (blank first) is not.
+    let g = file(
+        FileStatus::Modified,
+        vec![hunk(
+            11,
+            11,
+            &[
+                "     a = 1",
+                "     return a",
+                "-",
+                "-",
+                "-def gone():",
+                "-    pass",
+                " ",
+                " ",
+                " def next():",
+            ],
+        )],
+    );
+    assert!(!is_modified(&range, &g));
+    // The same removal after a brace block's `}` belongs to what follows.
+    let brace = LineRange {
+        rule: RangeRule::BraceBlock,
+        ..range
+    };
+    assert!(!is_modified(&brace, &f));
+}
+
+#[test]
+fn python_bodies_span_dedented_strings_and_brackets_and_decorator_starts() {
+    let src = "\
+@decorator
+def f(x):
+    doc = \"\"\"
+text at column 0
+\"\"\"
+    data = [
+1, 2,
+]
+    return doc, data
+
+
+def g():
+    pass
+";
+    // Declared start on the decorator (co_firstlineno).
+    let r = method_range(&site("a.py", "f", Some(1), &[9]), Some(src)).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (1, 9, RangeRule::PythonDef));
+    let r = method_range(&site("a.py", "g", None, &[13]), Some(src)).unwrap();
+    assert_eq!((r.first, r.last), (12, 13));
+}
+
+#[test]
+fn a_recursive_call_above_the_sample_is_passed_by() {
+    let go = "\
+func fact(n int) int {
+\tif n > 1 {
+\t\tr := fact(n - 1)
+\t\treturn n * r
+\t}
+\treturn 1
+}
+";
+    let r = method_range(&site("a.go", "main.fact", None, &[4, 6]), Some(go)).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (1, 7, RangeRule::BraceBlock));
+    // Module-level code gives no range, even with a start line.
+    assert_eq!(
+        method_range(&site("a.js", "(program)", Some(3), &[4]), Some(go)),
+        None
+    );
+    assert!(method_range(&site("a.js", "(anonymous)", Some(1), &[2]), None).is_some());
+}
