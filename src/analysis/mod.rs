@@ -9,5 +9,6 @@ pub mod matrix;
 pub mod modifications;
 pub mod profile_facts;
 pub mod scope;
+pub mod shapes;
 pub mod timeline;
 pub mod totals;
