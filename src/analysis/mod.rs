@@ -1,9 +1,11 @@
 //! Pure functions from model values to the figures pages show. Nothing here
 //! reads files or writes HTML.
 
+pub mod aggregate;
 pub mod callgraph;
 pub mod changes;
 pub mod flame;
+pub mod flame_diff;
 pub mod hierarchy;
 pub mod matrix;
 pub mod modifications;

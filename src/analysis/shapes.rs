@@ -262,26 +262,31 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
 }
 
 /// Merges trees by path: a node of the result stands for the nodes of the
-/// inputs reached by the same frames from the root. Metric `k * M + m` of
-/// the result is metric `m` of tree `k` (every tree has `M` metrics).
-/// Children keep first-seen order, earlier trees first.
-pub fn merge(trees: &[&CallTree]) -> CallTree {
+/// inputs reached by the same frames from the root. Every input has `M`
+/// metrics; metric `k * M + m` of the result is metric `m` of tree `k`
+/// times `scale[k]` (1 when missing), and the last `M` metrics are the
+/// means over the trees. Children keep first-seen order, earlier trees
+/// first.
+pub fn merge(trees: &[&CallTree], scale: &[f64]) -> CallTree {
     let per = trees.first().map_or(0, |t| t.metric_count());
-    let mut out = CallTree::new(per * trees.len());
+    let count = trees.len();
+    let mut out = CallTree::new(per * (count + 1));
     for (k, tree) in trees.iter().enumerate() {
+        let factor = scale.get(k).copied().unwrap_or(1.0);
         // Node of `tree` → node of `out`, filled parents first.
         let mut mapped = vec![NodeId::ROOT; tree.len()];
         for node in tree.node_ids().skip(1) {
             let parent = tree.parent(node).unwrap_or(NodeId::ROOT);
             let frame = tree.frame(node).unwrap_or(FrameId(0));
-            let target = out.child(mapped[parent.index()], frame);
-            mapped[node.index()] = target;
+            mapped[node.index()] = out.child(mapped[parent.index()], frame);
         }
         for node in tree.node_ids() {
             for m in 0..per.min(tree.metric_count()) {
-                let v = tree.self_value(node, m);
+                let v = tree.self_value(node, m) * factor;
                 if v != 0.0 {
-                    out.add_self(mapped[node.index()], k * per + m, v);
+                    let target = mapped[node.index()];
+                    out.add_self(target, k * per + m, v);
+                    out.add_self(target, count * per + m, v / count as f64);
                 }
             }
         }

@@ -176,6 +176,28 @@ impl CallTree {
         stack
     }
 
+    /// The same tree with only `metric`'s values (the one metric of the
+    /// result).
+    pub fn project(&self, metric: usize) -> CallTree {
+        CallTree {
+            metric_count: 1,
+            nodes: self.nodes.clone(),
+            self_values: (0..self.nodes.len())
+                .map(|i| self.self_values[i * self.metric_count + metric])
+                .collect(),
+            child_index: FxHashMap::default(),
+            index_stale: true,
+        }
+    }
+
+    /// The child of `parent` for `frame`, without creating it.
+    pub fn find_child(&self, parent: NodeId, frame: FrameId) -> Option<NodeId> {
+        self.children(parent)
+            .iter()
+            .copied()
+            .find(|c| self.frame(*c) == Some(frame))
+    }
+
     /// Replaces every frame id through `map` (used when a parser's local
     /// frame table is merged into the history's).
     pub fn remap_frames(&mut self, map: &[FrameId]) {

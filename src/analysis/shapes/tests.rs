@@ -153,14 +153,18 @@ fn merge_matches_whole_paths_and_keeps_each_trees_values() {
     let mut new = CallTree::new(1);
     new.add_stack([main, a], &[5.0]);
     new.add_stack([a], &[2.0]);
-    let merged = merge(&[&old, &new]);
-    assert_eq!(merged.metric_count(), 2);
+    let merged = merge(&[&old, &new], &[1.0, 0.5]);
+    assert_eq!(merged.metric_count(), 3);
     assert_eq!(
         paths(&merged, &frames, 0),
         ["a = 0", "main = 4", "main;a = 3", "main;b = 1", "main;b;a = 1"]
     );
     assert_eq!(
         paths(&merged, &frames, 1),
-        ["a = 2", "main = 5", "main;a = 5", "main;b = 0", "main;b;a = 0"]
+        ["a = 1", "main = 2.5", "main;a = 2.5", "main;b = 0", "main;b;a = 0"]
+    );
+    assert_eq!(
+        paths(&merged, &frames, 2),
+        ["a = 0.5", "main = 3.25", "main;a = 2.75", "main;b = 0.5", "main;b;a = 0.5"]
     );
 }
