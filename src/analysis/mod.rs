@@ -3,6 +3,7 @@
 
 pub mod callgraph;
 pub mod changes;
+pub mod derived;
 pub mod flame;
 pub mod hierarchy;
 pub mod matrix;
