@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod callgraph;
 pub mod changes;
+pub mod derived;
 pub mod flame;
 pub mod flame_diff;
 pub mod hierarchy;
