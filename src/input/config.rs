@@ -26,6 +26,10 @@ pub struct Config {
     /// How versions map to a git repository's revisions and paths.
     #[serde(default)]
     pub vcs: VcsConfig,
+    /// Derived metrics: name → formula over a profile's metrics, e.g.
+    /// `bytes_per_object = "alloc_space / alloc_objects"`.
+    #[serde(default)]
+    pub metrics: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -88,6 +92,14 @@ pub struct FlameConfig {
     pub max_frames: usize,
     /// Frames narrower than this many pixels at the default width are merged.
     pub min_width_px: f64,
+    /// Version pairs `[old, new]` to diff besides consecutive versions.
+    pub diffs: Vec<[String; 2]>,
+    /// Differential views compare shares of each profile's total instead
+    /// of amounts.
+    pub diff_normalise: bool,
+    /// Editor link for a source location; `{path}` is the file as the
+    /// profile names it, `{line}` the line. Empty: no editor links.
+    pub editor: String,
 }
 
 impl Default for FlameConfig {
@@ -95,6 +107,9 @@ impl Default for FlameConfig {
         FlameConfig {
             max_frames: 20_000,
             min_width_px: 0.1,
+            diffs: Vec::new(),
+            diff_normalise: false,
+            editor: "vscode://file/{path}:{line}".to_string(),
         }
     }
 }

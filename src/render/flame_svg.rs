@@ -25,6 +25,35 @@ pub struct FlameSvgInput<'a> {
     pub unit: &'a Unit,
     /// Accessible label, e.g. "convert-basic 3.7 r1: samples".
     pub label: &'a str,
+    /// Element id of the inline SVG; its page data is `<id>-data`.
+    pub id: &'a str,
+    pub words: Words,
+    /// Per-rectangle class, tag and tooltip numbers (differential graphs);
+    /// `None` colours frames by name.
+    pub decor: Option<&'a [Decor]>,
+    /// What percentages are of: the profile's total (for inclusive
+    /// bottom-up and flat graphs, whose roots add up to more).
+    pub percent_of: f64,
+}
+
+/// How a tooltip names a frame's numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    /// "total" and "self" (top-down trees).
+    TotalSelf,
+    /// One "value" (bottom-up and flat trees, whose self values mean
+    /// little).
+    Value,
+}
+
+/// Overrides for one rectangle of a graph not coloured by name.
+#[derive(Debug, Clone, Default)]
+pub struct Decor {
+    pub class: String,
+    /// Shown before the name, e.g. "[+]".
+    pub prefix: String,
+    /// Replaces the tooltip's numbers.
+    pub numbers: String,
 }
 
 /// Height of the drawing in pixels.
@@ -35,7 +64,12 @@ pub fn height(graph: &FlameGraph) -> f64 {
 /// The `<svg>` element to place inside a page.
 pub fn inline_svg(input: &FlameSvgInput) -> String {
     let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220 + 512);
-    open_svg(&mut w, input, &[("id", "pa-flame"), ("class", "pa-flame")]);
+    let data = format!("{}-data", input.id);
+    open_svg(
+        &mut w,
+        input,
+        &[("id", input.id), ("class", "pa-flame"), ("data-data", &data)],
+    );
     write_frames(&mut w, input);
     w.close("svg");
     w.finish()
@@ -77,17 +111,22 @@ fn write_frames(w: &mut SvgWriter, input: &FlameSvgInput) {
 }
 
 fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &FlameRect) {
-    let name = frame_label(input.frames, rect);
-    let class = match (rect.node, rect.frame) {
-        (None, _) => "f m".to_string(),
-        (Some(_), None) => "f r".to_string(),
-        (Some(_), Some(_)) => format!("f c{}", colour_index(&name)),
+    let decor = input.decor.and_then(|d| d.get(index));
+    let mut name = frame_label(input.frames, rect);
+    let class = match (rect.node, rect.frame, decor) {
+        (None, _, _) => "f m".to_string(),
+        (_, _, Some(d)) => format!("f {}", d.class),
+        (Some(_), None, None) => "f r".to_string(),
+        (Some(_), Some(_), None) => format!("f c{}", colour_index(&name)),
     };
+    if let Some(d) = decor.filter(|d| !d.prefix.is_empty()) {
+        name = format!("{} {name}", d.prefix);
+    }
     let (x, width) = (rect.x * WIDTH, rect.width * WIDTH);
     let y = rect.depth as f64 * FRAME_HEIGHT;
     let id = index.to_string();
     w.open("g", &[("class", &class), ("data-i", &id)]);
-    w.element("title", &[], &tooltip(input, rect, &name));
+    w.element("title", &[], &tooltip(input, rect, &name, decor));
     w.empty(
         "rect",
         &[
@@ -120,12 +159,25 @@ pub fn frame_label(frames: &FrameTable, rect: &FlameRect) -> String {
     }
 }
 
-fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str) -> String {
-    let total = input.graph.total;
+fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str, decor: Option<&Decor>) -> String {
+    let total = input.percent_of;
     let mut t = name.to_string();
     if let Some(loc) = rect.frame.and_then(|f| input.frames.get(f).location()) {
         t.push('\n');
         t.push_str(&loc);
+    }
+    if let Some(d) = decor {
+        t.push('\n');
+        t.push_str(&d.numbers);
+        return t;
+    }
+    if input.words == Words::Value {
+        t.push_str(&format!(
+            "\nvalue: {} ({})",
+            with_unit(rect.total, input.unit),
+            percent(rect.total, total)
+        ));
+        return t;
     }
     t.push_str(&format!(
         "\ntotal: {} ({})",
@@ -190,6 +242,10 @@ mod tests {
             frames: &frames,
             unit: &Unit::Samples,
             label: "x",
+            id: "g",
+            words: Words::TotalSelf,
+            decor: None,
+            percent_of: g.total,
         });
         assert!(!svg.contains("<svg onload"));
         assert!(svg.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"));

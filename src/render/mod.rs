@@ -5,11 +5,14 @@
 //! Each page kind has its own file with a view model (numbers already
 //! formatted) and the function that renders it; templates only place text.
 
+pub mod aggregate_page;
 pub mod callgraph_svg;
 pub mod component_page;
 pub mod diff_page;
 pub mod evolution;
+pub mod flame_diff_page;
 pub mod flame_svg;
+pub mod flame_view;
 pub mod format;
 pub mod index_page;
 pub mod matrix_page;
@@ -19,6 +22,7 @@ pub mod profile_page;
 pub mod svg;
 pub mod timeline_page;
 pub mod timeline_svg;
+pub mod tree_table;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,6 +32,7 @@ use serde::Serialize;
 
 use crate::analysis::hierarchy::Hierarchy;
 use crate::analysis::modifications::Modifications;
+use crate::analysis::shapes::ShapeFrames;
 use crate::error::BuildError;
 use crate::input::config::Config;
 use crate::model::History;
@@ -53,6 +58,19 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/timelines.html"),
     ),
     ("diff.html", include_str!("../../templates/diff.html")),
+    (
+        "aggregate.html",
+        include_str!("../../templates/aggregate.html"),
+    ),
+    (
+        "flamediff.html",
+        include_str!("../../templates/flamediff.html"),
+    ),
+    ("graph.html", include_str!("../../templates/graph.html")),
+    (
+        "tree_table.html",
+        include_str!("../../templates/tree_table.html"),
+    ),
 ];
 const ASSETS: &[(&str, &str)] = &[
     (
@@ -284,12 +302,7 @@ pub fn site_files(
         );
     }
     let plan = profile_page::plan(history);
-    let pages: Vec<Rendered> = plan
-        .pages
-        .par_iter()
-        .map(|page| profile_page::render(history, config, renderer, &plan, page))
-        .collect();
-    for page in pages {
+    for page in flame_pages(history, config, renderer, &plan) {
         files.extend(page?);
     }
     let evolution = EvolutionPlan::new(history, &config.matrix, hierarchy, modifications);
@@ -304,6 +317,46 @@ pub fn site_files(
 }
 
 type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
+
+/// Profile pages of every shape, aggregates and differential pages,
+/// rendered in parallel.
+fn flame_pages(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+    plan: &profile_page::Plan,
+) -> Vec<Rendered> {
+    let frames = ShapeFrames::new(&history.frames);
+    let diffs = flame_diff_page::plan(history, config);
+    let diff_links = flame_diff_page::links_by_version(history, &diffs);
+    let cx = profile_page::Context {
+        history,
+        config,
+        renderer,
+        plan,
+        frames: &frames,
+        diffs: &diff_links,
+    };
+    let aggregates = aggregate_page::plan(history);
+    let mut out: Vec<Rendered> = plan
+        .pages
+        .par_iter()
+        .map(|page| profile_page::render(&cx, page))
+        .collect();
+    out.extend(
+        aggregates
+            .par_iter()
+            .map(|page| aggregate_page::render(history, config, renderer, plan, page))
+            .collect::<Vec<_>>(),
+    );
+    out.extend(
+        diffs
+            .par_iter()
+            .map(|page| flame_diff_page::render(history, config, renderer, &frames, &diffs, page))
+            .collect::<Vec<_>>(),
+    );
+    out
+}
 
 /// Matrix, component, timeline and diff pages, rendered in parallel.
 fn evolution_pages(

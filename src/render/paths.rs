@@ -43,6 +43,27 @@ pub fn profile_dir(benchmark: &str, version: &str) -> String {
     format!("profiles/{}/{}", slug(benchmark), slug(version))
 }
 
+/// The page of a version's repetitions merged, for one metric.
+pub fn aggregate_page(benchmark: &str, version: &str, metric: &str) -> String {
+    format!(
+        "{}/all.{}.html",
+        profile_dir(benchmark, version),
+        slug(metric)
+    )
+}
+
+/// A differential flame-graph page; `shape` is "" (top-down),
+/// ".bottom-up" or ".flat".
+pub fn flame_diff_page(benchmark: &str, old: &str, new: &str, metric: &str, shape: &str) -> String {
+    format!(
+        "flamediff/{}/{}--{}.{}{shape}.html",
+        slug(benchmark),
+        slug(old),
+        slug(new),
+        slug(metric)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

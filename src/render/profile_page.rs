@@ -1,19 +1,52 @@
-//! The profile page: one per (benchmark, version, repetition, metric), with
-//! a top-down flame graph (inline SVG, and a standalone `.svg` beside it),
-//! the heaviest functions by self value, and links to the other metrics,
-//! repetitions and versions of the same benchmark.
+//! The profile pages: one per (benchmark, version, repetition, metric,
+//! shape). Top-down shows the inclusive flame graph and the heaviest
+//! functions; bottom-up and flat show an exclusive and an inclusive flame
+//! graph (EasyView VI-A-a). Each has a tree table of its shape with every
+//! metric, links to the other metrics, shapes, repetitions and versions,
+//! the version's aggregate, and the differential views to its neighbours.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::flame_svg::{self, FlameSvgInput};
+use super::flame_svg::Words;
+use super::flame_view::{self, file_name, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
-use super::{json_for_script, paths, Common, Renderer};
-use crate::analysis::flame::{self, FlameBudget, FlameGraph};
+use super::tree_table::{self, Column, TableView};
+use super::{paths, Common, Renderer};
+use crate::analysis::shapes::{self, ShapeFrames, Values};
 use crate::error::BuildError;
 use crate::input::config::Config;
-use crate::model::{FrameId, History, NodeId, ProfileEntry};
+use crate::model::{CallTree, History, NodeId, ProfileEntry};
+
+/// The three shapes of a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Shape {
+    TopDown,
+    BottomUp,
+    Flat,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 3] = [Shape::TopDown, Shape::BottomUp, Shape::Flat];
+
+    /// Suffix of the page's file name before `.html`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Shape::TopDown => "",
+            Shape::BottomUp => ".bottom-up",
+            Shape::Flat => ".flat",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::TopDown => "top-down",
+            Shape::BottomUp => "bottom-up",
+            Shape::Flat => "flat",
+        }
+    }
+}
 
 /// One page to write.
 #[derive(Debug, Clone)]
@@ -21,6 +54,7 @@ pub struct PagePlan {
     /// Index into `History::profiles`.
     pub entry: usize,
     pub metric: usize,
+    pub shape: Shape,
     /// Site-relative path of the HTML page.
     pub path: String,
 }
@@ -29,7 +63,7 @@ pub struct PagePlan {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub pages: Vec<PagePlan>,
-    /// For each profile entry, its pages' paths in metric order.
+    /// For each profile entry, its top-down pages' paths in metric order.
     pub by_entry: Vec<Vec<String>>,
     /// For each profile entry, its short name among the profiles of the
     /// same benchmark and version (`r1`, `r2`, `r2-b` for duplicates).
@@ -52,13 +86,16 @@ pub fn plan(history: &History) -> Plan {
         };
         let mut metric_pages = Vec::new();
         for (m, metric) in entry.profile.metrics.iter().enumerate() {
-            let path = format!("{dir}/{rep}.{}.html", paths::slug(&metric.name));
-            plan.pages.push(PagePlan {
-                entry: i,
-                metric: m,
-                path: path.clone(),
-            });
-            metric_pages.push(path);
+            let stem = format!("{dir}/{rep}.{}", paths::slug(&metric.name));
+            for shape in Shape::ALL {
+                plan.pages.push(PagePlan {
+                    entry: i,
+                    metric: m,
+                    shape,
+                    path: format!("{stem}{}.html", shape.suffix()),
+                });
+            }
+            metric_pages.push(format!("{stem}.html"));
         }
         plan.by_entry.push(metric_pages);
         plan.rep_names.push(rep);
@@ -66,11 +103,30 @@ pub fn plan(history: &History) -> Plan {
     plan
 }
 
+/// The page of `shape` beside a top-down page path.
+pub fn shape_path(top_down: &str, shape: Shape) -> String {
+    match top_down.strip_suffix(".html") {
+        Some(stem) => format!("{stem}{}.html", shape.suffix()),
+        None => top_down.to_string(),
+    }
+}
+
+/// What every profile page render needs.
+pub struct Context<'a> {
+    pub history: &'a History,
+    pub config: &'a Config,
+    pub renderer: &'a Renderer,
+    pub plan: &'a Plan,
+    pub frames: &'a ShapeFrames,
+    /// Differential pages by (benchmark, version index), as (label, path).
+    pub diffs: &'a BTreeMap<(String, usize), Vec<(String, String)>>,
+}
+
 #[derive(Serialize)]
-struct Link {
-    label: String,
-    href: String,
-    current: bool,
+pub struct Link {
+    pub label: String,
+    pub href: String,
+    pub current: bool,
 }
 
 #[derive(Serialize)]
@@ -95,115 +151,265 @@ struct ProfileView {
     source: String,
     format: String,
     metric: String,
-    unit: String,
+    shape: &'static str,
     total: String,
     metrics: Vec<Link>,
+    shapes: Vec<Link>,
     repetitions: Vec<Link>,
     versions: Vec<Link>,
-    flame_svg: String,
-    svg_href: String,
-    drawn_frames: usize,
-    merged_note: Option<String>,
+    aggregate_href: String,
+    diffs: Vec<Link>,
+    graphs: Vec<GraphView>,
+    table: TableView,
     top: Vec<TopRow>,
-    data_json: String,
     empty: bool,
 }
 
-/// Renders one page and its standalone SVG.
-pub fn render(
-    history: &History,
-    config: &Config,
-    renderer: &Renderer,
-    plan: &Plan,
-    page: &PagePlan,
-) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+/// Renders one page and its standalone SVGs.
+pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let history = cx.history;
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric];
-    let budget = FlameBudget {
-        max_frames: config.flame.max_frames,
-        min_fraction: config.flame.min_width_px / flame_svg::WIDTH,
-    };
-    let graph = flame::layout(&entry.profile.tree, &history.frames, page.metric, budget);
     let version = &history.versions[entry.version];
     let label = format!(
         "{} {} {}: {}",
-        entry.benchmark, version.label, plan.rep_names[page.entry], metric.name
+        entry.benchmark, version.label, cx.plan.rep_names[page.entry], metric.name
     );
-    let svg_input = FlameSvgInput {
-        graph: &graph,
-        frames: &history.frames,
-        unit: &metric.unit,
-        label: &label,
-    };
-    let svg_path = page.path.replace(".html", ".svg");
-    let common = Common::new(renderer, history, &page.path);
+    let total = entry.profile.tree.total(page.metric);
+    let trees = ShapeTrees::new(entry, cx.frames, page.shape);
+    let mut files = Vec::new();
+    let mut graphs = Vec::new();
+    for spec in graph_specs(cx, page, &trees, &label, total) {
+        let graph = flame_view::layout(&spec, flame_view::budget(&cx.config.flame));
+        let (view, svg) =
+            flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
+        graphs.push(view);
+        files.push(svg);
+    }
+    let common = Common::new(cx.renderer, history, &page.path);
+    let top_down_path = &cx.plan.by_entry[page.entry][page.metric];
     let view = ProfileView {
         benchmark: entry.benchmark.clone(),
         version: version.label.clone(),
         version_date: version.date.clone(),
         version_revision: version.revision.clone(),
-        repetition: plan.rep_names[page.entry].clone(),
+        repetition: cx.plan.rep_names[page.entry].clone(),
         source: entry.source.clone(),
         format: entry.format.to_string(),
         metric: metric.name.clone(),
-        unit: metric.unit.name().to_string(),
-        total: with_unit(graph.total, &metric.unit),
-        metrics: metric_links(entry, plan, page, &common.root),
-        repetitions: repetition_links(history, plan, page, &common.root),
-        versions: version_links(history, plan, page, &common.root),
-        flame_svg: flame_svg::inline_svg(&svg_input),
-        svg_href: file_name(&svg_path),
-        drawn_frames: graph.rects.len(),
-        merged_note: merged_note(&graph, &metric.unit),
-        top: top_by_self(history, entry, page.metric, 30),
-        data_json: json_for_script(&page_data(history, &graph, metric.unit.name())),
-        empty: graph.total <= 0.0,
+        shape: page.shape.name(),
+        total: with_unit(total, &metric.unit),
+        metrics: metric_links(cx.plan, page),
+        shapes: shape_links(top_down_path, page.shape),
+        repetitions: repetition_links(history, cx.plan, page),
+        versions: version_links(history, cx.plan, page, &common.root),
+        aggregate_href: format!(
+            "{}{}",
+            common.root,
+            paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
+        ),
+        diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
+        table: table(cx, page, &trees),
+        top: if page.shape == Shape::TopDown {
+            top_by_self(cx.frames, entry, page.metric, 30)
+        } else {
+            Vec::new()
+        },
+        empty: total <= 0.0,
+        graphs,
         common,
     };
-    let html = renderer.render("profile.html", &view)?;
-    let style = format!(
-        "{}\n{}",
-        renderer.theme_css(renderer.default_theme()),
-        renderer.asset("perfatlas.css")
-    );
-    let svg = flame_svg::standalone_svg(&svg_input, &style, renderer.asset("flame-standalone.js"));
-    Ok(vec![
-        (page.path.clone(), html.into_bytes()),
-        (svg_path, svg.into_bytes()),
-    ])
+    let html = cx.renderer.render("profile.html", &view)?;
+    files.insert(0, (page.path.clone(), html.into_bytes()));
+    Ok(files)
 }
 
-fn file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
+/// The trees one page draws: for top-down the profile's own; for the
+/// other shapes the exclusive and the inclusive tree.
+struct ShapeTrees<'a> {
+    entry: &'a ProfileEntry,
+    exclusive: Option<CallTree>,
+    inclusive: Option<CallTree>,
+    cut_depth: Option<usize>,
 }
 
-fn metric_links(entry: &ProfileEntry, plan: &Plan, page: &PagePlan, _root: &str) -> Vec<Link> {
-    entry
-        .profile
-        .metrics
+impl<'a> ShapeTrees<'a> {
+    fn new(entry: &'a ProfileEntry, frames: &ShapeFrames, shape: Shape) -> ShapeTrees<'a> {
+        let tree = &entry.profile.tree;
+        let (exclusive, inclusive, cut_depth) = match shape {
+            Shape::TopDown => (None, None, None),
+            Shape::BottomUp => {
+                let e = shapes::bottom_up(tree, frames, Values::Exclusive);
+                let i = shapes::bottom_up(tree, frames, Values::Inclusive);
+                (Some(e.tree), Some(i.tree), e.cut_depth.or(i.cut_depth))
+            }
+            Shape::Flat => (
+                Some(shapes::flat(tree, frames, Values::Exclusive)),
+                Some(shapes::flat(tree, frames, Values::Inclusive)),
+                None,
+            ),
+        };
+        ShapeTrees {
+            entry,
+            exclusive,
+            inclusive,
+            cut_depth,
+        }
+    }
+}
+
+fn graph_specs<'a>(
+    cx: &Context<'a>,
+    page: &PagePlan,
+    trees: &'a ShapeTrees,
+    label: &str,
+    total: f64,
+) -> Vec<GraphSpec<'a>> {
+    let metric = &trees.entry.profile.metrics[page.metric];
+    let stem = page.path.trim_end_matches(".html");
+    let spec = |tree: &'a CallTree, kind: &str, title: String, note: Option<String>, id: usize| {
+        GraphSpec {
+            tree,
+            metric: page.metric,
+            frames: &cx.frames.table,
+            unit: &metric.unit,
+            title,
+            note,
+            label: format!("{label} ({} {kind})", page.shape.name()),
+            id: format!("pa-flame-{id}"),
+            svg_path: if id == 0 {
+                format!("{stem}.svg")
+            } else {
+                format!("{stem}.{kind}.svg")
+            },
+            words: if page.shape == Shape::TopDown {
+                Words::TotalSelf
+            } else {
+                Words::Value
+            },
+            percent_of: Some(total),
+        }
+    };
+    let cut = trees.cut_depth.map(|d| {
+        format!(" Caller chains longer than {d} frames are cut; their values stay in the last frame shown.")
+    });
+    let name = &metric.name;
+    match (page.shape, &trees.exclusive, &trees.inclusive) {
+        (Shape::BottomUp, Some(e), Some(i)) => vec![
+            spec(e, "exclusive", format!("Bottom-up flame graph, exclusive {name}"),
+                Some(format!("Roots are the functions where {name} is spent (their own cost); above each, the callers that led there.{}", cut.clone().unwrap_or_default())), 0),
+            spec(i, "inclusive", format!("Bottom-up flame graph, inclusive {name}"),
+                Some(format!("Roots are all functions with their cost including callees (each sample once per function, even under recursion); above each, its callers. A sample counts for every function on its stack, so the roots add up to more than the total; percentages are of the profile's total.{}", cut.unwrap_or_default())), 1),
+        ],
+        (Shape::Flat, Some(e), Some(i)) => vec![
+            spec(e, "exclusive", format!("Flat flame graph, exclusive {name}"),
+                Some("Modules, then files, then functions, by each function's own cost; call paths are ignored.".to_string()), 0),
+            spec(i, "inclusive", format!("Flat flame graph, inclusive {name}"),
+                Some("Modules, then files, then functions, by each function's cost including its callees (each sample once per function). A file's width is the sum of its functions', so the graph adds up to more than the total; percentages are of the profile's total.".to_string()), 1),
+        ],
+        _ => vec![spec(
+            &trees.entry.profile.tree,
+            "inclusive",
+            format!("Flame graph, top-down, inclusive {name}"),
+            Some("Each box is a function in a calling context; its width is its share of the total, and the gap under it is its own (exclusive) cost. Hover for details, click to zoom.".to_string()),
+            0,
+        )],
+    }
+}
+
+/// The tree table of the page's shape: total and self per metric for
+/// top-down; inclusive and exclusive per metric for the others.
+fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees) -> TableView {
+    let profile = &trees.entry.profile;
+    let frames = &cx.frames.table;
+    let totals = profile.totals();
+    let caption = format!("Tree table, {}", page.shape.name());
+    match (&trees.inclusive, &trees.exclusive) {
+        (Some(i), Some(e)) => {
+            let merged = shapes::merge(&[i, e], &[]);
+            let per = profile.metrics.len();
+            let mut columns = Vec::new();
+            for (m, metric) in profile.metrics.iter().enumerate() {
+                for (heading, index) in [("inclusive", m), ("exclusive", per + m)] {
+                    columns.push(Column {
+                        heading: format!("{} {heading}", metric.name),
+                        values: merged.inclusive(index),
+                        unit: &metric.unit,
+                        percent_of: Some(totals[m]),
+                    });
+                }
+            }
+            tree_table::build("pa-table", caption, &merged, frames, page.metric, &columns, 2 * page.metric)
+        }
+        _ => {
+            let tree = &profile.tree;
+            let mut columns = Vec::new();
+            for (m, metric) in profile.metrics.iter().enumerate() {
+                columns.push(Column {
+                    heading: format!("{} total", metric.name),
+                    values: tree.inclusive(m),
+                    unit: &metric.unit,
+                    percent_of: Some(totals[m]),
+                });
+                columns.push(Column {
+                    heading: format!("{} self", metric.name),
+                    values: tree.node_ids().map(|n| tree.self_value(n, m)).collect(),
+                    unit: &metric.unit,
+                    percent_of: Some(totals[m]),
+                });
+            }
+            tree_table::build("pa-table", caption, tree, frames, page.metric, &columns, 2 * page.metric)
+        }
+    }
+}
+
+fn metric_links(plan: &Plan, page: &PagePlan) -> Vec<Link> {
+    plan.pages
         .iter()
-        .zip(&plan.by_entry[page.entry])
-        .enumerate()
-        .map(|(m, (metric, path))| Link {
-            label: metric.name.clone(),
-            href: file_name(path),
-            current: m == page.metric,
+        .filter(|p| p.entry == page.entry && p.shape == page.shape)
+        .map(|p| Link {
+            label: metric_label(&p.path),
+            href: file_name(&p.path),
+            current: p.metric == page.metric,
         })
         .collect()
 }
 
-/// The page for the same metric name in another entry, else its first page.
-fn page_for(history: &History, plan: &Plan, entry: usize, metric_name: &str) -> Option<String> {
+/// The metric part of a page's file name, for link labels.
+fn metric_label(path: &str) -> String {
+    let name = file_name(path);
+    let stem = name.trim_end_matches(".html");
+    let stem = stem
+        .strip_suffix(".bottom-up")
+        .or_else(|| stem.strip_suffix(".flat"))
+        .unwrap_or(stem);
+    stem.split_once('.').map_or(stem, |(_, m)| m).to_string()
+}
+
+fn shape_links(top_down: &str, current: Shape) -> Vec<Link> {
+    Shape::ALL
+        .iter()
+        .map(|&s| Link {
+            label: s.name().to_string(),
+            href: file_name(&shape_path(top_down, s)),
+            current: s == current,
+        })
+        .collect()
+}
+
+/// The page for the same metric name and shape in another entry, else its
+/// first metric's.
+fn page_for(history: &History, plan: &Plan, entry: usize, metric_name: &str, shape: Shape) -> Option<String> {
     let m = history.profiles[entry]
         .profile
         .metrics
         .iter()
         .position(|m| m.name == metric_name)
         .unwrap_or(0);
-    plan.by_entry[entry].get(m).cloned()
+    plan.by_entry[entry].get(m).map(|p| shape_path(p, shape))
 }
 
-fn repetition_links(history: &History, plan: &Plan, page: &PagePlan, _root: &str) -> Vec<Link> {
+fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link> {
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric].name;
     (0..history.profiles.len())
@@ -212,7 +418,7 @@ fn repetition_links(history: &History, plan: &Plan, page: &PagePlan, _root: &str
                 && history.profiles[i].version == entry.version
         })
         .filter_map(|i| {
-            let href = file_name(&page_for(history, plan, i, metric)?);
+            let href = file_name(&page_for(history, plan, i, metric, page.shape)?);
             Some(Link {
                 label: plan.rep_names[i].clone(),
                 href,
@@ -234,7 +440,7 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
     first
         .into_iter()
         .filter_map(|(v, i)| {
-            let href = format!("{root}{}", page_for(history, plan, i, metric)?);
+            let href = format!("{root}{}", page_for(history, plan, i, metric, page.shape)?);
             Some(Link {
                 label: history.versions[v].label.clone(),
                 href,
@@ -244,152 +450,51 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
         .collect()
 }
 
-fn merged_note(graph: &FlameGraph, unit: &crate::model::Unit) -> Option<String> {
-    (graph.merged_nodes > 0).then(|| {
-        format!(
-            "{} frames too narrow to draw are merged into grey \"merged\" boxes under their callers; together {} ({} of the total).",
-            super::format::grouped(graph.merged_nodes as f64),
-            with_unit(graph.merged_value, unit),
-            percent(graph.merged_value, graph.total)
-        )
-    })
-}
-
-/// The functions with the largest self value, summed over every context
-/// they appear in; total counts each sample once even under recursion.
-fn top_by_self(history: &History, entry: &ProfileEntry, metric: usize, n: usize) -> Vec<TopRow> {
-    let tree = &entry.profile.tree;
-    let inclusive = tree.inclusive(metric);
-    let grand = inclusive[0];
-    // Functions are (name, file): frames that differ only by line merge.
-    let mut function_of = vec![u32::MAX; history.frames.len()];
-    let mut functions: Vec<FrameId> = Vec::new();
-    let mut by_key: HashMap<(&str, Option<&str>), u32> = HashMap::new();
-    let mut function_id = |f: FrameId| -> usize {
-        let slot = &mut function_of[f.0 as usize];
-        if *slot == u32::MAX {
-            let frame = history.frames.get(f);
-            *slot = *by_key
-                .entry((frame.function.as_str(), frame.file.as_deref()))
-                .or_insert_with(|| {
-                    functions.push(f);
-                    (functions.len() - 1) as u32
-                });
-        }
-        *slot as usize
+/// Differential pages that involve this profile's version, for its metric
+/// and shape.
+fn diff_links(cx: &Context, entry: &ProfileEntry, metric: &str, shape: Shape, root: &str) -> Vec<Link> {
+    let Some(list) = cx.diffs.get(&(entry.benchmark.clone(), entry.version)) else {
+        return Vec::new();
     };
-    let (mut self_by, mut total_by, mut on_path) =
-        (Vec::<f64>::new(), Vec::<f64>::new(), Vec::<u32>::new());
-    // Depth-first with a count of each function on the current path, so a
-    // recursive call adds its total only at its outermost occurrence.
-    let mut stack: Vec<(NodeId, bool)> = tree
-        .children(NodeId::ROOT)
-        .iter()
-        .rev()
-        .map(|c| (*c, true))
-        .collect();
-    while let Some((node, entering)) = stack.pop() {
-        let Some(frame) = tree.frame(node) else {
-            continue;
-        };
-        let f = function_id(frame);
-        if f >= self_by.len() {
-            self_by.resize(f + 1, 0.0);
-            total_by.resize(f + 1, 0.0);
-            on_path.resize(f + 1, 0);
-        }
-        if !entering {
-            on_path[f] = on_path[f].saturating_sub(1);
-            continue;
-        }
-        self_by[f] += tree.self_value(node, metric);
-        if on_path[f] == 0 {
-            total_by[f] += inclusive[node.index()];
-        }
-        on_path[f] += 1;
-        stack.push((node, false));
-        stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
-    }
-    let mut rows: Vec<(usize, f64)> = self_by
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|(_, v)| *v > 0.0)
-        .collect();
-    rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let unit = &entry.profile.metrics[metric].unit;
-    rows.into_iter()
-        .take(n)
-        .map(|(f, v)| {
-            let frame = history.frames.get(functions[f]);
-            TopRow {
-                name: frame.function.clone(),
-                location: frame.file.clone().unwrap_or_default(),
-                self_value: with_unit(v, unit),
-                self_share: percent(v, grand),
-                total_value: with_unit(total_by[f], unit),
-                total_share: percent(total_by[f], grand),
-            }
+    list.iter()
+        .filter(|(_, path)| path.contains(&format!(".{}.", paths::slug(metric))))
+        .map(|(label, path)| Link {
+            label: label.clone(),
+            href: format!("{root}{}", shape_path(path, shape)),
+            current: false,
         })
         .collect()
 }
 
-/// Per-rectangle data the page script needs for tooltips, zoom and search:
-/// `[parent, name index, location index, self, total]`.
-#[derive(Serialize)]
-struct PageData {
-    unit: String,
-    total: f64,
-    names: Vec<String>,
-    locations: Vec<String>,
-    frames: Vec<(i64, usize, usize, f64, f64)>,
-}
-
-fn page_data(history: &History, graph: &FlameGraph, unit: &str) -> PageData {
-    let mut names = Interner::default();
-    let mut locations = Interner::default();
-    locations.get(String::new());
-    let frames = graph
-        .rects
-        .iter()
-        .map(|r| {
-            let name = names.get(flame_svg::frame_label(&history.frames, r));
-            let loc = locations.get(
-                r.frame
-                    .and_then(|f| history.frames.get(f).location())
-                    .unwrap_or_default(),
-            );
-            (
-                r.parent.map_or(-1, |p| p as i64),
-                name,
-                loc,
-                r.self_value,
-                r.total,
-            )
-        })
+/// The functions with the largest self value, summed over every context
+/// they appear in; total counts each sample once even under recursion.
+/// These are the function rows of the flat trees.
+fn top_by_self(frames: &ShapeFrames, entry: &ProfileEntry, metric: usize, n: usize) -> Vec<TopRow> {
+    let tree = &entry.profile.tree;
+    let grand = tree.total(metric);
+    let exclusive = shapes::flat(tree, frames, Values::Exclusive);
+    let inclusive = shapes::flat(tree, frames, Values::Inclusive);
+    let merged = shapes::merge(&[&exclusive, &inclusive], &[]);
+    let per = tree.metric_count();
+    let (self_by, total_by) = (merged.inclusive(metric), merged.inclusive(per + metric));
+    let mut rows: Vec<NodeId> = merged
+        .node_ids()
+        .filter(|&n| merged.depth(n) == 3 && self_by[n.index()] > 0.0)
         .collect();
-    PageData {
-        unit: unit.to_string(),
-        total: graph.total,
-        names: names.list,
-        locations: locations.list,
-        frames,
-    }
-}
-
-#[derive(Default)]
-struct Interner {
-    list: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl Interner {
-    fn get(&mut self, s: String) -> usize {
-        if let Some(&i) = self.index.get(&s) {
-            return i;
-        }
-        self.list.push(s.clone());
-        self.index.insert(s, self.list.len() - 1);
-        self.list.len() - 1
-    }
+    rows.sort_by(|a, b| self_by[b.index()].total_cmp(&self_by[a.index()]).then(a.cmp(b)));
+    let unit = &entry.profile.metrics[metric].unit;
+    rows.into_iter()
+        .take(n)
+        .filter_map(|node| {
+            let frame = frames.table.get(merged.frame(node)?);
+            Some(TopRow {
+                name: frame.function.clone(),
+                location: frame.file.clone().unwrap_or_default(),
+                self_value: with_unit(self_by[node.index()], unit),
+                self_share: percent(self_by[node.index()], grand),
+                total_value: with_unit(total_by[node.index()], unit),
+                total_share: percent(total_by[node.index()], grand),
+            })
+        })
+        .collect()
 }

@@ -1,0 +1,222 @@
+//! The aggregate page of a benchmark's version (EasyView VI-A-b): its
+//! repetitions merged by path into one flame graph whose widths are the
+//! mean, with sum, min, max and mean per frame, a small histogram of the
+//! frame's value in each repetition, and a tree table with the same
+//! figures.
+
+use serde::Serialize;
+
+use super::flame_svg::{colour_index, frame_label, Decor, Words};
+use super::flame_view::{self, GraphSpec, GraphView};
+use super::format::{grouped, percent, with_unit};
+use super::profile_page::{Link, Plan};
+use super::tree_table::{self, Column, TableView};
+use super::{paths, Common, Renderer};
+use crate::analysis::aggregate::{self, Aggregate};
+use crate::error::BuildError;
+use crate::input::config::Config;
+use crate::model::{CallTree, FrameTable, History, Unit};
+
+/// One aggregate page: the profiles of `benchmark` in `version` that have
+/// `metric`.
+#[derive(Debug, Clone)]
+pub struct AggregatePlan {
+    pub benchmark: String,
+    pub version: usize,
+    pub metric: String,
+    pub path: String,
+}
+
+/// One page per (benchmark, version, metric name).
+pub fn plan(history: &History) -> Vec<AggregatePlan> {
+    let mut out: Vec<AggregatePlan> = Vec::new();
+    for entry in &history.profiles {
+        for metric in &entry.profile.metrics {
+            let version = &history.versions[entry.version].name;
+            let path = paths::aggregate_page(&entry.benchmark, version, &metric.name);
+            if !out.iter().any(|p| p.path == path) {
+                out.push(AggregatePlan {
+                    benchmark: entry.benchmark.clone(),
+                    version: entry.version,
+                    metric: metric.name.clone(),
+                    path,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The single-metric trees of a version's repetitions of a benchmark,
+/// with their entry indices, in input order.
+pub fn version_trees(
+    history: &History,
+    benchmark: &str,
+    version: usize,
+    metric: &str,
+) -> (Vec<usize>, Vec<CallTree>, Option<Unit>) {
+    let mut entries = Vec::new();
+    let mut trees = Vec::new();
+    let mut unit = None;
+    for (i, entry) in history.profiles.iter().enumerate() {
+        if entry.benchmark != benchmark || entry.version != version {
+            continue;
+        }
+        if let Some(m) = entry.profile.metrics.iter().position(|m| m.name == metric) {
+            unit.get_or_insert_with(|| entry.profile.metrics[m].unit.clone());
+            entries.push(i);
+            trees.push(entry.profile.tree.project(m));
+        }
+    }
+    (entries, trees, unit)
+}
+
+#[derive(Serialize)]
+struct AggregateView {
+    #[serde(flatten)]
+    common: Common,
+    benchmark: String,
+    version: String,
+    metric: String,
+    count: usize,
+    mean_total: String,
+    profiles: Vec<Link>,
+    graph: GraphView,
+    table: TableView,
+}
+
+pub fn render(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+    profiles: &Plan,
+    page: &AggregatePlan,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let (entries, trees, unit) = version_trees(history, &page.benchmark, page.version, &page.metric);
+    let unit = unit.unwrap_or(Unit::Count);
+    let refs: Vec<&CallTree> = trees.iter().collect();
+    let agg = aggregate::aggregate(&refs);
+    let labels: Vec<String> = entries.iter().map(|&e| profiles.rep_names[e].clone()).collect();
+    let version = &history.versions[page.version];
+    let spec = GraphSpec {
+        tree: &agg.tree,
+        metric: agg.mean_metric(),
+        frames: &history.frames,
+        unit: &unit,
+        title: format!("Flame graph of the mean over {} profiles", agg.count),
+        note: Some("Each frame's width is its mean inclusive value over the profiles; hover for sum, min, max and a histogram of its value in each profile.".to_string()),
+        label: format!("{} {}: mean {} over {} profiles", page.benchmark, version.label, page.metric, agg.count),
+        id: "pa-flame-0".to_string(),
+        svg_path: page.path.replace(".html", ".svg"),
+        words: Words::TotalSelf,
+        percent_of: None,
+    };
+    let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
+    let mean_total = graph.total;
+    let mut decor = Vec::with_capacity(graph.rects.len());
+    let mut values = Vec::with_capacity(graph.rects.len());
+    for rect in &graph.rects {
+        let name = frame_label(&history.frames, rect);
+        let per_profile = rect.node.map(|n| agg.values(n));
+        decor.push(Decor {
+            class: match (rect.node, rect.frame) {
+                (None, _) => "m".to_string(),
+                (_, None) => "r".to_string(),
+                _ => format!("c{}", colour_index(&name)),
+            },
+            prefix: String::new(),
+            numbers: numbers(per_profile.as_deref(), rect.total, mean_total, &labels, &unit),
+        });
+        values.push(per_profile);
+    }
+    let mut extra = flame_view::Extra::new();
+    extra.insert("agg", serde_json::json!({ "labels": labels, "values": values }));
+    let (view, svg) = flame_view::render(&spec, &graph, Some(&decor), extra, renderer);
+    let common = Common::new(renderer, history, &page.path);
+    let table = table(&agg, &history.frames, &unit, &labels);
+    let profile_links = entries
+        .iter()
+        .zip(&labels)
+        .filter_map(|(&e, label)| {
+            let m = history.profiles[e].profile.metrics.iter().position(|m| m.name == page.metric)?;
+            Some(Link {
+                label: label.clone(),
+                href: flame_view::file_name(profiles.by_entry[e].get(m)?),
+                current: false,
+            })
+        })
+        .collect();
+    let html = renderer.render(
+        "aggregate.html",
+        &AggregateView {
+            benchmark: page.benchmark.clone(),
+            version: version.label.clone(),
+            metric: page.metric.clone(),
+            count: agg.count,
+            mean_total: with_unit(mean_total, &unit),
+            profiles: profile_links,
+            graph: view,
+            table,
+            common,
+        },
+    )?;
+    Ok(vec![(page.path.clone(), html.into_bytes()), svg])
+}
+
+/// Tooltip numbers of one frame.
+fn numbers(values: Option<&[f64]>, mean: f64, total: f64, labels: &[String], unit: &Unit) -> String {
+    let Some(values) = values else {
+        return format!("mean: {} ({})", with_unit(mean, unit), percent(mean, total));
+    };
+    let s = aggregate::stats(values);
+    let each: Vec<String> = labels
+        .iter()
+        .zip(values)
+        .map(|(l, v)| format!("{l} {}", grouped(*v)))
+        .collect();
+    format!(
+        "mean: {} ({})\nmin: {}  max: {}  sum: {}\neach: {}",
+        with_unit(s.mean, unit),
+        percent(s.mean, total),
+        with_unit(s.min, unit),
+        with_unit(s.max, unit),
+        with_unit(s.sum, unit),
+        each.join(", ")
+    )
+}
+
+fn table(agg: &Aggregate, frames: &FrameTable, unit: &Unit, labels: &[String]) -> TableView {
+    let stats: Vec<aggregate::Stats> = agg.tree.node_ids().map(|n| agg.stats(n)).collect();
+    let mean_total = stats.first().map_or(0.0, |s| s.mean);
+    let column = |heading: &str, pick: fn(&aggregate::Stats) -> f64, share: bool| Column {
+        heading: heading.to_string(),
+        values: stats.iter().map(pick).collect(),
+        unit,
+        percent_of: share.then_some(mean_total),
+    };
+    let columns = [
+        column("mean", |s| s.mean, true),
+        column("min", |s| s.min, false),
+        column("max", |s| s.max, false),
+        column("sum", |s| s.sum, false),
+    ];
+    let mut view = tree_table::build(
+        "pa-table",
+        "Tree table of the merged profiles".to_string(),
+        &agg.tree,
+        frames,
+        agg.mean_metric(),
+        &columns,
+        0,
+    );
+    // One histogram per row: the node's value in each profile.
+    for row in &mut view.rows {
+        if let Some(n) = row.node {
+            row.extra_html = Some(tree_table::histogram_svg(&agg.values(n), labels));
+        }
+    }
+    view.columns.push("each profile".to_string());
+    view
+}
+
