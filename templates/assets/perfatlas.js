@@ -57,123 +57,164 @@
   }
   window.perfatlasFormat = withUnit;
 
-  // ---- flame graph ------------------------------------------------------
-  var svg = document.getElementById('pa-flame');
-  var dataEl = document.getElementById('pa-data');
-  if (!svg || !dataEl) return;
-  var data = JSON.parse(dataEl.textContent);
+  // ---- flame graphs ------------------------------------------------------
+  // Every <svg class="pa-flame" data-data=ID> on the page, with its data in
+  // <script type="application/json" id=ID>. Search applies to all of them;
+  // zoom to one. Both live in the URL fragment (#search=…&zoom=G.I&mode=…)
+  // so a link can point at a zoomed, searched view and Back undoes a zoom.
   var W = 1200, CHAR = 7, PAD = 3;
-  var groups = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
-  var geom = groups.map(function (g) {
-    var r = g.querySelector('rect');
-    return { x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y') };
-  });
-  var details = document.getElementById('pa-details');
+  var graphs = Array.prototype.slice.call(document.querySelectorAll('svg.pa-flame[data-data]'))
+    .map(function (svg, k) { return setupGraph(svg, k); })
+    .filter(function (g) { return g; });
   var tip = document.createElement('div');
   tip.id = 'pa-tip';
   tip.className = 'pa-tip';
   tip.setAttribute('role', 'tooltip');
   tip.hidden = true;
-  document.body.appendChild(tip);
+  if (graphs.length) document.body.appendChild(tip);
+  var modeSelect = document.getElementById('pa-diff-mode');
+  var diffMode = 'inclusive';
 
-  function frameOf(el) {
-    while (el && el !== svg) {
+  function setupGraph(svg, k) {
+    var dataEl = document.getElementById(svg.getAttribute('data-data'));
+    if (!dataEl) return null;
+    var g = { svg: svg, k: k, data: JSON.parse(dataEl.textContent) };
+    g.groups = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
+    g.geom = g.groups.map(function (el) {
+      var r = el.querySelector('rect');
+      return { x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y') };
+    });
+    var section = svg.closest('section');
+    g.details = section ? section.querySelector('.pa-details') : null;
+    // Frames are in pre-order, so a frame's subtree is the contiguous run
+    // of indices up to subtreeEnd[i], computed from the parent links.
+    g.subtreeEnd = g.data.frames.map(function (_, i) { return i; });
+    for (var i = g.data.frames.length - 1; i > 0; i--) {
+      var p = g.data.frames[i][0];
+      if (p >= 0 && g.subtreeEnd[i] > g.subtreeEnd[p]) g.subtreeEnd[p] = g.subtreeEnd[i];
+    }
+    g.zoomed = 0;
+    svg.addEventListener('mousemove', function (e) {
+      var i = frameOf(g, e.target);
+      if (i >= 0) show(g, i, e); else tip.hidden = true;
+    });
+    svg.addEventListener('mouseleave', function () { tip.hidden = true; });
+    svg.addEventListener('focusin', function (e) {
+      var i = frameOf(g, e.target);
+      if (i >= 0) { var b = e.target.getBoundingClientRect(); show(g, i, { clientX: b.left, clientY: b.bottom }); }
+    });
+    svg.addEventListener('click', function (e) {
+      var i = frameOf(g, e.target);
+      if (i >= 0) requestZoom(g, i);
+    });
+    svg.addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      var i = frameOf(g, e.target);
+      if (i >= 0) { e.preventDefault(); requestZoom(g, i); }
+    });
+    g.groups.forEach(function (el, i) { if (g.geom[i].w >= 40) el.setAttribute('tabindex', '0'); });
+    return g;
+  }
+
+  function frameOf(g, el) {
+    while (el && el !== g.svg) {
       if (el.classList && el.classList.contains('f')) return +el.getAttribute('data-i');
       el = el.parentNode;
     }
     return -1;
   }
-  function describe(i) {
-    var f = data.frames[i];
-    var lines = [data.names[f[1]]];
-    if (data.locations[f[2]]) lines.push(data.locations[f[2]]);
-    lines.push('total: ' + withUnit(f[4], data.unit) + ' (' + percent(f[4], data.total) + ')');
-    lines.push('self: ' + withUnit(f[3], data.unit) + ' (' + percent(f[3], data.total) + ')');
+  function diffRow(g, i) { return g.data.diff ? g.data.diff[i] : null; }
+  function prefix(g, i) {
+    var d = diffRow(g, i);
+    return d ? (diffMode === 'exclusive' ? d[1] : d[0]) + ' ' : '';
+  }
+  function describe(g, i) {
+    var f = g.data.frames[i], d = g.data, lines = [prefix(g, i) + d.names[f[1]]];
+    if (d.locations[f[2]]) lines.push(d.locations[f[2]]);
+    var row = diffRow(g, i), agg = d.agg ? d.agg.values[i] : null;
+    if (row) {
+      lines.push('inclusive: ' + row[4]);
+      lines.push('self: ' + row[5]);
+    } else if (agg) {
+      var sum = 0, min = Infinity, max = -Infinity;
+      agg.forEach(function (v) { sum += v; min = Math.min(min, v); max = Math.max(max, v); });
+      lines.push('mean: ' + withUnit(sum / agg.length, d.unit) + ' (' + percent(sum / agg.length, d.total) + ')');
+      lines.push('min: ' + withUnit(min, d.unit) + ' · max: ' + withUnit(max, d.unit) + ' · sum: ' + withUnit(sum, d.unit));
+      lines.push({ hist: agg, labels: d.agg.labels });
+    } else if (d.words === 'value') {
+      lines.push('value: ' + withUnit(f[4], d.unit) + ' (' + percent(f[4], d.total) + ')');
+    } else {
+      lines.push('total: ' + withUnit(f[4], d.unit) + ' (' + percent(f[4], d.total) + ')');
+      lines.push('self: ' + withUnit(f[3], d.unit) + ' (' + percent(f[3], d.total) + ')');
+    }
     return lines;
+  }
+  function histogram(h) {
+    var box = document.createElement('div'), max = Math.max.apply(null, h.hist.concat([0]));
+    box.className = 'pa-tip-hist';
+    h.hist.forEach(function (v, k) {
+      var bar = document.createElement('span');
+      bar.style.height = (max > 0 ? Math.max(1, Math.round(v / max * 32)) : 1) + 'px';
+      bar.title = h.labels[k] + ': ' + grouped(v);
+      box.appendChild(bar);
+    });
+    return box;
   }
   function fill(el, lines) {
     el.textContent = '';
     lines.forEach(function (l, k) {
+      if (typeof l === 'object') { el.appendChild(histogram(l)); return; }
       var d = document.createElement(k === 0 ? 'strong' : 'div');
       d.textContent = l;
       el.appendChild(d);
-      if (k === 0) el.appendChild(document.createElement('br'));
     });
   }
-  function show(i, evt) {
-    var lines = describe(i);
+  function show(g, i, evt) {
+    var lines = describe(g, i);
     fill(tip, lines);
-    if (details) details.textContent = lines.join(' · ');
+    if (g.details) g.details.textContent = lines.filter(function (l) { return typeof l === 'string'; }).join(' · ');
     tip.hidden = false;
     var x = evt && evt.clientX !== undefined ? evt.clientX : 20, y = evt && evt.clientY !== undefined ? evt.clientY : 20;
     tip.style.left = Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8) + window.scrollX + 'px';
     tip.style.top = y + 14 + window.scrollY + 'px';
   }
-  svg.addEventListener('mousemove', function (e) {
-    var i = frameOf(e.target);
-    if (i >= 0) show(i, e); else tip.hidden = true;
-  });
-  svg.addEventListener('mouseleave', function () { tip.hidden = true; });
-  svg.addEventListener('focusin', function (e) {
-    var i = frameOf(e.target);
-    if (i >= 0) { var b = e.target.getBoundingClientRect(); show(i, { clientX: b.left, clientY: b.bottom }); }
-  });
 
-  // Zoom: the clicked frame fills the width, its ancestors span it, its
+  // Zoom: the chosen frame fills the width, its ancestors span it, its
   // descendants scale with it, everything else hides.
-  function label(i, width) {
-    var name = data.names[data.frames[i][1]];
+  function label(g, i, width) {
+    var name = prefix(g, i) + g.data.names[g.data.frames[i][1]];
     var fits = Math.floor((width - 2 * PAD) / CHAR);
     if (fits < 3) return '';
     return name.length <= fits ? name : name.slice(0, fits - 2) + '..';
   }
-  function place(i, x, w) {
-    var g = groups[i], r = g.querySelector('rect'), t = g.querySelector('text');
+  function place(g, i, x, w) {
+    var el = g.groups[i], r = el.querySelector('rect'), t = el.querySelector('text');
     r.setAttribute('x', x.toFixed(2));
     r.setAttribute('width', w.toFixed(2));
-    var text = label(i, w);
+    var text = label(g, i, w);
     if (!t && text) {
       t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-      t.setAttribute('y', (geom[i].y + 11).toFixed(2));
-      g.appendChild(t);
+      t.setAttribute('y', (g.geom[i].y + 11).toFixed(2));
+      el.appendChild(t);
     }
     if (t) { t.setAttribute('x', (x + PAD).toFixed(2)); t.textContent = text; }
   }
-  // Frames are in pre-order, so a frame's subtree is the contiguous run
-  // of indices up to subtreeEnd[i]; computed once from the parent links
-  // (never from rounded coordinates).
-  var subtreeEnd = data.frames.map(function (_, i) { return i; });
-  for (var k = data.frames.length - 1; k > 0; k--) {
-    var parent = data.frames[k][0];
-    if (parent >= 0 && subtreeEnd[k] > subtreeEnd[parent]) subtreeEnd[parent] = subtreeEnd[k];
-  }
-  function zoom(i) {
-    var z = geom[i], ancestors = {};
-    for (var a = i; a >= 0; a = data.frames[a][0]) ancestors[a] = true;
-    for (var j = 0; j < groups.length; j++) {
-      var g = geom[j];
-      var inside = j > i && j <= subtreeEnd[i];
-      if (ancestors[j]) { place(j, 0, W); groups[j].classList.remove('pa-hidden'); }
-      else if (inside) { place(j, (g.x - z.x) / z.w * W, g.w / z.w * W); groups[j].classList.remove('pa-hidden'); }
-      else groups[j].classList.add('pa-hidden');
-      groups[j].classList.toggle('pa-zoomed', j === i && i !== 0);
+  function zoom(g, i) {
+    if (!(i >= 0 && i < g.groups.length)) i = 0;
+    g.zoomed = i;
+    var z = g.geom[i], ancestors = {};
+    for (var a = i; a >= 0; a = g.data.frames[a][0]) ancestors[a] = true;
+    for (var j = 0; j < g.groups.length; j++) {
+      var q = g.geom[j], inside = j > i && j <= g.subtreeEnd[i];
+      if (ancestors[j]) { place(g, j, 0, W); g.groups[j].classList.remove('pa-hidden'); }
+      else if (inside) { place(g, j, (q.x - z.x) / z.w * W, q.w / z.w * W); g.groups[j].classList.remove('pa-hidden'); }
+      else g.groups[j].classList.add('pa-hidden');
+      g.groups[j].classList.toggle('pa-zoomed', j === i && i !== 0);
     }
   }
-  svg.addEventListener('click', function (e) {
-    var i = frameOf(e.target);
-    if (i >= 0) zoom(i);
-  });
-  svg.addEventListener('keydown', function (e) {
-    if (e.key !== 'Enter' && e.key !== ' ') return;
-    var i = frameOf(e.target);
-    if (i >= 0) { e.preventDefault(); zoom(i); }
-  });
-  groups.forEach(function (g, i) { if (geom[i].w >= 40) g.setAttribute('tabindex', '0'); });
-  var reset = document.getElementById('pa-reset');
-  if (reset) reset.addEventListener('click', function () { zoom(0); });
 
-  // Search: highlight matches; the share counts each sample once, so a
-  // match inside another match adds nothing.
+  // Search: highlight matches in every graph; the share (from the first
+  // graph) counts each sample once, so a match inside another adds nothing.
   var search = document.getElementById('pa-search');
   var result = document.getElementById('pa-search-result');
   function matcher(q) {
@@ -184,27 +225,159 @@
     var lower = q.toLowerCase();
     return function (s) { return s.toLowerCase().indexOf(lower) >= 0; };
   }
-  function runSearch() {
-    var q = search.value.trim();
-    var hit = new Array(groups.length), covered = new Array(groups.length);
-    var test = q ? matcher(q) : null;
-    var count = 0, sum = 0;
-    for (var j = 0; j < groups.length; j++) {
-      var f = data.frames[j], p = f[0];
-      hit[j] = !!(test && j > 0 && test(data.names[f[1]]));
+  function searchGraph(g, test) {
+    var n = g.groups.length, hit = new Array(n), covered = new Array(n), count = 0, sum = 0;
+    for (var j = 0; j < n; j++) {
+      var f = g.data.frames[j], p = f[0];
+      hit[j] = !!(test && j > 0 && test(g.data.names[f[1]]));
       covered[j] = p >= 0 && (hit[p] || covered[p]);
-      groups[j].classList.toggle('pa-hl', hit[j]);
+      g.groups[j].classList.toggle('pa-hl', hit[j]);
       if (hit[j]) { count++; if (!covered[j]) sum += f[4]; }
     }
-    if (!q) result.textContent = '';
-    else if (!test) result.textContent = 'invalid regular expression';
-    else result.textContent = count + ' matching frame' + (count === 1 ? '' : 's') + ': ' +
-      withUnit(sum, data.unit) + ', ' + percent(sum, data.total) + ' of the total';
+    return { count: count, sum: sum };
   }
-  if (search) {
-    var timer = null;
-    search.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(runSearch, 120); });
-    search.addEventListener('keydown', function (e) { if (e.key === 'Enter') { clearTimeout(timer); runSearch(); } });
+  function runSearch() {
+    if (!search) return;
+    var q = search.value.trim(), test = q ? matcher(q) : null, first = null;
+    graphs.forEach(function (g) { var r = searchGraph(g, test); if (!first) first = r; });
+    if (!result) return;
+    if (!q || !first) result.textContent = '';
+    else if (!test) result.textContent = 'invalid regular expression';
+    else result.textContent = first.count + ' matching frame' + (first.count === 1 ? '' : 's') + ': ' +
+      withUnit(first.sum, graphs[0].data.unit) + ', ' + percent(first.sum, graphs[0].data.total) + ' of the total';
+  }
+
+  // Differential graphs: colour and tag by the inclusive or the self change.
+  function applyMode(mode) {
+    mode = mode === 'exclusive' ? 'exclusive' : 'inclusive';
+    if (mode === diffMode) return;
+    diffMode = mode;
+    if (modeSelect) modeSelect.value = diffMode;
+    graphs.forEach(function (g) {
+      if (!g.data.diff) return;
+      g.groups.forEach(function (el, i) {
+        var d = g.data.diff[i];
+        if (!d) return;
+        el.classList.remove(d[2], d[3]);
+        el.classList.add(diffMode === 'exclusive' ? d[3] : d[2]);
+      });
+      zoom(g, g.zoomed);
+    });
+  }
+
+  // ---- state in the URL fragment -----------------------------------------
+  function readState() {
+    var state = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+      var i = kv.indexOf('=');
+      if (i > 0) {
+        try { state[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { /* ignore */ }
+      }
+    });
+    return state;
+  }
+  function stateHash(zoomG, zoomI) {
+    var parts = [];
+    var q = search ? search.value.trim() : '';
+    if (q) parts.push('search=' + encodeURIComponent(q));
+    if (zoomG && zoomI > 0) parts.push('zoom=' + zoomG.k + '.' + zoomI);
+    if (diffMode !== 'inclusive') parts.push('mode=' + diffMode);
+    return parts.length ? '#' + parts.join('&') : '#';
+  }
+  function currentZoom() {
+    for (var k = 0; k < graphs.length; k++) if (graphs[k].zoomed > 0) return graphs[k];
+    return null;
+  }
+  function requestZoom(g, i) {
+    location.hash = stateHash(g, i);
+  }
+  function replaceState() {
+    var z = currentZoom();
+    var h = stateHash(z, z ? z.zoomed : 0);
+    if (h !== location.hash && !(h === '#' && !location.hash)) location.replace(h);
+  }
+  function applyState() {
+    var state = readState();
+    if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
+    applyMode(state.mode);
+    var z = (state.zoom || '').split('.');
+    graphs.forEach(function (g) {
+      var target = String(g.k) === z[0] ? +z[1] : 0;
+      if (!(target >= 0 && target < g.groups.length)) target = 0;
+      if (target !== g.zoomed) zoom(g, target);
+    });
+    runSearch();
+  }
+  if (graphs.length) {
+    window.addEventListener('hashchange', applyState);
+    applyState();
+    if (search) {
+      var timer = null;
+      var update = function () { runSearch(); replaceState(); };
+      search.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(update, 120); });
+      search.addEventListener('keydown', function (e) { if (e.key === 'Enter') { clearTimeout(timer); update(); } });
+    }
+    var reset = document.getElementById('pa-reset');
+    if (reset) reset.addEventListener('click', function () { location.hash = stateHash(null, 0); });
+    if (modeSelect) modeSelect.addEventListener('change', function () { applyMode(modeSelect.value); replaceState(); });
+  }
+
+  // ---- tree tables: fold rows, sort siblings by a column ---------------------
+  Array.prototype.forEach.call(document.querySelectorAll('table.pa-tree'), setupTreeTable);
+  function setupTreeTable(table) {
+    var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+    var byId = {}, kids = {}, folded = {};
+    rows.forEach(function (r) {
+      var id = r.getAttribute('data-i'), p = r.getAttribute('data-p');
+      byId[id] = r; (kids[p] = kids[p] || []).push(id);
+    });
+    function visit(id, visible, out) {
+      var r = byId[id];
+      r.hidden = !visible;
+      out.push(r);
+      (kids[id] || []).forEach(function (c) { visit(c, visible && !folded[id], out); });
+    }
+    function redraw() {
+      var out = [];
+      (kids['-1'] || []).forEach(function (id) { visit(id, true, out); });
+      out.forEach(function (r) { body.appendChild(r); });
+      rows.forEach(function (r) {
+        var b = r.querySelector('.pa-tt');
+        if (b) { var f = !!folded[r.getAttribute('data-i')]; b.textContent = f ? '▸' : '▾'; b.setAttribute('aria-expanded', String(!f)); b.setAttribute('aria-label', f ? 'unfold' : 'fold'); }
+      });
+    }
+    // Start with three levels open.
+    rows.forEach(function (r) {
+      var depth = 0;
+      for (var p = r.getAttribute('data-p'); p !== '-1'; p = byId[p].getAttribute('data-p')) depth++;
+      if (depth >= 2 && kids[r.getAttribute('data-i')]) folded[r.getAttribute('data-i')] = true;
+    });
+    body.addEventListener('click', function (e) {
+      var b = e.target.closest('.pa-tt');
+      if (!b) return;
+      var id = b.closest('tr').getAttribute('data-i');
+      folded[id] = !folded[id];
+      redraw();
+    });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      var col = th.getAttribute('data-col');
+      if (col === null) return;
+      th.classList.add('pa-sortable');
+      th.tabIndex = 0;
+      var sortBy = function () {
+        var desc = th.getAttribute('aria-sort') !== 'descending';
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) { c.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', desc ? 'descending' : 'ascending');
+        var key = function (id) { var c = byId[id].cells[+col + 1]; return c ? +c.getAttribute('data-v') : 0; };
+        Object.keys(kids).forEach(function (p) {
+          kids[p].sort(function (a, b) { return desc ? key(b) - key(a) : key(a) - key(b); });
+        });
+        redraw();
+      };
+      th.addEventListener('click', sortBy);
+      th.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(); } });
+    });
+    redraw();
   }
 })();
 
