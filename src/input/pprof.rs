@@ -45,22 +45,46 @@ impl Format for Pprof {
     }
 }
 
-/// Field 1 (`sample_type`, length-delimited) first, holding a `ValueType`
-/// whose first field is a varint (`type` = 1, or `unit` = 2 when `type` is
-/// the default 0). This is how every encoder that writes fields in number
-/// order starts a profile.
+/// The top-level fields before the first `sample_type` (field 1) are only
+/// the scalar header fields `time_nanos` (9), `duration_nanos` (10),
+/// `period_type` (11, a `ValueType`) and `period` (12), each well-formed,
+/// and that `sample_type` is a well-formed `ValueType`. Encoders that write
+/// fields in number order start with `sample_type`; Go's `runtime/pprof`
+/// starts a CPU profile with `time_nanos` and a heap profile with
+/// `period_type` and `period`.
 fn starts_with_value_type(head: &[u8]) -> bool {
-    let Some(rest) = head.strip_prefix(&[0x0a]) else {
-        return false;
-    };
-    let Some((len, used)) = read_varint(rest) else {
-        return false;
-    };
-    let body = &rest[used..];
-    // A ValueType is two small varints: at most 22 bytes.
-    (2..=22).contains(&len)
+    let mut rest = head;
+    // At most one of each header field before the first sample_type.
+    for _ in 0..5 {
+        let Some((&tag, body)) = rest.split_first() else {
+            return false;
+        };
+        rest = match tag {
+            0x0a => return value_type_len(body).is_some(),
+            0x5a => match value_type_len(body) {
+                Some(used) => &body[used..],
+                None => return false,
+            },
+            0x48 | 0x50 | 0x60 => match read_varint(body) {
+                Some((_, used)) => &body[used..],
+                None => return false,
+            },
+            _ => return false,
+        };
+    }
+    false
+}
+
+/// The bytes taken by a length-delimited `ValueType` (its length varint and
+/// body) at the start of `bytes`, when it looks like one: two small varints,
+/// at most 22 bytes, the first being `type` (1) or `unit` (2).
+fn value_type_len(bytes: &[u8]) -> Option<usize> {
+    let (len, used) = read_varint(bytes)?;
+    let body = &bytes[used..];
+    ((2..=22).contains(&len)
         && len as usize <= body.len()
-        && matches!(body.first(), Some(0x08 | 0x10))
+        && matches!(body.first(), Some(0x08 | 0x10)))
+    .then_some(used + len as usize)
 }
 
 /// A protobuf varint at the start of `bytes`: its value and length.
@@ -872,6 +896,22 @@ mod tests {
         assert!(!yes("x.txt", b"\x12\x80\x81\xff"));
         // sample_type { type: 1, unit: 2 }
         assert!(yes("anything", b"\x0a\x04\x08\x01\x10\x02"));
+        // Go's runtime/pprof, whatever the file is called: a CPU profile
+        // starts with time_nanos, a heap profile with period_type and period.
+        let go_cpu = b"\x48\x91\xa5\x95\xea\x9e\x95\xae\xf5\x18\x0a\x04\x08\x01\x10\x02";
+        let go_heap = b"\x5a\x04\x08\x01\x10\x02\x60\x80\x80\x04\x0a\x04\x08\x03\x10\x04";
+        assert!(yes("demo.cpu.pb.gz", go_cpu));
+        assert!(yes("cpu.out", go_heap));
+        // Header fields alone, or followed by anything but a sample_type, or
+        // text that happens to start with the same letters, are not enough.
+        assert!(!yes("x", &go_heap[..10]));
+        assert!(!yes("x", b"\x48\x01\x12\x04\x08\x01\x10\x02"));
+        assert!(!yes("x", b"Hello;world 3\n"));
+        assert!(!yes("x", b"Z\x04\x08\x01\x10\x02P\x01"));
+        assert!(!yes(
+            "x",
+            b"\x48\x01\x48\x01\x48\x01\x48\x01\x48\x01\x0a\x04\x08\x01\x10\x02"
+        ));
         // The whole pipeline on text still picks a text format or fails.
         assert!(!matches!(
             crate::input::parse_bytes("x.folded", b"\na;b 1\n"),
