@@ -13,7 +13,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::model::{CallTree, Frame, FrameId, FrameTable, NodeId};
+use crate::model::{stable_path, CallTree, Frame, FrameId, FrameTable, NodeId};
 
 /// The history's frames plus the function, file and module frames that
 /// bottom-up and flat trees use. Ids of the history's own frames are kept.
@@ -58,20 +58,27 @@ impl ShapeFrames {
     }
 }
 
+/// A function is its name and its file's stable path (see
+/// [`stable_path`]), so the same function of two versions installed in
+/// different environments is one frame.
 fn function_frame(frame: &Frame) -> Frame {
     Frame {
         function: frame.function.clone(),
-        file: frame.file.clone(),
+        file: stable_file(frame),
         module: frame.module.clone(),
         ..Frame::default()
     }
 }
 
+fn stable_file(frame: &Frame) -> Option<String> {
+    frame.file.as_deref().map(|f| stable_path(f).to_string())
+}
+
 fn file_frame(frame: &Frame) -> Frame {
-    let file = frame.file.clone().unwrap_or_else(|| "(no file)".to_string());
+    let file = stable_file(frame);
     Frame {
-        function: file.clone(),
-        file: frame.file.clone(),
+        function: file.clone().unwrap_or_else(|| "(no file)".to_string()),
+        file,
         ..Frame::default()
     }
 }
@@ -79,7 +86,8 @@ fn file_frame(frame: &Frame) -> Frame {
 /// The load module when the profiler names one, else the file's directory
 /// (a package, for interpreted languages).
 fn module_frame(frame: &Frame) -> Frame {
-    let name = match (&frame.module, &frame.file) {
+    let file = stable_file(frame);
+    let name = match (&frame.module, &file) {
         (Some(m), _) if !m.is_empty() => m.clone(),
         (_, Some(f)) => match f.rfind(['/', '\\']) {
             Some(i) if i > 0 => f[..i].to_string(),
@@ -257,6 +265,26 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
             frames.function(frame),
         ];
         out.add_stack(path, &row);
+    }
+    out
+}
+
+/// The same tree with every frame replaced by its function (line dropped,
+/// stable path), contexts that become equal merged. Differential views
+/// across versions match on this: a line number moves whenever code above
+/// it changes.
+pub fn by_function(tree: &CallTree, frames: &ShapeFrames) -> CallTree {
+    let mut out = CallTree::new(tree.metric_count());
+    let mut mapped = vec![NodeId::ROOT; tree.len()];
+    for node in tree.node_ids().skip(1) {
+        let parent = tree.parent(node).unwrap_or(NodeId::ROOT);
+        let frame = tree.frame(node).map_or(FrameId(0), |f| frames.function(f));
+        mapped[node.index()] = out.child(mapped[parent.index()], frame);
+    }
+    for node in tree.node_ids() {
+        for m in 0..tree.metric_count() {
+            out.add_self(mapped[node.index()], m, tree.self_value(node, m));
+        }
     }
     out
 }

@@ -219,16 +219,21 @@ fn native_component(name: &str) -> Option<Component> {
     })
 }
 
-/// JavaScript, Python and the fallback: directory → file → function.
-fn file_component(name: &str, file: &str) -> Component {
+/// The part of a source path that stays the same across the environments
+/// of different versions: for installed packages, the path after
+/// `site-packages/`, `dist-packages/` or `node_modules/`.
+pub fn stable_path(file: &str) -> &str {
     let path = file.strip_prefix("file://").unwrap_or(file);
-    // Installed packages: the part after site-packages/ or node_modules/ is
-    // the package's own path, the same in every version's environment.
-    let path = ["site-packages/", "dist-packages/", "node_modules/"]
+    ["site-packages/", "dist-packages/", "node_modules/"]
         .iter()
         .filter_map(|m| path.rfind(m).map(|i| &path[i + m.len()..]))
         .next()
-        .unwrap_or(path);
+        .unwrap_or(path)
+}
+
+/// JavaScript, Python and the fallback: directory → file → function.
+fn file_component(name: &str, file: &str) -> Component {
+    let path = stable_path(file);
     let (dir, base) = match path.rfind(['/', '\\']) {
         Some(i) => (&path[..i], &path[i + 1..]),
         None => ("", path),

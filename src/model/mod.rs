@@ -12,7 +12,7 @@ mod history;
 mod profile;
 mod tree;
 
-pub use component::{component_path, Component, Language};
+pub use component::{component_path, stable_path, Component, Language};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{Benchmark, History, ProfileEntry, Skipped, Version};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};

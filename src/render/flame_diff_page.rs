@@ -158,7 +158,7 @@ fn mean_tree(history: &History, frames: &ShapeFrames, p: &DiffPlan, version: usi
     let agg = aggregate::aggregate(&refs);
     let mean = agg.tree.project(agg.mean_metric());
     let shaped = match p.shape {
-        Shape::TopDown => mean,
+        Shape::TopDown => shapes::by_function(&mean, frames),
         Shape::BottomUp => shapes::bottom_up(&mean, frames, Values::Exclusive).tree,
         Shape::Flat => shapes::flat(&mean, frames, Values::Exclusive),
     };
@@ -187,7 +187,7 @@ pub fn render(
         unit: &shown_unit,
         title: format!("Differential flame graph, {}, {}", p.shape.name(), p.metric),
         note: Some(format!(
-            "Frames of {} and {} matched by their whole path from the root. Each frame's width is its mean over the two versions, so added and deleted frames both show. [A] added, [D] deleted (dashed), [+] grew, [−] shrank, [=] unchanged; red is slower, green faster, full colour at twice or half.",
+            "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. [A] added, [D] deleted (dashed), [+] grew, [−] shrank, [=] unchanged; red is slower, green faster, full colour at twice or half.",
             old_v.label, new_v.label
         )),
         label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, p.metric),

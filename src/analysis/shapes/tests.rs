@@ -168,3 +168,24 @@ fn merge_matches_whole_paths_and_keeps_each_trees_values() {
         ["a = 0.5", "main = 3.25", "main;a = 2.75", "main;b = 0.5", "main;b;a = 0.5"]
     );
 }
+
+#[test]
+fn by_function_matches_a_function_across_versions_whose_lines_and_environment_moved() {
+    let (frames, old) = profile(&[
+        ("main@/v1/site-packages/m/x.py:1;f@/v1/site-packages/m/x.py:3", 2.0),
+        ("main@/v1/site-packages/m/x.py:1;f@/v1/site-packages/m/x.py:4", 1.0),
+    ]);
+    let mut frames = frames;
+    let mut new = CallTree::new(1);
+    let stack: Vec<FrameId> = ["main@/v2/site-packages/m/x.py:2", "f@/v2/site-packages/m/x.py:9"]
+        .iter()
+        .map(|f| frames.intern(frame(f)))
+        .collect();
+    new.add_stack(stack, &[5.0]);
+    let sf = ShapeFrames::new(&frames);
+    let merged = merge(&[&by_function(&old, &sf), &by_function(&new, &sf)], &[]);
+    assert_eq!(paths(&merged, &sf.table, 0), ["main = 3", "main;f = 3"]);
+    assert_eq!(paths(&merged, &sf.table, 1), ["main = 5", "main;f = 5"]);
+    let f = sf.table.get(merged.stack_of(NodeId(2))[1]);
+    assert_eq!((f.file.as_deref(), f.line), (Some("m/x.py"), None));
+}
