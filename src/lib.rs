@@ -59,6 +59,8 @@ pub struct BuildOptions {
     pub repo: Option<PathBuf>,
     /// Overrides `matrix.min_share` (percent).
     pub min_share: Option<f64>,
+    /// Directory of source files for code links (else `repo`).
+    pub sources: Option<PathBuf>,
 }
 
 /// What a build did.
@@ -102,7 +104,15 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
     let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
     let modifications = code_changes(options, &config, &history, &hierarchy)?;
-    let files = render::site_files(&history, &config, &renderer, hierarchy, modifications)?;
+    let sources = source_texts(options, &config, &history)?;
+    let files = render::site_files(
+        &history,
+        &config,
+        &renderer,
+        hierarchy,
+        modifications,
+        &sources,
+    )?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     site::write_site(&options.output, &files, options.force)?;
     if let Some(zip) = &options.zip {
@@ -114,6 +124,29 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         skipped: history.skipped,
     })
+}
+
+/// Source files for code links: from `--sources`, else `--repo`, else none.
+fn source_texts(
+    options: &BuildOptions,
+    config: &input::config::Config,
+    history: &model::History,
+) -> Result<input::sources::Sources, BuildError> {
+    if let Some(dir) = &options.sources {
+        if !dir.is_dir() {
+            return Err(BuildError::Usage(format!(
+                "--sources {}: not a directory",
+                dir.display()
+            )));
+        }
+        return Ok(input::sources::from_dir(dir, history, &config.vcs));
+    }
+    if let Some(path) = &options.repo {
+        let repo = vcs::Repo::open(path)
+            .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))?;
+        return Ok(input::sources::from_repo(&repo, history, &config.vcs));
+    }
+    Ok(input::sources::Sources::default())
 }
 
 /// Which methods each version modified: from `--repo` when given, else

@@ -62,6 +62,10 @@ enum Command {
         /// version (default 2, or `matrix.min_share`).
         #[arg(long)]
         min_share: Option<f64>,
+        /// Source files for code links, looked up as DIR/VERSION/PATH then
+        /// DIR/PATH (default: from --repo at each version's revision).
+        #[arg(long, value_name = "DIR")]
+        sources: Option<PathBuf>,
     },
     /// Convert one profile to folded stacks or the native JSON, on stdout.
     #[command(
@@ -123,6 +127,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             jobs,
             repo,
             min_share,
+            sources,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -145,6 +150,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 zip,
                 repo,
                 min_share,
+                sources,
             };
             let report = perfatlas::build(&options)?;
             for s in &report.skipped {

@@ -153,7 +153,9 @@ mod tests {
     fn node(d: &FlameDiff, frames: &FrameTable, path: &str) -> NodeId {
         path.split(';').fold(NodeId::ROOT, |n, name| {
             let f = frames.iter().find(|(_, f)| f.function == name).unwrap().0;
-            d.tree.find_child(n, f).unwrap_or_else(|| panic!("no {path}"))
+            d.tree
+                .find_child(n, f)
+                .unwrap_or_else(|| panic!("no {path}"))
         })
     }
 
@@ -203,7 +205,13 @@ mod tests {
         assert_eq!(raw.inclusive(b).tag(), Tag::Same);
         let shares = diff(&old, &new, true);
         let b = node(&shares, &frames, "main;b");
-        assert_eq!(shares.inclusive(b), Change { old: 0.5, new: 0.25 });
+        assert_eq!(
+            shares.inclusive(b),
+            Change {
+                old: 0.5,
+                new: 0.25
+            }
+        );
         assert_eq!(shares.inclusive(b).tag(), Tag::Shrank);
         assert_eq!(shares.tree.inclusive(WIDTH_METRIC)[0], 1.0);
     }

@@ -8,6 +8,7 @@ pub mod derived;
 pub mod flame;
 pub mod flame_diff;
 pub mod hierarchy;
+pub mod line_costs;
 pub mod matrix;
 pub mod modifications;
 pub mod profile_facts;

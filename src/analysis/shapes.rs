@@ -29,8 +29,11 @@ impl ShapeFrames {
     pub fn new(frames: &FrameTable) -> ShapeFrames {
         let mut table = frames.clone();
         let n = frames.len();
-        let (mut function_of, mut file_of, mut module_of) =
-            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut function_of, mut file_of, mut module_of) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
         for (_, frame) in frames.iter() {
             function_of.push(table.intern(function_frame(frame)));
             file_of.push(table.intern(file_frame(frame)));
@@ -134,12 +137,9 @@ pub fn bottom_up(tree: &CallTree, frames: &ShapeFrames, values: Values) -> Shape
     let metrics = tree.metric_count();
     let function = function_ids(tree, frames);
     let contributing = contributing_nodes(tree, &function, values);
-    let work: usize = contributing
-        .iter()
-        .map(|n| tree.depth(*n) as usize)
-        .sum();
-    let cut_depth = (work > BOTTOM_UP_WORK)
-        .then(|| (BOTTOM_UP_WORK / contributing.len().max(1)).max(8));
+    let work: usize = contributing.iter().map(|n| tree.depth(*n) as usize).sum();
+    let cut_depth =
+        (work > BOTTOM_UP_WORK).then(|| (BOTTOM_UP_WORK / contributing.len().max(1)).max(8));
     let inclusive: Vec<Vec<f64>> = match values {
         Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
         Values::Exclusive => Vec::new(),

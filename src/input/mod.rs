@@ -14,6 +14,7 @@ pub mod names;
 pub mod native;
 pub mod perf_script;
 pub mod pprof;
+pub mod sources;
 pub mod speedscope;
 pub mod text;
 pub mod walk;

@@ -10,6 +10,7 @@ use super::flame_svg::{colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
 use super::profile_page::{Link, Plan};
+use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
 use super::{paths, Common, Renderer};
 use crate::analysis::aggregate::{self, Aggregate};
@@ -91,14 +92,24 @@ pub fn render(
     config: &Config,
     renderer: &Renderer,
     profiles: &Plan,
+    links: &SourceLinks,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let (entries, trees, unit) = version_trees(history, &page.benchmark, page.version, &page.metric);
+    let (entries, trees, unit) =
+        version_trees(history, &page.benchmark, page.version, &page.metric);
     let unit = unit.unwrap_or(Unit::Count);
     let refs: Vec<&CallTree> = trees.iter().collect();
     let agg = aggregate::aggregate(&refs);
-    let labels: Vec<String> = entries.iter().map(|&e| profiles.rep_names[e].clone()).collect();
+    let labels: Vec<String> = entries
+        .iter()
+        .map(|&e| profiles.rep_names[e].clone())
+        .collect();
     let version = &history.versions[page.version];
+    let code = CodeLinks {
+        links,
+        version: page.version,
+        root: paths::root_of(&page.path),
+    };
     let spec = GraphSpec {
         tree: &agg.tree,
         metric: agg.mean_metric(),
@@ -111,6 +122,7 @@ pub fn render(
         svg_path: page.path.replace(".html", ".svg"),
         words: Words::TotalSelf,
         percent_of: None,
+        code: Some(&code),
     };
     let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
     let mean_total = graph.total;
@@ -126,20 +138,33 @@ pub fn render(
                 _ => format!("c{}", colour_index(&name)),
             },
             prefix: String::new(),
-            numbers: numbers(per_profile.as_deref(), rect.total, mean_total, &labels, &unit),
+            numbers: numbers(
+                per_profile.as_deref(),
+                rect.total,
+                mean_total,
+                &labels,
+                &unit,
+            ),
         });
         values.push(per_profile);
     }
     let mut extra = flame_view::Extra::new();
-    extra.insert("agg", serde_json::json!({ "labels": labels, "values": values }));
+    extra.insert(
+        "agg",
+        serde_json::json!({ "labels": labels, "values": values }),
+    );
     let (view, svg) = flame_view::render(&spec, &graph, Some(&decor), extra, renderer);
     let common = Common::new(renderer, history, &page.path);
-    let table = table(&agg, &history.frames, &unit, &labels);
+    let table = table(&agg, &history.frames, &unit, &labels, &code);
     let profile_links = entries
         .iter()
         .zip(&labels)
         .filter_map(|(&e, label)| {
-            let m = history.profiles[e].profile.metrics.iter().position(|m| m.name == page.metric)?;
+            let m = history.profiles[e]
+                .profile
+                .metrics
+                .iter()
+                .position(|m| m.name == page.metric)?;
             Some(Link {
                 label: label.clone(),
                 href: flame_view::file_name(profiles.by_entry[e].get(m)?),
@@ -165,7 +190,13 @@ pub fn render(
 }
 
 /// Tooltip numbers of one frame.
-fn numbers(values: Option<&[f64]>, mean: f64, total: f64, labels: &[String], unit: &Unit) -> String {
+fn numbers(
+    values: Option<&[f64]>,
+    mean: f64,
+    total: f64,
+    labels: &[String],
+    unit: &Unit,
+) -> String {
     let Some(values) = values else {
         return format!("mean: {} ({})", with_unit(mean, unit), percent(mean, total));
     };
@@ -186,7 +217,13 @@ fn numbers(values: Option<&[f64]>, mean: f64, total: f64, labels: &[String], uni
     )
 }
 
-fn table(agg: &Aggregate, frames: &FrameTable, unit: &Unit, labels: &[String]) -> TableView {
+fn table(
+    agg: &Aggregate,
+    frames: &FrameTable,
+    unit: &Unit,
+    labels: &[String],
+    code: &CodeLinks,
+) -> TableView {
     let stats: Vec<aggregate::Stats> = agg.tree.node_ids().map(|n| agg.stats(n)).collect();
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
     let column = |heading: &str, pick: fn(&aggregate::Stats) -> f64, share: bool| Column {
@@ -209,6 +246,7 @@ fn table(agg: &Aggregate, frames: &FrameTable, unit: &Unit, labels: &[String]) -
         agg.mean_metric(),
         &columns,
         0,
+        Some(code),
     );
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {
@@ -219,4 +257,3 @@ fn table(agg: &Aggregate, frames: &FrameTable, unit: &Unit, labels: &[String]) -
     view.columns.push("each profile".to_string());
     view
 }
-

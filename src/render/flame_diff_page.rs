@@ -47,7 +47,12 @@ pub fn plan(history: &History, config: &Config) -> Vec<DiffPlan> {
             pairs.push((benchmark.clone(), w[0], w[1]));
         }
         for [old, new] in &config.flame.diffs {
-            let find = |name: &str| versions.iter().copied().find(|&v| history.versions[v].name == *name);
+            let find = |name: &str| {
+                versions
+                    .iter()
+                    .copied()
+                    .find(|&v| history.versions[v].name == *name)
+            };
             if let (Some(o), Some(n)) = (find(old), find(new)) {
                 if !pairs.contains(&(benchmark.clone(), o, n)) {
                     pairs.push((benchmark.clone(), o, n));
@@ -93,7 +98,11 @@ fn versions_of(history: &History, benchmark: &str) -> Vec<usize> {
 
 fn metric_names(history: &History, benchmark: &str, version: usize) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for p in history.profiles.iter().filter(|p| p.benchmark == benchmark && p.version == version) {
+    for p in history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == benchmark && p.version == version)
+    {
         for m in &p.profile.metrics {
             if !names.contains(&m.name) {
                 names.push(m.name.clone());
@@ -113,10 +122,16 @@ fn common_metrics(history: &History, benchmark: &str, old: usize, new: usize) ->
 
 /// For each (benchmark, version), the top-down diff pages it takes part in,
 /// labelled from that version's point of view.
-pub fn links_by_version(history: &History, plan: &[DiffPlan]) -> BTreeMap<(String, usize), Vec<(String, String)>> {
+pub fn links_by_version(
+    history: &History,
+    plan: &[DiffPlan],
+) -> BTreeMap<(String, usize), Vec<(String, String)>> {
     let mut out: BTreeMap<(String, usize), Vec<(String, String)>> = BTreeMap::new();
     for p in plan.iter().filter(|p| p.shape == Shape::TopDown) {
-        let (old, new) = (&history.versions[p.old].label, &history.versions[p.new].label);
+        let (old, new) = (
+            &history.versions[p.old].label,
+            &history.versions[p.new].label,
+        );
         out.entry((p.benchmark.clone(), p.new))
             .or_default()
             .push((format!("{old} → {new}"), p.path.clone()));
@@ -152,7 +167,12 @@ struct DiffView {
 }
 
 /// The mean tree of a version, in the page's shape.
-fn mean_tree(history: &History, frames: &ShapeFrames, p: &DiffPlan, version: usize) -> (CallTree, usize, Option<Unit>) {
+fn mean_tree(
+    history: &History,
+    frames: &ShapeFrames,
+    p: &DiffPlan,
+    version: usize,
+) -> (CallTree, usize, Option<Unit>) {
     let (_, trees, unit) = version_trees(history, &p.benchmark, version, &p.metric);
     let refs: Vec<&CallTree> = trees.iter().collect();
     let agg = aggregate::aggregate(&refs);
@@ -179,7 +199,11 @@ pub fn render(
     let normalise = config.flame.diff_normalise;
     let diff = flame_diff::diff(&old_tree, &new_tree, normalise);
     let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
-    let shown_unit = if normalise { Unit::Other("% of total".into()) } else { unit.clone() };
+    let shown_unit = if normalise {
+        Unit::Other("% of total".into())
+    } else {
+        unit.clone()
+    };
     let spec = GraphSpec {
         tree: &diff.tree,
         metric: WIDTH_METRIC,
@@ -195,6 +219,7 @@ pub fn render(
         svg_path: p.path.replace(".html", ".svg"),
         words: Words::Value,
         percent_of: None,
+        code: None,
     };
     let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
     let show = |v: f64| value_text(v, &unit, normalise);
@@ -204,7 +229,11 @@ pub fn render(
     for rect in &graph.rects {
         let Some(node) = rect.node.filter(|_| rect.frame.is_some()) else {
             decor.push(Decor {
-                class: if rect.node.is_none() { "m".into() } else { "r d0".into() },
+                class: if rect.node.is_none() {
+                    "m".into()
+                } else {
+                    "r d0".into()
+                },
                 prefix: String::new(),
                 numbers: root_numbers(&diff, &show),
             });
@@ -249,17 +278,43 @@ pub fn render(
             old_total: with_unit(diff.old_total, &unit),
             new_total: with_unit(diff.new_total, &unit),
             change: change_text(
-                Change { old: diff.old_total, new: diff.new_total },
+                Change {
+                    old: diff.old_total,
+                    new: diff.new_total,
+                },
                 &|v| with_unit(v, &unit),
             ),
             normalised: normalise,
             old_count,
             new_count,
-            shapes: sibling_links(all, p, |q| q.metric == p.metric, |q| q.shape.name().to_string(), |q| q.shape == p.shape),
-            metrics: sibling_links(all, p, |q| q.shape == p.shape, |q| q.metric.clone(), |q| q.metric == p.metric),
-            old_aggregate: format!("{}{}", common.root, paths::aggregate_page(&p.benchmark, &old_v.name, &p.metric)),
-            new_aggregate: format!("{}{}", common.root, paths::aggregate_page(&p.benchmark, &new_v.name, &p.metric)),
-            counts: counts.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            shapes: sibling_links(
+                all,
+                p,
+                |q| q.metric == p.metric,
+                |q| q.shape.name().to_string(),
+                |q| q.shape == p.shape,
+            ),
+            metrics: sibling_links(
+                all,
+                p,
+                |q| q.shape == p.shape,
+                |q| q.metric.clone(),
+                |q| q.metric == p.metric,
+            ),
+            old_aggregate: format!(
+                "{}{}",
+                common.root,
+                paths::aggregate_page(&p.benchmark, &old_v.name, &p.metric)
+            ),
+            new_aggregate: format!(
+                "{}{}",
+                common.root,
+                paths::aggregate_page(&p.benchmark, &new_v.name, &p.metric)
+            ),
+            counts: counts
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
             graph: view,
             table,
             common,
@@ -323,29 +378,57 @@ fn value_text(v: f64, unit: &Unit, normalised: bool) -> String {
 /// "120 → 150 samples (+30, +25.0%)".
 fn change_text(c: Change, show: &dyn Fn(f64) -> String) -> String {
     let delta = c.delta();
-    let sign = if delta > 0.0 { "+" } else if delta < 0.0 { "−" } else { "±" };
+    let sign = if delta > 0.0 {
+        "+"
+    } else if delta < 0.0 {
+        "−"
+    } else {
+        "±"
+    };
     let relative = match c.relative() {
         Some(r) => format!(", {sign}{:.1}%", (r * 100.0).abs()),
         None => String::new(),
     };
-    format!("{} → {} ({sign}{}{relative})", show(c.old), show(c.new), show(delta.abs()))
+    format!(
+        "{} → {} ({sign}{}{relative})",
+        show(c.old),
+        show(c.new),
+        show(delta.abs())
+    )
 }
 
 fn root_numbers(diff: &FlameDiff, show: &dyn Fn(f64) -> String) -> String {
     format!("all: {}", change_text(diff.inclusive(NodeId::ROOT), show))
 }
 
-fn table(diff: &FlameDiff, frames: &crate::model::FrameTable, unit: &Unit, normalised: bool) -> TableView {
+fn table(
+    diff: &FlameDiff,
+    frames: &crate::model::FrameTable,
+    unit: &Unit,
+    normalised: bool,
+) -> TableView {
     let tree = &diff.tree;
     let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
-    let shown = if normalised { Unit::Other("% of total".into()) } else { unit.clone() };
+    let shown = if normalised {
+        Unit::Other("% of total".into())
+    } else {
+        unit.clone()
+    };
     let column = |heading: &str, values: Vec<f64>| Column {
         heading: heading.to_string(),
-        values: if normalised { values.iter().map(|v| v * 100.0).collect() } else { values },
+        values: if normalised {
+            values.iter().map(|v| v * 100.0).collect()
+        } else {
+            values
+        },
         unit: &shown,
         percent_of: None,
     };
-    let selfs = |m: usize| tree.node_ids().map(|n| tree.self_value(n, m)).collect::<Vec<f64>>();
+    let selfs = |m: usize| {
+        tree.node_ids()
+            .map(|n| tree.self_value(n, m))
+            .collect::<Vec<f64>>()
+    };
     let delta = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(o, n)| n - o).collect::<Vec<f64>>();
     let (old_self, new_self) = (selfs(0), selfs(1));
     let columns = vec![
@@ -364,6 +447,7 @@ fn table(diff: &FlameDiff, frames: &crate::model::FrameTable, unit: &Unit, norma
         WIDTH_METRIC,
         &columns,
         usize::MAX,
+        None,
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {

@@ -68,7 +68,11 @@ pub fn inline_svg(input: &FlameSvgInput) -> String {
     open_svg(
         &mut w,
         input,
-        &[("id", input.id), ("class", "pa-flame"), ("data-data", &data)],
+        &[
+            ("id", input.id),
+            ("class", "pa-flame"),
+            ("data-data", &data),
+        ],
     );
     write_frames(&mut w, input);
     w.close("svg");

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::flame_svg::{self, Decor, FlameSvgInput, Words};
 use super::format::{percent, with_unit};
+use super::source_page::CodeLinks;
 use super::{json_for_script, Renderer};
 use crate::analysis::flame::{self, FlameBudget, FlameGraph};
 use crate::input::config::FlameConfig;
@@ -33,6 +34,8 @@ pub struct GraphSpec<'a> {
     pub words: Words,
     /// Denominator of percentages; the graph's own total when `None`.
     pub percent_of: Option<f64>,
+    /// Source and editor links of frames, when the page has them.
+    pub code: Option<&'a CodeLinks<'a>>,
 }
 
 /// A graph as a template places it.
@@ -131,6 +134,9 @@ struct PageData {
     words: &'static str,
     names: Vec<String>,
     locations: Vec<String>,
+    /// Per location: the source page (with `#L<line>`) and the editor
+    /// link, "" when there is none.
+    links: Vec<(String, String)>,
     frames: Vec<(i64, usize, usize, f64, f64)>,
     #[serde(flatten)]
     extra: Extra,
@@ -139,6 +145,7 @@ struct PageData {
 fn page_data(spec: &GraphSpec, graph: &FlameGraph, percent_of: f64, extra: Extra) -> PageData {
     let mut names = Interner::default();
     let mut locations = Interner::default();
+    let mut links = vec![(String::new(), String::new())];
     locations.get(String::new());
     let frames = graph
         .rects
@@ -150,6 +157,13 @@ fn page_data(spec: &GraphSpec, graph: &FlameGraph, percent_of: f64, extra: Extra
                     .and_then(|f| spec.frames.get(f).location())
                     .unwrap_or_default(),
             );
+            if loc == links.len() {
+                let link = match (spec.code, r.frame) {
+                    (Some(code), Some(f)) => code.of(spec.frames, f),
+                    _ => Default::default(),
+                };
+                links.push(link);
+            }
             (
                 r.parent.map_or(-1, |p| p as i64),
                 name,
@@ -168,6 +182,7 @@ fn page_data(spec: &GraphSpec, graph: &FlameGraph, percent_of: f64, extra: Extra
         },
         names: names.list,
         locations: locations.list,
+        links,
         frames,
         extra,
     }

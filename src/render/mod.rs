@@ -19,6 +19,7 @@ pub mod matrix_page;
 pub mod matrix_svg;
 pub mod paths;
 pub mod profile_page;
+pub mod source_page;
 pub mod svg;
 pub mod timeline_page;
 pub mod timeline_svg;
@@ -31,13 +32,16 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::analysis::hierarchy::Hierarchy;
+use crate::analysis::line_costs::{self, VersionCosts};
 use crate::analysis::modifications::Modifications;
 use crate::analysis::shapes::ShapeFrames;
 use crate::error::BuildError;
 use crate::input::config::Config;
+use crate::input::sources::Sources;
 use crate::model::History;
 use crate::ThemeChoice;
 use evolution::EvolutionPlan;
+use source_page::SourceLinks;
 
 /// The site's files: relative path → contents, in a sorted map so the
 /// output is written (and zipped) in a fixed order.
@@ -67,6 +71,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/flamediff.html"),
     ),
     ("graph.html", include_str!("../../templates/graph.html")),
+    ("source.html", include_str!("../../templates/source.html")),
     (
         "tree_table.html",
         include_str!("../../templates/tree_table.html"),
@@ -287,6 +292,7 @@ pub fn site_files(
     renderer: &Renderer,
     hierarchy: Hierarchy,
     modifications: Modifications,
+    sources: &Sources,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
     for name in ["perfatlas.js", "perfatlas.css"] {
@@ -302,8 +308,13 @@ pub fn site_files(
         );
     }
     let plan = profile_page::plan(history);
-    for page in flame_pages(history, config, renderer, &plan) {
+    let links = SourceLinks::new(history, sources, &config.flame.editor);
+    for page in flame_pages(history, config, renderer, &plan, &links) {
         files.extend(page?);
+    }
+    for page in source_pages(history, renderer, &links, sources) {
+        let (path, html) = page?;
+        files.insert(path, html);
     }
     let evolution = EvolutionPlan::new(history, &config.matrix, hierarchy, modifications);
     for page in evolution_pages(history, config, renderer, &plan, &evolution) {
@@ -318,6 +329,25 @@ pub fn site_files(
 
 type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
 
+/// One page per source file found, with each version's line costs.
+fn source_pages(
+    history: &History,
+    renderer: &Renderer,
+    links: &SourceLinks,
+    sources: &Sources,
+) -> Vec<Result<(String, Vec<u8>), BuildError>> {
+    let versions: std::collections::BTreeSet<usize> =
+        sources.files.iter().map(|f| f.version).collect();
+    let costs: BTreeMap<usize, VersionCosts> = versions
+        .into_par_iter()
+        .map(|v| (v, line_costs::version_costs(history, v)))
+        .collect();
+    (0..sources.files.len())
+        .into_par_iter()
+        .map(|i| source_page::render(history, renderer, links, &costs, i))
+        .collect()
+}
+
 /// Profile pages of every shape, aggregates and differential pages,
 /// rendered in parallel.
 fn flame_pages(
@@ -325,6 +355,7 @@ fn flame_pages(
     config: &Config,
     renderer: &Renderer,
     plan: &profile_page::Plan,
+    links: &SourceLinks,
 ) -> Vec<Rendered> {
     let frames = ShapeFrames::new(&history.frames);
     let diffs = flame_diff_page::plan(history, config);
@@ -336,6 +367,7 @@ fn flame_pages(
         plan,
         frames: &frames,
         diffs: &diff_links,
+        links,
     };
     let aggregates = aggregate_page::plan(history);
     let mut out: Vec<Rendered> = plan
@@ -346,7 +378,7 @@ fn flame_pages(
     out.extend(
         aggregates
             .par_iter()
-            .map(|page| aggregate_page::render(history, config, renderer, plan, page))
+            .map(|page| aggregate_page::render(history, config, renderer, plan, links, page))
             .collect::<Vec<_>>(),
     );
     out.extend(

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::flame_svg::Words;
 use super::flame_view::{self, file_name, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
+use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
 use super::{paths, Common, Renderer};
 use crate::analysis::shapes::{self, ShapeFrames, Values};
@@ -120,6 +121,7 @@ pub struct Context<'a> {
     pub frames: &'a ShapeFrames,
     /// Differential pages by (benchmark, version index), as (label, path).
     pub diffs: &'a BTreeMap<(String, usize), Vec<(String, String)>>,
+    pub links: &'a SourceLinks<'a>,
 }
 
 #[derive(Serialize)]
@@ -177,12 +179,16 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
     );
     let total = entry.profile.tree.total(page.metric);
     let trees = ShapeTrees::new(entry, cx.frames, page.shape);
+    let code = CodeLinks {
+        links: cx.links,
+        version: entry.version,
+        root: paths::root_of(&page.path),
+    };
     let mut files = Vec::new();
     let mut graphs = Vec::new();
-    for spec in graph_specs(cx, page, &trees, &label, total) {
+    for spec in graph_specs(cx, page, &trees, &label, total, &code) {
         let graph = flame_view::layout(&spec, flame_view::budget(&cx.config.flame));
-        let (view, svg) =
-            flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
+        let (view, svg) = flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
         graphs.push(view);
         files.push(svg);
     }
@@ -209,7 +215,7 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
             paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
         ),
         diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
-        table: table(cx, page, &trees),
+        table: table(cx, page, &trees, &code),
         top: if page.shape == Shape::TopDown {
             top_by_self(cx.frames, entry, page.metric, 30)
         } else {
@@ -264,6 +270,7 @@ fn graph_specs<'a>(
     trees: &'a ShapeTrees,
     label: &str,
     total: f64,
+    code: &'a CodeLinks<'a>,
 ) -> Vec<GraphSpec<'a>> {
     let metric = &trees.entry.profile.metrics[page.metric];
     let stem = page.path.trim_end_matches(".html");
@@ -288,6 +295,7 @@ fn graph_specs<'a>(
                 Words::Value
             },
             percent_of: Some(total),
+            code: Some(code),
         }
     };
     let cut = trees.cut_depth.map(|d| {
@@ -319,7 +327,7 @@ fn graph_specs<'a>(
 
 /// The tree table of the page's shape: total and self per metric for
 /// top-down; inclusive and exclusive per metric for the others.
-fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees) -> TableView {
+fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
     let totals = profile.totals();
@@ -339,7 +347,16 @@ fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees) -> TableView {
                     });
                 }
             }
-            tree_table::build("pa-table", caption, &merged, frames, page.metric, &columns, 2 * page.metric)
+            tree_table::build(
+                "pa-table",
+                caption,
+                &merged,
+                frames,
+                page.metric,
+                &columns,
+                2 * page.metric,
+                Some(code),
+            )
         }
         _ => {
             let tree = &profile.tree;
@@ -358,7 +375,16 @@ fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees) -> TableView {
                     percent_of: Some(totals[m]),
                 });
             }
-            tree_table::build("pa-table", caption, tree, frames, page.metric, &columns, 2 * page.metric)
+            tree_table::build(
+                "pa-table",
+                caption,
+                tree,
+                frames,
+                page.metric,
+                &columns,
+                2 * page.metric,
+                Some(code),
+            )
         }
     }
 }
@@ -399,7 +425,13 @@ fn shape_links(top_down: &str, current: Shape) -> Vec<Link> {
 
 /// The page for the same metric name and shape in another entry, else its
 /// first metric's.
-fn page_for(history: &History, plan: &Plan, entry: usize, metric_name: &str, shape: Shape) -> Option<String> {
+fn page_for(
+    history: &History,
+    plan: &Plan,
+    entry: usize,
+    metric_name: &str,
+    shape: Shape,
+) -> Option<String> {
     let m = history.profiles[entry]
         .profile
         .metrics
@@ -452,7 +484,13 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
 
 /// Differential pages that involve this profile's version, for its metric
 /// and shape.
-fn diff_links(cx: &Context, entry: &ProfileEntry, metric: &str, shape: Shape, root: &str) -> Vec<Link> {
+fn diff_links(
+    cx: &Context,
+    entry: &ProfileEntry,
+    metric: &str,
+    shape: Shape,
+    root: &str,
+) -> Vec<Link> {
     let Some(list) = cx.diffs.get(&(entry.benchmark.clone(), entry.version)) else {
         return Vec::new();
     };
@@ -481,7 +519,11 @@ fn top_by_self(frames: &ShapeFrames, entry: &ProfileEntry, metric: usize, n: usi
         .node_ids()
         .filter(|&n| merged.depth(n) == 3 && self_by[n.index()] > 0.0)
         .collect();
-    rows.sort_by(|a, b| self_by[b.index()].total_cmp(&self_by[a.index()]).then(a.cmp(b)));
+    rows.sort_by(|a, b| {
+        self_by[b.index()]
+            .total_cmp(&self_by[a.index()])
+            .then(a.cmp(b))
+    });
     let unit = &entry.profile.metrics[metric].unit;
     rows.into_iter()
         .take(n)

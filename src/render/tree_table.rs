@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::flame_svg;
 use super::format::{percent, with_unit};
+use super::source_page::CodeLinks;
 use crate::analysis::flame::{self, FlameBudget};
 use crate::model::{CallTree, FrameTable, NodeId, Unit};
 
@@ -42,6 +43,8 @@ pub struct Row {
     pub depth: u32,
     pub name: String,
     pub location: String,
+    /// Source page of the location, relative to the page.
+    pub href: Option<String>,
     pub has_children: bool,
     pub merged: bool,
     pub cells: Vec<Cell>,
@@ -66,6 +69,7 @@ pub fn build(
     metric: usize,
     columns: &[Column],
     pruned_by: usize,
+    code: Option<&CodeLinks>,
 ) -> TableView {
     let budget = FlameBudget {
         max_frames: MAX_ROWS,
@@ -105,6 +109,10 @@ pub fn build(
                     .frame
                     .and_then(|f| frames.get(f).location())
                     .unwrap_or_default(),
+                href: match (code, r.frame) {
+                    (Some(code), Some(f)) => Some(code.of(frames, f).0).filter(|h| !h.is_empty()),
+                    _ => None,
+                },
                 has_children: has_children[i],
                 merged: r.node.is_none(),
                 cells,
@@ -150,14 +158,21 @@ pub fn histogram_svg(values: &[f64], labels: &[String]) -> String {
     for (k, v) in values.iter().enumerate() {
         let h = if max > 0.0 { v / max * height } else { 0.0 };
         let x = k as f64 * (bar + gap);
-        w.open("rect", &[
-            ("x", &super::svg::coord(x)),
-            ("y", &super::svg::coord(height - h)),
-            ("width", &super::svg::coord(bar)),
-            ("height", &super::svg::coord(h.max(0.5))),
-        ]);
+        w.open(
+            "rect",
+            &[
+                ("x", &super::svg::coord(x)),
+                ("y", &super::svg::coord(height - h)),
+                ("width", &super::svg::coord(bar)),
+                ("height", &super::svg::coord(h.max(0.5))),
+            ],
+        );
         let label = labels.get(k).map(String::as_str).unwrap_or("");
-        w.element("title", &[], &format!("{label}: {}", super::format::grouped(*v)));
+        w.element(
+            "title",
+            &[],
+            &format!("{label}: {}", super::format::grouped(*v)),
+        );
         w.close("rect");
     }
     w.close("svg");

@@ -172,7 +172,6 @@
   function show(g, i, evt) {
     var lines = describe(g, i);
     fill(tip, lines);
-    if (g.details) g.details.textContent = lines.filter(function (l) { return typeof l === 'string'; }).join(' · ');
     tip.hidden = false;
     var x = evt && evt.clientX !== undefined ? evt.clientX : 20, y = evt && evt.clientY !== undefined ? evt.clientY : 20;
     tip.style.left = Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8) + window.scrollX + 'px';
@@ -199,9 +198,27 @@
     }
     if (t) { t.setAttribute('x', (x + PAD).toFixed(2)); t.textContent = text; }
   }
+  // The details line under a graph: the zoomed frame's numbers, with links
+  // to its source page and editor where it has them.
+  function pin(g, i) {
+    if (!g.details) return;
+    g.details.textContent = '';
+    if (i <= 0) return;
+    g.details.appendChild(document.createTextNode(
+      describe(g, i).filter(function (l) { return typeof l === 'string'; }).join(' · ')));
+    var link = (g.data.links || [])[g.data.frames[i][2]] || ['', ''];
+    [[link[0], 'source', 'pa-src'], [link[1], 'open in editor', 'pa-editor']].forEach(function (l) {
+      if (!l[0]) return;
+      var a = document.createElement('a');
+      a.href = l[0]; a.textContent = l[1]; a.className = l[2];
+      g.details.appendChild(document.createTextNode(' · '));
+      g.details.appendChild(a);
+    });
+  }
   function zoom(g, i) {
     if (!(i >= 0 && i < g.groups.length)) i = 0;
     g.zoomed = i;
+    pin(g, i);
     var z = g.geom[i], ancestors = {};
     for (var a = i; a >= 0; a = g.data.frames[a][0]) ancestors[a] = true;
     for (var j = 0; j < g.groups.length; j++) {

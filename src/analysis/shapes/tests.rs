@@ -55,7 +55,15 @@ fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
     assert_eq!(up.cut_depth, None);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
-        ["a = 1", "a;main = 1", "c = 5", "c;a = 3", "c;a;main = 3", "c;b = 2", "c;b;main = 2"]
+        [
+            "a = 1",
+            "a;main = 1",
+            "c = 5",
+            "c;a = 3",
+            "c;a;main = 3",
+            "c;b = 2",
+            "c;b;main = 2"
+        ]
     );
     assert_eq!(up.tree.total(0), tree.total(0));
 }
@@ -146,7 +154,11 @@ fn flat_groups_by_module_file_function() {
 fn merge_matches_whole_paths_and_keeps_each_trees_values() {
     let mut frames = FrameTable::new();
     let id = |frames: &mut FrameTable, s: &str| frames.intern_name(s);
-    let (main, a, b) = (id(&mut frames, "main"), id(&mut frames, "a"), id(&mut frames, "b"));
+    let (main, a, b) = (
+        id(&mut frames, "main"),
+        id(&mut frames, "a"),
+        id(&mut frames, "b"),
+    );
     let mut old = CallTree::new(1);
     old.add_stack([main, a], &[3.0]);
     old.add_stack([main, b, a], &[1.0]);
@@ -157,30 +169,57 @@ fn merge_matches_whole_paths_and_keeps_each_trees_values() {
     assert_eq!(merged.metric_count(), 3);
     assert_eq!(
         paths(&merged, &frames, 0),
-        ["a = 0", "main = 4", "main;a = 3", "main;b = 1", "main;b;a = 1"]
+        [
+            "a = 0",
+            "main = 4",
+            "main;a = 3",
+            "main;b = 1",
+            "main;b;a = 1"
+        ]
     );
     assert_eq!(
         paths(&merged, &frames, 1),
-        ["a = 1", "main = 2.5", "main;a = 2.5", "main;b = 0", "main;b;a = 0"]
+        [
+            "a = 1",
+            "main = 2.5",
+            "main;a = 2.5",
+            "main;b = 0",
+            "main;b;a = 0"
+        ]
     );
     assert_eq!(
         paths(&merged, &frames, 2),
-        ["a = 0.5", "main = 3.25", "main;a = 2.75", "main;b = 0.5", "main;b;a = 0.5"]
+        [
+            "a = 0.5",
+            "main = 3.25",
+            "main;a = 2.75",
+            "main;b = 0.5",
+            "main;b;a = 0.5"
+        ]
     );
 }
 
 #[test]
 fn by_function_matches_a_function_across_versions_whose_lines_and_environment_moved() {
     let (frames, old) = profile(&[
-        ("main@/v1/site-packages/m/x.py:1;f@/v1/site-packages/m/x.py:3", 2.0),
-        ("main@/v1/site-packages/m/x.py:1;f@/v1/site-packages/m/x.py:4", 1.0),
+        (
+            "main@/v1/site-packages/m/x.py:1;f@/v1/site-packages/m/x.py:3",
+            2.0,
+        ),
+        (
+            "main@/v1/site-packages/m/x.py:1;f@/v1/site-packages/m/x.py:4",
+            1.0,
+        ),
     ]);
     let mut frames = frames;
     let mut new = CallTree::new(1);
-    let stack: Vec<FrameId> = ["main@/v2/site-packages/m/x.py:2", "f@/v2/site-packages/m/x.py:9"]
-        .iter()
-        .map(|f| frames.intern(frame(f)))
-        .collect();
+    let stack: Vec<FrameId> = [
+        "main@/v2/site-packages/m/x.py:2",
+        "f@/v2/site-packages/m/x.py:9",
+    ]
+    .iter()
+    .map(|f| frames.intern(frame(f)))
+    .collect();
     new.add_stack(stack, &[5.0]);
     let sf = ShapeFrames::new(&frames);
     let merged = merge(&[&by_function(&old, &sf), &by_function(&new, &sf)], &[]);
