@@ -13,6 +13,8 @@
 //! Screenshots land in `<target>/browser-artifacts/`.
 
 mod common;
+#[path = "browser_steps/flame.rs"]
+mod flame;
 #[path = "browser_steps/matrix.rs"]
 mod matrix;
 
@@ -167,7 +169,7 @@ impl Ctx {
 
     /// The pa-data JSON embedded in the current profile page.
     fn page_data(&self) -> Value {
-        let text = self.js_str("document.getElementById('pa-data').textContent");
+        let text = self.js_str("document.getElementById('pa-flame-0-data').textContent");
         serde_json::from_str(&text).expect("pa-data is JSON")
     }
 
@@ -175,7 +177,7 @@ impl Ctx {
     /// viewport coordinates.
     fn frame_center(&self, i: usize) -> Point {
         let v = self.js(&format!(
-            "(function () {{ var r = document.querySelector('#pa-flame g.f[data-i=\"{i}\"] rect');
+            "(function () {{ var r = document.querySelector('#pa-flame-0 g.f[data-i=\"{i}\"] rect');
                r.scrollIntoView({{block: 'center'}});
                var b = r.getBoundingClientRect();
                return [b.left + b.width / 2, b.top + b.height / 2, b.width, b.height]; }})()"
@@ -203,7 +205,7 @@ impl Ctx {
     /// judge label legibility.
     fn flame_closeup(&self, name: &str) {
         let b = self.js(
-            "(function () { var s = document.getElementById('pa-flame'); s.scrollIntoView(); var b = s.getBoundingClientRect();
+            "(function () { var s = document.getElementById('pa-flame-0'); s.scrollIntoView(); var b = s.getBoundingClientRect();
                return [b.left + scrollX, b.top + scrollY]; })()",
         );
         let clip = Page::Viewport {
@@ -392,6 +394,21 @@ fn report_site_in_a_browser() {
         ),
         ("click zooms, reset unzooms", step_click_zoom),
         ("search highlights and reports the share", step_search),
+        (
+            "flame: the URL fragment restores search and zoom",
+            flame::step_fragment_restores_state,
+        ),
+        ("flame: zoom, then Back", flame::step_zoom_and_back),
+        ("flame: bottom-up sums", flame::step_bottom_up_sums),
+        (
+            "flame: diff tags and the self switch",
+            flame::step_diff_tags,
+        ),
+        ("flame: tree table sorts and folds", flame::step_tree_table),
+        (
+            "flame: code link to a highlighted line",
+            flame::step_source_line,
+        ),
         ("theme switch to dark", step_theme),
         (
             "matrix: fold and unfold, show hidden",
@@ -489,7 +506,9 @@ fn step_index_to_profile(ctx: &Ctx) {
     ctx.screenshot("01-index");
 
     links[0].click().expect("click r1");
-    ctx.tab.wait_for_element("#pa-flame").expect("profile page");
+    ctx.tab
+        .wait_for_element("#pa-flame-0")
+        .expect("profile page");
     let url = ctx.tab.get_url();
     assert!(
         url.ends_with(&format!("/{BENCH}/{version}/r1.samples.html")),
@@ -525,7 +544,7 @@ fn step_hover_tooltip(ctx: &Ctx) {
     let version = ctx.last_version();
     ctx.open(&ctx.profile_page(&version, 1));
     ctx.tab
-        .wait_for_element("#pa-flame g.f[data-i=\"1\"]")
+        .wait_for_element("#pa-flame-0 g.f[data-i=\"1\"]")
         .unwrap();
     let data = ctx.page_data();
     let fr = frames(&data);
@@ -573,7 +592,7 @@ fn step_hover_tooltip(ctx: &Ctx) {
            return { lines: Array.from(t.children).filter(function (c) { return c.tagName !== 'BR'; }).map(function (c) { return c.textContent; }),
                     text: t.innerText, display: s.display, visibility: s.visibility,
                     left: b.left, top: b.top, right: b.right, bottom: b.bottom, w: innerWidth, h: innerHeight,
-                    details: document.getElementById('pa-details').textContent }; })()",
+                    details: document.querySelector('#pa-flame-0-section .pa-details').textContent }; })()",
     );
     let lines: Vec<String> = tip["lines"]
         .as_array()
@@ -632,7 +651,7 @@ fn step_hover_tooltip(ctx: &Ctx) {
 fn step_click_zoom(ctx: &Ctx) {
     let version = ctx.last_version();
     ctx.open(&ctx.profile_page(&version, 1));
-    ctx.tab.wait_for_element("#pa-flame g.f").unwrap();
+    ctx.tab.wait_for_element("#pa-flame-0 g.f").unwrap();
     let data = ctx.page_data();
     let fr = frames(&data);
     let ancestors = |mut j: usize| {
@@ -659,13 +678,13 @@ fn step_click_zoom(ctx: &Ctx) {
         .filter(|&k| !all_anc[target].contains(&k) && !all_anc[k].contains(&target))
         .collect();
     let original_width = ctx.js_str(&format!(
-        "document.querySelector('#pa-flame g.f[data-i=\"{target}\"] rect').getAttribute('width')"
+        "document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width')"
     ));
 
     let p = ctx.frame_center(target);
     ctx.tab.click_point(p).expect("click frame");
     ctx.wait_js(
-        &format!("document.querySelector('#pa-flame g.f[data-i=\"{target}\"] rect').getAttribute('width') === '1200.00'"),
+        &format!("document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width') === '1200.00'"),
         "the clicked frame to fill the width",
     );
     ctx.tab
@@ -677,12 +696,12 @@ fn step_click_zoom(ctx: &Ctx) {
     );
     ctx.screenshot("04-zoom");
     let state = ctx.js(&format!(
-        "(function () {{ var g = document.querySelector('#pa-flame g.f[data-i=\"{target}\"]'), r = g.querySelector('rect'), t = g.querySelector('text');
-            var svg = document.getElementById('pa-flame').getBoundingClientRect();
+        "(function () {{ var g = document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"]'), r = g.querySelector('rect'), t = g.querySelector('text');
+            var svg = document.getElementById('pa-flame-0').getBoundingClientRect();
             return {{ x: r.getAttribute('x'), shownWidth: r.getBoundingClientRect().width, svgWidth: svg.width,
                      label: t ? t.textContent : null, zoomed: g.classList.contains('pa-zoomed'),
-                     hidden: Array.from(document.querySelectorAll('#pa-flame g.f.pa-hidden')).map(function (h) {{ return +h.getAttribute('data-i'); }}),
-                     hiddenDisplayed: Array.from(document.querySelectorAll('#pa-flame g.f.pa-hidden')).filter(function (h) {{ return getComputedStyle(h).display !== 'none'; }}).length }}; }})()"
+                     hidden: Array.from(document.querySelectorAll('#pa-flame-0 g.f.pa-hidden')).map(function (h) {{ return +h.getAttribute('data-i'); }}),
+                     hiddenDisplayed: Array.from(document.querySelectorAll('#pa-flame-0 g.f.pa-hidden')).filter(function (h) {{ return getComputedStyle(h).display !== 'none'; }}).length }}; }})()"
     ));
     assert_eq!(
         state["x"], "0.00",
@@ -738,7 +757,7 @@ fn step_click_zoom(ctx: &Ctx) {
     // Children scale with the zoomed frame.
     for c in (0..fr.len()).filter(|&c| fr[c].parent == target as i64) {
         let w = ctx.js_str(&format!(
-            "document.querySelector('#pa-flame g.f[data-i=\"{c}\"] rect').getAttribute('width')"
+            "document.querySelector('#pa-flame-0 g.f[data-i=\"{c}\"] rect').getAttribute('width')"
         ));
         let want = fr[c].total / fr[target].total * 1200.0;
         assert!(
@@ -753,11 +772,11 @@ fn step_click_zoom(ctx: &Ctx) {
         .click()
         .expect("click reset");
     ctx.wait_js(
-        "document.querySelectorAll('#pa-flame g.f.pa-hidden').length === 0",
+        "document.querySelectorAll('#pa-flame-0 g.f.pa-hidden').length === 0",
         "reset to unhide all frames",
     );
     let after = ctx.js_str(&format!(
-        "document.querySelector('#pa-flame g.f[data-i=\"{target}\"] rect').getAttribute('width')"
+        "document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width')"
     ));
     assert_eq!(
         after.parse::<f64>().unwrap(),
@@ -765,7 +784,7 @@ fn step_click_zoom(ctx: &Ctx) {
         "reset restores the frame's width"
     );
     assert_eq!(
-        ctx.js("document.querySelectorAll('#pa-flame g.pa-zoomed').length"),
+        ctx.js("document.querySelectorAll('#pa-flame-0 g.pa-zoomed').length"),
         0
     );
 }
@@ -828,7 +847,7 @@ fn step_search(ctx: &Ctx) {
     );
     assert_eq!(result, expected, "search result text");
 
-    let highlighted = ctx.js("Array.from(document.querySelectorAll('#pa-flame g.pa-hl')).map(function (g) { return +g.getAttribute('data-i'); })");
+    let highlighted = ctx.js("Array.from(document.querySelectorAll('#pa-flame-0 g.pa-hl')).map(function (g) { return +g.getAttribute('data-i'); })");
     let mut highlighted: Vec<usize> = highlighted
         .as_array()
         .unwrap()
@@ -840,7 +859,7 @@ fn step_search(ctx: &Ctx) {
     assert_eq!(highlighted, want, "highlighted frames");
     // Highlighted boxes are painted in the highlight colour.
     let fills = ctx.js(
-        "(function () { var hl = document.querySelector('#pa-flame g.pa-hl rect'), other = document.querySelector('#pa-flame g.f:not(.pa-hl) rect');
+        "(function () { var hl = document.querySelector('#pa-flame-0 g.pa-hl rect'), other = document.querySelector('#pa-flame-0 g.f:not(.pa-hl) rect');
            return [getComputedStyle(hl).fill, getComputedStyle(other).fill]; })()",
     );
     assert_ne!(
@@ -855,7 +874,7 @@ fn step_search(ctx: &Ctx) {
     ctx.tab.press_key("Backspace").unwrap();
     // No Enter this time: the 120 ms debounce runs the search; poll for it.
     ctx.wait_js(
-        "document.getElementById('pa-search-result').textContent === '' && document.querySelectorAll('#pa-flame g.pa-hl').length === 0",
+        "document.getElementById('pa-search-result').textContent === '' && document.querySelectorAll('#pa-flame-0 g.pa-hl').length === 0",
         "clearing the search",
     );
 }

@@ -20,6 +20,9 @@ use crate::model::{stable_path, CallTree, Frame, FrameId, FrameTable, NodeId};
 #[derive(Debug, Clone)]
 pub struct ShapeFrames {
     pub table: FrameTable,
+    /// Stands for samples recorded without any frame (their value sits on
+    /// the top-down root), so exclusive shapes keep the whole total.
+    pub no_stack: FrameId,
     function_of: Vec<FrameId>,
     file_of: Vec<FrameId>,
     module_of: Vec<FrameId>,
@@ -39,8 +42,14 @@ impl ShapeFrames {
             file_of.push(table.intern(file_frame(frame)));
             module_of.push(table.intern(module_frame(frame)));
         }
+        let no_stack = table.intern(Frame {
+            function: "(no stack)".to_string(),
+            module: Some("(no stack)".to_string()),
+            ..Frame::default()
+        });
         ShapeFrames {
             table,
+            no_stack,
             function_of,
             file_of,
             module_of,
@@ -145,6 +154,9 @@ pub fn bottom_up(tree: &CallTree, frames: &ShapeFrames, values: Values) -> Shape
         Values::Exclusive => Vec::new(),
     };
     let mut out = CallTree::new(metrics);
+    if values == Values::Exclusive {
+        add_rootless(tree, &mut out, &[frames.no_stack]);
+    }
     let mut path = Vec::new();
     let mut row = vec![0.0; metrics];
     for node in contributing {
@@ -160,6 +172,16 @@ pub fn bottom_up(tree: &CallTree, frames: &ShapeFrames, values: Values) -> Shape
     Shaped {
         tree: out,
         cut_depth,
+    }
+}
+
+/// Samples without frames (the top-down root's own value) under `path`.
+fn add_rootless(tree: &CallTree, out: &mut CallTree, path: &[FrameId]) {
+    let row: Vec<f64> = (0..tree.metric_count())
+        .map(|m| tree.self_value(NodeId::ROOT, m))
+        .collect();
+    if row.iter().any(|v| *v != 0.0) {
+        out.add_stack(path.iter().copied(), &row);
     }
 }
 
@@ -248,6 +270,9 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
         Values::Exclusive => Vec::new(),
     };
     let mut out = CallTree::new(metrics);
+    if values == Values::Exclusive {
+        add_rootless(tree, &mut out, &[frames.no_stack; 3]);
+    }
     let mut row = vec![0.0; metrics];
     for node in nodes {
         let Some(frame) = tree.frame(node) else {

@@ -172,6 +172,7 @@
   function show(g, i, evt) {
     var lines = describe(g, i);
     fill(tip, lines);
+    if (g.details && !(g.zoomed > 0)) g.details.textContent = lines.filter(function (l) { return typeof l === 'string'; }).join(' · ');
     tip.hidden = false;
     var x = evt && evt.clientX !== undefined ? evt.clientX : 20, y = evt && evt.clientY !== undefined ? evt.clientY : 20;
     tip.style.left = Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8) + window.scrollX + 'px';
@@ -308,12 +309,17 @@
   function requestZoom(g, i) {
     location.hash = stateHash(g, i);
   }
+  // The hash this script last wrote itself: its hashchange is not applied
+  // again (it would undo typing that happened since).
+  var written = null;
   function replaceState() {
     var z = currentZoom();
     var h = stateHash(z, z ? z.zoomed : 0);
-    if (h !== location.hash && !(h === '#' && !location.hash)) location.replace(h);
+    if (h !== location.hash && !(h === '#' && !location.hash)) { written = h; location.replace(h); }
   }
   function applyState() {
+    if (written !== null && location.hash === written) { written = null; return; }
+    written = null;
     var state = readState();
     if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
     applyMode(state.mode);

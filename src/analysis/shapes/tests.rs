@@ -228,3 +228,17 @@ fn by_function_matches_a_function_across_versions_whose_lines_and_environment_mo
     let f = sf.table.get(merged.stack_of(NodeId(2))[1]);
     assert_eq!((f.file.as_deref(), f.line), (Some("m/x.py"), None));
 }
+
+#[test]
+fn samples_without_frames_keep_exclusive_totals_whole() {
+    let (frames, mut tree) = profile(&[("main;a", 3.0)]);
+    tree.add_stack([], &[2.0]);
+    let sf = ShapeFrames::new(&frames);
+    let up = bottom_up(&tree, &sf, Values::Exclusive);
+    assert_eq!(
+        paths(&up.tree, &sf.table, 0),
+        ["(no stack) = 2", "a = 3", "a;main = 3"]
+    );
+    let flat = flat(&tree, &sf, Values::Exclusive);
+    assert_eq!(flat.total(0), 5.0);
+}

@@ -1,0 +1,273 @@
+//! Browser steps for the flame-graph suite: state in the URL fragment,
+//! zoom and Back, bottom-up sums, differential tags and their switch, tree
+//! table sorting and folding, and code links to highlighted source lines.
+
+use serde_json::Value;
+
+use super::{frames, Ctx};
+
+const DIFF: &str = "flamediff/convert-extensions/3.5.2--3.6.time.html";
+
+/// The frame (index) with the largest total at depth 3 or more that has
+/// children: a good zoom target.
+fn zoom_target(data: &Value) -> usize {
+    let fr = frames(data);
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while fr[i].parent >= 0 {
+            i = fr[i].parent as usize;
+            d += 1;
+        }
+        d
+    };
+    let has_children = |i: usize| fr.iter().any(|f| f.parent == i as i64);
+    (1..fr.len())
+        .filter(|&i| depth(i) >= 3 && has_children(i) && fr[i].total < fr[0].total)
+        .max_by(|&a, &b| fr[a].total.total_cmp(&fr[b].total).then(b.cmp(&a)))
+        .expect("a zoom target")
+}
+
+/// The search result text computed from the page data: frames whose name
+/// contains `q` (case-insensitively), each sample counted once.
+fn expected_search(data: &Value, q: &str) -> String {
+    let fr = frames(data);
+    let q = q.to_lowercase();
+    let hit: Vec<bool> = fr
+        .iter()
+        .enumerate()
+        .map(|(i, f)| i > 0 && f.name.to_lowercase().contains(&q))
+        .collect();
+    let covered = |mut i: usize| {
+        while fr[i].parent >= 0 {
+            i = fr[i].parent as usize;
+            if hit[i] {
+                return true;
+            }
+        }
+        false
+    };
+    let count = hit.iter().filter(|h| **h).count();
+    let sum: f64 = (0..fr.len())
+        .filter(|&i| hit[i] && !covered(i))
+        .map(|i| fr[i].total)
+        .sum();
+    let total = data["total"].as_f64().unwrap();
+    format!(
+        "{count} matching frames: {} samples, {} of the total",
+        super::grouped(sum.round() as u64),
+        super::percent(sum, total)
+    )
+}
+
+fn width_of(ctx: &Ctx, i: usize) -> String {
+    ctx.js_str(&format!(
+        "document.querySelector('#pa-flame-0 g.f[data-i=\"{i}\"] rect').getAttribute('width')"
+    ))
+}
+
+/// A link with `#search=…&zoom=…` opens the page searched and zoomed.
+pub fn step_fragment_restores_state(ctx: &Ctx) {
+    let page = ctx.profile_page(&ctx.last_version(), 1);
+    ctx.open(&page);
+    let data = ctx.page_data();
+    let target = zoom_target(&data);
+    let url = format!("{}#search=Inline&zoom=0.{target}", super::file_url(&page));
+    ctx.tab.navigate_to("about:blank").unwrap();
+    ctx.tab.wait_until_navigated().unwrap();
+    ctx.tab.navigate_to(&url).unwrap();
+    ctx.tab.wait_until_navigated().unwrap();
+    ctx.tab.wait_for_element("footer.pa-foot").unwrap();
+    ctx.wait_js(
+        &format!("document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width') === '1200.00'"),
+        "the frame named in the fragment fills the width",
+    );
+    assert_eq!(
+        ctx.js_str("document.getElementById('pa-search').value"),
+        "Inline"
+    );
+    assert_eq!(
+        ctx.js_str("document.getElementById('pa-search-result').textContent"),
+        expected_search(&data, "Inline"),
+        "search result restored from the fragment"
+    );
+    let hidden = ctx
+        .js("document.querySelectorAll('#pa-flame-0 g.f.pa-hidden').length")
+        .as_u64()
+        .unwrap();
+    assert!(hidden > 0, "frames outside the zoomed subtree are hidden");
+    ctx.screenshot("30-fragment-zoom-search");
+}
+
+/// Clicking a frame zooms and adds a history entry; Back unzooms.
+pub fn step_zoom_and_back(ctx: &Ctx) {
+    let page = ctx.profile_page(&ctx.last_version(), 1);
+    ctx.open(&page);
+    let data = ctx.page_data();
+    let target = zoom_target(&data);
+    let before = width_of(ctx, target);
+    let point = ctx.frame_center(target);
+    ctx.tab.click_point(point).unwrap();
+    ctx.wait_js(
+        &format!("document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width') === '1200.00'"),
+        "click zooms",
+    );
+    assert_eq!(ctx.js_str("location.hash"), format!("#zoom=0.{target}"));
+    ctx.js("(history.back(), true)");
+    ctx.wait_js(
+        &format!("document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width') === '{before}' && document.querySelectorAll('#pa-flame-0 g.f.pa-hidden').length === 0"),
+        "Back restores the unzoomed graph",
+    );
+}
+
+/// The exclusive bottom-up graph's roots add up to the profile's total;
+/// the inclusive one's roots to more.
+pub fn step_bottom_up_sums(ctx: &Ctx) {
+    let page = ctx.profile_page(&ctx.last_version(), 1);
+    let bottom_up = page.with_file_name(
+        page.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".html", ".bottom-up.html"),
+    );
+    ctx.open(&bottom_up);
+    let sums = ctx.js(
+        "[0, 1].map(function (k) { var d = JSON.parse(document.getElementById('pa-flame-' + k + '-data').textContent);
+           var roots = d.frames.filter(function (f) { return f[0] === 0; });
+           return [roots.reduce(function (s, f) { return s + f[4]; }, 0), d.total]; })",
+    );
+    let (exclusive, total) = (sums[0][0].as_f64().unwrap(), sums[0][1].as_f64().unwrap());
+    assert!(
+        (exclusive - total).abs() < 1e-6,
+        "exclusive roots {exclusive} = total {total}"
+    );
+    assert!(
+        sums[1][0].as_f64().unwrap() > total,
+        "inclusive roots exceed the total"
+    );
+    ctx.screenshot("31-bottom-up");
+}
+
+/// Differential page: tags in labels and counts, deleted frames drawn,
+/// the inclusive/self switch re-tags and recolours.
+pub fn step_diff_tags(ctx: &Ctx) {
+    ctx.open(&ctx.site.join(DIFF));
+    let counts = ctx.js_str("document.getElementById('pa-tag-counts').textContent");
+    for tag in ["[A]", "[D]", "[+]", "[−]"] {
+        assert!(counts.contains(tag), "tag counts {counts:?} name {tag}");
+    }
+    let labels = ctx.js("Array.from(document.querySelectorAll('#pa-flame-0 g.f text')).map(function (t) { return t.textContent; })");
+    let labels: Vec<&str> = labels
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        labels.iter().any(|l| l.starts_with("[+] ")),
+        "a grown frame is labelled [+]: {labels:?}"
+    );
+    let deleted = ctx.js("Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length").as_u64().unwrap();
+    assert!(deleted > 0, "deleted frames are drawn");
+    // A frame whose inclusive and self tags differ.
+    let i = ctx.js(
+        "(function () { var d = JSON.parse(document.getElementById('pa-flame-0-data').textContent);
+           for (var i = 0; i < d.diff.length; i++) { var r = d.diff[i];
+             var t = document.querySelector('#pa-flame-0 g.f[data-i=\"' + i + '\"] text');
+             if (r && r[0] !== r[1] && r[2] !== r[3] && t && t.textContent.length > 6) return i; }
+           return -1; })()",
+    ).as_i64().unwrap();
+    assert!(
+        i > 0,
+        "a frame whose self change differs from its inclusive change"
+    );
+    let row = ctx.js(&format!(
+        "JSON.parse(document.getElementById('pa-flame-0-data').textContent).diff[{i}]"
+    ));
+    let frame = format!("#pa-flame-0 g.f[data-i=\"{i}\"]");
+    assert!(ctx
+        .js_str(&format!(
+            "document.querySelector('{frame} text').textContent"
+        ))
+        .starts_with(row[0].as_str().unwrap()));
+    ctx.js("(function () { var s = document.getElementById('pa-diff-mode'); s.value = 'exclusive'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        &format!(
+            "document.querySelector('{frame}').classList.contains('{}')",
+            row[3].as_str().unwrap()
+        ),
+        "self colouring applied",
+    );
+    assert!(ctx
+        .js_str(&format!(
+            "document.querySelector('{frame} text').textContent"
+        ))
+        .starts_with(row[1].as_str().unwrap()));
+    assert!(ctx.js_str("location.hash").contains("mode=exclusive"));
+    ctx.screenshot("32-diff-self");
+}
+
+/// Sorting a tree-table column orders siblings by it; ▾ folds a subtree.
+pub fn step_tree_table(ctx: &Ctx) {
+    ctx.open(&ctx.profile_page(&ctx.last_version(), 1));
+    let order = |ctx: &Ctx| {
+        ctx.js("(function () { var root = document.querySelector('#pa-table tbody tr[data-p=\"-1\"]').getAttribute('data-i');
+                  return Array.from(document.querySelectorAll('#pa-table tbody tr[data-p=\"' + root + '\"]')).map(function (r) { return +r.cells[2].getAttribute('data-v'); }); })()")
+    };
+    ctx.js("(document.querySelector('#pa-table th[data-col=\"1\"]').click(), true)");
+    let desc: Vec<f64> = order(ctx)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(desc.len() > 1, "root has several children");
+    assert!(
+        desc.windows(2).all(|w| w[0] >= w[1]),
+        "descending by self: {desc:?}"
+    );
+    ctx.js("(document.querySelector('#pa-table th[data-col=\"1\"]').click(), true)");
+    let asc: Vec<f64> = order(ctx)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        asc.windows(2).all(|w| w[0] <= w[1]),
+        "ascending by self: {asc:?}"
+    );
+    // Fold the root: only it stays visible.
+    ctx.js("(document.querySelector('#pa-table tbody tr[data-p=\"-1\"] .pa-tt').click(), true)");
+    let visible = ctx.js("Array.from(document.querySelectorAll('#pa-table tbody tr')).filter(function (r) { return !r.hidden; }).length");
+    assert_eq!(
+        visible.as_u64(),
+        Some(1),
+        "folding the root hides every other row"
+    );
+    ctx.screenshot("33-tree-table");
+}
+
+/// A tree-table location opens its source page at the line, highlighted,
+/// with its cost in the margin.
+pub fn step_source_line(ctx: &Ctx) {
+    ctx.open(&ctx.profile_page(&ctx.last_version(), 1));
+    let href = ctx.js_str("document.querySelector('#pa-table a.pa-src').getAttribute('href')");
+    let line = href.rsplit_once("#L").expect("a line anchor").1.to_string();
+    ctx.js("(document.querySelector('#pa-table a.pa-src').click(), true)");
+    ctx.tab.wait_until_navigated().unwrap();
+    ctx.tab.wait_for_element("table.pa-source").unwrap();
+    assert_eq!(
+        ctx.js_str("document.querySelector(':target').id"),
+        format!("L{line}")
+    );
+    let bg = ctx.js_str(&format!(
+        "getComputedStyle(document.querySelector('#L{line} td.pa-ln')).backgroundColor"
+    ));
+    assert_eq!(bg, "rgb(255, 243, 168)", "the line is highlighted");
+    let cost = ctx.js_str(&format!("Array.from(document.querySelectorAll('#L{line} td.pa-cost')).map(function (c) {{ return c.textContent; }}).join('|')"));
+    assert!(
+        cost.contains('%'),
+        "the line has its cost in the margin: {cost:?}"
+    );
+    ctx.screenshot("34-source-line");
+}
