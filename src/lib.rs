@@ -83,7 +83,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         }
         config.matrix.min_share = share;
     }
-    let history = input::load::load_history(&options.input, &config)?;
+    let derived = analysis::derived_metrics::parse_all(&config.metrics)
+        .map_err(|message| config_error(options, message))?;
+    let mut history = input::load::load_history(&options.input, &config)?;
+    analysis::derived_metrics::apply(&mut history, &derived)
+        .map_err(|message| config_error(options, message))?;
+    let history = history;
     if options.strict && !history.skipped.is_empty() {
         let s = &history.skipped[0];
         let first = format!(
@@ -124,6 +129,17 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         skipped: history.skipped,
     })
+}
+
+/// An error in the settings, naming the file they came from.
+fn config_error(options: &BuildOptions, message: String) -> BuildError {
+    BuildError::Config {
+        path: options
+            .config
+            .clone()
+            .unwrap_or_else(|| options.input.join("perfatlas.toml")),
+        message,
+    }
 }
 
 /// Source files for code links: from `--sources`, else `--repo`, else none.

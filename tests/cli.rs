@@ -2,10 +2,12 @@
 //! `build` and `convert`, and the output guarantees (deterministic,
 //! self-contained, escaped, atomic, exit codes).
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+mod common;
+use common::{assert_self_contained, read_tree, sample_data};
 
 fn perfatlas(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_perfatlas"))
@@ -14,30 +16,8 @@ fn perfatlas(args: &[&str]) -> Output {
         .expect("run perfatlas")
 }
 
-fn sample_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/python-markdown")
-}
-
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Every file of a directory tree: relative path → bytes.
-fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
-        let entry = entry.unwrap();
-        if entry.file_type().is_file() {
-            let rel = entry
-                .path()
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            out.insert(rel, fs::read(entry.path()).unwrap());
-        }
-    }
-    out
 }
 
 fn build(input: &Path, out: &Path, extra: &[&str]) -> Output {
@@ -101,50 +81,7 @@ fn site_is_self_contained_and_links_resolve() {
     let out = dir.path().join("site");
     build(&sample_data(), &out, &[]);
     let tree = read_tree(&out);
-    let abs = dir.path().to_string_lossy().into_owned();
-    for (path, bytes) in &tree {
-        let text = String::from_utf8_lossy(bytes);
-        assert!(
-            !text.contains(&abs),
-            "{path} contains the build machine's path"
-        );
-        for attr in ["src=\"", "href=\""] {
-            for (i, _) in text.match_indices(attr) {
-                let rest = &text[i + attr.len()..];
-                let target = &rest[..rest.find('"').unwrap()];
-                assert!(
-                    !target.starts_with("http:")
-                        && !target.starts_with("https:")
-                        && !target.starts_with("//"),
-                    "{path}: remote {target}"
-                );
-                if target.starts_with('#') || target.is_empty() {
-                    continue;
-                }
-                // Relative link: it must name a file of the site.
-                let base = Path::new(path).parent().unwrap();
-                let resolved = normalise(&base.join(target.split('#').next().unwrap()));
-                assert!(
-                    tree.contains_key(&resolved),
-                    "{path}: broken link {target} ({resolved})"
-                );
-            }
-        }
-    }
-}
-
-fn normalise(p: &Path) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for c in p.components() {
-        match c.as_os_str().to_str().unwrap() {
-            ".." => {
-                parts.pop();
-            }
-            "." | "" => {}
-            s => parts.push(s.to_string()),
-        }
-    }
-    parts.join("/")
+    assert_self_contained(&tree, &dir.path().to_string_lossy(), &[]);
 }
 
 #[test]

@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod callgraph;
 pub mod changes;
 pub mod derived;
+pub mod derived_metrics;
 pub mod flame;
 pub mod flame_diff;
 pub mod hierarchy;

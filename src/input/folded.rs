@@ -41,13 +41,19 @@ impl Format for Folded {
             .take(50)
             .collect();
         if lines.is_empty() && !text::is_utf16(input.bytes) {
+            // The first line is longer than the window (a very deep
+            // stack): it must read like frames, and the last line like a
+            // folded line.
+            let starts_like_stack =
+                text.contains(';') && !text.trim_start().starts_with(['{', '[', '<']);
             let tail = &input.bytes[input.bytes.len().saturating_sub(256)..];
             let tail = String::from_utf8_lossy(tail);
-            return tail
-                .trim_end()
-                .rsplit('\n')
-                .next()
-                .is_some_and(|l| l.contains(';') && split_count(l).is_some());
+            return starts_like_stack
+                && tail
+                    .trim_end()
+                    .rsplit('\n')
+                    .next()
+                    .is_some_and(|l| split_count(l).is_some());
         }
         let valid = lines.iter().filter(|l| split_count(l).is_some()).count();
         valid > 0 && valid * 2 >= lines.len()

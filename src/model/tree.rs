@@ -176,6 +176,20 @@ impl CallTree {
         stack
     }
 
+    /// Adds a metric whose self value of node `i` is `values[i]` (missing
+    /// values are 0).
+    pub fn push_metric(&mut self, values: &[f64]) {
+        let old = self.metric_count;
+        let mut self_values = Vec::with_capacity(self.nodes.len() * (old + 1));
+        for i in 0..self.nodes.len() {
+            self_values.extend_from_slice(&self.self_values[i * old..(i + 1) * old]);
+            let v = values.get(i).copied().unwrap_or(0.0);
+            self_values.push(if v.is_finite() { v } else { 0.0 });
+        }
+        self.self_values = self_values;
+        self.metric_count = old + 1;
+    }
+
     /// The same tree with only `metric`'s values (the one metric of the
     /// result).
     pub fn project(&self, metric: usize) -> CallTree {

@@ -15,10 +15,11 @@ use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
 use super::{paths, Common, Renderer};
+use crate::analysis::derived_metrics;
 use crate::analysis::shapes::{self, ShapeFrames, Values};
 use crate::error::BuildError;
 use crate::input::config::Config;
-use crate::model::{CallTree, History, NodeId, ProfileEntry};
+use crate::model::{CallTree, History, NodeId, ProfileEntry, Unit};
 
 /// The three shapes of a profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -326,67 +327,70 @@ fn graph_specs<'a>(
 }
 
 /// The tree table of the page's shape: total and self per metric for
-/// top-down; inclusive and exclusive per metric for the others.
+/// top-down, inclusive and exclusive per metric for the others, then the
+/// derived metrics that are not additive.
 fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
     let totals = profile.totals();
     let caption = format!("Tree table, {}", page.shape.name());
-    match (&trees.inclusive, &trees.exclusive) {
+    let merged;
+    let (tree, inclusive, exclusive, words) = match (&trees.inclusive, &trees.exclusive) {
         (Some(i), Some(e)) => {
-            let merged = shapes::merge(&[i, e], &[]);
+            merged = shapes::merge(&[i, e], &[]);
             let per = profile.metrics.len();
-            let mut columns = Vec::new();
-            for (m, metric) in profile.metrics.iter().enumerate() {
-                for (heading, index) in [("inclusive", m), ("exclusive", per + m)] {
-                    columns.push(Column {
-                        heading: format!("{} {heading}", metric.name),
-                        values: merged.inclusive(index),
-                        unit: &metric.unit,
-                        percent_of: Some(totals[m]),
-                    });
-                }
-            }
-            tree_table::build(
-                "pa-table",
-                caption,
-                &merged,
-                frames,
-                page.metric,
-                &columns,
-                2 * page.metric,
-                Some(code),
-            )
+            let inclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(m)).collect();
+            let exclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(per + m)).collect();
+            (&merged, inclusive, exclusive, ["inclusive", "exclusive"])
         }
         _ => {
-            let tree = &profile.tree;
-            let mut columns = Vec::new();
-            for (m, metric) in profile.metrics.iter().enumerate() {
-                columns.push(Column {
-                    heading: format!("{} total", metric.name),
-                    values: tree.inclusive(m),
-                    unit: &metric.unit,
-                    percent_of: Some(totals[m]),
-                });
-                columns.push(Column {
-                    heading: format!("{} self", metric.name),
-                    values: tree.node_ids().map(|n| tree.self_value(n, m)).collect(),
-                    unit: &metric.unit,
-                    percent_of: Some(totals[m]),
-                });
-            }
-            tree_table::build(
-                "pa-table",
-                caption,
-                tree,
-                frames,
-                page.metric,
-                &columns,
-                2 * page.metric,
-                Some(code),
-            )
+            let (inclusive, exclusive) = derived_metrics::tree_values(&profile.tree);
+            (&profile.tree, inclusive, exclusive, ["total", "self"])
+        }
+    };
+    let mut columns = Vec::new();
+    for (m, metric) in profile.metrics.iter().enumerate() {
+        for (word, values) in words.iter().zip([&inclusive[m], &exclusive[m]]) {
+            columns.push(Column {
+                heading: format!("{} {word}", metric.name),
+                values: values.clone(),
+                unit: &metric.unit,
+                percent_of: Some(totals[m]),
+            });
         }
     }
+    let derived = derived_metrics::parse_all(&cx.config.metrics).unwrap_or_default();
+    let evaluated = derived_metrics::evaluate(profile, &derived, &inclusive, &exclusive);
+    let mut notes = Vec::new();
+    for e in &evaluated {
+        for (word, values) in words.iter().zip([&e.inclusive, &e.exclusive]) {
+            columns.push(Column {
+                heading: format!("{} {word}", e.name),
+                values: values.iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+                unit: &Unit::Count,
+                percent_of: None,
+            });
+        }
+        notes.push(match &e.zero_division {
+            Some(z) => format!(
+                "{} = {}; \"n/a\" where the formula divides by zero ({z}).",
+                e.name, e.text
+            ),
+            None => format!("{} = {}.", e.name, e.text),
+        });
+    }
+    let mut view = tree_table::build(
+        "pa-table",
+        caption,
+        tree,
+        frames,
+        page.metric,
+        &columns,
+        2 * page.metric,
+        Some(code),
+    );
+    view.notes = notes;
+    view
 }
 
 fn metric_links(plan: &Plan, page: &PagePlan) -> Vec<Link> {

@@ -31,6 +31,8 @@ pub struct TableView {
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
     pub merged_rows: usize,
+    /// Sentences shown under the table (derived-metric formulas).
+    pub notes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -126,10 +128,17 @@ pub fn build(
         columns: columns.iter().map(|c| c.heading.clone()).collect(),
         rows,
         merged_rows: graph.merged_nodes,
+        notes: Vec::new(),
     }
 }
 
 fn cell(v: f64, c: &Column) -> Cell {
+    if v.is_nan() {
+        return Cell {
+            text: "n/a".to_string(),
+            value: 0.0,
+        };
+    }
     let text = match c.percent_of {
         Some(total) => format!("{} ({})", with_unit(v, c.unit), percent(v, total)),
         None => with_unit(v, c.unit),

@@ -119,3 +119,75 @@ pub fn clone_sample_history(dir: &Path) -> PathBuf {
     assert!(status.success(), "git clone of history.bundle failed");
     target
 }
+
+/// Every file of a directory tree: relative path → bytes.
+pub fn read_tree(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry
+                .path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.insert(rel, std::fs::read(entry.path()).unwrap());
+        }
+    }
+    out
+}
+
+/// No file names `build_dir` (the build machine's path), no `src`/`href`
+/// leaves the site, and every relative one names a file of the site.
+/// Links starting with one of `schemes` (editor links) are allowed.
+pub fn assert_self_contained(
+    tree: &std::collections::BTreeMap<String, Vec<u8>>,
+    build_dir: &str,
+    schemes: &[&str],
+) {
+    for (path, bytes) in tree {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains(build_dir),
+            "{path} contains the build machine's path"
+        );
+        for attr in ["src=\"", "href=\""] {
+            for (i, _) in text.match_indices(attr) {
+                let rest = &text[i + attr.len()..];
+                let target = &rest[..rest.find('"').unwrap()];
+                if schemes.iter().any(|s| target.starts_with(s)) {
+                    continue;
+                }
+                assert!(
+                    !target.contains("://") && !target.starts_with("//"),
+                    "{path}: remote {target}"
+                );
+                if target.starts_with('#') || target.is_empty() {
+                    continue;
+                }
+                // Relative link: it must name a file of the site.
+                let base = Path::new(path).parent().unwrap();
+                let resolved = normalise(&base.join(target.split('#').next().unwrap()));
+                assert!(
+                    tree.contains_key(&resolved),
+                    "{path}: broken link {target} ({resolved})"
+                );
+            }
+        }
+    }
+}
+
+fn normalise(p: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in p.components() {
+        match c.as_os_str().to_str().unwrap() {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            s => parts.push(s.to_string()),
+        }
+    }
+    parts.join("/")
+}

@@ -1,0 +1,363 @@
+//! End-to-end tests of the flame-graph suite on real profiles: differential
+//! pages against version means computed straight from the folded files,
+//! derived metrics on a real Go heap profile, code links from a sources
+//! directory, and very deep stacks within the page budget.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{assert_self_contained, read_folded, read_tree, sample_data};
+
+fn perfatlas(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args(args)
+        .output()
+        .expect("run perfatlas")
+}
+
+fn build(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "build".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    perfatlas(&args)
+}
+
+fn page(out: &Path, path: &str) -> String {
+    fs::read_to_string(out.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The JSON of `<script id="ID">` in a page.
+fn script_json(html: &str, id: &str) -> serde_json::Value {
+    let open = format!("id=\"{id}\">");
+    let start = html.find(&open).expect("data script") + open.len();
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end]).expect("page data is JSON")
+}
+
+/// How the report prints a sample count: grouped, at most two decimals.
+fn samples(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let grouped = common::grouped(int.parse().unwrap());
+    if frac.is_empty() {
+        format!("{grouped} samples")
+    } else {
+        format!("{grouped}.{frac} samples")
+    }
+}
+
+/// A folded frame `name (file:line)` as the function `name (file)`.
+fn escaped(name: &str) -> String {
+    name.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn function_of(frame: &str) -> String {
+    match frame.rsplit_once(':') {
+        Some((head, tail)) if tail.ends_with(')') => format!("{head})"),
+        _ => frame.to_string(),
+    }
+}
+
+/// Mean total and the set of function-level call paths of a version.
+fn version_facts(version: &str) -> (f64, BTreeSet<Vec<String>>) {
+    let mut total = 0;
+    let mut paths = BTreeSet::new();
+    for rep in 1..=3 {
+        let file = sample_data().join(format!("{version}/convert-basic.{rep}.folded"));
+        for line in read_folded(&file) {
+            total += line.count;
+            let stack: Vec<String> = line.frames.iter().map(|f| function_of(f)).collect();
+            for k in 1..=stack.len() {
+                paths.insert(stack[..k].to_vec());
+            }
+        }
+    }
+    (total as f64 / 3.0, paths)
+}
+
+#[test]
+fn diff_pages_compare_version_means_and_tag_deleted_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    build(&sample_data(), &out, &[]);
+    let (old_mean, old_paths) = version_facts("3.6");
+    let (new_mean, new_paths) = version_facts("3.7");
+    let html = page(&out, "flamediff/convert-basic/3.6--3.7.samples.html");
+    let total = html.split("id=\"pa-total\">").nth(1).unwrap();
+    let expected = format!("{} → {}", samples(old_mean), samples(new_mean));
+    assert!(
+        total.starts_with(&expected),
+        "diff total {:?} starts with {expected:?}",
+        &total[..80.min(total.len())]
+    );
+    // A call path of 3.6 missing from 3.7, as wide as possible, is drawn
+    // and tagged [D]; one only in 3.7 is tagged [A].
+    let gone = old_paths
+        .difference(&new_paths)
+        .min_by_key(|p| p.len())
+        .expect("a deleted path");
+    let name = escaped(gone.last().unwrap().split(" (").next().unwrap());
+    assert!(
+        html.contains(&format!("<title>[D] {name}\n")),
+        "deleted frame {name} of {gone:?} is drawn with its tag"
+    );
+    let added = new_paths
+        .difference(&old_paths)
+        .min_by_key(|p| p.len())
+        .expect("an added path");
+    let name = escaped(added.last().unwrap().split(" (").next().unwrap());
+    assert!(
+        html.contains(&format!("<title>[A] {name}\n")),
+        "added frame {name}"
+    );
+    // Counts of tags under the title add up to the frames drawn.
+    let data = script_json(&html, "pa-flame-0-data");
+    let tagged = data["diff"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d.is_null())
+        .count();
+    let counted: usize = html
+        .split("id=\"pa-tag-counts\">")
+        .nth(1)
+        .unwrap()
+        .split("</dd>")
+        .next()
+        .unwrap()
+        .split(" · ")
+        .map(|c| c.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(counted, tagged);
+}
+
+fn heap_fixture(dir: &Path, metrics: &str) -> std::path::PathBuf {
+    let input = dir.join("go-demo");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pprof/go-demo/1.0");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    for f in fs::read_dir(&src).unwrap() {
+        let f = f.unwrap();
+        fs::copy(f.path(), input.join("1.0").join(f.file_name())).unwrap();
+    }
+    fs::write(
+        input.join("perfatlas.toml"),
+        format!("[metrics]\n{metrics}\n"),
+    )
+    .unwrap();
+    input
+}
+
+#[test]
+fn derived_metrics_become_pages_or_table_columns_and_bad_ones_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = heap_fixture(
+        dir.path(),
+        "bytes_per_object = \"alloc_space / alloc_objects\"\nalloc_kib = \"alloc_space / 1024\"",
+    );
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let total = |metric: &str| {
+        let html = page(&out, &format!("profiles/demo-heap/1.0/r1.{metric}.html"));
+        script_json(&html, "pa-flame-0-data")["total"]
+            .as_f64()
+            .unwrap()
+    };
+    let (space, objects) = (total("alloc_space"), total("alloc_objects"));
+    assert!(space > 0.0 && objects > 0.0);
+    // Additive: a metric of its own, with pages.
+    assert!((total("alloc_kib") - space / 1024.0).abs() < 1e-6 * space);
+    // A ratio: columns of the tree table; the root row is space / objects.
+    let html = page(&out, "profiles/demo-heap/1.0/r1.alloc_objects.html");
+    assert!(html.contains(
+        "<th scope=\"col\" class=\"pa-num\" data-col=\"10\">bytes_per_object total</th>"
+    ));
+    let root = html
+        .split("<tr data-i=\"0\" data-p=\"-1\">")
+        .nth(1)
+        .unwrap();
+    let cells: Vec<&str> = root
+        .split("data-v=\"")
+        .skip(1)
+        .map(|c| c.split('"').next().unwrap())
+        .collect();
+    let ratio: f64 = cells[10].parse().unwrap();
+    assert!(
+        (ratio - space / objects).abs() < 1e-6,
+        "{ratio} vs {}",
+        space / objects
+    );
+    assert!(html.contains("division by zero: alloc_objects is 0"));
+
+    for (formula, message) in [
+        (
+            "bpo = \"alloc_spac / alloc_objects\"",
+            "unknown metric \"alloc_spac\"",
+        ),
+        ("bpo = \"alloc_space / (2 - 2)\"", "division by zero"),
+        ("bpo = \"alloc_space / \"", "column 15"),
+    ] {
+        let bad = dir.path().join("bad");
+        let _ = fs::remove_dir_all(&bad);
+        fs::create_dir_all(&bad).unwrap();
+        let input = heap_fixture(&bad, formula);
+        let o = build(&input, &bad.join("site"), &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{formula}: {err}");
+        assert!(
+            err.contains("perfatlas.toml")
+                && err.contains("[metrics] bpo")
+                && err.contains(message),
+            "{formula}: {err}"
+        );
+    }
+}
+
+#[test]
+fn sources_directory_gives_code_links_that_resolve_and_editor_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = common::clone_sample_history(dir.path());
+    let show = |spec: &str| {
+        let o = Command::new("git")
+            .arg("-C")
+            .arg(&history)
+            .args(["show", spec])
+            .output()
+            .expect("git show");
+        assert!(o.status.success());
+        o.stdout
+    };
+    // Only core.py of 3.7, under DIR/3.7/.
+    let sources = dir.path().join("src");
+    fs::create_dir_all(sources.join("3.7/markdown")).unwrap();
+    fs::write(
+        sources.join("3.7/markdown/core.py"),
+        show("3.7:markdown/core.py"),
+    )
+    .unwrap();
+    let config = dir.path().join("perfatlas.toml");
+    let base = fs::read_to_string(sample_data().join("perfatlas.toml")).unwrap();
+    fs::write(
+        &config,
+        format!("{base}\n[flame]\neditor = \"myeditor://open?file={{path}}&line={{line}}\"\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("site");
+    let o = build(
+        &sample_data(),
+        &out,
+        &[
+            "--sources",
+            sources.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let tree = read_tree(&out);
+    assert_self_contained(&tree, &dir.path().to_string_lossy(), &["myeditor://"]);
+    let sources_pages: Vec<&String> = tree.keys().filter(|k| k.starts_with("source/")).collect();
+    assert_eq!(sources_pages, ["source/3.7/markdown/core.py.html"]);
+    let profile = page(&out, "profiles/convert-basic/3.7/r1.samples.html");
+    // markdown() calls convert at core.py:482 in 3.7.
+    assert!(profile.contains("href=\"../../../source/3.7/markdown/core.py.html#L482\""));
+    assert!(
+        !profile.contains("blockparser.py.html"),
+        "no link to a file that is not there"
+    );
+    let source = page(&out, "source/3.7/markdown/core.py.html");
+    assert!(
+        source.contains("<tr id=\"L482\" class=\"h5\">"),
+        "the hottest line is marked"
+    );
+    assert!(source.contains("href=\"myeditor://open?file="));
+    let line = source
+        .split("<tr id=\"L482\"")
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap();
+    assert!(line.contains("return md.convert(text)"), "{line}");
+    // The line is on the stack of every convert-basic sample of 3.7 but
+    // the ones outside markdown(): its total share is that fraction.
+    let mut on_line = 0;
+    let mut all = 0;
+    for rep in 1..=3 {
+        for l in read_folded(&sample_data().join(format!("3.7/convert-basic.{rep}.folded"))) {
+            all += l.count;
+            if l.frames
+                .iter()
+                .any(|f| f == "markdown (markdown/core.py:482)")
+            {
+                on_line += l.count;
+            }
+        }
+    }
+    let share = common::percent(on_line as f64, all as f64);
+    assert!(
+        line.contains(&format!("0.00% / {share}")),
+        "{line} has {share}"
+    );
+}
+
+#[test]
+fn very_deep_stacks_build_within_the_page_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("deep");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    let chain: Vec<String> = (0..12_000).map(|i| format!("f{i}")).collect();
+    let recursive: Vec<&str> = std::iter::repeat("rec").take(10_000).collect();
+    fs::write(
+        input.join("1.0/deep.folded"),
+        format!("{} 3\n{} 2\nmain 1\n", chain.join(";"), recursive.join(";")),
+    )
+    .unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for shape in ["", ".bottom-up", ".flat"] {
+        let html = page(&out, &format!("profiles/deep/1.0/r1.samples{shape}.html"));
+        let frames = html.matches("<g class=\"f").count();
+        assert!(
+            frames > 0 && frames <= 2 * 20_000,
+            "{shape}: {frames} frames"
+        );
+        let data = script_json(&html, "pa-flame-0-data");
+        let drawn = data["frames"].as_array().unwrap().len();
+        assert!(drawn <= 20_000, "{shape}: {drawn} frames in one graph");
+    }
+    let bottom_up = page(&out, "profiles/deep/1.0/r1.samples.bottom-up.html");
+    assert!(
+        bottom_up.contains("Caller chains longer than"),
+        "the cut is stated"
+    );
+    let top_down = page(&out, "profiles/deep/1.0/r1.samples.html");
+    assert!(top_down.contains("id=\"pa-total\">6 samples"));
+}
