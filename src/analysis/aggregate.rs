@@ -52,6 +52,19 @@ impl Aggregate {
     pub fn stats(&self, node: NodeId) -> Stats {
         stats(&self.values(node))
     }
+
+    /// [`Aggregate::stats`] of every node, in node order.
+    pub fn all_stats(&self) -> Vec<Stats> {
+        let mut values = vec![0.0; self.count];
+        (0..self.tree.len())
+            .map(|n| {
+                for (k, v) in values.iter_mut().enumerate() {
+                    *v = self.inclusive[k][n];
+                }
+                stats(&values)
+            })
+            .collect()
+    }
 }
 
 /// Sum, min, max and mean of `values` (zeros for none).

@@ -77,6 +77,8 @@ pub fn layout(
     let mut remainder_budget = budget
         .max_frames
         .saturating_sub(keep.iter().filter(|k| **k).count());
+    // Computed the first time a subtree is merged.
+    let mut subtree_sizes: Option<Vec<usize>> = None;
     // Explicit stack: (node, parent rect, x) — deep stacks must not recurse.
     let mut stack = vec![(NodeId::ROOT, None::<usize>, 0.0f64)];
     while let Some((node, parent, x)) = stack.pop() {
@@ -94,24 +96,27 @@ pub fn layout(
             self_value: tree.self_value(node, metric),
             merged: 0,
         });
-        let mut children: Vec<NodeId> = tree
-            .children(node)
-            .iter()
-            .copied()
-            .filter(|c| inclusive[c.index()] > 0.0)
-            .collect();
-        children.sort_by(|a, b| child_order(tree, frames, *a, *b));
-        let mut cx = x;
-        let mut pending = Vec::new();
+        // Only kept children are ordered (by name); the others are summed.
         let (mut dropped_value, mut dropped_nodes) = (0.0, 0usize);
-        for c in children {
+        let mut kept: Vec<NodeId> = Vec::new();
+        for &c in tree.children(node) {
+            if inclusive[c.index()] <= 0.0 {
+                continue;
+            }
             if keep[c.index()] {
-                pending.push((c, Some(idx), cx));
-                cx += inclusive[c.index()] / total;
+                kept.push(c);
             } else {
                 dropped_value += inclusive[c.index()];
-                dropped_nodes += count_subtree(tree, c);
+                dropped_nodes +=
+                    subtree_sizes.get_or_insert_with(|| subtree_sizes_of(tree))[c.index()];
             }
+        }
+        kept.sort_by(|a, b| child_order(tree, frames, *a, *b));
+        let mut cx = x;
+        let mut pending = Vec::with_capacity(kept.len());
+        for c in kept {
+            pending.push((c, Some(idx), cx));
+            cx += inclusive[c.index()] / total;
         }
         if dropped_nodes > 0 {
             graph.merged_nodes += dropped_nodes;
@@ -179,14 +184,16 @@ fn nth_largest(values: &[f64], n: usize) -> f64 {
     *nth
 }
 
-fn count_subtree(tree: &CallTree, node: NodeId) -> usize {
-    let mut count = 0;
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        count += 1;
-        stack.extend_from_slice(tree.children(n));
+/// Nodes in each node's subtree (itself included), in one pass from the
+/// leaves up (parents precede children).
+fn subtree_sizes_of(tree: &CallTree) -> Vec<usize> {
+    let mut sizes = vec![1usize; tree.len()];
+    for i in (1..tree.len()).rev() {
+        if let Some(p) = tree.parent(NodeId(i as u32)) {
+            sizes[p.index()] += sizes[i];
+        }
     }
-    count
+    sizes
 }
 
 #[cfg(test)]
@@ -286,6 +293,47 @@ mod tests {
         assert!(g.rects.len() <= 20_000, "{}", g.rects.len());
         assert_eq!(g.rects.iter().filter(|r| r.node.is_none()).count(), 1);
         assert_eq!(g.merged_nodes + g.rects.len() - 2, 30_000);
+    }
+
+    #[test]
+    fn drawn_and_merged_values_add_up_to_the_total() {
+        // 3,000 stacks of varied widths and depths under a 500-frame budget.
+        let stacks: Vec<(String, f64)> = (0..3_000)
+            .map(|i| {
+                let depth = 2 + i % 7;
+                let path: Vec<String> = (0..depth)
+                    .map(|d| format!("f{}", (i * 31 + d * 7) % (50 + d)))
+                    .collect();
+                (path.join(";"), 1.0 + ((i * 7919) % 97) as f64)
+            })
+            .collect();
+        let refs: Vec<(&str, f64)> = stacks.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+        let (t, f) = tree(&refs);
+        let total: f64 = stacks.iter().map(|(_, v)| v).sum();
+        let g = layout(
+            &t,
+            &f,
+            0,
+            FlameBudget {
+                max_frames: 500,
+                min_fraction: 0.001,
+            },
+        );
+        assert!(g.rects.len() <= 500);
+        assert!(g.merged_nodes > 0, "the budget forces merging");
+        // Each drawn frame's own value plus each merged box's value.
+        let drawn: f64 = g.rects.iter().map(|r| r.self_value).sum();
+        assert!((drawn - total).abs() < 1e-6, "{drawn} vs {total}");
+        assert!(
+            (g.merged_value
+                - g.rects
+                    .iter()
+                    .filter(|r| r.node.is_none())
+                    .map(|r| r.total)
+                    .sum::<f64>())
+            .abs()
+                < 1e-6
+        );
     }
 
     #[test]

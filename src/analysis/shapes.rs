@@ -23,6 +23,9 @@ pub struct ShapeFrames {
     /// Stands for samples recorded without any frame (their value sits on
     /// the top-down root), so exclusive shapes keep the whole total.
     pub no_stack: FrameId,
+    /// Stands for callers too narrow to draw, merged while building a
+    /// bottom-up tree.
+    pub narrow: FrameId,
     function_of: Vec<FrameId>,
     file_of: Vec<FrameId>,
     module_of: Vec<FrameId>,
@@ -47,9 +50,15 @@ impl ShapeFrames {
             module: Some("(no stack)".to_string()),
             ..Frame::default()
         });
+        let narrow = table.intern(Frame {
+            function: "(narrower callers)".to_string(),
+            module: Some("(narrower callers)".to_string()),
+            ..Frame::default()
+        });
         ShapeFrames {
             table,
             no_stack,
+            narrow,
             function_of,
             file_of,
             module_of,
@@ -134,21 +143,29 @@ pub struct Shaped {
     pub cut_depth: Option<usize>,
 }
 
-/// Most frames inserted while building one bottom-up tree; beyond it the
-/// caller chains are cut at a depth that fits.
+/// Most occurrence steps taken while building one bottom-up tree; beyond
+/// it the caller chains are cut at the level reached.
 pub const BOTTOM_UP_WORK: usize = 4_000_000;
 
 /// The bottom-up tree: roots are functions, children their callers.
 /// Exclusive: every node's self value under its reversed path. Inclusive:
 /// every outermost occurrence of a function (none of its callers is the
 /// same function) with its inclusive value.
-pub fn bottom_up(tree: &CallTree, frames: &ShapeFrames, values: Values) -> Shaped {
+///
+/// Built level by level: at each level the occurrences under one node are
+/// grouped by their next caller. A group worth less than `min_fraction` of
+/// the tree's total in every metric is not expanded: its value goes to one
+/// `(narrower callers)` child of the node, so totals stay exact and the
+/// work is bounded by what can be drawn.
+pub fn bottom_up(
+    tree: &CallTree,
+    frames: &ShapeFrames,
+    values: Values,
+    min_fraction: f64,
+) -> Shaped {
     let metrics = tree.metric_count();
     let function = function_ids(tree, frames);
     let contributing = contributing_nodes(tree, &function, values);
-    let work: usize = contributing.iter().map(|n| tree.depth(*n) as usize).sum();
-    let cut_depth =
-        (work > BOTTOM_UP_WORK).then(|| (BOTTOM_UP_WORK / contributing.len().max(1)).max(8));
     let inclusive: Vec<Vec<f64>> = match values {
         Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
         Values::Exclusive => Vec::new(),
@@ -157,22 +174,127 @@ pub fn bottom_up(tree: &CallTree, frames: &ShapeFrames, values: Values) -> Shape
     if values == Values::Exclusive {
         add_rootless(tree, &mut out, &[frames.no_stack]);
     }
-    let mut path = Vec::new();
-    let mut row = vec![0.0; metrics];
-    for node in contributing {
-        reversed_path(tree, &function, node, cut_depth, &mut path);
-        for (m, v) in row.iter_mut().enumerate() {
-            *v = match values {
-                Values::Exclusive => tree.self_value(node, m),
-                Values::Inclusive => inclusive[m][node.index()],
-            };
+    // One occurrence per contributing node: its values, the bottom-up node
+    // it hangs under, and the top-down node whose function comes next.
+    let mut live: Vec<Occurrence> = contributing
+        .iter()
+        .map(|&n| Occurrence {
+            under: NodeId::ROOT,
+            next: n,
+            first: n,
+        })
+        .collect();
+    let value = |o: &Occurrence, m: usize| match values {
+        Values::Exclusive => tree.self_value(o.first, m),
+        Values::Inclusive => inclusive[m][o.first.index()],
+    };
+    let grand: Vec<f64> = (0..metrics)
+        .map(|m| live.iter().map(|o| value(o, m)).sum::<f64>())
+        .collect();
+    let threshold: Vec<f64> = grand.iter().map(|g| g * min_fraction).collect();
+    let (mut work, mut level, mut cut_depth) = (0usize, 0usize, None);
+    while !live.is_empty() {
+        if work > BOTTOM_UP_WORK {
+            cut_depth = Some(level);
+            break;
         }
-        out.add_stack(path.iter().copied(), &row);
+        work += live.len();
+        level += 1;
+        live = bottom_up_level(
+            &mut out,
+            &live,
+            &function,
+            frames.narrow,
+            |o, m| value(o, m),
+            &threshold,
+            tree,
+        );
+    }
+    // Occurrences left when the work ran out end where they are.
+    for o in &live {
+        for m in 0..metrics {
+            out.add_self(o.under, m, value(o, m));
+        }
     }
     Shaped {
         tree: out,
         cut_depth,
     }
+}
+
+/// A path being reversed: under bottom-up node `under`, the function of
+/// top-down node `next` comes next; `first` is the node whose value it
+/// carries.
+#[derive(Debug, Clone, Copy)]
+struct Occurrence {
+    under: NodeId,
+    next: NodeId,
+    first: NodeId,
+}
+
+/// One level: groups `live` by (node, next function), creates the groups
+/// worth drawing, sends the rest to `(narrower callers)`, and returns the
+/// occurrences that go on (those whose caller is not the root).
+fn bottom_up_level(
+    out: &mut CallTree,
+    live: &[Occurrence],
+    function: &[Option<FrameId>],
+    narrow: FrameId,
+    value: impl Fn(&Occurrence, usize) -> f64,
+    threshold: &[f64],
+    tree: &CallTree,
+) -> Vec<Occurrence> {
+    let metrics = threshold.len();
+    let mut groups: FxHashMap<(NodeId, FrameId), usize> = FxHashMap::default();
+    let mut keys: Vec<(NodeId, FrameId)> = Vec::new();
+    let mut sums: Vec<f64> = Vec::new();
+    let mut group_of = Vec::with_capacity(live.len());
+    for o in live {
+        let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
+        let g = *groups.entry(key).or_insert_with(|| {
+            keys.push(key);
+            sums.extend(std::iter::repeat(0.0).take(metrics));
+            keys.len() - 1
+        });
+        for m in 0..metrics {
+            sums[g * metrics + m] += value(o, m);
+        }
+        group_of.push(g);
+    }
+    let sum = |g: usize, m: usize| sums[g * metrics + m];
+    let empty: Vec<bool> = (0..keys.len())
+        .map(|g| (0..metrics).all(|m| sum(g, m) == 0.0))
+        .collect();
+    let wide: Vec<bool> = (0..keys.len())
+        .map(|g| (0..metrics).any(|m| sum(g, m) > 0.0 && sum(g, m) >= threshold[m]))
+        .collect();
+    let mut node_of = vec![NodeId::ROOT; keys.len()];
+    for (g, &(under, frame)) in keys.iter().enumerate() {
+        if !empty[g] {
+            node_of[g] = out.child(under, if wide[g] { frame } else { narrow });
+        }
+    }
+    let mut next = Vec::with_capacity(live.len());
+    for (o, &g) in live.iter().zip(&group_of) {
+        if empty[g] {
+            continue;
+        }
+        let caller = tree.parent(o.next).unwrap_or(NodeId::ROOT);
+        let ends = !wide[g] || function[caller.index()].is_none();
+        if ends {
+            // The path ends here: its value is the node's own.
+            for m in 0..metrics {
+                out.add_self(node_of[g], m, value(o, m));
+            }
+        } else {
+            next.push(Occurrence {
+                under: node_of[g],
+                next: caller,
+                first: o.first,
+            });
+        }
+    }
+    next
 }
 
 /// Samples without frames (the top-down root's own value) under `path`.
@@ -235,27 +357,6 @@ fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<N
     }
     out.sort();
     out
-}
-
-/// `node`'s function, then its caller's, … up to the root's child, at most
-/// `cut` long.
-fn reversed_path(
-    tree: &CallTree,
-    function: &[Option<FrameId>],
-    node: NodeId,
-    cut: Option<usize>,
-    path: &mut Vec<FrameId>,
-) {
-    path.clear();
-    let limit = cut.unwrap_or(usize::MAX);
-    let mut n = node;
-    while let Some(f) = function[n.index()] {
-        if path.len() == limit {
-            break;
-        }
-        path.push(f);
-        n = tree.parent(n).unwrap_or(NodeId::ROOT);
-    }
 }
 
 /// The flat tree: module → file → function. Exclusive: each node's self
@@ -323,8 +424,16 @@ pub fn by_function(tree: &CallTree, frames: &ShapeFrames) -> CallTree {
 pub fn merge(trees: &[&CallTree], scale: &[f64]) -> CallTree {
     let per = trees.first().map_or(0, |t| t.metric_count());
     let count = trees.len();
-    let mut out = CallTree::new(per * (count + 1));
-    for (k, tree) in trees.iter().enumerate() {
+    let Some(first) = trees.first() else {
+        return CallTree::new(0);
+    };
+    // The first tree is copied as it is (no lookups); the others merge in.
+    let factor = scale.first().copied().unwrap_or(1.0);
+    let placement: Vec<(usize, usize, f64)> = (0..per)
+        .flat_map(|m| [(m, m, factor), (m, count * per + m, factor / count as f64)])
+        .collect();
+    let mut out = first.remetric(per * (count + 1), &placement);
+    for (k, tree) in trees.iter().enumerate().skip(1) {
         let factor = scale.get(k).copied().unwrap_or(1.0);
         // Node of `tree` → node of `out`, filled parents first.
         let mut mapped = vec![NodeId::ROOT; tree.len()];

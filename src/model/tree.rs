@@ -190,6 +190,27 @@ impl CallTree {
         self.metric_count = old + 1;
     }
 
+    /// The same shape with `metric_count` metrics, where metric `to` of
+    /// the result is metric `from` of this tree times `factor`, for each
+    /// `(from, to, factor)` of `placement` (placements to the same `to`
+    /// add up).
+    pub fn remetric(&self, metric_count: usize, placement: &[(usize, usize, f64)]) -> CallTree {
+        let mut self_values = vec![0.0; self.nodes.len() * metric_count];
+        for i in 0..self.nodes.len() {
+            for &(from, to, factor) in placement {
+                self_values[i * metric_count + to] +=
+                    self.self_values[i * self.metric_count + from] * factor;
+            }
+        }
+        CallTree {
+            metric_count,
+            nodes: self.nodes.clone(),
+            self_values,
+            child_index: FxHashMap::default(),
+            index_stale: true,
+        }
+    }
+
     /// The same tree with only `metric`'s values (the one metric of the
     /// result).
     pub fn project(&self, metric: usize) -> CallTree {

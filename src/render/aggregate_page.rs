@@ -28,11 +28,26 @@ pub struct AggregatePlan {
     pub path: String,
 }
 
-/// One page per (benchmark, version, metric name).
+/// Whether `benchmark` has several profiles with `metric` in `version`
+/// (a single profile needs no aggregate page).
+pub fn exists(history: &History, benchmark: &str, version: usize, metric: &str) -> bool {
+    history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == benchmark && p.version == version)
+        .filter(|p| p.profile.metrics.iter().any(|m| m.name == metric))
+        .nth(1)
+        .is_some()
+}
+
+/// One page per (benchmark, version, metric name) with several profiles.
 pub fn plan(history: &History) -> Vec<AggregatePlan> {
     let mut out: Vec<AggregatePlan> = Vec::new();
     for entry in &history.profiles {
         for metric in &entry.profile.metrics {
+            if !exists(history, &entry.benchmark, entry.version, &metric.name) {
+                continue;
+            }
             let version = &history.versions[entry.version].name;
             let path = paths::aggregate_page(&entry.benchmark, version, &metric.name);
             if !out.iter().any(|p| p.path == path) {
@@ -224,7 +239,7 @@ fn table(
     labels: &[String],
     code: &CodeLinks,
 ) -> TableView {
-    let stats: Vec<aggregate::Stats> = agg.tree.node_ids().map(|n| agg.stats(n)).collect();
+    let stats = agg.all_stats();
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
     let column = |heading: &str, pick: fn(&aggregate::Stats) -> f64, share: bool| Column {
         heading: heading.to_string(),

@@ -159,8 +159,8 @@ struct DiffView {
     new_count: usize,
     shapes: Vec<Link>,
     metrics: Vec<Link>,
-    old_aggregate: String,
-    new_aggregate: String,
+    old_aggregate: Option<String>,
+    new_aggregate: Option<String>,
     counts: Vec<(String, usize)>,
     graph: GraphView,
     table: TableView,
@@ -172,6 +172,7 @@ fn mean_tree(
     frames: &ShapeFrames,
     p: &DiffPlan,
     version: usize,
+    min_fraction: f64,
 ) -> (CallTree, usize, Option<Unit>) {
     let (_, trees, unit) = version_trees(history, &p.benchmark, version, &p.metric);
     let refs: Vec<&CallTree> = trees.iter().collect();
@@ -179,7 +180,7 @@ fn mean_tree(
     let mean = agg.tree.project(agg.mean_metric());
     let shaped = match p.shape {
         Shape::TopDown => shapes::by_function(&mean, frames),
-        Shape::BottomUp => shapes::bottom_up(&mean, frames, Values::Exclusive).tree,
+        Shape::BottomUp => shapes::bottom_up(&mean, frames, Values::Exclusive, min_fraction).tree,
         Shape::Flat => shapes::flat(&mean, frames, Values::Exclusive),
     };
     (shaped, trees.len(), unit)
@@ -193,8 +194,9 @@ pub fn render(
     all: &[DiffPlan],
     p: &DiffPlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let (old_tree, old_count, unit) = mean_tree(history, frames, p, p.old);
-    let (new_tree, new_count, new_unit) = mean_tree(history, frames, p, p.new);
+    let min_fraction = flame_view::budget(&config.flame).min_fraction;
+    let (old_tree, old_count, unit) = mean_tree(history, frames, p, p.old, min_fraction);
+    let (new_tree, new_count, new_unit) = mean_tree(history, frames, p, p.new, min_fraction);
     let unit = unit.or(new_unit).unwrap_or(Unit::Count);
     let normalise = config.flame.diff_normalise;
     let diff = flame_diff::diff(&old_tree, &new_tree, normalise);
@@ -301,16 +303,8 @@ pub fn render(
                 |q| q.metric.clone(),
                 |q| q.metric == p.metric,
             ),
-            old_aggregate: format!(
-                "{}{}",
-                common.root,
-                paths::aggregate_page(&p.benchmark, &old_v.name, &p.metric)
-            ),
-            new_aggregate: format!(
-                "{}{}",
-                common.root,
-                paths::aggregate_page(&p.benchmark, &new_v.name, &p.metric)
-            ),
+            old_aggregate: aggregate_link(history, p, p.old, &common.root),
+            new_aggregate: aggregate_link(history, p, p.new, &common.root),
             counts: counts
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
@@ -321,6 +315,17 @@ pub fn render(
         },
     )?;
     Ok(vec![(p.path.clone(), html.into_bytes()), svg])
+}
+
+/// The aggregate page of a version in the pair, when it has one.
+fn aggregate_link(history: &History, p: &DiffPlan, version: usize, root: &str) -> Option<String> {
+    super::aggregate_page::exists(history, &p.benchmark, version, &p.metric).then(|| {
+        let name = &history.versions[version].name;
+        format!(
+            "{root}{}",
+            paths::aggregate_page(&p.benchmark, name, &p.metric)
+        )
+    })
 }
 
 /// Links to the pages of the same pair that differ in one respect.

@@ -160,7 +160,7 @@ struct ProfileView {
     shapes: Vec<Link>,
     repetitions: Vec<Link>,
     versions: Vec<Link>,
-    aggregate_href: String,
+    aggregate_href: Option<String>,
     diffs: Vec<Link>,
     graphs: Vec<GraphView>,
     table: TableView,
@@ -179,7 +179,8 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
         entry.benchmark, version.label, cx.plan.rep_names[page.entry], metric.name
     );
     let total = entry.profile.tree.total(page.metric);
-    let trees = ShapeTrees::new(entry, cx.frames, page.shape);
+    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+    let trees = ShapeTrees::new(entry, cx.frames, page.shape, min_fraction);
     let code = CodeLinks {
         links: cx.links,
         version: entry.version,
@@ -187,8 +188,12 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
     };
     let mut files = Vec::new();
     let mut graphs = Vec::new();
-    for spec in graph_specs(cx, page, &trees, &label, total, &code) {
-        let graph = flame_view::layout(&spec, flame_view::budget(&cx.config.flame));
+    let specs = graph_specs(cx, page, &trees, &label, total, &code);
+    // The page budget is shared by the page's graphs.
+    let mut budget = flame_view::budget(&cx.config.flame);
+    budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
+    for spec in specs {
+        let graph = flame_view::layout(&spec, budget);
         let (view, svg) = flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
         graphs.push(view);
         files.push(svg);
@@ -210,11 +215,19 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
         shapes: shape_links(top_down_path, page.shape),
         repetitions: repetition_links(history, cx.plan, page),
         versions: version_links(history, cx.plan, page, &common.root),
-        aggregate_href: format!(
-            "{}{}",
-            common.root,
-            paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
-        ),
+        aggregate_href: super::aggregate_page::exists(
+            history,
+            &entry.benchmark,
+            entry.version,
+            &metric.name,
+        )
+        .then(|| {
+            format!(
+                "{}{}",
+                common.root,
+                paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
+            )
+        }),
         diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
         table: table(cx, page, &trees, &code),
         top: if page.shape == Shape::TopDown {
@@ -241,13 +254,18 @@ struct ShapeTrees<'a> {
 }
 
 impl<'a> ShapeTrees<'a> {
-    fn new(entry: &'a ProfileEntry, frames: &ShapeFrames, shape: Shape) -> ShapeTrees<'a> {
+    fn new(
+        entry: &'a ProfileEntry,
+        frames: &ShapeFrames,
+        shape: Shape,
+        min_fraction: f64,
+    ) -> ShapeTrees<'a> {
         let tree = &entry.profile.tree;
         let (exclusive, inclusive, cut_depth) = match shape {
             Shape::TopDown => (None, None, None),
             Shape::BottomUp => {
-                let e = shapes::bottom_up(tree, frames, Values::Exclusive);
-                let i = shapes::bottom_up(tree, frames, Values::Inclusive);
+                let e = shapes::bottom_up(tree, frames, Values::Exclusive, min_fraction);
+                let i = shapes::bottom_up(tree, frames, Values::Inclusive, min_fraction);
                 (Some(e.tree), Some(i.tree), e.cut_depth.or(i.cut_depth))
             }
             Shape::Flat => (

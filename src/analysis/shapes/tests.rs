@@ -51,7 +51,7 @@ fn paths(tree: &CallTree, frames: &FrameTable, m: usize) -> Vec<String> {
 fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
     let (frames, tree) = profile(&[("main;a;c", 3.0), ("main;b;c", 2.0), ("main;a", 1.0)]);
     let sf = ShapeFrames::new(&frames);
-    let up = bottom_up(&tree, &sf, Values::Exclusive);
+    let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(up.cut_depth, None);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -72,7 +72,7 @@ fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
 fn bottom_up_inclusive_counts_a_recursive_function_once_per_sample() {
     let (frames, tree) = profile(&[("main;f;f;g", 4.0), ("main;f", 1.0)]);
     let sf = ShapeFrames::new(&frames);
-    let up = bottom_up(&tree, &sf, Values::Inclusive);
+    let up = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
         [
@@ -91,7 +91,7 @@ fn bottom_up_inclusive_counts_a_recursive_function_once_per_sample() {
 fn bottom_up_groups_lines_of_one_function() {
     let (frames, tree) = profile(&[("main@m.py:1;f@m.py:3", 2.0), ("main@m.py:2;f@m.py:4", 5.0)]);
     let sf = ShapeFrames::new(&frames);
-    let up = bottom_up(&tree, &sf, Values::Exclusive);
+    let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(paths(&up.tree, &sf.table, 0), ["f = 7", "f;main = 7"]);
     let root = up.tree.children(NodeId::ROOT)[0];
     let f = sf.table.get(up.tree.frame(root).unwrap());
@@ -104,13 +104,19 @@ fn very_deep_stacks_are_cut_with_values_kept() {
     let (frames, tree) = profile(&[(chain.join(";").as_str(), 1.0)]);
     let sf = ShapeFrames::new(&frames);
     // Inclusive: 5,000 outermost occurrences, 12.5 million path frames.
-    let up = bottom_up(&tree, &sf, Values::Inclusive);
+    let up = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
     let cut = up.cut_depth.expect("cut");
-    assert_eq!(cut, BOTTOM_UP_WORK / 5_000);
-    assert!(up.tree.len() <= 5_000 * cut + 1);
+    // Levels go on while fewer than BOTTOM_UP_WORK steps were taken; level
+    // k has 5,000 − k live occurrences.
+    let steps = |levels: usize| (0..levels).map(|k| 5_000 - k).sum::<usize>();
+    assert!(
+        steps(cut - 1) <= BOTTOM_UP_WORK && steps(cut) > BOTTOM_UP_WORK,
+        "cut at {cut}"
+    );
+    assert!(up.tree.len() <= steps(cut) + 1);
     // Every function still carries its whole inclusive value.
     assert_eq!(up.tree.total(0), 5_000.0);
-    let exclusive = bottom_up(&tree, &sf, Values::Exclusive);
+    let exclusive = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!((exclusive.cut_depth, exclusive.tree.len()), (None, 5_001));
 }
 
@@ -234,11 +240,34 @@ fn samples_without_frames_keep_exclusive_totals_whole() {
     let (frames, mut tree) = profile(&[("main;a", 3.0)]);
     tree.add_stack([], &[2.0]);
     let sf = ShapeFrames::new(&frames);
-    let up = bottom_up(&tree, &sf, Values::Exclusive);
+    let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
         ["(no stack) = 2", "a = 3", "a;main = 3"]
     );
     let flat = flat(&tree, &sf, Values::Exclusive);
     assert_eq!(flat.total(0), 5.0);
+}
+
+#[test]
+fn narrow_callers_are_merged_while_building_with_totals_kept() {
+    // c is called from a (90) and from 10 callers worth 1 each.
+    let mut stacks = vec![("main;a;c".to_string(), 90.0)];
+    for i in 0..10 {
+        stacks.push((format!("main;b{i};c"), 1.0));
+    }
+    let refs: Vec<(&str, f64)> = stacks.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+    let (frames, tree) = profile(&refs);
+    let sf = ShapeFrames::new(&frames);
+    let up = bottom_up(&tree, &sf, Values::Exclusive, 0.05);
+    assert_eq!(
+        paths(&up.tree, &sf.table, 0),
+        [
+            "c = 100",
+            "c;(narrower callers) = 10",
+            "c;a = 90",
+            "c;a;main = 90"
+        ]
+    );
+    assert_eq!(up.tree.total(0), 100.0);
 }
