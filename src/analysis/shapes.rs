@@ -370,27 +370,38 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
         Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
         Values::Exclusive => Vec::new(),
     };
-    let mut out = CallTree::new(metrics);
-    if values == Values::Exclusive {
-        add_rootless(tree, &mut out, &[frames.no_stack; 3]);
-    }
-    let mut row = vec![0.0; metrics];
+    // Sum per function first (a slot per function frame), then build the
+    // three levels once per function: no lookup per node.
+    let mut slot_of: FxHashMap<FrameId, usize> = FxHashMap::default();
+    let mut firsts: Vec<FrameId> = Vec::new();
+    let mut sums: Vec<f64> = Vec::new();
     for node in nodes {
         let Some(frame) = tree.frame(node) else {
             continue;
         };
-        for (m, v) in row.iter_mut().enumerate() {
-            *v = match values {
+        let slot = *slot_of.entry(frames.function(frame)).or_insert_with(|| {
+            firsts.push(frame);
+            sums.extend(std::iter::repeat(0.0).take(metrics));
+            firsts.len() - 1
+        });
+        for m in 0..metrics {
+            sums[slot * metrics + m] += match values {
                 Values::Exclusive => tree.self_value(node, m),
                 Values::Inclusive => inclusive[m][node.index()],
             };
         }
+    }
+    let mut out = CallTree::new(metrics);
+    if values == Values::Exclusive {
+        add_rootless(tree, &mut out, &[frames.no_stack; 3]);
+    }
+    for (slot, &frame) in firsts.iter().enumerate() {
         let path = [
             frames.module(frame),
             frames.file(frame),
             frames.function(frame),
         ];
-        out.add_stack(path, &row);
+        out.add_stack(path, &sums[slot * metrics..(slot + 1) * metrics]);
     }
     out
 }

@@ -309,16 +309,27 @@ pub fn site_files(
     }
     let plan = profile_page::plan(history);
     let links = SourceLinks::new(history, sources, &config.flame.editor);
-    for page in flame_pages(history, config, renderer, &plan, &links) {
+    // The evolution matrix and the flame-graph pages share nothing: they
+    // are prepared side by side.
+    let ((flame, source), (evolution, matrix)) = rayon::join(
+        || {
+            (
+                flame_pages(history, config, renderer, &plan, &links),
+                source_pages(history, renderer, &links, sources),
+            )
+        },
+        || {
+            let evolution = EvolutionPlan::new(history, &config.matrix, hierarchy, modifications);
+            let pages = evolution_pages(history, config, renderer, &plan, &evolution);
+            (evolution, pages)
+        },
+    );
+    for page in flame.into_iter().chain(matrix) {
         files.extend(page?);
     }
-    for page in source_pages(history, renderer, &links, sources) {
+    for page in source {
         let (path, html) = page?;
         files.insert(path, html);
-    }
-    let evolution = EvolutionPlan::new(history, &config.matrix, hierarchy, modifications);
-    for page in evolution_pages(history, config, renderer, &plan, &evolution) {
-        files.extend(page?);
     }
     files.insert(
         "index.html".to_string(),
