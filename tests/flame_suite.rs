@@ -363,3 +363,48 @@ fn very_deep_stacks_build_within_the_page_budget() {
     let top_down = page(&out, "profiles/deep/1.0/r1.samples.html");
     assert!(top_down.contains("id=\"pa-total\">6 samples"));
 }
+
+#[test]
+fn configured_sets_merge_profiles_across_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("perfatlas.toml");
+    let base = fs::read_to_string(sample_data().join("perfatlas.toml")).unwrap();
+    fs::write(
+        &config,
+        format!("{base}\n[[flame.aggregates]]\nname = \"basic-late\"\nbenchmarks = [\"convert-b*\"]\nversions = [\"3.6\", \"3.7\"]\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("site");
+    let o = build(
+        &sample_data(),
+        &out,
+        &["--config", config.to_str().unwrap()],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(page(&out, "index.html").contains("href=\"aggregates/basic-late.samples.html\""));
+    let html = page(&out, "aggregates/basic-late.samples.html");
+    let data = script_json(&html, "pa-flame-0-data");
+    let mut totals = Vec::new();
+    for version in ["3.6", "3.7"] {
+        for rep in 1..=3 {
+            let file = sample_data().join(format!("{version}/convert-basic.{rep}.folded"));
+            totals.push(read_folded(&file).iter().map(|l| l.count).sum::<u64>() as f64);
+        }
+    }
+    let mean = totals.iter().sum::<f64>() / 6.0;
+    assert!((data["total"].as_f64().unwrap() - mean).abs() < 1e-9);
+    // The root's histogram holds each profile's total, in version order.
+    let root: Vec<f64> = data["agg"]["values"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(root, totals);
+    assert_eq!(data["agg"]["labels"][3], "3.7 r1");
+}

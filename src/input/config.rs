@@ -100,6 +100,20 @@ pub struct FlameConfig {
     /// Editor link for a source location; `{path}` is the file as the
     /// profile names it, `{line}` the line. Empty: no editor links.
     pub editor: String,
+    /// Sets of profiles merged into aggregate pages (threads, snapshots…).
+    pub aggregates: Vec<AggregateSet>,
+}
+
+/// A named set of profiles for an aggregate page.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AggregateSet {
+    pub name: String,
+    /// Benchmark names; `*` matches any run of characters.
+    pub benchmarks: Vec<String>,
+    /// Version directory names; all versions when empty.
+    #[serde(default)]
+    pub versions: Vec<String>,
 }
 
 impl Default for FlameConfig {
@@ -110,6 +124,7 @@ impl Default for FlameConfig {
             diffs: Vec::new(),
             diff_normalise: false,
             editor: "vscode://file/{path}:{line}".to_string(),
+            aggregates: Vec::new(),
         }
     }
 }

@@ -22,7 +22,13 @@ use crate::model::{CallTree, FrameTable, History, Unit};
 /// `metric`.
 #[derive(Debug, Clone)]
 pub struct AggregatePlan {
-    pub benchmark: String,
+    /// What is merged, e.g. the benchmark's name or the set's.
+    pub title: String,
+    /// E.g. "in 3.6"; empty for a configured set.
+    pub subtitle: String,
+    /// The profiles merged (indices into `History::profiles`).
+    pub entries: Vec<usize>,
+    /// The version whose sources code links use.
     pub version: usize,
     pub metric: String,
     pub path: String,
@@ -40,8 +46,9 @@ pub fn exists(history: &History, benchmark: &str, version: usize, metric: &str) 
         .is_some()
 }
 
-/// One page per (benchmark, version, metric name) with several profiles.
-pub fn plan(history: &History) -> Vec<AggregatePlan> {
+/// One page per (benchmark, version, metric name) with several profiles,
+/// and one per configured set and metric.
+pub fn plan(history: &History, config: &Config) -> Vec<AggregatePlan> {
     let mut out: Vec<AggregatePlan> = Vec::new();
     for entry in &history.profiles {
         for metric in &entry.profile.metrics {
@@ -51,8 +58,12 @@ pub fn plan(history: &History) -> Vec<AggregatePlan> {
             let version = &history.versions[entry.version].name;
             let path = paths::aggregate_page(&entry.benchmark, version, &metric.name);
             if !out.iter().any(|p| p.path == path) {
+                let (entries, _, _) =
+                    version_trees(history, &entry.benchmark, entry.version, &metric.name);
                 out.push(AggregatePlan {
-                    benchmark: entry.benchmark.clone(),
+                    title: entry.benchmark.clone(),
+                    subtitle: format!("in {}", history.versions[entry.version].label),
+                    entries,
                     version: entry.version,
                     metric: metric.name.clone(),
                     path,
@@ -60,8 +71,75 @@ pub fn plan(history: &History) -> Vec<AggregatePlan> {
             }
         }
     }
+    out.extend(configured_sets(history, config));
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
+}
+
+/// Pages for the sets of `[[flame.aggregates]]`: every profile of the
+/// named benchmarks (`*` matches any run of characters) in the named
+/// versions (all when none are named), per metric they share.
+fn configured_sets(history: &History, config: &Config) -> Vec<AggregatePlan> {
+    let mut out = Vec::new();
+    for set in &config.flame.aggregates {
+        let entries: Vec<usize> = (0..history.profiles.len())
+            .filter(|&i| {
+                let p = &history.profiles[i];
+                set.benchmarks.iter().any(|b| glob_match(b, &p.benchmark))
+                    && (set.versions.is_empty()
+                        || set.versions.contains(&history.versions[p.version].name))
+            })
+            .collect();
+        let Some(&first) = entries.first() else {
+            continue;
+        };
+        for metric in &history.profiles[first].profile.metrics {
+            let with_metric: Vec<usize> = entries
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    history.profiles[i]
+                        .profile
+                        .metrics
+                        .iter()
+                        .any(|m| m.name == metric.name)
+                })
+                .collect();
+            out.push(AggregatePlan {
+                title: set.name.clone(),
+                subtitle: String::new(),
+                version: history.profiles[with_metric[0]].version,
+                entries: with_metric,
+                metric: metric.name.clone(),
+                path: format!(
+                    "aggregates/{}.{}.html",
+                    paths::slug(&set.name),
+                    paths::slug(&metric.name)
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// `pattern` with `*` standing for any run of characters.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The single-metric trees of a version's repetitions of a benchmark,
@@ -92,8 +170,8 @@ pub fn version_trees(
 struct AggregateView {
     #[serde(flatten)]
     common: Common,
-    benchmark: String,
-    version: String,
+    title: String,
+    subtitle: String,
     metric: String,
     count: usize,
     mean_total: String,
@@ -110,16 +188,11 @@ pub fn render(
     links: &SourceLinks,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let (entries, trees, unit) =
-        version_trees(history, &page.benchmark, page.version, &page.metric);
-    let unit = unit.unwrap_or(Unit::Count);
+    let entries = &page.entries;
+    let (trees, unit) = entry_trees(history, entries, &page.metric);
     let refs: Vec<&CallTree> = trees.iter().collect();
     let agg = aggregate::aggregate(&refs);
-    let labels: Vec<String> = entries
-        .iter()
-        .map(|&e| profiles.rep_names[e].clone())
-        .collect();
-    let version = &history.versions[page.version];
+    let labels = profile_labels(history, profiles, page);
     let code = CodeLinks {
         links,
         version: page.version,
@@ -132,7 +205,7 @@ pub fn render(
         unit: &unit,
         title: format!("Flame graph of the mean over {} profiles", agg.count),
         note: Some("Each frame's width is its mean inclusive value over the profiles; hover for sum, min, max and a histogram of its value in each profile.".to_string()),
-        label: format!("{} {}: mean {} over {} profiles", page.benchmark, version.label, page.metric, agg.count),
+        label: format!("{} {}: mean {} over {} profiles", page.title, page.subtitle, page.metric, agg.count),
         id: "pa-flame-0".to_string(),
         svg_path: page.path.replace(".html", ".svg"),
         words: Words::TotalSelf,
@@ -182,7 +255,7 @@ pub fn render(
                 .position(|m| m.name == page.metric)?;
             Some(Link {
                 label: label.clone(),
-                href: flame_view::file_name(profiles.by_entry[e].get(m)?),
+                href: format!("{}{}", common.root, profiles.by_entry[e].get(m)?),
                 current: false,
             })
         })
@@ -190,8 +263,8 @@ pub fn render(
     let html = renderer.render(
         "aggregate.html",
         &AggregateView {
-            benchmark: page.benchmark.clone(),
-            version: version.label.clone(),
+            title: page.title.clone(),
+            subtitle: page.subtitle.clone(),
             metric: page.metric.clone(),
             count: agg.count,
             mean_total: with_unit(mean_total, &unit),
@@ -202,6 +275,49 @@ pub fn render(
         },
     )?;
     Ok(vec![(page.path.clone(), html.into_bytes()), svg])
+}
+
+/// The single-metric trees of `entries` and the metric's unit.
+fn entry_trees(history: &History, entries: &[usize], metric: &str) -> (Vec<CallTree>, Unit) {
+    let mut unit = None;
+    let trees = entries
+        .iter()
+        .filter_map(|&e| {
+            let p = &history.profiles[e].profile;
+            let m = p.metrics.iter().position(|x| x.name == metric)?;
+            unit.get_or_insert_with(|| p.metrics[m].unit.clone());
+            Some(p.tree.project(m))
+        })
+        .collect();
+    (trees, unit.unwrap_or(Unit::Count))
+}
+
+/// How each merged profile is named: its repetition within one version,
+/// else benchmark, version and repetition.
+fn profile_labels(history: &History, profiles: &Plan, page: &AggregatePlan) -> Vec<String> {
+    let one_version = page
+        .entries
+        .iter()
+        .all(|&e| history.profiles[e].version == page.version);
+    let one_benchmark = page
+        .entries
+        .iter()
+        .all(|&e| history.profiles[e].benchmark == history.profiles[page.entries[0]].benchmark);
+    page.entries
+        .iter()
+        .map(|&e| {
+            let p = &history.profiles[e];
+            let rep = &profiles.rep_names[e];
+            match (one_benchmark, one_version) {
+                (true, true) => rep.clone(),
+                (true, false) => format!("{} {rep}", history.versions[p.version].label),
+                _ => format!(
+                    "{} {} {rep}",
+                    p.benchmark, history.versions[p.version].label
+                ),
+            }
+        })
+        .collect()
 }
 
 /// Tooltip numbers of one frame.
@@ -271,4 +387,20 @@ fn table(
     }
     view.columns.push("each profile".to_string());
     view
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs_match_runs_of_characters() {
+        assert!(glob_match("convert-*", "convert-basic"));
+        assert!(glob_match("*-basic", "convert-basic"));
+        assert!(glob_match("c*v*t-b*c", "convert-basic"));
+        assert!(glob_match("convert-basic", "convert-basic"));
+        assert!(!glob_match("convert-basic", "convert-basics"));
+        assert!(!glob_match("*-extensions", "convert-basic"));
+        assert!(!glob_match("ab*ba", "aba"));
+    }
 }

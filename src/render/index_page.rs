@@ -72,6 +72,8 @@ struct IndexView {
     #[serde(flatten)]
     common: Common,
     matrices: Vec<MatrixLink>,
+    /// Configured aggregate pages: (label, href).
+    aggregate_sets: Vec<(String, String)>,
     changes_note: String,
     versions: Vec<VersionRow>,
     benchmarks: Vec<BenchmarkRow>,
@@ -85,8 +87,10 @@ pub fn render(
     renderer: &Renderer,
     plan: &Plan,
     evolution: &EvolutionPlan,
+    aggregate_sets: &[(String, String)],
 ) -> Result<String, BuildError> {
     let view = IndexView {
+        aggregate_sets: aggregate_sets.to_vec(),
         matrices: evolution
             .scopes
             .iter()

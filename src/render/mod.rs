@@ -333,12 +333,33 @@ pub fn site_files(
     }
     files.insert(
         "index.html".to_string(),
-        index_page::render(history, renderer, &plan, &evolution)?.into_bytes(),
+        index_page::render(
+            history,
+            renderer,
+            &plan,
+            &evolution,
+            &aggregate_sets(history, config),
+        )?
+        .into_bytes(),
     );
     Ok(files)
 }
 
 type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
+
+/// The configured aggregate pages, as (label, path) for the index.
+fn aggregate_sets(history: &History, config: &Config) -> Vec<(String, String)> {
+    aggregate_page::plan(history, config)
+        .into_iter()
+        .filter(|p| p.subtitle.is_empty())
+        .map(|p| {
+            (
+                format!("{}: {} ({} profiles)", p.title, p.metric, p.entries.len()),
+                p.path,
+            )
+        })
+        .collect()
+}
 
 /// One page per source file found, with each version's line costs.
 fn source_pages(
@@ -380,7 +401,7 @@ fn flame_pages(
         diffs: &diff_links,
         links,
     };
-    let aggregates = aggregate_page::plan(history);
+    let aggregates = aggregate_page::plan(history, config);
     let mut out: Vec<Rendered> = plan
         .pages
         .par_iter()
