@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# perfatlas's whole site build vs inferno-flamegraph's single SVG, on the same
-# large folded file.
+# perfatlas's whole site build vs inferno on the same large folded files:
+#  1. one profile: perfatlas (top-down, bottom-up and flat pages with tree
+#     tables, plus the rest of the site) vs inferno-flamegraph's one SVG;
+#  2. two versions: perfatlas (all of the above for both, plus the
+#     differential pages in three shapes) vs inferno-diff-folded piped
+#     into inferno-flamegraph (one differential SVG).
 #
 #   benches/flame_vs_inferno.sh            # 3 runs each
 #   RUNS=5 BENCH_DIR=/data/pa-bench CARGO_TARGET_DIR=/tmp/target-bench benches/flame_vs_inferno.sh
@@ -17,6 +21,7 @@
 #   GEN_ARGS          extra arguments for gen_folded.py (e.g. "--lines 20000")
 #   CARGO_TARGET_DIR  where cargo builds perfatlas (default: the repo's target/)
 #   BENCH_STRICT=1    exit 3 when perfatlas is slower than inferno
+#   DIFF=0            skip the two-version comparison
 #
 # Target (for now): perfatlas's whole build no slower than inferno's single SVG.
 set -euo pipefail
@@ -39,7 +44,7 @@ fi
 log "building perfatlas (release) into $TARGET_DIR"
 (cd "$REPO" && cargo build --release --quiet)
 
-if ! command -v inferno-flamegraph >/dev/null; then
+if ! command -v inferno-flamegraph >/dev/null || ! command -v inferno-diff-folded >/dev/null; then
     log "installing inferno from crates.io"
     cargo install inferno --locked --quiet
 fi
@@ -119,6 +124,52 @@ echo "perfatlas largest page: ${largest_page#"$BENCH_DIR"/} $(mb "$largest_bytes
 echo "inferno svg: $(mb "$svg_bytes") MB, $svg_g frames (<g> groups)"
 echo "all runs (wall s, peak RSS KB, user s, sys s):"
 for t in perfatlas inferno; do echo "  $t: $(tail -qn1 "$RES/$t".*.time | paste -sd, | sed 's/,/, /g')"; done
+
+# ---------------------------------------------------------------- diff
+if [[ ${DIFF:-1} == 1 ]]; then
+    DINPUT=$BENCH_DIR/diff-input
+    V2=$DINPUT/v2/big.folded
+    mkdir -p "$DINPUT/v1" "$DINPUT/v2"
+    ln -sf "$FOLDED" "$DINPUT/v1/big.folded"
+    # v2: every 10th stack twice as heavy, every 37th gone, every 53rd
+    # ending in a new function; still sorted.
+    DSTAMP=$BENCH_DIR/v2.stamp
+    if [[ ! -s $V2 || "$(cat "$DSTAMP" 2>/dev/null)" != "$stamp" ]]; then
+        log "deriving $V2"
+        awk '{ n = NR; c = $NF; $NF = "";
+               if (n % 37 == 0) next;
+               if (n % 10 == 0) c = c * 2;
+               s = substr($0, 1, length($0) - 1);
+               if (n % 53 == 0) s = s ";bench_new_fn_" (n % 7);
+               print s " " c }' "$FOLDED" | LC_ALL=C sort > "$V2.tmp"
+        mv "$V2.tmp" "$V2"
+        printf '%s' "$stamp" > "$DSTAMP"
+    fi
+    DSITE=$BENCH_DIR/diff-site
+    DSVG=$BENCH_DIR/inferno-diff.svg
+    run_perfatlas_diff() {
+        /usr/bin/time -f '%e %M %U %S' -o "$RES/pdiff.$1.time" \
+            "$PERFATLAS" build "$DINPUT" -o "$DSITE" --force >"$RES/pdiff.$1.log" 2>&1 \
+            || { log "perfatlas failed, see $RES/pdiff.$1.log"; exit 1; }
+    }
+    run_inferno_diff() {
+        /usr/bin/time -f '%e %M %U %S' -o "$RES/idiff.$1.time" \
+            sh -c "'$(command -v inferno-diff-folded)' '$FOLDED' '$V2' | '$INFERNO' > '$DSVG'" 2>"$RES/idiff.$1.log" \
+            || { log "inferno diff failed, see $RES/idiff.$1.log"; exit 1; }
+    }
+    for i in $(seq 1 "$RUNS"); do
+        if (( i % 2 )); then run_perfatlas_diff "$i"; run_inferno_diff "$i"; else run_inferno_diff "$i"; run_perfatlas_diff "$i"; fi
+        log "diff run $i/$RUNS: perfatlas $(cut -d' ' -f1 "$RES/pdiff.$i.time")s, inferno $(cut -d' ' -f1 "$RES/idiff.$i.time")s"
+    done
+    pd=$(median pdiff); id=$(median idiff)
+    echo
+    echo "two versions (v2 derived from v1: 10% of stacks doubled, 1/37 removed, 1/53 with a new leaf):"
+    printf '%-10s %14s %13s %12s %12s\n' tool 'median wall s' 'median CPU s' 'peak RSS MB' 'output MB'
+    printf '%-10s %14s %13s %12s %12s\n' perfatlas "$pd" "$(median_cpu pdiff)" "$(peak_mb pdiff)" "$(mb "$(du -sb "$DSITE" | cut -f1)") site"
+    printf '%-10s %14s %13s %12s %12s\n' inferno "$id" "$(median_cpu idiff)" "$(peak_mb idiff)" "$(mb "$(stat -c %s "$DSVG")") svg"
+    echo "ratio perfatlas/inferno (diff): $(awk -v p="$pd" -v i="$id" 'BEGIN{printf "%.2f", p/i}') (median wall)"
+    echo "perfatlas diff page: $(grep -o '<g class="f' "$DSITE/flamediff/big/v1--v2.samples.html" | wc -l) frames; inferno diff svg: $(grep -o '<g[ >]' "$DSVG" | wc -l) frames"
+fi
 
 if awk -v r="$ratio" 'BEGIN{exit !(r <= 1.0)}'; then
     echo "target (perfatlas no slower than inferno): MET"
