@@ -409,6 +409,7 @@ fn report_site_in_a_browser() {
             "flame: code link to a highlighted line",
             flame::step_source_line,
         ),
+        ("flame: 10,000-deep stacks", flame::step_deep_stacks),
         ("theme switch to dark", step_theme),
         (
             "matrix: fold and unfold, show hidden",

@@ -121,6 +121,17 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
         html.contains(&format!("<title>[A] {name}\n")),
         "added frame {name}"
     );
+    // The other shapes of the same diff draw tagged frames too.
+    for shape in ["bottom-up", "flat"] {
+        let other = page(
+            &out,
+            &format!("flamediff/convert-basic/3.6--3.7.samples.{shape}.html"),
+        );
+        assert!(
+            other.contains("<title>[+] ") && other.contains("<title>[−] "),
+            "{shape} diff tags"
+        );
+    }
     // Counts of tags under the title add up to the frames drawn.
     let data = script_json(&html, "pa-flame-0-data");
     let tagged = data["diff"]

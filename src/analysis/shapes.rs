@@ -45,6 +45,14 @@ impl ShapeFrames {
             file_of.push(table.intern(file_frame(frame)));
             module_of.push(table.intern(module_frame(frame)));
         }
+        // The frames just added map too (to themselves, or to frames added
+        // in turn), so trees already by function can be reshaped again.
+        while function_of.len() < table.len() {
+            let frame = table.get(FrameId(function_of.len() as u32)).clone();
+            function_of.push(table.intern(function_frame(&frame)));
+            file_of.push(table.intern(file_frame(&frame)));
+            module_of.push(table.intern(module_frame(&frame)));
+        }
         let no_stack = table.intern(Frame {
             function: "(no stack)".to_string(),
             module: Some("(no stack)".to_string()),
@@ -67,15 +75,24 @@ impl ShapeFrames {
 
     /// The frame standing for `frame`'s function (its line dropped).
     pub fn function(&self, frame: FrameId) -> FrameId {
-        self.function_of[frame.0 as usize]
+        self.function_of
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(frame)
     }
 
     pub fn file(&self, frame: FrameId) -> FrameId {
-        self.file_of[frame.0 as usize]
+        self.file_of
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(self.no_stack)
     }
 
     pub fn module(&self, frame: FrameId) -> FrameId {
-        self.module_of[frame.0 as usize]
+        self.module_of
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(self.no_stack)
     }
 }
 
@@ -411,6 +428,15 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
 /// across versions match on this: a line number moves whenever code above
 /// it changes.
 pub fn by_function(tree: &CallTree, frames: &ShapeFrames) -> CallTree {
+    // Frames without a line (and with a stable path) are their own
+    // function: nothing to merge.
+    let identity = tree
+        .node_ids()
+        .skip(1)
+        .all(|n| tree.frame(n).is_some_and(|f| frames.function(f) == f));
+    if identity {
+        return tree.clone();
+    }
     let mut out = CallTree::new(tree.metric_count());
     let mut mapped = vec![NodeId::ROOT; tree.len()];
     for node in tree.node_ids().skip(1) {

@@ -5,6 +5,9 @@ use rustc_hash::FxHashMap;
 
 use super::frame::FrameId;
 
+/// Children searched directly before a parent's children are indexed.
+pub const SCAN_LIMIT: usize = 8;
+
 /// Index of a node in a [`CallTree`]. The root is always `NodeId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
@@ -34,8 +37,9 @@ pub struct CallTree {
     metric_count: usize,
     nodes: Vec<Node>,
     self_values: Vec<f64>,
-    /// (parent, frame) → child, for building. Dropped by `remap_frames`
-    /// and rebuilt only if the tree grows again.
+    /// (parent, frame) → child for parents with more than [`SCAN_LIMIT`]
+    /// children, for building. Dropped by `remap_frames` and rebuilt only
+    /// if the tree grows again.
     child_index: FxHashMap<(NodeId, FrameId), NodeId>,
     index_stale: bool,
 }
@@ -68,13 +72,26 @@ impl CallTree {
         self.nodes.len() <= 1
     }
 
-    /// The child of `parent` for `frame`, created when missing.
+    /// The child of `parent` for `frame`, created when missing. Most nodes
+    /// have few children: those are searched directly; only parents with
+    /// more than [`SCAN_LIMIT`] children go through the hash index, which
+    /// stays small and cache-friendly.
     pub fn child(&mut self, parent: NodeId, frame: FrameId) -> NodeId {
-        if self.index_stale {
-            self.rebuild_index();
-        }
-        if let Some(&id) = self.child_index.get(&(parent, frame)) {
-            return id;
+        let kids = &self.nodes[parent.index()].children;
+        if kids.len() <= SCAN_LIMIT {
+            if let Some(&c) = kids
+                .iter()
+                .find(|c| self.nodes[c.index()].frame == Some(frame))
+            {
+                return c;
+            }
+        } else {
+            if self.index_stale {
+                self.rebuild_index();
+            }
+            if let Some(&id) = self.child_index.get(&(parent, frame)) {
+                return id;
+            }
         }
         let id = NodeId(self.nodes.len() as u32);
         let depth = self.nodes[parent.index()].depth + 1;
@@ -87,8 +104,26 @@ impl CallTree {
         self.nodes[parent.index()].children.push(id);
         self.self_values
             .extend(std::iter::repeat(0.0).take(self.metric_count));
-        self.child_index.insert((parent, frame), id);
+        if !self.index_stale {
+            self.index_new_child(parent, frame, id);
+        }
         id
+    }
+
+    /// Keeps the index of wide parents up to date after adding a child.
+    fn index_new_child(&mut self, parent: NodeId, frame: FrameId, id: NodeId) {
+        let count = self.nodes[parent.index()].children.len();
+        if count == SCAN_LIMIT + 1 {
+            // The parent just became wide: index all its children.
+            for i in 0..count {
+                let c = self.nodes[parent.index()].children[i];
+                if let Some(f) = self.nodes[c.index()].frame {
+                    self.child_index.insert((parent, f), c);
+                }
+            }
+        } else if count > SCAN_LIMIT + 1 {
+            self.child_index.insert((parent, frame), id);
+        }
     }
 
     /// The node reached by following `stack` (root first) from the root.
@@ -247,9 +282,10 @@ impl CallTree {
     }
 
     fn rebuild_index(&mut self) {
-        self.child_index.reserve(self.nodes.len());
+        self.child_index.clear();
         for (i, node) in self.nodes.iter().enumerate().skip(1) {
-            if let Some(f) = node.frame {
+            let wide = self.nodes[node.parent.index()].children.len() > SCAN_LIMIT;
+            if let (true, Some(f)) = (wide, node.frame) {
                 self.child_index.insert((node.parent, f), NodeId(i as u32));
             }
         }
@@ -289,6 +325,23 @@ mod tests {
         assert_eq!(t.add_stack([FrameId(5), FrameId(6)], &[2.0]), n);
         assert_eq!(t.len(), 3);
         assert_eq!(t.self_value(n, 0), 3.0);
+    }
+
+    #[test]
+    fn wide_parents_find_their_children_through_the_index() {
+        let mut t = CallTree::new(1);
+        let ids: Vec<NodeId> = (0..40).map(|f| t.add_stack([FrameId(f)], &[1.0])).collect();
+        // Every child is found again, before and after remapping.
+        for (f, id) in ids.iter().enumerate() {
+            assert_eq!(t.child(NodeId::ROOT, FrameId(f as u32)), *id);
+        }
+        let map: Vec<FrameId> = (0..40).map(|f| FrameId(100 + f)).collect();
+        t.remap_frames(&map);
+        for (f, id) in ids.iter().enumerate() {
+            assert_eq!(t.child(NodeId::ROOT, FrameId(100 + f as u32)), *id);
+        }
+        assert_eq!(t.len(), 41);
+        assert_eq!(t.child(NodeId::ROOT, FrameId(7)).0, 41);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! exclusive value, and the page script switches the colouring between the
 //! two.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -166,24 +167,58 @@ struct DiffView {
     table: TableView,
 }
 
-/// The mean tree of a version, in the page's shape.
-fn mean_tree(
-    history: &History,
+/// The mean of a version's profiles of a benchmark for one metric, by
+/// function (see [`shapes::by_function`]), with the number of profiles and
+/// the unit: computed once and shared by every diff page of the version.
+pub struct VersionMean {
+    pub tree: CallTree,
+    pub count: usize,
+    pub unit: Option<Unit>,
+}
+
+/// (benchmark, version, metric) → the version's mean.
+pub type Means = BTreeMap<(String, usize, String), VersionMean>;
+
+/// The means every page of `plan` needs, computed in parallel.
+pub fn means(history: &History, frames: &ShapeFrames, plan: &[DiffPlan]) -> Means {
+    use rayon::prelude::*;
+    let mut keys: Vec<(String, usize, String)> = plan
+        .iter()
+        .flat_map(|p| [p.old, p.new].map(|v| (p.benchmark.clone(), v, p.metric.clone())))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_par_iter()
+        .map(|key| {
+            let (_, mut trees, unit) = version_trees(history, &key.0, key.1, &key.2);
+            let count = trees.len();
+            let mean = if count == 1 {
+                trees.pop().unwrap_or_else(|| CallTree::new(1))
+            } else {
+                let refs: Vec<&CallTree> = trees.iter().collect();
+                let agg = aggregate::aggregate(&refs);
+                agg.tree.project(agg.mean_metric())
+            };
+            let tree = shapes::by_function(&mean, frames);
+            (key, VersionMean { tree, count, unit })
+        })
+        .collect()
+}
+
+/// A version's mean in the page's shape.
+fn shaped<'a>(
+    mean: &'a VersionMean,
     frames: &ShapeFrames,
-    p: &DiffPlan,
-    version: usize,
+    shape: Shape,
     min_fraction: f64,
-) -> (CallTree, usize, Option<Unit>) {
-    let (_, trees, unit) = version_trees(history, &p.benchmark, version, &p.metric);
-    let refs: Vec<&CallTree> = trees.iter().collect();
-    let agg = aggregate::aggregate(&refs);
-    let mean = agg.tree.project(agg.mean_metric());
-    let shaped = match p.shape {
-        Shape::TopDown => shapes::by_function(&mean, frames),
-        Shape::BottomUp => shapes::bottom_up(&mean, frames, Values::Exclusive, min_fraction).tree,
-        Shape::Flat => shapes::flat(&mean, frames, Values::Exclusive),
-    };
-    (shaped, trees.len(), unit)
+) -> Cow<'a, CallTree> {
+    match shape {
+        Shape::TopDown => Cow::Borrowed(&mean.tree),
+        Shape::BottomUp => {
+            Cow::Owned(shapes::bottom_up(&mean.tree, frames, Values::Exclusive, min_fraction).tree)
+        }
+        Shape::Flat => Cow::Owned(shapes::flat(&mean.tree, frames, Values::Exclusive)),
+    }
 }
 
 pub fn render(
@@ -191,13 +226,30 @@ pub fn render(
     config: &Config,
     renderer: &Renderer,
     frames: &ShapeFrames,
+    means: &Means,
     all: &[DiffPlan],
     p: &DiffPlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let min_fraction = flame_view::budget(&config.flame).min_fraction;
-    let (old_tree, old_count, unit) = mean_tree(history, frames, p, p.old, min_fraction);
-    let (new_tree, new_count, new_unit) = mean_tree(history, frames, p, p.new, min_fraction);
-    let unit = unit.or(new_unit).unwrap_or(Unit::Count);
+    let mean_of = |v: usize| {
+        means
+            .get(&(p.benchmark.clone(), v, p.metric.clone()))
+            .ok_or_else(|| {
+                BuildError::Usage(format!(
+                    "internal: no mean for {} in version {v}",
+                    p.benchmark
+                ))
+            })
+    };
+    let (old_mean, new_mean) = (mean_of(p.old)?, mean_of(p.new)?);
+    let (old_count, new_count) = (old_mean.count, new_mean.count);
+    let unit = old_mean
+        .unit
+        .clone()
+        .or(new_mean.unit.clone())
+        .unwrap_or(Unit::Count);
+    let old_tree = shaped(old_mean, frames, p.shape, min_fraction);
+    let new_tree = shaped(new_mean, frames, p.shape, min_fraction);
     let normalise = config.flame.diff_normalise;
     let diff = flame_diff::diff(&old_tree, &new_tree, normalise);
     let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);

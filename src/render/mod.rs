@@ -413,10 +413,13 @@ fn flame_pages(
             .map(|page| aggregate_page::render(history, config, renderer, plan, links, page))
             .collect::<Vec<_>>(),
     );
+    let means = flame_diff_page::means(history, &frames, &diffs);
     out.extend(
         diffs
             .par_iter()
-            .map(|page| flame_diff_page::render(history, config, renderer, &frames, &diffs, page))
+            .map(|page| {
+                flame_diff_page::render(history, config, renderer, &frames, &means, &diffs, page)
+            })
             .collect::<Vec<_>>(),
     );
     out

@@ -271,3 +271,48 @@ pub fn step_source_line(ctx: &Ctx) {
     );
     ctx.screenshot("34-source-line");
 }
+
+/// A profile with a 12,000-frame stack and 10,000-deep recursion: every
+/// shape's page loads, draws within the budget and zooms.
+pub fn step_deep_stacks(ctx: &Ctx) {
+    let dir = ctx.site.parent().unwrap().join("deep");
+    std::fs::create_dir_all(dir.join("input/1.0")).unwrap();
+    let chain: Vec<String> = (0..12_000).map(|i| format!("f{i}")).collect();
+    let recursive = vec!["rec"; 10_000].join(";");
+    std::fs::write(
+        dir.join("input/1.0/deep.folded"),
+        format!("{} 3\n{recursive} 2\nmain 1\n", chain.join(";")),
+    )
+    .unwrap();
+    let site = dir.join("site");
+    super::build_site_with(&dir.join("input"), &site, &[]);
+    for shape in ["", ".bottom-up", ".flat"] {
+        let page = site.join(format!("profiles/deep/1.0/r1.samples{shape}.html"));
+        let start = std::time::Instant::now();
+        ctx.open(&page);
+        let frames = ctx
+            .js("document.querySelectorAll('svg.pa-flame g.f').length")
+            .as_u64()
+            .unwrap();
+        println!(
+            "deep{shape}: {frames} frames, loaded in {:?}",
+            start.elapsed()
+        );
+        assert!(
+            frames > 0 && frames <= 20_000,
+            "{shape}: {frames} frames drawn"
+        );
+    }
+    // Zoom into the deepest drawn frame of the top-down graph.
+    ctx.open(&site.join("profiles/deep/1.0/r1.samples.html"));
+    let last = ctx
+        .js("document.querySelectorAll('#pa-flame-0 g.f').length - 1")
+        .as_u64()
+        .unwrap();
+    ctx.js(&format!("(location.hash = '#zoom=0.{last}', true)"));
+    ctx.wait_js(
+        &format!("document.querySelector('#pa-flame-0 g.f[data-i=\"{last}\"] rect').getAttribute('width') === '1200.00'"),
+        "the deepest frame zooms",
+    );
+    ctx.screenshot("35-deep-stack");
+}

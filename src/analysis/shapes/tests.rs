@@ -271,3 +271,15 @@ fn narrow_callers_are_merged_while_building_with_totals_kept() {
     );
     assert_eq!(up.tree.total(0), 100.0);
 }
+
+#[test]
+fn trees_already_by_function_can_be_reshaped() {
+    let (frames, tree) = profile(&[("main@m.py:1;f@m.py:3", 2.0), ("main@m.py:2;f@m.py:4", 1.0)]);
+    let sf = ShapeFrames::new(&frames);
+    let by = by_function(&tree, &sf);
+    let up = bottom_up(&by, &sf, Values::Exclusive, 0.0);
+    assert_eq!(paths(&up.tree, &sf.table, 0), ["f = 3", "f;main = 3"]);
+    let flat = flat(&by, &sf, Values::Exclusive);
+    assert_eq!(flat.total(0), 3.0);
+    assert_eq!(by_function(&by, &sf).len(), by.len());
+}
