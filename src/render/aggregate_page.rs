@@ -370,7 +370,6 @@ fn table(
         column("sum", |s| s.sum, false),
     ];
     let mut view = tree_table::build(
-        "pa-table",
         "Tree table of the merged profiles".to_string(),
         &agg.tree,
         frames,

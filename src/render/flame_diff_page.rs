@@ -497,7 +497,6 @@ fn table(
         column("self change", delta(&old_self, &new_self)),
     ];
     let mut view = tree_table::build(
-        "pa-table",
         "Tree table of the difference".to_string(),
         tree,
         frames,

@@ -398,7 +398,6 @@ fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) ->
         });
     }
     let mut view = tree_table::build(
-        "pa-table",
         caption,
         tree,
         frames,

@@ -61,10 +61,9 @@ pub struct Cell {
     pub value: f64,
 }
 
-/// Builds the rows of `tree`, pruned by the inclusive values of `metric`,
+/// Builds the rows of `tree` (the table's id is `pa-table`), pruned by the inclusive values of `metric`,
 /// which `columns[pruned_by]` shows (merged rows carry only that value).
 pub fn build(
-    id: &str,
     caption: String,
     tree: &CallTree,
     frames: &FrameTable,
@@ -123,7 +122,7 @@ pub fn build(
         })
         .collect();
     TableView {
-        id: id.to_string(),
+        id: "pa-table".to_string(),
         caption,
         columns: columns.iter().map(|c| c.heading.clone()).collect(),
         rows,
