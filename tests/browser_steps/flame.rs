@@ -288,15 +288,16 @@ pub fn step_deep_stacks(ctx: &Ctx) {
     super::build_site_with(&dir.join("input"), &site, &[]);
     for shape in ["", ".bottom-up", ".flat"] {
         let page = site.join(format!("profiles/deep/1.0/r1.samples{shape}.html"));
-        let start = std::time::Instant::now();
         ctx.open(&page);
+        ctx.wait_js("performance.timing.loadEventEnd > 0", "the load event");
         let frames = ctx
             .js("document.querySelectorAll('svg.pa-flame g.f').length")
             .as_u64()
             .unwrap();
+        let times = ctx.js("(function () { var t = performance.timing, p = performance.getEntriesByName('first-contentful-paint')[0];
+            return [p ? Math.round(p.startTime) : -1, t.domInteractive - t.navigationStart, t.loadEventEnd - t.navigationStart]; })()");
         println!(
-            "deep{shape}: {frames} frames, loaded in {:?}",
-            start.elapsed()
+            "deep{shape}: {frames} frames; first contentful paint, interactive, load (ms): {times}"
         );
         assert!(
             frames > 0 && frames <= 20_000,
