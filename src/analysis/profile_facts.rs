@@ -41,15 +41,20 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         .node_ids()
         .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
         .collect();
-    let value_of = |n: NodeId| -> Vec<f64> { inclusive.iter().map(|v| v[n.index()]).collect() };
-
-    let mut method_time: FxHashMap<CompId, Vec<f64>> = FxHashMap::default();
+    // Dense per-component state: how often the component is on the current
+    // path, and its inclusive values (a row of `metrics` per component).
+    let comps = hierarchy.len();
+    let mut on_path = vec![0u32; comps];
+    let mut time = vec![0.0; comps * metrics];
+    let mut seen = vec![false; comps];
     let mut edge_values: [FxHashMap<Edge, Vec<f64>>; 3] = Default::default();
-    let mut on_path: FxHashMap<CompId, u32> = FxHashMap::default();
     let mut edge_on_path: FxHashMap<(usize, Edge), u32> = FxHashMap::default();
     let edge_keys = |parent: Option<CompId>, child: CompId| -> [Option<Edge>; 3] {
         let mut keys = [None; 3];
         if let Some(p) = parent {
+            if p == child {
+                return keys;
+            }
             for (i, level) in EDGE_LEVELS.iter().enumerate() {
                 let (a, b) = (
                     hierarchy.at_level(p, *level),
@@ -62,9 +67,9 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         }
         keys
     };
-    let add = |map: &mut Vec<f64>, v: &[f64]| {
-        for (a, b) in map.iter_mut().zip(v) {
-            *a += b;
+    let add_node = |row: &mut [f64], n: NodeId| {
+        for (a, v) in row.iter_mut().zip(&inclusive) {
+            *a += v[n.index()];
         }
     };
 
@@ -81,9 +86,7 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         let parent = tree.parent(node).and_then(|p| method[p.index()]);
         let keys = edge_keys(parent, c);
         if !entering {
-            if let Some(n) = on_path.get_mut(&c) {
-                *n = n.saturating_sub(1);
-            }
+            on_path[c.index()] = on_path[c.index()].saturating_sub(1);
             for (i, key) in keys.iter().enumerate() {
                 if let Some(k) = key {
                     if let Some(n) = edge_on_path.get_mut(&(i, *k)) {
@@ -93,24 +96,20 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
             }
             continue;
         }
-        let value = value_of(node);
-        let count = on_path.entry(c).or_insert(0);
-        if *count == 0 {
-            add(
-                method_time.entry(c).or_insert_with(|| vec![0.0; metrics]),
-                &value,
-            );
+        if on_path[c.index()] == 0 {
+            seen[c.index()] = true;
+            add_node(&mut time[c.index() * metrics..(c.index() + 1) * metrics], node);
         }
-        *count += 1;
+        on_path[c.index()] += 1;
         for (i, key) in keys.iter().enumerate() {
             if let Some(k) = key {
                 let count = edge_on_path.entry((i, *k)).or_insert(0);
                 if *count == 0 {
-                    add(
+                    add_node(
                         edge_values[i]
                             .entry(*k)
                             .or_insert_with(|| vec![0.0; metrics]),
-                        &value,
+                        node,
                     );
                 }
                 *count += 1;
@@ -119,6 +118,10 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         stack.push((node, false));
         stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
     }
+    let method_time: Vec<(CompId, Vec<f64>)> = (0..comps)
+        .filter(|&i| seen[i])
+        .map(|i| (CompId(i as u32), time[i * metrics..(i + 1) * metrics].to_vec()))
+        .collect();
 
     let timeline = profile
         .timeline
@@ -128,7 +131,7 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
 
     ProfileFacts {
         totals: profile.totals(),
-        method_time: sorted(method_time),
+        method_time,
         edges: edge_values.map(sorted),
         timeline,
     }
