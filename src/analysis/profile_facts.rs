@@ -98,7 +98,10 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         }
         if on_path[c.index()] == 0 {
             seen[c.index()] = true;
-            add_node(&mut time[c.index() * metrics..(c.index() + 1) * metrics], node);
+            add_node(
+                &mut time[c.index() * metrics..(c.index() + 1) * metrics],
+                node,
+            );
         }
         on_path[c.index()] += 1;
         for (i, key) in keys.iter().enumerate() {
@@ -120,7 +123,12 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
     }
     let method_time: Vec<(CompId, Vec<f64>)> = (0..comps)
         .filter(|&i| seen[i])
-        .map(|i| (CompId(i as u32), time[i * metrics..(i + 1) * metrics].to_vec()))
+        .map(|i| {
+            (
+                CompId(i as u32),
+                time[i * metrics..(i + 1) * metrics].to_vec(),
+            )
+        })
         .collect();
 
     let timeline = profile

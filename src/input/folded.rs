@@ -61,11 +61,89 @@ impl Format for Folded {
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
         let data = text::decode_text(input.bytes);
-        let mut reader = FoldedReader::default();
-        for (i, line) in data.split('\n').enumerate() {
-            reader.read_line(i + 1, line);
+        let chunks = split_chunks(&data, CHUNK_BYTES);
+        if chunks.len() == 1 {
+            return read_chunk(&data).0.finish();
         }
-        reader.finish()
+        // Big files: chunks of whole lines parsed in parallel, then merged
+        // in file order (chunk boundaries depend on the size only, so the
+        // result does not depend on the number of threads).
+        use rayon::prelude::*;
+        let parts: Vec<(FoldedReader, usize)> = chunks.par_iter().map(|c| read_chunk(c)).collect();
+        merge_chunks(parts)
+    }
+}
+
+/// Files larger than twice this are parsed in chunks of about this size.
+const CHUNK_BYTES: usize = 16 << 20;
+
+/// `data` cut after a newline roughly every `size` bytes.
+fn split_chunks(data: &str, size: usize) -> Vec<&str> {
+    if data.len() < 2 * size {
+        return vec![data];
+    }
+    let mut chunks = Vec::new();
+    let mut rest = data;
+    while rest.len() > size {
+        let Some(cut) = rest[size..].find('\n') else {
+            break;
+        };
+        let (head, tail) = rest.split_at(size + cut + 1);
+        chunks.push(head);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        chunks.push(rest);
+    }
+    chunks
+}
+
+/// Reads one chunk; also returns how many newlines it holds.
+fn read_chunk(chunk: &str) -> (FoldedReader<'_>, usize) {
+    let mut reader = FoldedReader::default();
+    let mut pieces = 0;
+    for (i, line) in chunk.split('\n').enumerate() {
+        reader.read_line(i + 1, line);
+        pieces = i + 1;
+    }
+    (reader, pieces.saturating_sub(1))
+}
+
+/// Merges chunk readers in order: frames absorbed, trees merged by path,
+/// warnings' line numbers made absolute.
+fn merge_chunks(parts: Vec<(FoldedReader, usize)>) -> Result<Parsed, ParseError> {
+    let mut base: Option<(FrameTable, Profile)> = None;
+    let mut warnings = Vec::new();
+    let mut offset = 0;
+    for (reader, newlines) in parts {
+        warnings.extend(reader.warnings.into_iter().map(|mut w| {
+            if let crate::error::Place::Line(n) = &mut w.place {
+                *n += offset;
+            }
+            w
+        }));
+        offset += newlines;
+        let Some(profile) = reader.profile else {
+            continue;
+        };
+        match &mut base {
+            None => base = Some((reader.frames, profile)),
+            Some((frames, into)) => {
+                let map = frames.absorb(reader.frames);
+                into.tree.absorb(&profile.tree, &map);
+            }
+        }
+    }
+    match base {
+        Some((frames, profile)) => Ok(Parsed {
+            frames,
+            profile,
+            warnings,
+        }),
+        None => Err(warnings
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| ParseError::whole("no stacks found"))),
     }
 }
 
@@ -203,6 +281,36 @@ mod tests {
         assert_eq!(p.frames.get(p.profile.tree.frame(a).unwrap()).function, "a");
         assert_eq!(p.profile.tree.inclusive(0)[a.index()], 14.0);
         assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn chunked_parsing_gives_the_same_profile_and_line_numbers() {
+        let mut text = String::new();
+        for i in 0..3_000 {
+            text.push_str(&format!("main;f{};g{} {}\n", i % 17, i % 5, 1 + i % 3));
+            if i == 2_500 {
+                text.push_str("not a count\n");
+            }
+        }
+        let whole = parse(&text);
+        let (whole_tree, whole_frames) = (&whole.profile.tree, &whole.frames);
+        let parts: Vec<(FoldedReader, usize)> = split_chunks(&text, 4096)
+            .iter()
+            .map(|c| read_chunk(c))
+            .collect();
+        assert!(parts.len() > 5);
+        let chunked = merge_chunks(parts).unwrap();
+        assert_eq!(chunked.profile.tree.total(0), whole_tree.total(0));
+        assert_eq!(chunked.profile.tree.len(), whole_tree.len());
+        assert_eq!(chunked.frames.len(), whole_frames.len());
+        let lines = |p: &Parsed| {
+            p.warnings
+                .iter()
+                .map(|w| w.place.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines(&chunked), lines(&whole));
+        assert_eq!(lines(&whole), vec![crate::error::Place::Line(2_502)]);
     }
 
     #[test]

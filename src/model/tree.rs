@@ -268,6 +268,25 @@ impl CallTree {
             .find(|c| self.frame(*c) == Some(frame))
     }
 
+    /// Adds `other` (whose frame `f` is `frame_map[f]` here) by path: its
+    /// nodes join the nodes reached by the same frames, new ones are added.
+    pub fn absorb(&mut self, other: &CallTree, frame_map: &[FrameId]) {
+        let metrics = self.metric_count.min(other.metric_count);
+        let mut mapped = vec![NodeId::ROOT; other.len()];
+        for node in other.node_ids().skip(1) {
+            let parent = other.nodes[node.index()].parent;
+            let frame = other
+                .frame(node)
+                .map_or(FrameId(0), |f| frame_map[f.0 as usize]);
+            mapped[node.index()] = self.child(mapped[parent.index()], frame);
+        }
+        for node in other.node_ids() {
+            for m in 0..metrics {
+                self.add_self(mapped[node.index()], m, other.self_value(node, m));
+            }
+        }
+    }
+
     /// Replaces every frame id through `map` (used when a parser's local
     /// frame table is merged into the history's).
     pub fn remap_frames(&mut self, map: &[FrameId]) {
