@@ -402,10 +402,9 @@ fn flame_pages(
         links,
     };
     let aggregates = aggregate_page::plan(history, config);
-    let mut out: Vec<Rendered> = plan
-        .pages
+    let mut out: Vec<Rendered> = profile_page::by_shape(plan)
         .par_iter()
-        .map(|page| profile_page::render(&cx, page))
+        .map(|pages| profile_page::render_shape(&cx, pages))
         .collect();
     out.extend(
         aggregates

@@ -22,7 +22,7 @@ use crate::input::config::Config;
 use crate::model::{CallTree, History, NodeId, ProfileEntry, Unit};
 
 /// The three shapes of a profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Shape {
     TopDown,
     BottomUp,
@@ -169,7 +169,44 @@ struct ProfileView {
 }
 
 /// Renders one page and its standalone SVGs.
-pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+/// Renders the pages of one profile and shape, one per metric, deriving
+/// the shape's trees (which carry every metric) once.
+pub fn render_shape(
+    cx: &Context,
+    pages: &[&PagePlan],
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let Some(first) = pages.first() else {
+        return Ok(Vec::new());
+    };
+    let entry = &cx.history.profiles[first.entry];
+    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+    let trees = ShapeTrees::new(entry, cx.frames, first.shape, min_fraction);
+    let mut files = Vec::new();
+    for page in pages {
+        files.extend(render(cx, page, &trees)?);
+    }
+    Ok(files)
+}
+
+/// Groups pages by (profile, shape), in plan order.
+pub fn by_shape(plan: &Plan) -> Vec<Vec<&PagePlan>> {
+    let mut groups: Vec<Vec<&PagePlan>> = Vec::new();
+    let mut index: HashMap<(usize, Shape), usize> = HashMap::new();
+    for page in &plan.pages {
+        let i = *index.entry((page.entry, page.shape)).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push(page);
+    }
+    groups
+}
+
+fn render(
+    cx: &Context,
+    page: &PagePlan,
+    trees: &ShapeTrees,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let history = cx.history;
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric];
@@ -179,8 +216,6 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
         entry.benchmark, version.label, cx.plan.rep_names[page.entry], metric.name
     );
     let total = entry.profile.tree.total(page.metric);
-    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
-    let trees = ShapeTrees::new(entry, cx.frames, page.shape, min_fraction);
     let code = CodeLinks {
         links: cx.links,
         version: entry.version,
@@ -188,7 +223,7 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
     };
     let mut files = Vec::new();
     let mut graphs = Vec::new();
-    let specs = graph_specs(cx, page, &trees, &label, total, &code);
+    let specs = graph_specs(cx, page, trees, &label, total, &code);
     // The page budget is shared by the page's graphs.
     let mut budget = flame_view::budget(&cx.config.flame);
     budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
@@ -229,7 +264,7 @@ pub fn render(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, B
             )
         }),
         diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
-        table: table(cx, page, &trees, &code),
+        table: table(cx, page, trees, &code),
         top: if page.shape == Shape::TopDown {
             top_by_self(cx.frames, entry, page.metric, 30)
         } else {
