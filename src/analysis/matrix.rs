@@ -63,8 +63,11 @@ pub struct Matrix {
     /// Mean total per version (summed over benchmarks); `None` where the
     /// scope has no profile.
     pub totals: Vec<Option<f64>>,
-    /// Rows hidden by the share threshold.
+    /// Rows hidden by the share threshold or by the row cap.
     pub hidden: usize,
+    /// Rows above the share threshold hidden because the matrix already
+    /// had its most visible rows (see [`cap_visible_rows`]).
+    pub capped: usize,
     /// Largest time of any visible cell: the full glyph height.
     pub max_time: f64,
     /// Whether each version has change data.
@@ -142,6 +145,7 @@ pub fn build(
         rows: Vec::new(),
         totals,
         hidden: 0,
+        capped: 0,
         max_time: 0.0,
         changes_known,
     };
@@ -163,6 +167,54 @@ pub fn build(
             threshold,
         );
     }
+    count_visible(&mut matrix);
+    matrix
+}
+
+/// Keeps at most `max_rows` rows visible (each visible row gets a component
+/// page, so an input with 100,000 distinct functions of equal share would
+/// otherwise write 100,000 pages). The rows kept are the largest by peak
+/// share, ties in pre-order, always with their ancestors; the rest join the
+/// hidden rows and are counted in `capped`.
+pub fn cap_visible_rows(matrix: &mut Matrix, max_rows: usize) {
+    let max_rows = max_rows.max(1);
+    let mut visible: Vec<usize> = (0..matrix.rows.len())
+        .filter(|&i| matrix.rows[i].visible)
+        .collect();
+    if visible.len() <= max_rows {
+        return;
+    }
+    visible.sort_by(|&a, &b| {
+        let (ra, rb) = (&matrix.rows[a], &matrix.rows[b]);
+        rb.peak_share.total_cmp(&ra.peak_share).then(a.cmp(&b))
+    });
+    let mut keep = vec![false; matrix.rows.len()];
+    let mut kept = 0;
+    for &i in &visible {
+        let mut chain = Vec::new();
+        let mut at = Some(i);
+        while let Some(r) = at.filter(|&r| !keep[r]) {
+            chain.push(r);
+            at = matrix.rows[r].parent;
+        }
+        if kept + chain.len() > max_rows {
+            continue;
+        }
+        kept += chain.len();
+        for r in chain {
+            keep[r] = true;
+        }
+    }
+    let before = visible.len();
+    for (row, keep) in matrix.rows.iter_mut().zip(keep) {
+        row.visible = keep;
+    }
+    count_visible(matrix);
+    matrix.capped = before - kept;
+}
+
+/// Fills `hidden` and `max_time` from the rows' visibility.
+fn count_visible(matrix: &mut Matrix) {
     matrix.hidden = matrix.rows.iter().filter(|r| !r.visible).count();
     matrix.max_time = matrix
         .rows
@@ -171,7 +223,6 @@ pub fn build(
         .flat_map(|r| r.cells.iter().flatten())
         .map(|c| c.mean)
         .fold(0.0, f64::max);
-    matrix
 }
 
 /// (mean, min, max, repetitions) of one method in one version.

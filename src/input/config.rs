@@ -50,6 +50,9 @@ pub struct MatrixConfig {
     pub diff_popup_lines: usize,
     /// Most callers and callees drawn on each side of a call graph.
     pub call_graph_edges: usize,
+    /// Most visible rows (and so component pages) per matrix; the largest
+    /// components by peak share are kept.
+    pub max_rows: usize,
 }
 
 impl Default for MatrixConfig {
@@ -61,6 +64,7 @@ impl Default for MatrixConfig {
             timeline_frames: 20,
             diff_popup_lines: 40,
             call_graph_edges: 12,
+            max_rows: 2_000,
         }
     }
 }
@@ -174,6 +178,8 @@ impl Config {
             Some("matrix.modified_steps must be two increasing counts, e.g. [5, 10]")
         } else if !(1..=1000).contains(&m.timeline_frames) {
             Some("matrix.timeline_frames must be from 1 to 1000")
+        } else if m.max_rows == 0 {
+            Some("matrix.max_rows must be at least 1")
         } else {
             None
         };

@@ -116,7 +116,8 @@ fn plan_scope(
     modified: &[Option<std::collections::BTreeSet<CompId>>],
     config: &MatrixConfig,
 ) -> ScopePlan {
-    let matrix = matrix::build(&scope, hierarchy, facts, modified, config.min_share);
+    let mut matrix = matrix::build(&scope, hierarchy, facts, modified, config.min_share);
+    matrix::cap_visible_rows(&mut matrix, config.max_rows);
     let versions = scope.versions.len();
     let timelines = (0..versions)
         .map(|v| version_timelines(&scope, hierarchy, facts, v))

@@ -59,6 +59,9 @@ struct MatrixView {
     rows: Vec<RowView>,
     hidden: usize,
     hidden_omitted: usize,
+    /// Rows above the share threshold hidden by `[matrix] max_rows`.
+    capped: usize,
+    max_rows: usize,
     min_share: String,
     depth: u8,
     step_small: u32,
@@ -194,6 +197,8 @@ pub fn render(
         header_width: (labels.len() as f64 * matrix_svg::COLUMN) as u32,
         hidden: m.hidden,
         hidden_omitted: m.rows.len() - kept.len(),
+        capped: m.capped,
+        max_rows: config.max_rows,
         min_share: format!("{}%", config.min_share),
         depth: config.depth,
         step_small: config.modified_steps[0],

@@ -165,3 +165,34 @@ fn a_benchmark_missing_in_a_version_compares_with_the_one_before() {
     assert!(main.cells[1].is_none());
     assert_eq!(main.cells[2].as_ref().unwrap().delta, Some(0.5));
 }
+
+#[test]
+fn the_row_cap_keeps_the_largest_rows_with_their_ancestors() {
+    let f = fixture();
+    let scope = Scope::new(&f.history, "bench", &["bench".to_string()]);
+    let mut m = build(&scope, &f.hierarchy, &f.facts, &[None, None], 0.0);
+    let visible_before = m.rows.iter().filter(|r| r.visible).count();
+    assert!(visible_before > 5, "{visible_before}");
+    cap_visible_rows(&mut m, 5);
+    let kept: Vec<&str> = m
+        .rows
+        .iter()
+        .filter(|r| r.visible)
+        .map(|r| f.hierarchy.get(r.comp).name.as_str())
+        .collect();
+    // main (100% in every version) and its ancestors come first.
+    assert_eq!(kept.len(), 5, "{kept:?}");
+    for r in m.rows.iter().filter(|r| r.visible) {
+        if let Some(p) = r.parent {
+            assert!(m.rows[p].visible, "a kept row's parent is kept");
+        }
+    }
+    assert!(kept.contains(&"main"), "{kept:?}");
+    assert_eq!(m.capped, visible_before - 5);
+    assert_eq!(m.hidden, m.rows.len() - 5);
+    // Caps at or above the visible count change nothing.
+    let mut again = build(&scope, &f.hierarchy, &f.facts, &[None, None], 0.0);
+    cap_visible_rows(&mut again, visible_before);
+    assert_eq!(again.capped, 0);
+    assert_eq!(again.hidden, 0);
+}
