@@ -37,33 +37,81 @@ pub struct VersionDir {
 }
 
 /// Lists version directories (unsorted) and problems met while walking.
+///
+/// Symbolic links: a version directory may be a link to anywhere (versions
+/// kept elsewhere and linked in). Inside a version, links to files are read
+/// wherever they point, links to directories are followed only when they
+/// stay inside the input directory; dangling links, links leaving the input
+/// and link loops are listed as skipped, never followed.
 pub fn find_versions(input: &Path) -> Result<(Vec<VersionDir>, Vec<Skipped>), BuildError> {
     let entries = std::fs::read_dir(input).map_err(|e| BuildError::io(input, e))?;
+    let root = input.canonicalize().map_err(|e| BuildError::io(input, e))?;
     let mut versions = Vec::new();
     let mut skipped = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| BuildError::io(input, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || !entry.path().is_dir() {
+        let path = entry.path();
+        if name.starts_with('.') || !path.is_dir() {
+            if !name.starts_with('.') && is_dangling(&path) {
+                skipped.push(skip(&name, "a dangling symbolic link"));
+            }
             continue;
         }
-        let files = list_files(input, &entry.path(), &mut skipped);
-        versions.push(VersionDir {
-            name,
-            path: entry.path(),
-            files,
-        });
+        if let Ok(target) = path.canonicalize() {
+            if root.starts_with(&target) {
+                skipped.push(skip(
+                    &name,
+                    "a symbolic link loop (it points to the input directory or above); not followed",
+                ));
+                continue;
+            }
+        }
+        let files = list_files(input, &root, &path, &mut skipped);
+        versions.push(VersionDir { name, path, files });
     }
     Ok((versions, skipped))
 }
 
-fn list_files(input: &Path, version: &Path, skipped: &mut Vec<Skipped>) -> Vec<InputFile> {
+fn skip(file: &str, reason: &str) -> Skipped {
+    Skipped {
+        file: file.to_string(),
+        place: String::new(),
+        reason: reason.to_string(),
+    }
+}
+
+fn is_dangling(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+        && !path.exists()
+}
+
+fn list_files(
+    input: &Path,
+    root: &Path,
+    version: &Path,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<InputFile> {
     let mut files = Vec::new();
+    let mut escapes = Vec::new();
     let walker = walkdir::WalkDir::new(version)
-        .follow_links(false)
+        .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e));
+        .filter_entry(|e| {
+            if e.depth() > 0 && is_ignored_dir(e) {
+                return false;
+            }
+            if e.depth() > 0 && e.path_is_symlink() && e.file_type().is_dir() {
+                let inside = e.path().canonicalize().is_ok_and(|t| t.starts_with(root));
+                if !inside {
+                    escapes.push(relative(input, e.path()));
+                    return false;
+                }
+            }
+            true
+        });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -71,11 +119,7 @@ fn list_files(input: &Path, version: &Path, skipped: &mut Vec<Skipped>) -> Vec<I
                 let file = e
                     .path()
                     .map_or_else(|| relative(input, version), |p| relative(input, p));
-                skipped.push(Skipped {
-                    file,
-                    place: String::new(),
-                    reason: format!("cannot be read: {e}"),
-                });
+                skipped.push(skip(&file, &walk_error(input, &e)));
                 continue;
             }
         };
@@ -93,7 +137,30 @@ fn list_files(input: &Path, version: &Path, skipped: &mut Vec<Skipped>) -> Vec<I
             repetition,
         });
     }
+    for file in escapes {
+        skipped.push(skip(
+            &file,
+            "a symbolic link to a directory outside the input directory; not followed",
+        ));
+    }
     files
+}
+
+/// The reason for a walking error, in the words of the skipped-inputs list.
+fn walk_error(input: &Path, e: &walkdir::Error) -> String {
+    if let Some(ancestor) = e.loop_ancestor() {
+        return format!(
+            "a symbolic link loop (it points back to `{}`); not followed",
+            relative(input, ancestor)
+        );
+    }
+    if e.path().is_some_and(is_dangling) {
+        return "a dangling symbolic link".into();
+    }
+    match e.io_error() {
+        Some(io) => format!("cannot be read: {io}"),
+        None => format!("cannot be read: {e}"),
+    }
 }
 
 fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
