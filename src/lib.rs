@@ -74,6 +74,11 @@ pub struct BuildReport {
 
 /// Reads `options.input`, renders every page and writes the site.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    check_input_dir(&options.input)?;
+    site::check_apart(&options.input, &options.output, "output directory")?;
+    if let Some(zip) = &options.zip {
+        site::check_apart(&options.input, zip, "--zip")?;
+    }
     let mut config = input::load::read_config(&options.input, options.config.as_deref())?;
     if let Some(share) = options.min_share {
         if !(0.0..=100.0).contains(&share) {
@@ -129,6 +134,18 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         skipped: history.skipped,
     })
+}
+
+/// The input must be an existing directory.
+fn check_input_dir(input: &std::path::Path) -> Result<(), BuildError> {
+    match std::fs::metadata(input) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(BuildError::Usage(format!(
+            "{}: is a file, not a directory of versions (see the README's input layout)",
+            input.display()
+        ))),
+        Err(e) => Err(BuildError::io(input, e)),
+    }
 }
 
 /// An error in the settings, naming the file they came from.

@@ -162,15 +162,17 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 eprintln!("perfatlas: skipped: {}: {place}{}", s.file, s.reason);
             }
             eprintln!(
-                "perfatlas: wrote {} pages for {} profiles in {} versions to {}{}",
-                report.pages,
-                report.profiles,
-                report.versions,
+                "perfatlas: wrote {} to {}{}",
+                summary(&report),
                 output.display(),
                 if report.skipped.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({} inputs skipped)", report.skipped.len())
+                    format!(
+                        " ({} in {}; listed on the index page)",
+                        counted(report.skipped.len(), "problem"),
+                        counted(perfatlas::model::skipped_files(&report.skipped), "input"),
+                    )
                 }
             );
             Ok(if report.skipped.is_empty() {
@@ -210,4 +212,23 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             })
         }
     }
+}
+
+/// `1 profile`, `3 profiles`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `622 pages for 24 profiles in 3 versions`.
+fn summary(report: &perfatlas::BuildReport) -> String {
+    format!(
+        "{} for {} in {}",
+        counted(report.pages, "page"),
+        counted(report.profiles, "profile"),
+        counted(report.versions, "version")
+    )
 }

@@ -52,6 +52,15 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// How many distinct files `skipped` names (a file can have several
+/// problems, e.g. several bad lines).
+pub fn skipped_files(skipped: &[Skipped]) -> usize {
+    let mut files: Vec<&str> = skipped.iter().map(|s| s.file.as_str()).collect();
+    files.sort_unstable();
+    files.dedup();
+    files.len()
+}
+
 /// Everything read from one input directory.
 #[derive(Debug, Default)]
 pub struct History {

@@ -14,6 +14,6 @@ mod tree;
 
 pub use component::{component_path, stable_path, Component, Language};
 pub use frame::{Frame, FrameId, FrameTable};
-pub use history::{Benchmark, History, ProfileEntry, Skipped, Version};
+pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
 pub use tree::{CallTree, NodeId};

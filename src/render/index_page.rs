@@ -80,6 +80,7 @@ struct IndexView {
     formats: Vec<FormatRow>,
     profile_count: usize,
     skipped: Vec<Skipped>,
+    skipped_files: usize,
 }
 
 pub fn render(
@@ -123,6 +124,7 @@ pub fn render(
         formats: format_rows(history),
         profile_count: history.profiles.len(),
         skipped: history.skipped.clone(),
+        skipped_files: crate::model::skipped_files(&history.skipped),
     };
     renderer.render("index.html", &view)
 }

@@ -14,6 +14,50 @@ use crate::render::SiteFiles;
 /// Name of the marker file at the root of every site perfatlas writes.
 pub const MARKER: &str = ".perfatlas-site";
 
+/// Refuses an output (site directory or zip file) that is the input
+/// directory, lies inside it, or contains it: a site is replaced wholesale,
+/// so an output holding the input would delete it, and perfatlas never
+/// writes inside its input. Symbolic links are resolved first; `--force`
+/// does not lift this.
+pub fn check_apart(input: &Path, output: &Path, what: &str) -> Result<(), BuildError> {
+    let input_real = resolve(input);
+    let output_real = resolve(output);
+    let problem = if output_real == input_real {
+        "is the input directory"
+    } else if output_real.starts_with(&input_real) {
+        "is inside the input directory"
+    } else if input_real.starts_with(&output_real) {
+        "contains the input directory"
+    } else {
+        return Ok(());
+    };
+    Err(BuildError::Usage(format!(
+        "{what} {} {problem} ({}); choose a path outside it",
+        output.display(),
+        input.display()
+    )))
+}
+
+/// `path` made absolute with symbolic links resolved, as far as it exists;
+/// the parts that do not exist yet are appended unresolved.
+fn resolve(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
 /// Writes `files` as the site at `output`.
 pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), BuildError> {
     check_replaceable(output, force)?;
