@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS seconds each (default 30), seeded from
+# sample-data/, tests/fixtures/ and ../shared/corpus/ when present, and
+# prints one line per target: runs, seconds, crashes. Crashes are left in
+# fuzz/artifacts/TARGET/; each one found should become a regression test
+# named after it.
+#
+#   fuzz/run-all.sh                 # 30 s per target (what CI runs)
+#   SECONDS_PER_TARGET=600 fuzz/run-all.sh folded pprof   # longer, some targets
+#
+# Needs cargo-fuzz (`cargo install cargo-fuzz --locked`); on a stable
+# toolchain RUSTC_BOOTSTRAP=1 unlocks the sanitizer flags it uses.
+set -euo pipefail
+cd "$(dirname "$0")"
+REPO=$(cd .. && pwd)
+PER=${SECONDS_PER_TARGET:-30}
+export RUSTC_BOOTSTRAP=1
+
+if [[ $# -gt 0 ]]; then
+    targets=("$@")
+else
+    mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -v '^perfatlas-fuzz$')
+fi
+
+# Seed directories, one per target, filled from real inputs once.
+seeds() {
+    local target=$1 dir=seeds/$1
+    mkdir -p "$dir"
+    case $target in
+        method_range|derived_formula) ;;
+        *)
+            find "$REPO/sample-data" "$REPO/tests/fixtures" "$REPO/../shared/corpus" \
+                -type f -size -2M ! -name '*.md' ! -name '*.sh' ! -name '*.py' ! -name 'LICENSE*' \
+                2>/dev/null | while read -r f; do
+                cp -n "$f" "$dir/$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true
+            done
+            ;;
+    esac
+    echo "$dir"
+}
+
+# `cargo fuzz build` takes one target or none (all of them).
+if [[ $# -gt 0 ]]; then
+    for t in "${targets[@]}"; do cargo fuzz build -O "$t"; done
+else
+    cargo fuzz build -O
+fi
+status=0
+for t in "${targets[@]}"; do
+    mkdir -p "corpus/$t"
+    seed_dir=$(seeds "$t")
+    log=$(mktemp)
+    if cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 >"$log" 2>&1; then
+        result=ok
+    else
+        result="CRASH (see fuzz/artifacts/$t/)"
+        status=1
+        tail -30 "$log" >&2
+    fi
+    runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | cut -d' ' -f2)
+    echo "$t: ${runs:-?} runs in ${PER} s: $result"
+    rm -f "$log"
+done
+exit $status
