@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::error::BuildError;
-use crate::model::Skipped;
+use crate::model::{visible, Skipped};
 
 /// A file to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub fn find_versions(input: &Path) -> Result<(Vec<VersionDir>, Vec<Skipped>), Bu
     let mut skipped = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| BuildError::io(input, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let name = visible(&entry.file_name().to_string_lossy()).into_owned();
         let path = entry.path();
         if name.starts_with('.') || !path.is_dir() {
             if !name.starts_with('.') && is_dangling(&path) {
@@ -94,7 +94,7 @@ fn list_files(
     skipped: &mut Vec<Skipped>,
 ) -> Vec<InputFile> {
     let mut files = Vec::new();
-    let mut escapes = Vec::new();
+    let mut unfollowed = Vec::new();
     let walker = walkdir::WalkDir::new(version)
         .follow_links(true)
         .sort_by_file_name()
@@ -104,9 +104,8 @@ fn list_files(
                 return false;
             }
             if e.depth() > 0 && e.path_is_symlink() && e.file_type().is_dir() {
-                let inside = e.path().canonicalize().is_ok_and(|t| t.starts_with(root));
-                if !inside {
-                    escapes.push(relative(input, e.path()));
+                if let Some(reason) = unfollowed_link(e.path(), root) {
+                    unfollowed.push(skip(&relative(input, e.path()), reason));
                     return false;
                 }
             }
@@ -137,13 +136,27 @@ fn list_files(
             repetition,
         });
     }
-    for file in escapes {
-        skipped.push(skip(
-            &file,
-            "a symbolic link to a directory outside the input directory; not followed",
-        ));
-    }
+    skipped.extend(unfollowed);
     files
+}
+
+/// Why a symbolic link to a directory inside a version is not followed:
+/// it leaves the input directory, or it points to a directory that holds
+/// the link itself (a loop walkdir would only notice one round later).
+fn unfollowed_link(link: &Path, root: &Path) -> Option<&'static str> {
+    let Ok(target) = link.canonicalize() else {
+        return Some("a dangling symbolic link");
+    };
+    if !target.starts_with(root) {
+        return Some("a symbolic link to a directory outside the input directory; not followed");
+    }
+    let home = link.parent().and_then(|p| p.canonicalize().ok());
+    if home.is_some_and(|h| h.starts_with(&target)) {
+        return Some(
+            "a symbolic link loop (it points to a directory that contains it); not followed",
+        );
+    }
+    None
 }
 
 /// The reason for a walking error, in the words of the skipped-inputs list.
@@ -175,7 +188,7 @@ fn is_ignored_file(name: &str) -> bool {
 fn relative(base: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
     rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
+        .map(|c| visible(&c.as_os_str().to_string_lossy()).into_owned())
         .collect::<Vec<_>>()
         .join("/")
 }

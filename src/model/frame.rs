@@ -5,6 +5,8 @@ use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::visible::visible;
+
 /// One stack frame as the profiler named it. All fields are untrusted text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
 pub struct Frame {
@@ -46,6 +48,18 @@ impl Frame {
     }
 }
 
+/// `frame` with its text fields passed through [`visible`]: the table
+/// stores what pages show, keyed by what the profiler wrote.
+fn visible_frame(frame: &Frame) -> Frame {
+    let show = |s: &str| visible(s).into_owned();
+    Frame {
+        function: show(&frame.function),
+        file: frame.file.as_deref().map(show),
+        module: frame.module.as_deref().map(show),
+        ..frame.clone()
+    }
+}
+
 /// Index of a frame in a [`FrameTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FrameId(pub u32);
@@ -68,7 +82,7 @@ impl FrameTable {
             return id;
         }
         let id = FrameId(self.frames.len() as u32);
-        self.frames.push(frame.clone());
+        self.frames.push(visible_frame(&frame));
         self.index.insert(frame, id);
         id
     }

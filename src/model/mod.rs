@@ -11,9 +11,11 @@ mod frame;
 mod history;
 mod profile;
 mod tree;
+mod visible;
 
 pub use component::{component_path, stable_path, Component, Language};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
 pub use tree::{CallTree, NodeId};
+pub use visible::visible;
