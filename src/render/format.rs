@@ -4,6 +4,24 @@
 use crate::model::Unit;
 
 /// `1234567` → `1,234,567`; non-integers get up to 2 decimals.
+/// The decimal digits of `int` (= `value` truncated). Beyond 2^53 an `f64`
+/// holds only about 15 significant digits, so the rest are shown as zeros
+/// rather than as digits the value never had.
+fn significant_digits(int: u128, value: f64) -> String {
+    if int < 1 << 53 {
+        return int.to_string();
+    }
+    let sci = format!("{value:.14e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: usize = exponent.parse().unwrap_or(0);
+    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    while digits.len() < exponent + 1 {
+        digits.push('0');
+    }
+    digits.truncate(exponent + 1);
+    digits
+}
+
 pub fn grouped(v: f64) -> String {
     if !v.is_finite() {
         return "—".to_string();
@@ -12,7 +30,7 @@ pub fn grouped(v: f64) -> String {
     let rounded = (v.abs() * 100.0).round() / 100.0;
     let int = rounded.trunc() as u128;
     let frac = ((rounded - rounded.trunc()) * 100.0).round() as u32;
-    let digits = int.to_string();
+    let digits = significant_digits(int, rounded);
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i) % 3 == 0 {
@@ -97,5 +115,15 @@ mod tests {
         assert_eq!(with_unit(999.0, &Unit::Nanoseconds), "999 ns");
         assert_eq!(with_unit(1234.0, &Unit::Samples), "1,234 samples");
         assert_eq!(percent(1.0, 3.0), "33.33%");
+    }
+
+    #[test]
+    fn huge_counts_show_only_the_digits_an_f64_holds() {
+        // Two samples of u64::MAX each (folded counts are read as f64).
+        let sum = 2.0 * u64::MAX as f64;
+        assert_eq!(grouped(sum), "36,893,488,147,419,100,000");
+        assert_eq!(grouped(9_007_199_254_740_991.0), "9,007,199,254,740,991");
+        assert_eq!(grouped(1e300).len(), 301 + 100, "no overflow, no panic");
+        assert_eq!(grouped(f64::NAN), "—");
     }
 }
