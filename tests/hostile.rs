@@ -1,0 +1,454 @@
+//! Hostile input, end to end: a fixture directory built at test time with
+//! the malformed, cyclic, huge and malicious files issue 9 lists (most cut
+//! or bent from real profiles), read by the `perfatlas` binary. What a user
+//! relies on: every bad file is named with its place and reason on stderr
+//! and on the index, the good files are still built, the exit code tells
+//! "built with problems" (1) from "refused" (2), nothing panics, no name
+//! reaches a page as live markup or as an invisible control character, and
+//! the input directory is left exactly as it was.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+mod common;
+use common::{read_tree, sample_data};
+
+/// A name that would run script if any page wrote it raw.
+const SCRIPT_NAME: &str = "</script><script>document.title='pwned'</script>";
+const ATTR_NAME: &str = "\"onmouseover=\"alert(2)";
+/// A right-to-left override and a terminal escape: invisible or reordering
+/// unless made visible.
+const BIDI_NAME: &str = "evil\u{202E}gnp.exe";
+const ESC_NAME: &str = "esc\u{1b}[31mred";
+
+/// One hostile file and what the skipped-inputs list must say about it.
+struct Case {
+    file: &'static str,
+    bytes: Vec<u8>,
+    /// Substrings of the `perfatlas: skipped: FILE: …` line; empty when the
+    /// file must be read without complaint.
+    says: &'static [&'static str],
+}
+
+fn perfatlas(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args(args)
+        .output()
+        .expect("run perfatlas")
+}
+
+fn build(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "build".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    perfatlas(&args)
+}
+
+fn go_cpu_profile() -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz");
+    fs::read(path).expect("the real Go CPU profile fixture")
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// A real speedscope file from the sample data (py-spy's output).
+fn real_speedscope() -> Vec<u8> {
+    fs::read(sample_data().join("3.6/convert-extensions.1.speedscope.json")).unwrap()
+}
+
+/// Deterministic bytes that are no format at all.
+fn garbage(n: usize) -> Vec<u8> {
+    let mut x: u32 = 0x2545_f491;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+// A minimal protobuf writer, enough for hand-made pprof profiles.
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+fn field_varint(field: u32, v: u64, out: &mut Vec<u8>) {
+    varint(u64::from(field) << 3, out);
+    varint(v, out);
+}
+fn field_bytes(field: u32, bytes: &[u8], out: &mut Vec<u8>) {
+    varint((u64::from(field) << 3) | 2, out);
+    varint(bytes.len() as u64, out);
+    out.extend_from_slice(bytes);
+}
+fn message(fields: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut m = Vec::new();
+    fields(&mut m);
+    m
+}
+
+/// A pprof profile: one sample type (`samples`/`count`), one function
+/// `main` at location 1, and one sample at `sample_location`.
+fn pprof(type_string: u64, sample_location: u64, function_of_location: u64) -> Vec<u8> {
+    message(|p| {
+        field_bytes(
+            1,
+            &message(|vt| {
+                field_varint(1, type_string, vt);
+                field_varint(2, 2, vt);
+            }),
+            p,
+        );
+        field_bytes(
+            2,
+            &message(|s| {
+                field_bytes(1, &message(|ids| varint(sample_location, ids)), s);
+                field_bytes(2, &message(|vals| varint(7, vals)), s);
+            }),
+            p,
+        );
+        field_bytes(
+            4,
+            &message(|l| {
+                field_varint(1, 1, l);
+                field_bytes(
+                    4,
+                    &message(|line| field_varint(1, function_of_location, line)),
+                    l,
+                );
+            }),
+            p,
+        );
+        field_bytes(
+            5,
+            &message(|f| {
+                field_varint(1, 1, f);
+                field_varint(2, 3, f);
+            }),
+            p,
+        );
+        for s in ["", "samples", "count", "main"] {
+            field_bytes(6, s.as_bytes(), p);
+        }
+    })
+}
+
+fn deep_stack(depth: usize) -> Vec<u8> {
+    let mut line = (0..depth)
+        .map(|i| format!("f{i}"))
+        .collect::<Vec<_>>()
+        .join(";");
+    line.push_str(" 5\n");
+    line.into_bytes()
+}
+
+fn cases() -> Vec<Case> {
+    let gz = go_cpu_profile();
+    let raw = gunzip(&gz);
+    let speedscope = real_speedscope();
+    let markup = format!(
+        "main;{SCRIPT_NAME};{ATTR_NAME} 4\nmain;{BIDI_NAME} 3\nmain;{ESC_NAME};nul\u{0}byte 2\n"
+    );
+    let mut bad_utf8 = b"main;caf\xe9;\xff\xfe 6\n".to_vec();
+    bad_utf8.extend_from_slice(b"main;ok 1\n");
+    vec![
+        Case {
+            file: "good.folded",
+            bytes: b"main;work 10\nmain 2\n".to_vec(),
+            says: &[],
+        },
+        Case {
+            file: "truncated.cpu.pb.gz",
+            bytes: gz[..gz.len() / 2].to_vec(),
+            says: &["corrupt or truncated gzip data"],
+        },
+        Case {
+            file: "truncated.cpu.pb",
+            bytes: raw[..raw.len() * 2 / 3].to_vec(),
+            says: &["not a valid pprof profile"],
+        },
+        Case {
+            file: "garbage.bin",
+            bytes: garbage(4096),
+            says: &["unrecognised format"],
+        },
+        Case {
+            file: "empty.folded",
+            bytes: Vec::new(),
+            says: &["the file is empty"],
+        },
+        Case {
+            file: "wrong-shape.cpuprofile",
+            bytes: br#"{"nodes": "not a list", "startTime": 0, "endTime": 1}"#.to_vec(),
+            says: &["line 1", "expected a sequence"],
+        },
+        Case {
+            file: "string-index.pb",
+            bytes: pprof(9, 1, 1),
+            says: &["sample_type[0].type", "string index 9 is out of range"],
+        },
+        Case {
+            file: "location-nowhere.pb",
+            bytes: pprof(1, 99, 1),
+            says: &["sample[0].location_id[0]", "location id 99 does not exist"],
+        },
+        Case {
+            file: "function-nowhere.pb",
+            bytes: pprof(1, 1, 42),
+            says: &["location[0].line[0].function_id", "function id 42 does not exist"],
+        },
+        Case {
+            file: "self-cycle.cpuprofile",
+            bytes: br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1},"children":[1]}],"startTime":0,"endTime":10,"samples":[1],"timeDeltas":[10]}"#.to_vec(),
+            says: &["$.nodes[0].children[0]", "lists itself as its child"],
+        },
+        Case {
+            file: "unknown-child.cpuprofile",
+            bytes: br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1},"children":[42]}],"startTime":0,"endTime":10,"samples":[1],"timeDeltas":[10]}"#.to_vec(),
+            says: &["$.nodes[0].children[0]", "42"],
+        },
+        Case {
+            file: "frame-index.speedscope.json",
+            bytes: br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":2,"samples":[[0,99]],"weights":[1]}]}"#.to_vec(),
+            says: &["$.profiles[0].samples[0][1]", "frame index 99 is out of range"],
+        },
+        Case {
+            file: "truncated.speedscope.json",
+            bytes: speedscope[..speedscope.len() / 2].to_vec(),
+            says: &["line ", "EOF"],
+        },
+        Case {
+            file: "negative-weight.speedscope.json",
+            bytes: br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0]],"weights":[1,-3]}]}"#.to_vec(),
+            says: &["$.profiles[0].weights[1]", "weight is not a non-negative number"],
+        },
+        Case {
+            file: "counts.folded",
+            bytes: b"a;b 18446744073709551615\na;b 18446744073709551615\na;c NaN\na;c -5\na;c lots\na;d 1e400\n".to_vec(),
+            says: &["line 3:", "NaN", "line 4:", "-5"],
+        },
+        Case {
+            file: "markup.folded",
+            bytes: markup.into_bytes(),
+            says: &[],
+        },
+        Case {
+            file: "bad-utf8.folded",
+            bytes: bad_utf8,
+            says: &[],
+        },
+        Case {
+            file: "deep.folded",
+            bytes: deep_stack(100_000),
+            says: &[],
+        },
+    ]
+}
+
+/// The fixture: version `1.0` with every case, version `1.1` with the good
+/// file, a file named with markup, and a symbolic link loop.
+fn hostile_input(dir: &Path) -> PathBuf {
+    let input = dir.join("in");
+    let v1 = input.join("1.0");
+    fs::create_dir_all(&v1).unwrap();
+    for case in cases() {
+        fs::write(v1.join(case.file), &case.bytes).unwrap();
+    }
+    let v2 = input.join("1.1");
+    fs::create_dir_all(&v2).unwrap();
+    fs::write(v2.join("good.folded"), b"main;work 12\nmain 2\n").unwrap();
+    fs::write(
+        v2.join(format!("{}.folded", "<img src=x onerror=alert(3)>")),
+        b"a;b 1\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("..", v2.join("loop")).unwrap();
+    input
+}
+
+fn skipped_lines(stderr: &str, file: &str) -> Vec<String> {
+    let prefix = format!("perfatlas: skipped: {file}: ");
+    stderr
+        .lines()
+        .filter(|l| l.starts_with(&prefix))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_hostile_file_is_reported_and_the_rest_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = hostile_input(dir.path());
+    let before = read_tree(&input);
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "built, with problems:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    for case in cases() {
+        let file = format!("1.0/{}", case.file);
+        let lines = skipped_lines(&stderr, &file);
+        if case.says.is_empty() {
+            assert!(lines.is_empty(), "{file} must be read cleanly: {lines:?}");
+            continue;
+        }
+        assert!(!lines.is_empty(), "{file} is not reported:\n{stderr}");
+        let all = lines.join("\n");
+        for expected in case.says {
+            assert!(
+                all.contains(expected),
+                "{file}: expected {expected:?} in\n{all}"
+            );
+        }
+        assert!(
+            index.contains(&format!("<code>{file}</code>")),
+            "{file} is not listed on the index"
+        );
+    }
+    let looped = skipped_lines(&stderr, "1.1/loop");
+    assert!(
+        looped.len() == 1 && looped[0].contains("symbolic link loop"),
+        "{stderr}"
+    );
+
+    // Nothing lost: the readable files have pages, including the partly
+    // bad one and the ones named with markup and invalid UTF-8.
+    let tree = read_tree(&out);
+    for bench in ["good", "counts", "markup", "bad-utf8", "deep"] {
+        assert!(
+            tree.keys()
+                .any(|k| k.starts_with(&format!("profiles/{bench}/1.0/"))),
+            "no profile page for {bench}"
+        );
+    }
+    // u64::MAX twice is summed without wrapping: the counts profile's total
+    // is 2^65 samples to the 15 digits an f64 holds, not a wrapped number.
+    let counts = String::from_utf8_lossy(&tree["profiles/counts/1.0/r1.samples.html"]);
+    assert!(
+        counts.contains(">36,893,488,147,419,100,000 samples<"),
+        "{}",
+        first_match(&counts, "total")
+    );
+    // The 100,000-deep stack: pages stay bounded and the matrix says why.
+    let html_pages = tree.keys().filter(|k| k.ends_with(".html")).count();
+    assert!(html_pages < 5_000, "{html_pages} pages");
+    let deep = String::from_utf8_lossy(&tree["matrix/b/deep/index.html"]);
+    assert!(deep.contains("id=\"pa-capped\""));
+
+    assert_names_are_inert(&tree);
+    assert_eq!(read_tree(&input), before, "the input directory changed");
+}
+
+/// Whether `needle` occurs between a `<` and its `>` (in a tag, where it
+/// would be an attribute), not in text or script data.
+fn inside_a_tag(text: &str, needle: &str) -> bool {
+    text.match_indices(needle).any(|(at, _)| {
+        let before = &text[..at];
+        before.rfind('<') > before.rfind('>')
+    })
+}
+
+fn first_match<'a>(text: &'a str, what: &str) -> &'a str {
+    let at = text.find(what).unwrap_or(0);
+    &text[at..(at + 300).min(text.len())]
+}
+
+/// No page, SVG or script data carries a hostile name as live markup or an
+/// invisible control character; the names are there as visible text.
+fn assert_names_are_inert(tree: &std::collections::BTreeMap<String, Vec<u8>>) {
+    let mut seen_bidi = false;
+    let mut seen_script_text = false;
+    for (path, bytes) in tree {
+        let text = String::from_utf8_lossy(bytes);
+        for raw in [SCRIPT_NAME, "<script>document.title", "<img src=x"] {
+            assert!(!text.contains(raw), "{path} contains raw {raw:?}");
+        }
+        // Quotes are harmless in text; inside a tag they would end an
+        // attribute value and start an `onmouseover` handler.
+        assert!(
+            !inside_a_tag(&text, "onmouseover=\"alert"),
+            "{path}: a name broke out of an attribute"
+        );
+        for c in ['\u{202E}', '\u{1b}', '\u{0}'] {
+            assert!(!text.contains(c), "{path} contains U+{:04X}", c as u32);
+        }
+        seen_bidi |= text.contains("evil[U+202E]gnp.exe");
+        seen_script_text |= text.contains("&lt;/script&gt;&lt;script&gt;document.title");
+    }
+    assert!(seen_bidi, "the override is shown as [U+202E]");
+    assert!(seen_script_text, "the markup name is shown as text");
+    let markup_page = String::from_utf8_lossy(&tree["profiles/markup/1.0/r1.samples.html"]);
+    assert!(
+        markup_page.contains("esc␛[31mred"),
+        "the escape is shown as ␛"
+    );
+    assert!(markup_page.contains("nul␀byte"));
+    let utf8_page = String::from_utf8_lossy(&tree["profiles/bad-utf8/1.0/r1.samples.html"]);
+    assert!(
+        utf8_page.contains("caf\u{FFFD}"),
+        "invalid UTF-8 becomes U+FFFD"
+    );
+}
+
+#[test]
+fn strict_refuses_and_keeps_the_previous_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = hostile_input(dir.path());
+    let out = dir.path().join("site");
+    let first = build(&input, &out, &[]);
+    assert_eq!(first.status.code(), Some(1));
+    let site = read_tree(&out);
+    let o = build(&input, &out, &["--strict"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--strict"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(read_tree(&out), site, "the previous site is untouched");
+}
+
+#[test]
+fn outputs_inside_or_around_the_input_are_refused_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = hostile_input(dir.path());
+    let before = read_tree(&input);
+    let inside = input.join("site");
+    let zip = input.join("1.0/report.zip");
+    let attempts: [(&Path, Vec<&str>, &str); 4] = [
+        (&inside, vec![], "is inside the input directory"),
+        (&input, vec!["--force"], "is the input directory"),
+        (dir.path(), vec!["--force"], "contains the input directory"),
+        (
+            &dir.path().join("elsewhere"),
+            vec!["--zip", zip.to_str().unwrap()],
+            "is inside the input directory",
+        ),
+    ];
+    for (out, extra, says) in attempts {
+        let o = build(&input, out, &extra);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {stderr}", out.display());
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    assert_eq!(read_tree(&input), before, "the input directory changed");
+    assert!(!dir.path().join("elsewhere").exists());
+}
