@@ -1,0 +1,196 @@
+//! Browser step for hostile names: a site built from profiles whose
+//! function names, file names and benchmark file name are markup, opened
+//! page kind by page kind, hovered, clicked and searched. Nothing may open a
+//! dialog, set the canary, or add an element the pages do not have; the
+//! names must be on screen as text.
+
+use std::path::Path;
+
+use super::Ctx;
+
+/// Each payload sets `window.__pwned` and opens a dialog if it ever runs.
+const NAMES: [&str; 4] = [
+    "<img src=x onerror=\"window.__pwned=1;alert(1)\">",
+    "</script><script>window.__pwned=2;alert(2)</script>",
+    "\"onmouseover=\"window.__pwned=3;alert(3)\" x=\"",
+    "javascript:window.__pwned=4;alert(4)",
+];
+
+/// Two versions of the same benchmark in two formats, so the matrix,
+/// component pages, diff pages and timelines all have hostile names.
+fn write_input(dir: &Path) {
+    let stack = NAMES.join(";");
+    for (version, extra) in [("1.0", 3), ("2.0", 9)] {
+        let v = dir.join(version);
+        std::fs::create_dir_all(&v).unwrap();
+        std::fs::write(
+            v.join("evil.folded"),
+            format!("main;{stack} 5\nmain;{} {extra}\nmain 1\n", NAMES[1]),
+        )
+        .unwrap();
+        let frames: Vec<String> = NAMES
+            .iter()
+            .map(|n| {
+                format!(
+                    "{{\"name\":{},\"file\":{},\"line\":3}}",
+                    serde_json::to_string(n).unwrap(),
+                    serde_json::to_string(&format!("src/{n}.py")).unwrap()
+                )
+            })
+            .collect();
+        std::fs::write(
+            v.join("timed.speedscope.json"),
+            format!(
+                "{{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\
+                 \"shared\":{{\"frames\":[{}]}},\
+                 \"profiles\":[{{\"type\":\"evented\",\"name\":\"<b>p</b>\",\"unit\":\"milliseconds\",\
+                 \"startValue\":0,\"endValue\":{extra},\"events\":[\
+                 {{\"type\":\"O\",\"frame\":0,\"at\":0}},{{\"type\":\"O\",\"frame\":1,\"at\":1}},\
+                 {{\"type\":\"O\",\"frame\":2,\"at\":1}},{{\"type\":\"O\",\"frame\":3,\"at\":2}},\
+                 {{\"type\":\"C\",\"frame\":3,\"at\":{extra}}},{{\"type\":\"C\",\"frame\":2,\"at\":{extra}}},\
+                 {{\"type\":\"C\",\"frame\":1,\"at\":{extra}}},{{\"type\":\"C\",\"frame\":0,\"at\":{extra}}}]}}]}}",
+                frames.join(",")
+            ),
+        )
+        .unwrap();
+    }
+}
+
+/// Hovers every drawn element, clicks the flame frames (zoom) and searches
+/// for markup, then checks that nothing ran.
+fn poke(ctx: &Ctx, page: &Path) {
+    ctx.open(page);
+    ctx.js(
+        "(function () {
+            var all = document.querySelectorAll('svg g, .pa-row, .pa-name, td, a, button');
+            for (var i = 0; i < all.length && i < 3000; i++) {
+                ['mouseover', 'mouseenter', 'mousemove'].forEach(function (t) {
+                    all[i].dispatchEvent(new MouseEvent(t, {bubbles: true, clientX: 10, clientY: 10}));
+                });
+            }
+            var frames = document.querySelectorAll('svg.pa-flame g.f');
+            for (var j = 0; j < frames.length && j < 50; j++) {
+                frames[j].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+            }
+            var search = document.querySelector('input[type=search]');
+            if (search) {
+                search.value = '<img';
+                search.dispatchEvent(new Event('input', {bubbles: true}));
+            }
+            return true;
+        })()",
+    );
+    let verdict = ctx.js(
+        "(function () {
+            var handlers = Array.from(document.querySelectorAll('*')).filter(function (e) {
+                return Array.from(e.attributes).some(function (a) { return /^on/i.test(a.name); });
+            }).map(function (e) { return e.outerHTML.slice(0, 120); });
+            var links = Array.from(document.querySelectorAll('[href]')).map(function (a) {
+                return a.getAttribute('href');
+            }).filter(function (h) { return /^\\s*javascript:/i.test(h); });
+            return {
+                pwned: window.__pwned === undefined ? null : window.__pwned,
+                handlers: handlers,
+                javascript_links: links,
+                scripts: document.querySelectorAll('script:not([type=\"application/json\"])').length,
+                imgs: document.querySelectorAll('img').length
+            };
+        })()",
+    );
+    let name = page.display();
+    assert_eq!(
+        verdict["pwned"],
+        serde_json::Value::Null,
+        "{name}: {verdict}"
+    );
+    assert_eq!(
+        verdict["handlers"].as_array().unwrap().len(),
+        0,
+        "{name}: {verdict}"
+    );
+    assert_eq!(
+        verdict["javascript_links"].as_array().unwrap().len(),
+        0,
+        "{name}: {verdict}"
+    );
+    assert_eq!(
+        verdict["imgs"].as_u64(),
+        Some(0),
+        "{name}: an <img> appeared"
+    );
+    assert!(
+        verdict["scripts"].as_u64().unwrap() <= 1,
+        "{name}: only the site's own script runs: {verdict}"
+    );
+    assert!(
+        ctx.observed.lock().unwrap().dialogs.is_empty(),
+        "{name}: a dialog opened"
+    );
+}
+
+/// Which kind of page a site path is (one of each is opened).
+fn page_kind(path: &str) -> String {
+    let shape = if path.contains(".bottom-up.") {
+        " bottom-up"
+    } else if path.contains(".flat.") {
+        " flat"
+    } else {
+        ""
+    };
+    let kind = match path.split('/').next().unwrap_or("") {
+        "index.html" => "index",
+        "matrix" if path.contains("/c/") => "component",
+        "matrix" if path.contains("timeline") => "timeline",
+        "matrix" => "matrix",
+        other => other,
+    };
+    format!("{kind}{shape}")
+}
+
+pub fn step_markup_names_stay_text(ctx: &Ctx) {
+    let dir = ctx.site.parent().unwrap().join("hostile");
+    write_input(&dir.join("input"));
+    let site = dir.join("site");
+    super::build_site_with(&dir.join("input"), &site, &[]);
+    let tree = super::read_tree(&site);
+    let mut kinds = std::collections::BTreeMap::new();
+    for path in tree.keys().filter(|p| p.ends_with(".html")) {
+        kinds.entry(page_kind(path)).or_insert_with(|| path.clone());
+    }
+    for required in [
+        "index",
+        "profiles",
+        "profiles bottom-up",
+        "profiles flat",
+        "matrix",
+        "component",
+        "timeline",
+        "flamediff",
+    ] {
+        assert!(
+            kinds.contains_key(required),
+            "no {required} page: {kinds:?}"
+        );
+    }
+    // Every component page of the matrix (the evil methods have their own).
+    let components: Vec<&String> = tree
+        .keys()
+        .filter(|p| p.starts_with("matrix/b/evil/c/") && p.ends_with(".html"))
+        .collect();
+    assert!(components.len() >= NAMES.len(), "{components:?}");
+    for page in kinds.values().chain(components) {
+        poke(ctx, &site.join(page));
+    }
+    // The names are on the page as text a reader can see (the speedscope
+    // file keeps them whole; folded splits them at `;`).
+    let timed = tree
+        .keys()
+        .find(|p| p.starts_with("profiles/timed/2.0/r1.") && page_kind(p) == "profiles")
+        .expect("the speedscope profile's page");
+    ctx.open(&site.join(timed));
+    let text = ctx.js_str("document.body.innerText");
+    for n in NAMES {
+        assert!(text.contains(n), "{n:?} is not shown as text");
+    }
+    ctx.screenshot("40-hostile-names");
+}
