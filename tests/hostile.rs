@@ -160,6 +160,17 @@ fn deep_stack(depth: usize) -> Vec<u8> {
     line.into_bytes()
 }
 
+/// `stacks` lines of `depth` frames, every frame distinct.
+fn distinct_frames(stacks: usize, depth: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for s in 0..stacks {
+        let frames: Vec<String> = (0..depth).map(|i| format!("s{s}_{i}")).collect();
+        out.push_str(&frames.join(";"));
+        out.push_str(" 1\n");
+    }
+    out.into_bytes()
+}
+
 fn cases() -> Vec<Case> {
     let gz = go_cpu_profile();
     let raw = gunzip(&gz);
@@ -259,6 +270,18 @@ fn cases() -> Vec<Case> {
             file: "deep.folded",
             bytes: deep_stack(100_000),
             says: &[],
+        },
+        // Past the documented limits: refused with the limit named, before
+        // memory runs out (2,000,000 distinct frames took 4.2 GB before).
+        Case {
+            file: "too-many-frames.folded",
+            bytes: distinct_frames(10_001, 100),
+            says: &["more than 1,000,000 distinct frames, the limit for one file"],
+        },
+        Case {
+            file: "too-deep.folded",
+            bytes: format!("{} 1\n", vec!["r"; 1_000_001].join(";")).into_bytes(),
+            says: &["more than 1,000,000 frames in one stack"],
         },
     ]
 }

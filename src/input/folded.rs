@@ -100,7 +100,10 @@ fn split_chunks(data: &str, size: usize) -> Vec<&str> {
 
 /// Reads one chunk; also returns how many newlines it holds.
 fn read_chunk(chunk: &str) -> (FoldedReader<'_>, usize) {
-    let mut reader = FoldedReader::default();
+    let mut reader = FoldedReader {
+        frames: FrameTable::new(),
+        ..FoldedReader::default()
+    };
     let mut pieces = 0;
     for (i, line) in chunk.split('\n').enumerate() {
         reader.read_line(i + 1, line);

@@ -12,9 +12,7 @@ use super::{parse_bytes, Parsed};
 use crate::error::{BuildError, ParseError};
 use crate::model::{History, ProfileEntry, Skipped, Version};
 
-/// Largest input file read, so one huge file fails clearly instead of
-/// exhausting memory.
-pub const MAX_INPUT_BYTES: u64 = 2 << 30;
+use crate::model::limits::MAX_INPUT_BYTES;
 
 /// Reads the config: `explicit` when given, else `INPUT/perfatlas.toml` when
 /// present, else defaults.

@@ -20,6 +20,7 @@ pub mod text;
 pub mod walk;
 
 use crate::error::ParseError;
+use crate::model::limits::LimitHit;
 use crate::model::{FrameTable, Profile};
 
 /// A profile as one parser produced it, with its own frame table.
@@ -99,8 +100,24 @@ pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parse
                 .join(", ")
         ))
     })?;
-    let parsed = format.parse(&input)?;
+    let mut parsed = format.parse(&input)?;
+    check_limits(&mut parsed)?;
     Ok((format.name(), parsed))
+}
+
+/// Rejects a file whose frames or tree ran into a limit of
+/// [`crate::model::limits`]; otherwise lifts the limits, so the analysis
+/// can grow the structures further (merges, derived trees).
+fn check_limits(parsed: &mut Parsed) -> Result<(), ParseError> {
+    if parsed.frames.over_limit() {
+        return Err(ParseError::whole(LimitHit::Frames.message()));
+    }
+    if let Some(hit) = parsed.profile.tree.over_limit() {
+        return Err(ParseError::whole(hit.message()));
+    }
+    parsed.frames.unbound();
+    parsed.profile.tree.unbound();
+    Ok(())
 }
 
 /// The first `n` bytes of `bytes`, for sniffing.

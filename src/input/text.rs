@@ -6,9 +6,7 @@ use std::io::Read;
 
 use crate::error::ParseError;
 
-/// Largest decompressed size accepted, so a gzip bomb fails with a message
-/// instead of exhausting memory.
-pub const MAX_DECOMPRESSED: u64 = 4 << 30;
+use crate::model::limits::MAX_DECOMPRESSED;
 
 /// True when `bytes` starts with the gzip magic.
 pub fn is_gzip(bytes: &[u8]) -> bool {

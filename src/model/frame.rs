@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::limits::MAX_FRAMES;
 use super::visible::visible;
 
 /// One stack frame as the profiler named it. All fields are untrusted text.
@@ -69,17 +70,40 @@ pub struct FrameId(pub u32);
 pub struct FrameTable {
     frames: Vec<Frame>,
     index: FxHashMap<Frame, FrameId>,
+    /// Most frames, for tables of one input file (see [`super::limits`]).
+    max_frames: Option<usize>,
+    limit_hit: bool,
 }
 
 impl FrameTable {
+    /// A table for one input file, bounded by [`MAX_FRAMES`]; `default()`
+    /// is unbounded.
     pub fn new() -> FrameTable {
-        FrameTable::default()
+        FrameTable {
+            max_frames: Some(MAX_FRAMES),
+            ..FrameTable::default()
+        }
+    }
+
+    /// Whether a frame was refused because the table was full.
+    pub fn over_limit(&self) -> bool {
+        self.limit_hit
+    }
+
+    /// Lifts the limit (once the file that filled it has been checked).
+    pub fn unbound(&mut self) {
+        self.max_frames = None;
     }
 
     /// The id of `frame`, adding it when new.
     pub fn intern(&mut self, frame: Frame) -> FrameId {
         if let Some(&id) = self.index.get(&frame) {
             return id;
+        }
+        if self.max_frames.is_some_and(|max| self.frames.len() >= max) {
+            // Full: the file will be rejected; any valid id keeps it going.
+            self.limit_hit = true;
+            return FrameId(self.frames.len().saturating_sub(1) as u32);
         }
         let id = FrameId(self.frames.len() as u32);
         self.frames.push(visible_frame(&frame));

@@ -9,6 +9,7 @@
 mod component;
 mod frame;
 mod history;
+pub mod limits;
 mod profile;
 mod tree;
 mod visible;

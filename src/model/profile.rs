@@ -100,8 +100,10 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// A profile being read from one input file: its tree is
+    /// [`bounded`](CallTree::bounded) until the file has been checked.
     pub fn new(metrics: Vec<Metric>) -> Profile {
-        let tree = CallTree::new(metrics.len());
+        let tree = CallTree::bounded(metrics.len());
         Profile {
             metrics,
             tree,

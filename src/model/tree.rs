@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use super::frame::FrameId;
+use super::limits::{LimitHit, MAX_CONTEXTS, MAX_DEPTH};
 
 /// Children searched directly before a parent's children are indexed.
 pub const SCAN_LIMIT: usize = 8;
@@ -42,6 +43,10 @@ pub struct CallTree {
     /// if the tree grows again.
     child_index: FxHashMap<(NodeId, FrameId), NodeId>,
     index_stale: bool,
+    /// (most nodes, deepest node) for trees of one input file; see
+    /// [`super::limits`].
+    limits: Option<(usize, u32)>,
+    limit_hit: Option<LimitHit>,
 }
 
 impl CallTree {
@@ -57,7 +62,34 @@ impl CallTree {
             self_values: vec![0.0; metric_count],
             child_index: FxHashMap::default(),
             index_stale: false,
+            limits: None,
+            limit_hit: None,
         }
+    }
+
+    /// An empty tree for one input file, bounded by [`MAX_CONTEXTS`] nodes
+    /// and [`MAX_DEPTH`]: past either, [`child`](Self::child) stops growing
+    /// the tree (it returns the parent) and [`over_limit`](Self::over_limit)
+    /// says which limit was met.
+    pub fn bounded(metric_count: usize) -> CallTree {
+        CallTree::with_limits(metric_count, MAX_CONTEXTS, MAX_DEPTH)
+    }
+
+    fn with_limits(metric_count: usize, max_nodes: usize, max_depth: u32) -> CallTree {
+        CallTree {
+            limits: Some((max_nodes, max_depth)),
+            ..CallTree::new(metric_count)
+        }
+    }
+
+    /// The limit this tree ran into, if any.
+    pub fn over_limit(&self) -> Option<LimitHit> {
+        self.limit_hit
+    }
+
+    /// Lifts the limits (once the file that built the tree has been checked).
+    pub fn unbound(&mut self) {
+        self.limits = None;
     }
 
     pub fn metric_count(&self) -> usize {
@@ -93,8 +125,19 @@ impl CallTree {
                 return id;
             }
         }
-        let id = NodeId(self.nodes.len() as u32);
         let depth = self.nodes[parent.index()].depth + 1;
+        if let Some((max_nodes, max_depth)) = self.limits {
+            if self.nodes.len() >= max_nodes || depth > max_depth {
+                let hit = if depth > max_depth {
+                    LimitHit::Depth
+                } else {
+                    LimitHit::Contexts
+                };
+                self.limit_hit.get_or_insert(hit);
+                return parent;
+            }
+        }
+        let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
             frame: Some(frame),
             parent,
@@ -243,6 +286,8 @@ impl CallTree {
             self_values,
             child_index: FxHashMap::default(),
             index_stale: true,
+            limits: None,
+            limit_hit: None,
         }
     }
 
@@ -257,6 +302,8 @@ impl CallTree {
                 .collect(),
             child_index: FxHashMap::default(),
             index_stale: true,
+            limits: None,
+            limit_hit: None,
         }
     }
 
@@ -369,5 +416,28 @@ mod tests {
         t.add_stack([FrameId(0)], &[f64::NAN]);
         t.add_stack([FrameId(0)], &[f64::INFINITY]);
         assert_eq!(t.total(0), 0.0);
+    }
+
+    #[test]
+    fn a_bounded_tree_stops_growing_and_says_which_limit() {
+        let f = |i| FrameId(i);
+        let mut deep = CallTree::with_limits(1, 100, 3);
+        let leaf = deep.path([f(0), f(1), f(2), f(3), f(4)]);
+        assert_eq!(deep.depth(leaf), 3, "the stack stops at the depth limit");
+        assert_eq!(deep.over_limit(), Some(LimitHit::Depth));
+
+        let mut wide = CallTree::with_limits(1, 4, 100);
+        for i in 0..10 {
+            wide.path([f(i)]);
+        }
+        assert_eq!(wide.len(), 4, "root and three contexts");
+        assert_eq!(wide.over_limit(), Some(LimitHit::Contexts));
+
+        wide.unbound();
+        wide.path([f(20)]);
+        assert_eq!(wide.len(), 5, "unbounded after the file was checked");
+        let mut free = CallTree::new(1);
+        free.path((0..5000).map(f));
+        assert_eq!(free.over_limit(), None);
     }
 }

@@ -1,0 +1,76 @@
+//! Resource limits for one input file, so a hostile or accidental input
+//! (a generated stack of a million distinct functions, a gzip bomb) fails
+//! with a clear message instead of exhausting memory. Each is far above
+//! what real profilers write; the README lists them.
+//!
+//! Parsers build their frame table and tree with [`FrameTable::new`] and
+//! [`Profile::new`](super::Profile::new), which carry these limits: past a
+//! limit the structure stops growing and remembers it, and the file is then
+//! rejected as a whole (`input::parse_bytes`). Tables and trees built by the
+//! analysis have no limits.
+//!
+//! [`FrameTable::new`]: super::FrameTable::new
+
+/// Largest input file read, compressed or not.
+pub const MAX_INPUT_BYTES: u64 = 2 << 30;
+/// Largest size a gzip input may expand to.
+pub const MAX_DECOMPRESSED: u64 = 2 << 30;
+/// Most distinct frames (function, file, line) in one file. Memory grows by
+/// about 2 KB per distinct frame across the pages that show it.
+pub const MAX_FRAMES: usize = 1_000_000;
+/// Most calling contexts (call-tree nodes) in one file: about 200 bytes
+/// each while building the site.
+pub const MAX_CONTEXTS: usize = 10_000_000;
+/// Deepest stack in one file, in frames.
+pub const MAX_DEPTH: u32 = 1_000_000;
+
+/// Which limit a frame table or tree ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitHit {
+    Frames,
+    Contexts,
+    Depth,
+}
+
+impl LimitHit {
+    /// The sentence shown for a file rejected by this limit.
+    pub fn message(self) -> String {
+        let (what, limit) = match self {
+            LimitHit::Frames => ("distinct frames", MAX_FRAMES as u64),
+            LimitHit::Contexts => ("calling contexts", MAX_CONTEXTS as u64),
+            LimitHit::Depth => ("frames in one stack", u64::from(MAX_DEPTH)),
+        };
+        format!(
+            "more than {} {what}, the limit for one file; the file is skipped",
+            thousands(limit)
+        )
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_limit() {
+        assert_eq!(
+            LimitHit::Frames.message(),
+            "more than 1,000,000 distinct frames, the limit for one file; the file is skipped"
+        );
+        assert!(LimitHit::Contexts
+            .message()
+            .contains("10,000,000 calling contexts"));
+    }
+}
