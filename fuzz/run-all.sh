@@ -30,7 +30,7 @@ seeds() {
         method_range|derived_formula) ;;
         *)
             find "$REPO/sample-data" "$REPO/tests/fixtures" "$REPO/../shared/corpus" \
-                -type f -size -2M ! -name '*.md' ! -name '*.sh' ! -name '*.py' ! -name 'LICENSE*' \
+                -type f -size -512k ! -name '*.md' ! -name '*.sh' ! -name '*.py' ! -name 'LICENSE*' \
                 2>/dev/null | while read -r f; do
                 cp -n "$f" "$dir/$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true
             done
