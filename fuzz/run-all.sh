@@ -50,7 +50,7 @@ for t in "${targets[@]}"; do
     mkdir -p "corpus/$t"
     seed_dir=$(seeds "$t")
     log=$(mktemp)
-    if cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 >"$log" 2>&1; then
+    if cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 -timeout=10 >"$log" 2>&1; then
         result=ok
     else
         result="CRASH (see fuzz/artifacts/$t/)"

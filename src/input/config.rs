@@ -143,11 +143,15 @@ pub struct VersionConfig {
     pub revision: Option<String>,
 }
 
-fn read_toml<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, BuildError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BuildError::io(path, e))?;
-    toml::from_str(&text).map_err(|e| BuildError::Config {
+fn read_text(path: &Path) -> Result<String, BuildError> {
+    std::fs::read_to_string(path).map_err(|e| BuildError::io(path, e))
+}
+
+/// Parses `text`, errors naming `path` (where the text came from).
+fn parse_toml<T: for<'de> Deserialize<'de>>(text: &str, path: &Path) -> Result<T, BuildError> {
+    toml::from_str(text).map_err(|e| BuildError::Config {
         path: path.to_path_buf(),
-        message: toml_message(&text, &e),
+        message: toml_message(text, &e),
     })
 }
 
@@ -156,7 +160,7 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
     let msg = e.message().trim().to_string();
     match e.span() {
         Some(span) => {
-            let before = &text[..span.start.min(text.len())];
+            let before = text.get(..span.start).unwrap_or(text);
             let line = before.matches('\n').count() + 1;
             let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
             format!("line {line}, column {col}: {msg}")
@@ -168,7 +172,12 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
 impl Config {
     /// Reads `path`.
     pub fn read(path: &Path) -> Result<Config, BuildError> {
-        let config: Config = read_toml(path)?;
+        Config::parse(&read_text(path)?, path)
+    }
+
+    /// Parses and checks the text of `perfatlas.toml` read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, BuildError> {
+        let config: Config = parse_toml(text, path)?;
         let m = &config.matrix;
         let bad = if !(0.0..=100.0).contains(&m.min_share) {
             Some("matrix.min_share must be a percentage from 0 to 100")
@@ -201,7 +210,12 @@ impl Config {
 
 impl VersionConfig {
     pub fn read(path: &Path) -> Result<VersionConfig, BuildError> {
-        let config: VersionConfig = read_toml(path)?;
+        VersionConfig::parse(&read_text(path)?, path)
+    }
+
+    /// Parses and checks the text of a `version.toml` read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<VersionConfig, BuildError> {
+        let config: VersionConfig = parse_toml(text, path)?;
         if let Some(date) = &config.date {
             if !is_iso_date(date) {
                 return Err(BuildError::Config {

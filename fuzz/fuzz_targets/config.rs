@@ -1,0 +1,25 @@
+#![no_main]
+//! `perfatlas.toml` and `version.toml` text: TOML parsing, the checks on
+//! each setting, the `[metrics]` formulas, and the `[flame.aggregates]`
+//! benchmark globs matched against names.
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use perfatlas::input::config::{Config, VersionConfig};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = VersionConfig::parse(text, Path::new("version.toml"));
+    if let Ok(config) = Config::parse(text, Path::new("perfatlas.toml")) {
+        let _ = perfatlas::analysis::derived_metrics::parse_all(&config.metrics);
+        for set in &config.flame.aggregates {
+            for pattern in &set.benchmarks {
+                for name in ["", "worker-1", "a/b/c", pattern.as_str()] {
+                    let _ = perfatlas::render::aggregate_page::glob_match(pattern, name);
+                }
+            }
+        }
+    }
+});
