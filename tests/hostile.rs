@@ -304,6 +304,10 @@ fn hostile_input(dir: &Path) -> PathBuf {
     )
     .unwrap();
     std::os::unix::fs::symlink("..", v2.join("loop")).unwrap();
+    // A file name that is not UTF-8 (Linux allows any bytes but `/`).
+    let name =
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"bad-\xff\xfe.folded");
+    fs::write(v2.join(name), b"main;x 2\n").unwrap();
     input
 }
 
@@ -354,6 +358,16 @@ fn every_hostile_file_is_reported_and_the_rest_is_built() {
         "{stderr}"
     );
 
+    // The file named with invalid UTF-8 is read; its benchmark is shown
+    // with U+FFFD.
+    assert!(
+        index.contains("bad-\u{FFFD}\u{FFFD}"),
+        "the non-UTF-8 file name is listed"
+    );
+    assert!(
+        !stderr.contains("bad-\u{FFFD}"),
+        "and not skipped:\n{stderr}"
+    );
     // Nothing lost: the readable files have pages, including the partly
     // bad one and the ones named with markup and invalid UTF-8.
     let tree = read_tree(&out);
