@@ -489,3 +489,41 @@ fn outputs_inside_or_around_the_input_are_refused_even_with_force() {
     assert_eq!(read_tree(&input), before, "the input directory changed");
     assert!(!dir.path().join("elsewhere").exists());
 }
+
+#[test]
+fn source_pages_show_hostile_source_text_inert() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    fs::write(
+        input.join("1.0/b.folded"),
+        "main (app.py:1);evil (app.py:2) 5\n",
+    )
+    .unwrap();
+    let sources = dir.path().join("src");
+    fs::create_dir_all(&sources).unwrap();
+    // A "Trojan Source" line: the override would reorder what follows.
+    fs::write(
+        sources.join("app.py"),
+        "def main():\n    x = \"</script><script>alert(1)</script><img src=x onerror=alert(2)>\"\n\tif ok:\u{202E} } \u{2066}// x\u{1b}[31m\n",
+    )
+    .unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &["--sources", sources.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = fs::read_to_string(out.join("source/1.0/app.py.html")).unwrap();
+    assert!(!page.contains("<img src=x") && !page.contains("<script>alert"));
+    assert!(page.contains("&lt;img src=x onerror=alert(2)&gt;"));
+    for c in ['\u{202E}', '\u{2066}', '\u{1b}'] {
+        assert!(!page.contains(c), "U+{:04X} reached the page", c as u32);
+    }
+    assert!(
+        page.contains("    if ok:[U+202E] } [U+2066]// x␛[31m"),
+        "tab as spaces, the rest as marks"
+    );
+}

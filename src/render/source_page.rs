@@ -203,7 +203,9 @@ fn merged_costs(costs: &VersionCosts, profile_paths: &[String]) -> BTreeMap<u32,
 fn line_row(number: u32, text: &str, costs: Option<&Vec<Cost>>, version: &VersionCosts) -> LineRow {
     let mut row = LineRow {
         number,
-        text: text.replace('\t', "    "),
+        // Tabs as spaces; other control characters and bidi overrides
+        // shown as marks (a "Trojan Source" line cannot hide its reorder).
+        text: crate::model::visible(&text.replace('\t', "    ")).into_owned(),
         costs: Vec::new(),
         heat: 0,
     };

@@ -205,7 +205,13 @@ impl Repo {
 fn line_text(bytes: &[u8]) -> String {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    String::from_utf8_lossy(bytes).into_owned()
+    // Tabs kept; other control characters and bidi overrides become
+    // visible marks, as in every name the site shows.
+    String::from_utf8_lossy(bytes)
+        .split('\t')
+        .map(|part| crate::model::visible(part))
+        .collect::<Vec<_>>()
+        .join("\t")
 }
 
 #[cfg(test)]
