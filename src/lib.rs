@@ -75,9 +75,12 @@ pub struct BuildReport {
 /// Reads `options.input`, renders every page and writes the site.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     check_input_dir(&options.input)?;
+    // Refusals first, before any work (writing checks them again).
     site::check_apart(&options.input, &options.output, "output directory")?;
+    site::check_replaceable(&options.output, options.force)?;
     if let Some(zip) = &options.zip {
         site::check_apart(&options.input, zip, "--zip")?;
+        site::zip::check_replaceable(zip, options.force)?;
     }
     let mut config = input::load::read_config(&options.input, options.config.as_deref())?;
     if let Some(share) = options.min_share {
@@ -126,6 +129,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     site::write_site(&options.output, &files, options.force)?;
     if let Some(zip) = &options.zip {
+        site::zip::check_replaceable(zip, options.force)?;
         site::zip::write_zip(zip, &files)?;
     }
     Ok(BuildReport {

@@ -488,6 +488,27 @@ fn outputs_inside_or_around_the_input_are_refused_even_with_force() {
     }
     assert_eq!(read_tree(&input), before, "the input directory changed");
     assert!(!dir.path().join("elsewhere").exists());
+
+    // A --zip path holding someone's file is refused before any work, and
+    // replaced only with --force; perfatlas's own zip is replaced freely.
+    let notes = dir.path().join("notes.txt");
+    fs::write(&notes, "keep me").unwrap();
+    let site = dir.path().join("site");
+    let o = build(&input, &site, &["--zip", notes.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use --force"));
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "keep me");
+    assert!(!site.exists(), "refused before building");
+    let zip = dir.path().join("report.zip");
+    for _ in 0..2 {
+        let o = build(&input, &site, &["--zip", zip.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
 
 #[test]

@@ -84,7 +84,7 @@ pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), B
 
 /// Refuses a non-empty directory without the marker (unless `force`), and
 /// anything at `output` that is not a directory.
-fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
+pub fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
     let meta = match fs::symlink_metadata(output) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

@@ -10,6 +10,34 @@ use super::MARKER;
 use crate::error::BuildError;
 use crate::render::SiteFiles;
 
+/// Refuses to replace an existing file at `path` that is not a zip perfatlas
+/// wrote (one holding the marker entry), unless `force`.
+pub fn check_replaceable(path: &Path, force: bool) -> Result<(), BuildError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(BuildError::io(path, e)),
+    };
+    if meta.is_dir() {
+        return Err(BuildError::Usage(format!(
+            "--zip {} is a directory",
+            path.display()
+        )));
+    }
+    let ours = std::fs::File::open(path)
+        .ok()
+        .and_then(|f| zip::ZipArchive::new(f).ok())
+        .is_some_and(|mut z| z.by_name(MARKER).is_ok());
+    if ours || force || meta.len() == 0 {
+        Ok(())
+    } else {
+        Err(BuildError::Usage(format!(
+            "--zip {} exists and was not written by perfatlas; use --force to replace it",
+            path.display()
+        )))
+    }
+}
+
 /// Writes `files` (and the marker) into a zip at `path`, via a temporary
 /// file renamed into place.
 pub fn write_zip(path: &Path, files: &SiteFiles) -> Result<(), BuildError> {
