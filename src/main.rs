@@ -93,6 +93,7 @@ enum To {
 }
 
 fn main() -> ExitCode {
+    report_panics_as_bugs();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -111,6 +112,22 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A panic is a bug in perfatlas, never the input's fault (inputs get
+/// errors): say so plainly, with where it happened, and exit 101 (Rust's
+/// panic exit code). RUST_BACKTRACE still adds the backtrace.
+fn report_panics_as_bugs() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        eprintln!(
+            "perfatlas: internal error (a bug in perfatlas, not in your input): {info}\n\
+             perfatlas: please report it with the command and, if you can, the input file"
+        );
+        if std::env::var_os("RUST_BACKTRACE").is_some() {
+            default(info);
+        }
+    }));
 }
 
 fn run(cli: Cli) -> Result<ExitCode, BuildError> {
