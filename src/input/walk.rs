@@ -95,6 +95,11 @@ fn list_files(
 ) -> Vec<InputFile> {
     let mut files = Vec::new();
     let mut unfollowed = Vec::new();
+    // A linked version lives outside the input: links inside it may stay
+    // inside it too.
+    let version_root = version
+        .canonicalize()
+        .unwrap_or_else(|_| root.to_path_buf());
     let walker = walkdir::WalkDir::new(version)
         .follow_links(true)
         .sort_by_file_name()
@@ -104,7 +109,7 @@ fn list_files(
                 return false;
             }
             if e.depth() > 0 && e.path_is_symlink() && e.file_type().is_dir() {
-                if let Some(reason) = unfollowed_link(e.path(), root) {
+                if let Some(reason) = unfollowed_link(e.path(), &[root, &version_root]) {
                     unfollowed.push(skip(&relative(input, e.path()), reason));
                     return false;
                 }
@@ -141,13 +146,14 @@ fn list_files(
 }
 
 /// Why a symbolic link to a directory inside a version is not followed:
-/// it leaves the input directory, or it points to a directory that holds
-/// the link itself (a loop walkdir would only notice one round later).
-fn unfollowed_link(link: &Path, root: &Path) -> Option<&'static str> {
+/// it leaves the input directory (and the version's own directory, when
+/// that is a link), or it points to a directory that holds the link itself
+/// (a loop walkdir would only notice one round later).
+fn unfollowed_link(link: &Path, allowed: &[&Path]) -> Option<&'static str> {
     let Ok(target) = link.canonicalize() else {
         return Some("a dangling symbolic link");
     };
-    if !target.starts_with(root) {
+    if !allowed.iter().any(|root| target.starts_with(root)) {
         return Some("a symbolic link to a directory outside the input directory; not followed");
     }
     let home = link.parent().and_then(|p| p.canonicalize().ok());
@@ -302,5 +308,59 @@ mod tests {
             v,
             vec!["1.0.0-rc1", "1.0.0", "1.2", "1.02", "1.9", "1.10", "v2.0.0"]
         );
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_are_followed_inside_the_input_and_loops_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in");
+        let outside = dir.path().join("kept-elsewhere");
+        std::fs::create_dir_all(input.join("1.0/sub")).unwrap();
+        std::fs::create_dir_all(outside.join("deep")).unwrap();
+        std::fs::write(input.join("1.0/a.folded"), "a 1\n").unwrap();
+        std::fs::write(outside.join("deep/b.folded"), "b 1\n").unwrap();
+        symlink("../a.folded", input.join("1.0/sub/alias.folded")).unwrap();
+        symlink("..", input.join("1.0/sub/up")).unwrap();
+        symlink("/nonexistent/x", input.join("1.0/dangling")).unwrap();
+        symlink(&outside, input.join("1.0/out")).unwrap();
+        symlink(".", input.join("again")).unwrap();
+        // A version kept elsewhere, with a link inside itself.
+        symlink(&outside, input.join("2.0")).unwrap();
+        symlink("deep", outside.join("linked")).unwrap();
+
+        let (mut versions, skipped) = find_versions(&input).unwrap();
+        versions.sort_by(|a, b| a.name.cmp(&b.name));
+        let files: Vec<Vec<&str>> = versions
+            .iter()
+            .map(|v| v.files.iter().map(|f| f.relative.as_str()).collect())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                vec!["1.0/a.folded", "1.0/sub/alias.folded"],
+                vec!["2.0/deep/b.folded", "2.0/linked/b.folded"],
+            ]
+        );
+        let mut reasons: Vec<(&str, &str)> = skipped
+            .iter()
+            .map(|s| (s.file.as_str(), s.reason.as_str()))
+            .collect();
+        reasons.sort();
+        let said =
+            |file: &str, words: &str| reasons.iter().any(|(f, r)| *f == file && r.contains(words));
+        assert!(said("again", "symbolic link loop"), "{reasons:?}");
+        assert!(said("1.0/sub/up", "symbolic link loop"), "{reasons:?}");
+        assert!(said("1.0/dangling", "dangling"), "{reasons:?}");
+        assert!(
+            said("1.0/out", "outside the input directory"),
+            "{reasons:?}"
+        );
+        assert_eq!(reasons.len(), 4, "{reasons:?}");
     }
 }
