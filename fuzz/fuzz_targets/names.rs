@@ -14,10 +14,16 @@ fuzz_target!(|data: &[u8]| {
         .unwrap_or(0);
     let (a, b) = text.split_at(mid);
     let ab = perfatlas::input::walk::natural_cmp(a, b);
-    assert_eq!(ab.reverse(), perfatlas::input::walk::natural_cmp(b, a), "antisymmetric");
+    assert_eq!(
+        ab.reverse(),
+        perfatlas::input::walk::natural_cmp(b, a),
+        "antisymmetric"
+    );
     let shown = perfatlas::model::visible(&text);
     assert_eq!(perfatlas::model::visible(&shown), shown, "idempotent");
-    assert!(!shown.chars().any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)));
+    assert!(!shown
+        .chars()
+        .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)));
     let slug = perfatlas::render::paths::slug(&text);
     assert!(!slug.contains('/') && !slug.starts_with('.') && !slug.is_empty());
 });
