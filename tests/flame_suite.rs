@@ -8,27 +8,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::{assert_self_contained, read_folded, read_tree, sample_data};
-
-fn perfatlas(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
-        .args(args)
-        .output()
-        .expect("run perfatlas")
-}
-
-fn build(input: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args: Vec<&std::ffi::OsStr> = vec![
-        "build".as_ref(),
-        input.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-    ];
-    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
-    perfatlas(&args)
-}
+use common::{assert_self_contained, build, read_folded, read_tree, sample_data};
 
 fn page(out: &Path, path: &str) -> String {
     fs::read_to_string(out.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))

@@ -10,10 +10,9 @@
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 mod common;
-use common::{read_tree, sample_data};
+use common::{build, read_tree, sample_data};
 
 /// A name that would run script if any page wrote it raw.
 const SCRIPT_NAME: &str = "</script><script>document.title='pwned'</script>";
@@ -30,24 +29,6 @@ struct Case {
     /// Substrings of the `perfatlas: skipped: FILE: …` line; empty when the
     /// file must be read without complaint.
     says: &'static [&'static str],
-}
-
-fn perfatlas(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
-        .args(args)
-        .output()
-        .expect("run perfatlas")
-}
-
-fn build(input: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "build".as_ref(),
-        input.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-    ];
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    perfatlas(&args)
 }
 
 fn go_cpu_profile() -> Vec<u8> {

@@ -7,6 +7,26 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Runs the `perfatlas` binary with `args`.
+pub fn perfatlas(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args(args)
+        .output()
+        .expect("run perfatlas")
+}
+
+/// `perfatlas build INPUT -o OUT EXTRA…`, whatever its exit code.
+pub fn build(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "build".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    perfatlas(&args)
+}
+
 /// The Python-Markdown sample data shipped with the repository.
 pub fn sample_data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data/python-markdown")
