@@ -15,5 +15,6 @@ pub mod modifications;
 pub mod profile_facts;
 pub mod scope;
 pub mod shapes;
+pub mod stats;
 pub mod timeline;
 pub mod totals;

@@ -1,0 +1,260 @@
+//! The statistics behind the regression report (PRCA, section 3): a
+//! sample's mean with its confidence interval, and the comparison of two
+//! samples by Welch's t-test (the default) or one-way ANOVA, each giving the
+//! p-value, the difference of means with its confidence interval and the
+//! relative change.
+//!
+//! Pure functions over raw samples; every figure is checked against SciPy
+//! in `tests/fixtures/stats/` (see `make_vectors.py` there).
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, FisherSnedecor, StudentsT};
+
+/// Which test decides whether two versions differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Test {
+    /// Welch's unequal-variances t-test.
+    #[default]
+    Welch,
+    /// One-way analysis of variance (for two groups, equivalent to
+    /// Student's pooled-variance t-test).
+    Anova,
+}
+
+impl Test {
+    pub fn parse(name: &str) -> Option<Test> {
+        match name {
+            "welch" => Some(Test::Welch),
+            "anova" => Some(Test::Anova),
+            _ => None,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Test::Welch => "Welch's t-test",
+            Test::Anova => "one-way ANOVA",
+        }
+    }
+}
+
+/// One sample's size, mean, standard deviation and the confidence interval
+/// of its mean (Student's t; `None` below two values).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Summary {
+    pub n: usize,
+    pub mean: f64,
+    pub sd: f64,
+    pub ci: Option<(f64, f64)>,
+}
+
+/// Two samples compared: `b` (the newer) against `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Comparison {
+    pub test: Test,
+    pub confidence: f64,
+    /// t for Welch's test, F for ANOVA.
+    pub statistic: f64,
+    /// Degrees of freedom (Welch–Satterthwaite for Welch; within-groups
+    /// for ANOVA).
+    pub df: f64,
+    pub p_value: f64,
+    /// mean(b) − mean(a).
+    pub difference: f64,
+    /// Confidence interval of `difference`.
+    pub ci: (f64, f64),
+    /// `difference / mean(a)`; `None` when mean(a) is 0.
+    pub relative: Option<f64>,
+}
+
+impl Comparison {
+    /// The test rejects equal means at the comparison's confidence.
+    pub fn significant(&self) -> bool {
+        self.p_value < 1.0 - self.confidence
+    }
+}
+
+/// Result of a one-way ANOVA over any number of groups.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Anova {
+    pub f: f64,
+    pub df_between: f64,
+    pub df_within: f64,
+    pub p_value: f64,
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// Sum of squared deviations from the mean (two passes, for accuracy).
+fn squared_deviations(xs: &[f64], m: f64) -> f64 {
+    xs.iter().map(|x| (x - m) * (x - m)).sum()
+}
+
+fn sample_variance(xs: &[f64]) -> f64 {
+    squared_deviations(xs, mean(xs)) / (xs.len() - 1) as f64
+}
+
+/// The two-sided critical value of Student's t at `confidence`.
+fn t_critical(df: f64, confidence: f64) -> f64 {
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(t) => t.inverse_cdf(0.5 + confidence / 2.0),
+        Err(_) => f64::NAN,
+    }
+}
+
+/// Two-sided p-value of a t statistic.
+fn t_p_value(t: f64, df: f64) -> f64 {
+    if t.is_infinite() {
+        return 0.0;
+    }
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(dist) => (2.0 * dist.sf(t.abs())).min(1.0),
+        Err(_) => f64::NAN,
+    }
+}
+
+/// Mean, standard deviation and confidence interval of one sample; `None`
+/// for an empty one.
+pub fn summary(xs: &[f64], confidence: f64) -> Option<Summary> {
+    if xs.is_empty() {
+        return None;
+    }
+    let m = mean(xs);
+    if xs.len() < 2 {
+        return Some(Summary {
+            n: 1,
+            mean: m,
+            sd: 0.0,
+            ci: None,
+        });
+    }
+    let sd = sample_variance(xs).sqrt();
+    let half = t_critical((xs.len() - 1) as f64, confidence) * sd / (xs.len() as f64).sqrt();
+    Some(Summary {
+        n: xs.len(),
+        mean: m,
+        sd,
+        ci: Some((m - half, m + half)),
+    })
+}
+
+/// Compares `b` with `a` by `test`; `None` when either side has fewer than
+/// two values (no variance can be estimated).
+pub fn compare(test: Test, a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
+    match test {
+        Test::Welch => welch(a, b, confidence),
+        Test::Anova => anova_pair(a, b, confidence),
+    }
+}
+
+/// Welch's t-test of `b` against `a`.
+pub fn welch(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let (ma, mb) = (mean(a), mean(b));
+    let (qa, qb) = (
+        sample_variance(a) / a.len() as f64,
+        sample_variance(b) / b.len() as f64,
+    );
+    let se = (qa + qb).sqrt();
+    let difference = mb - ma;
+    let df = if se == 0.0 {
+        (a.len() + b.len() - 2) as f64
+    } else {
+        (qa + qb).powi(2) / (qa * qa / (a.len() - 1) as f64 + qb * qb / (b.len() - 1) as f64)
+    };
+    let t = t_statistic(difference, se);
+    let half = t_critical(df, confidence) * se;
+    Some(Comparison {
+        test: Test::Welch,
+        confidence,
+        statistic: t,
+        df,
+        p_value: t_p_value(t, df),
+        difference,
+        ci: (difference - half, difference + half),
+        relative: relative(difference, ma),
+    })
+}
+
+/// t = difference / standard error, with equal constant samples giving 0
+/// and different constant samples ±∞.
+fn t_statistic(difference: f64, se: f64) -> f64 {
+    if se > 0.0 {
+        difference / se
+    } else if difference == 0.0 {
+        0.0
+    } else {
+        difference.signum() * f64::INFINITY
+    }
+}
+
+fn relative(difference: f64, base: f64) -> Option<f64> {
+    (base != 0.0).then(|| difference / base)
+}
+
+/// One-way ANOVA of two groups, with the pooled-variance interval of the
+/// difference of means.
+fn anova_pair(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let result = anova(&[a, b])?;
+    let (ma, mb) = (mean(a), mean(b));
+    let pooled = (squared_deviations(a, ma) + squared_deviations(b, mb)) / result.df_within;
+    let se = (pooled * (1.0 / a.len() as f64 + 1.0 / b.len() as f64)).sqrt();
+    let difference = mb - ma;
+    let half = t_critical(result.df_within, confidence) * se;
+    Some(Comparison {
+        test: Test::Anova,
+        confidence,
+        statistic: result.f,
+        df: result.df_within,
+        p_value: result.p_value,
+        difference,
+        ci: (difference - half, difference + half),
+        relative: relative(difference, ma),
+    })
+}
+
+/// One-way ANOVA over `groups`; `None` with fewer than two groups or no
+/// within-group degrees of freedom.
+pub fn anova(groups: &[&[f64]]) -> Option<Anova> {
+    let groups: Vec<&[f64]> = groups.iter().copied().filter(|g| !g.is_empty()).collect();
+    let total: usize = groups.iter().map(|g| g.len()).sum();
+    if groups.len() < 2 || total <= groups.len() {
+        return None;
+    }
+    let grand = groups.iter().map(|g| g.iter().sum::<f64>()).sum::<f64>() / total as f64;
+    let between: f64 = groups
+        .iter()
+        .map(|g| g.len() as f64 * (mean(g) - grand).powi(2))
+        .sum();
+    let within: f64 = groups.iter().map(|g| squared_deviations(g, mean(g))).sum();
+    let df_between = (groups.len() - 1) as f64;
+    let df_within = (total - groups.len()) as f64;
+    let (f, p_value) = if within > 0.0 {
+        let f = (between / df_between) / (within / df_within);
+        let p = FisherSnedecor::new(df_between, df_within)
+            .map(|d| d.sf(f))
+            .unwrap_or(f64::NAN);
+        (f, p)
+    } else if between > 0.0 {
+        (f64::INFINITY, 0.0)
+    } else {
+        (0.0, 1.0)
+    };
+    Some(Anova {
+        f,
+        df_between,
+        df_within,
+        p_value,
+    })
+}
+
+#[cfg(test)]
+mod tests;
