@@ -13,6 +13,7 @@ pub mod line_costs;
 pub mod matrix;
 pub mod modifications;
 pub mod profile_facts;
+pub mod regression;
 pub mod scope;
 pub mod shapes;
 pub mod stats;

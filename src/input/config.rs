@@ -30,6 +30,98 @@ pub struct Config {
     /// `bytes_per_object = "alloc_space / alloc_objects"`.
     #[serde(default)]
     pub metrics: std::collections::BTreeMap<String, String>,
+    /// Regression detection (PRCA).
+    #[serde(default)]
+    pub regressions: RegressionConfig,
+}
+
+/// `[regressions]`: how versions are compared and what counts as major.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RegressionConfig {
+    /// Confidence of every test and interval (0.99 as in PRCA).
+    pub confidence: f64,
+    /// `welch` (default) or `anova`.
+    pub test: String,
+    /// Fewest independent runs per version for a verdict.
+    pub min_runs: usize,
+    /// Fewest profile repetitions per version for a call-tree root cause.
+    pub min_repetitions: usize,
+    /// Categories from fastest to slowest, each with the value it stays
+    /// below (the last has none). Empty: derived from the first version.
+    pub categories: Vec<CategoryBand>,
+    /// Without `categories`: the factors of the first version's mean where
+    /// the derived categories change.
+    pub auto_bands: Vec<f64>,
+    /// The profile metric whose total stands in for a measurement when a
+    /// benchmark has no measurement file (default: the first metric).
+    pub metric: Option<String>,
+}
+
+impl Default for RegressionConfig {
+    fn default() -> RegressionConfig {
+        RegressionConfig {
+            confidence: 0.99,
+            test: "welch".into(),
+            min_runs: 3,
+            min_repetitions: 2,
+            categories: Vec::new(),
+            auto_bands: vec![1.5, 3.0],
+            metric: None,
+        }
+    }
+}
+
+/// One configured category: a name and the value it stays below, e.g.
+/// `{ name = "fast", below = "10ms" }` (a bare number is in the
+/// benchmark's own unit, seconds for times).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryBand {
+    pub name: String,
+    pub below: Option<Threshold>,
+}
+
+/// A category edge: a number, or a time with its unit (`"10ms"`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Threshold {
+    Number(f64),
+    Text(String),
+}
+
+impl Threshold {
+    /// The edge as a number: times in seconds.
+    pub fn value(&self) -> Result<f64, String> {
+        match self {
+            Threshold::Number(x) => Ok(*x),
+            Threshold::Text(text) => parse_duration(text),
+        }
+    }
+}
+
+/// `"10ms"`, `"2.5 s"`, `"1500us"` → seconds.
+pub fn parse_duration(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-' || c == '+'))
+        .unwrap_or(t.len());
+    let (number, unit) = (t[..split].trim(), t[split..].trim());
+    let factor = match unit {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "" => 1.0,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown time unit {unit:?} (ns, us, ms or s)"
+            ))
+        }
+    };
+    match number.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x * factor),
+        _ => Err(format!("{text:?}: expected a time such as \"10ms\"")),
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -190,7 +282,7 @@ impl Config {
         } else if m.max_rows == 0 {
             Some("matrix.max_rows must be at least 1")
         } else {
-            None
+            config.regressions.problem()
         };
         if let Some(message) = bad {
             return Err(BuildError::Config {
@@ -262,5 +354,43 @@ mod tests {
             VersionConfig::read(&v).unwrap().revision.as_deref(),
             Some("v1")
         );
+    }
+}
+
+impl RegressionConfig {
+    /// What is wrong with these settings, if anything.
+    fn problem(&self) -> Option<&'static str> {
+        let r = self;
+        if !(r.confidence > 0.5 && r.confidence < 1.0) {
+            Some("regressions.confidence must be between 0.5 and 1, e.g. 0.99")
+        } else if crate::analysis::stats::Test::parse(&r.test).is_none() {
+            Some("regressions.test must be \"welch\" or \"anova\"")
+        } else if r.min_runs < 2 || r.min_repetitions < 2 {
+            Some("regressions.min_runs and min_repetitions must be at least 2")
+        } else if r.auto_bands.windows(2).any(|w| w[0] >= w[1])
+            || r.auto_bands.iter().any(|f| !(f.is_finite() && *f > 1.0))
+        {
+            Some("regressions.auto_bands must be increasing factors above 1, e.g. [1.5, 3.0]")
+        } else if !self.categories_in_order() {
+            Some("regressions.categories must rise (each `below` larger than the one before, a valid time such as \"10ms\") and only the last may omit `below`")
+        } else {
+            None
+        }
+    }
+
+    fn categories_in_order(&self) -> bool {
+        let n = self.categories.len();
+        let mut last = f64::NEG_INFINITY;
+        for (i, band) in self.categories.iter().enumerate() {
+            match &band.below {
+                Some(t) => match t.value() {
+                    Ok(v) if v > last => last = v,
+                    _ => return false,
+                },
+                None if i + 1 == n => {}
+                None => return false,
+            }
+        }
+        true
     }
 }

@@ -69,6 +69,9 @@ pub struct History {
     pub frames: FrameTable,
     /// Sorted by (benchmark, version, repetition, source).
     pub profiles: Vec<ProfileEntry>,
+    /// Repeated measurements from benchmark tools, sorted by (benchmark,
+    /// version, source).
+    pub measurements: Vec<super::MeasurementEntry>,
     /// Sorted by file.
     pub skipped: Vec<Skipped>,
 }

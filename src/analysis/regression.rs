@@ -1,0 +1,586 @@
+//! Regression detection over the ordered versions (PRCA, sections 3 and
+//! 4.1): each benchmark's series of repeated samples, the categories that
+//! separate major from minor changes, the verdict on a pair of versions,
+//! and the search that names the version responsible for each regression
+//! (and improvement) by comparing end points and probing in between.
+//!
+//! The unit of replication is an independent run: a hyperfine run, a
+//! profile repetition, a Google Benchmark repetition. Samples taken inside
+//! one process (Criterion's iterations, pytest-benchmark's rounds) are
+//! averaged into their run's one value and never counted as runs.
+
+use serde::Serialize;
+
+use super::stats::{self, Comparison, Summary, Test};
+use crate::input::config::RegressionConfig;
+use crate::model::{History, Unit};
+
+/// The settings every comparison uses.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Settings {
+    pub test: Test,
+    pub confidence: f64,
+    pub min_runs: usize,
+}
+
+impl Settings {
+    pub fn from_config(config: &RegressionConfig) -> Settings {
+        Settings {
+            test: Test::parse(&config.test).unwrap_or_default(),
+            confidence: config.confidence,
+            min_runs: config.min_runs,
+        }
+    }
+}
+
+/// Where a series' figures come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Origin {
+    /// Measurement files written by benchmark tools.
+    Measurements { formats: Vec<String> },
+    /// One value per profile repetition: the profile's total of `metric`.
+    ProfileTotals { metric: String },
+}
+
+impl Origin {
+    pub fn describe(&self) -> String {
+        match self {
+            Origin::Measurements { formats } => format!("measurements ({})", formats.join(", ")),
+            Origin::ProfileTotals { metric } => {
+                format!("profile totals ({metric}), one per repetition")
+            }
+        }
+    }
+}
+
+/// One version's figures for one benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// Index into the history's versions.
+    pub version: usize,
+    /// One value per independent run (the mean of the run's samples).
+    pub values: Vec<f64>,
+    /// Samples read in all, counting in-process ones.
+    pub samples: usize,
+    /// Some run holds several in-process samples.
+    pub in_process: bool,
+    pub summary: Option<Summary>,
+    /// Files the figures came from.
+    pub sources: Vec<String>,
+    /// Readers' notes on which figure was taken.
+    pub notes: Vec<String>,
+}
+
+/// A benchmark's points in version order (versions without data left out).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub benchmark: String,
+    /// `s` for times (seconds), else the unit's name.
+    pub unit: String,
+    pub origin: Origin,
+    pub points: Vec<Point>,
+}
+
+impl Series {
+    fn point_of(&self, version: usize) -> Option<&Point> {
+        self.points.iter().find(|p| p.version == version)
+    }
+}
+
+/// Every benchmark's series: from its measurement files when it has any,
+/// else from its profiles' totals.
+pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
+    let mut out = Vec::new();
+    let mut names: Vec<&str> = history
+        .measurements
+        .iter()
+        .map(|m| m.benchmark.as_str())
+        .chain(history.profiles.iter().map(|p| p.benchmark.as_str()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let series = measured_series(history, name, config.confidence)
+            .or_else(|| profile_series(history, name, config));
+        out.extend(series);
+    }
+    out
+}
+
+fn measured_series(history: &History, benchmark: &str, confidence: f64) -> Option<Series> {
+    let entries: Vec<_> = history
+        .measurements
+        .iter()
+        .filter(|m| m.benchmark == benchmark)
+        .collect();
+    let unit = entries.first()?.unit.clone();
+    let mut formats: Vec<String> = entries.iter().map(|m| m.format.to_string()).collect();
+    formats.sort();
+    formats.dedup();
+    let mut points = Vec::new();
+    for version in 0..history.versions.len() {
+        let here: Vec<_> = entries
+            .iter()
+            .filter(|m| m.version == version && m.unit == unit)
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        let runs: Vec<&Vec<f64>> = here
+            .iter()
+            .flat_map(|m| m.runs.iter())
+            .filter(|r| !r.is_empty())
+            .collect();
+        let values: Vec<f64> = runs
+            .iter()
+            .map(|r| r.iter().sum::<f64>() / r.len() as f64)
+            .collect();
+        let mut notes: Vec<String> = here.iter().map(|m| m.note.clone()).collect();
+        notes.sort();
+        notes.dedup();
+        notes.retain(|n| !n.is_empty());
+        points.push(Point {
+            version,
+            summary: stats::summary(&values, confidence),
+            values,
+            samples: runs.iter().map(|r| r.len()).sum(),
+            in_process: here.iter().any(|m| m.in_process) && runs.iter().any(|r| r.len() > 1),
+            sources: here.iter().map(|m| m.source.clone()).collect(),
+            notes,
+        });
+    }
+    Some(Series {
+        benchmark: benchmark.to_string(),
+        unit,
+        origin: Origin::Measurements { formats },
+        points,
+    })
+}
+
+fn profile_series(history: &History, benchmark: &str, config: &RegressionConfig) -> Option<Series> {
+    let entries: Vec<_> = history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == benchmark)
+        .collect();
+    let first = entries.first()?;
+    let metric_name = config.metric.clone().unwrap_or_else(|| {
+        first
+            .profile
+            .metrics
+            .first()
+            .map(|m| m.name.clone())
+            .unwrap_or_default()
+    });
+    let metric = first
+        .profile
+        .metrics
+        .iter()
+        .find(|m| m.name == metric_name)?
+        .clone();
+    let (unit, scale) = match metric.unit {
+        Unit::Nanoseconds => ("s".to_string(), 1e-9),
+        ref other => (other.name().to_string(), 1.0),
+    };
+    let mut points = Vec::new();
+    for version in 0..history.versions.len() {
+        let here: Vec<_> = entries.iter().filter(|p| p.version == version).collect();
+        let mut values = Vec::new();
+        let mut sources = Vec::new();
+        for entry in here {
+            let Some(m) = entry.profile.metrics.iter().position(|x| *x == metric) else {
+                continue;
+            };
+            values.push(entry.profile.tree.total(m) * scale);
+            sources.push(entry.source.clone());
+        }
+        if values.is_empty() {
+            continue;
+        }
+        points.push(Point {
+            version,
+            summary: stats::summary(&values, config.confidence),
+            samples: values.len(),
+            values,
+            in_process: false,
+            sources,
+            notes: Vec::new(),
+        });
+    }
+    Some(Series {
+        benchmark: benchmark.to_string(),
+        unit,
+        origin: Origin::ProfileTotals {
+            metric: metric.name,
+        },
+        points,
+    })
+}
+
+/// Named bands of a series' values, fastest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Categories {
+    pub names: Vec<String>,
+    /// Upper edge of every band but the last, rising.
+    pub edges: Vec<f64>,
+    /// The version whose mean the bands were derived from; `None` when
+    /// configured.
+    pub derived_from: Option<usize>,
+}
+
+impl Categories {
+    pub fn of(&self, value: f64) -> usize {
+        self.edges.iter().take_while(|&&edge| value >= edge).count()
+    }
+
+    /// A configured set, or bands at `auto_bands` × the first version's
+    /// mean when none is configured. `None` without data or for a
+    /// configured set in another unit than times.
+    pub fn for_series(series: &Series, config: &RegressionConfig) -> Option<Categories> {
+        if !config.categories.is_empty() {
+            let edges = config
+                .categories
+                .iter()
+                .filter_map(|c| c.below.as_ref()?.value().ok())
+                .collect();
+            return Some(Categories {
+                names: config.categories.iter().map(|c| c.name.clone()).collect(),
+                edges,
+                derived_from: None,
+            });
+        }
+        let first = series.points.iter().find(|p| p.summary.is_some())?;
+        let base = first.summary?.mean;
+        let mut names = vec!["as first measured".to_string()];
+        names.extend(
+            config
+                .auto_bands
+                .iter()
+                .map(|f| format!("{f}× slower or more")),
+        );
+        Some(Categories {
+            names,
+            edges: config.auto_bands.iter().map(|f| f * base).collect(),
+            derived_from: Some(first.version),
+        })
+    }
+}
+
+/// Slower or faster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Regression,
+    Improvement,
+}
+
+/// Major: the category changed; minor: significant within the category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Minor,
+    Major,
+}
+
+/// The verdict on a pair of versions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Change {
+        direction: Direction,
+        severity: Severity,
+    },
+    NoChange,
+    NotEnoughData {
+        reason: String,
+    },
+}
+
+/// Compares the newer point `b` with `a`.
+pub fn judge(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> (Verdict, Option<Comparison>) {
+    if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
+        return (Verdict::NotEnoughData { reason }, None);
+    }
+    let Some(c) = stats::compare(settings.test, &a.values, &b.values, settings.confidence) else {
+        return (
+            Verdict::NotEnoughData {
+                reason: "no variance can be estimated".into(),
+            },
+            None,
+        );
+    };
+    if !c.significant() {
+        return (Verdict::NoChange, Some(c));
+    }
+    let direction = if c.difference > 0.0 {
+        Direction::Regression
+    } else {
+        Direction::Improvement
+    };
+    let (before, after) = (mean(a), mean(b));
+    let severity = match categories {
+        Some(cat) if cat.of(before) != cat.of(after) => Severity::Major,
+        _ => Severity::Minor,
+    };
+    (
+        Verdict::Change {
+            direction,
+            severity,
+        },
+        Some(c),
+    )
+}
+
+fn mean(p: &Point) -> f64 {
+    p.summary.map(|s| s.mean).unwrap_or(f64::NAN)
+}
+
+/// Why a point cannot be judged, if it cannot.
+fn too_little(p: &Point, settings: &Settings) -> Option<String> {
+    let runs = p.values.len();
+    if runs >= settings.min_runs {
+        return None;
+    }
+    let mut reason = format!(
+        "{} independent run{} (at least {} needed)",
+        runs,
+        if runs == 1 { "" } else { "s" },
+        settings.min_runs
+    );
+    if p.in_process {
+        reason.push_str(&format!(
+            "; its {} samples were taken inside one process and are not independent",
+            p.samples
+        ));
+    }
+    Some(reason)
+}
+
+/// One probe of the search: the pair it narrowed and what it found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Probe {
+    /// Version indices: the pair's good end, the probe, the pair's bad end.
+    pub good: usize,
+    pub probe: usize,
+    pub bad: usize,
+    /// The probe's weight w = min(a + 1, N − (a + 1)).
+    pub weight: usize,
+    /// The probe changed against the good end (in the search's direction).
+    pub changed: bool,
+    pub p_value: Option<f64>,
+}
+
+/// A regression or improvement with the version responsible for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub benchmark: String,
+    pub direction: Direction,
+    pub severity: Severity,
+    /// Version indices: the last one before the change and the responsible
+    /// one.
+    pub before: usize,
+    pub after: usize,
+    /// The end points whose comparison started the search.
+    pub span: (usize, usize),
+    /// `after` against `before`.
+    pub comparison: Option<Comparison>,
+    pub categories: (String, String),
+    pub probes: Vec<Probe>,
+}
+
+impl Change {
+    /// Sort key: major first, then the largest relative change.
+    pub fn severity_key(&self) -> (Severity, i64) {
+        let relative = self
+            .comparison
+            .and_then(|c| c.relative)
+            .map(|r| (r.abs() * 1e6) as i64)
+            .unwrap_or(0);
+        (self.severity, relative)
+    }
+}
+
+/// Every regression and improvement in `series`, each with its responsible
+/// version, found by the PRCA search.
+pub fn find_changes(
+    series: &Series,
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> Vec<Change> {
+    let judgeable: Vec<&Point> = series
+        .points
+        .iter()
+        .filter(|p| too_little(p, settings).is_none())
+        .collect();
+    let verdict_of = |a: usize, b: usize| judge(judgeable[a], judgeable[b], categories, settings);
+    let direction_of = |a: usize, b: usize| match verdict_of(a, b) {
+        (Verdict::Change { direction, .. }, c) => (Some(direction), c.map(|c| c.p_value)),
+        (_, c) => (None, c.map(|c| c.p_value)),
+    };
+    let name = |p: &Point| {
+        categories
+            .map(|c| c.names[c.of(mean(p)).min(c.names.len() - 1)].clone())
+            .unwrap_or_default()
+    };
+    let v = |i: usize| judgeable[i].version;
+    search(judgeable.len(), &direction_of)
+        .into_iter()
+        .map(|found| {
+            let (a, b) = (judgeable[found.before], judgeable[found.after]);
+            let (verdict, comparison) = verdict_of(found.before, found.after);
+            let severity = match verdict {
+                Verdict::Change { severity, .. } => severity,
+                _ => Severity::Minor,
+            };
+            Change {
+                benchmark: series.benchmark.clone(),
+                direction: found.direction,
+                severity,
+                before: a.version,
+                after: b.version,
+                span: (v(found.span.0), v(found.span.1)),
+                comparison,
+                categories: (name(a), name(b)),
+                probes: found
+                    .probes
+                    .into_iter()
+                    .map(|p| Probe {
+                        good: v(p.good),
+                        probe: v(p.probe),
+                        bad: v(p.bad),
+                        ..p
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// A change found by [`search`], in positions of the judged points.
+struct Found {
+    direction: Direction,
+    before: usize,
+    after: usize,
+    span: (usize, usize),
+    probes: Vec<Probe>,
+}
+
+/// How the later of two positions differs from the earlier (`None`: not
+/// significantly), with the test's p-value.
+type DirectionOf<'a> = dyn Fn(usize, usize) -> (Option<Direction>, Option<f64>) + 'a;
+
+/// PRCA over positions `0..n` in order: compare the end points of a span;
+/// when the later one changed, probe by weight in that direction until the
+/// pair is adjacent, report it, and search the spans on either side of it
+/// the same way (so a regression hidden behind a later improvement of the
+/// same span is still found once the span is split).
+fn search(n: usize, direction_of: &DirectionOf) -> Vec<Found> {
+    let mut found = Vec::new();
+    let mut spans = if n >= 2 { vec![(0, n - 1)] } else { vec![] };
+    while let Some((start, end)) = spans.pop() {
+        if end <= start {
+            continue;
+        }
+        let Some(direction) = direction_of(start, end).0 else {
+            continue;
+        };
+        let changed = |a: usize, b: usize| {
+            let (d, p) = direction_of(a, b);
+            (d == Some(direction), p)
+        };
+        let (before, after, probes) = bisect_linear(start, end, &changed);
+        found.push(Found {
+            direction,
+            before,
+            after,
+            span: (start, end),
+            probes,
+        });
+        spans.push((after, end));
+        spans.push((start, before));
+    }
+    found.sort_by_key(|f| f.after);
+    found
+}
+
+/// Narrows (good, bad) on a linear history until nothing lies between.
+fn bisect_linear(
+    mut good: usize,
+    mut bad: usize,
+    changed: &dyn Fn(usize, usize) -> (bool, Option<f64>),
+) -> (usize, usize, Vec<Probe>) {
+    let mut probes = Vec::new();
+    while let Some((probe, weight)) = next_linear_probe(good, bad) {
+        let (hit, p_value) = changed(good, probe);
+        probes.push(Probe {
+            good,
+            probe,
+            bad,
+            weight,
+            changed: hit,
+            p_value,
+        });
+        if hit {
+            bad = probe;
+        } else {
+            good = probe;
+        }
+    }
+    (bad - 1, bad, probes)
+}
+
+/// Section 4.1 on a linear history: the filtered set is good+1..=bad; the
+/// k-th of its N members has a = k ancestors in it; the probe has the
+/// highest w = min(a + 1, N − (a + 1)), the earliest on ties. `None` when
+/// good and bad are adjacent.
+pub fn next_linear_probe(good: usize, bad: usize) -> Option<(usize, usize)> {
+    let n = bad - good;
+    (0..n)
+        .map(|a| (good + 1 + a, (a + 1).min(n - (a + 1))))
+        .filter(|&(_, w)| w > 0)
+        .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
+}
+
+/// The verdicts of every version against the one before it with data.
+pub fn adjacent(
+    series: &Series,
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> Vec<(Verdict, Option<Comparison>)> {
+    series
+        .points
+        .windows(2)
+        .map(|w| judge(&w[0], &w[1], categories, settings))
+        .collect()
+}
+
+/// Judges version `newer` against `older` for one series (the CI gate).
+pub fn judge_versions(
+    series: &Series,
+    older: usize,
+    newer: usize,
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> (Verdict, Option<Comparison>) {
+    match (series.point_of(older), series.point_of(newer)) {
+        (Some(a), Some(b)) => judge(a, b, categories, settings),
+        (a, _) => (
+            Verdict::NotEnoughData {
+                reason: format!(
+                    "no figures for the {} version",
+                    if a.is_none() { "older" } else { "newer" }
+                ),
+            },
+            None,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;
