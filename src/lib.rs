@@ -15,6 +15,7 @@
 //! or the native JSON.
 
 pub mod analysis;
+pub mod check;
 pub mod convert;
 pub mod error;
 pub mod input;

@@ -84,6 +84,41 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// CI gate: judge the newest version against the one before it.
+    #[command(
+        after_help = "Examples:\n  perfatlas check profiles\n  perfatlas check profiles --fail-on minor --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n  perfatlas check profiles --baseline 1.2.0 --format json\n\nExit codes: 0 no regression at or above --fail-on, 1 there is one, 2 error."
+    )]
+    Check {
+        /// Input directory: one subdirectory per version.
+        input: PathBuf,
+        /// Config file (default: INPUT/perfatlas.toml when present).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Compare against this version (name or label) instead of the one
+        /// before the newest.
+        #[arg(long)]
+        baseline: Option<String>,
+        /// Fail (exit 1) on a regression of at least this severity.
+        #[arg(long, value_enum, default_value = "major")]
+        fail_on: FailOnArg,
+        /// Report format, on stdout.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CheckFormat,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOnArg {
+    Major,
+    Minor,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CheckFormat {
+    Text,
+    Json,
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -198,6 +233,13 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 ExitCode::from(1)
             })
         }
+        Command::Check {
+            input,
+            config,
+            baseline,
+            fail_on,
+            format,
+        } => check(input, config, baseline, fail_on, format),
         Command::Convert {
             input,
             to,
@@ -229,6 +271,58 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             })
         }
     }
+}
+
+/// `perfatlas check`: prints the report, exit 1 when it failed.
+fn check(
+    input: PathBuf,
+    config: Option<PathBuf>,
+    baseline: Option<String>,
+    fail_on: FailOnArg,
+    format: CheckFormat,
+) -> Result<ExitCode, BuildError> {
+    let options = perfatlas::check::CheckOptions {
+        input,
+        config,
+        baseline,
+        fail_on: match fail_on {
+            FailOnArg::Major => perfatlas::check::FailOn::Major,
+            FailOnArg::Minor => perfatlas::check::FailOn::Minor,
+            FailOnArg::Never => perfatlas::check::FailOn::Never,
+        },
+    };
+    let report = perfatlas::check::check(&options)?;
+    for s in &report.skipped {
+        eprintln!(
+            "perfatlas: skipped: {}: {}{}",
+            s.file,
+            if s.place.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", s.place)
+            },
+            s.reason
+        );
+    }
+    let text = match format {
+        CheckFormat::Text => report.text(),
+        CheckFormat::Markdown => report.markdown(),
+        CheckFormat::Json => {
+            let mut json = serde_json::to_string_pretty(&report)
+                .map_err(|e| BuildError::Usage(format!("cannot write the report as JSON: {e}")))?;
+            json.push('\n');
+            json
+        }
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| BuildError::io("<stdout>", e))?;
+    Ok(if report.failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `1 profile`, `3 profiles`.

@@ -14,6 +14,7 @@ pub mod matrix;
 pub mod modifications;
 pub mod profile_facts;
 pub mod regression;
+pub mod regression_report;
 pub mod root_cause;
 pub mod scope;
 pub mod shapes;

@@ -50,6 +50,8 @@ pub struct RootCause {
     /// Why there is no root cause, when there is none.
     pub none: Option<String>,
     pub metric: String,
+    /// The metric's unit name (`nanoseconds`, `samples`, …).
+    pub unit: String,
     pub repetitions: (usize, usize),
 }
 
@@ -122,12 +124,14 @@ pub fn analyse(
     settings: &Settings,
     modified: &dyn Fn(FrameId) -> bool,
 ) -> RootCause {
-    let metric = history
+    let first_metric = history
         .profiles
         .iter()
         .find(|p| p.benchmark == benchmark && p.version == after)
-        .and_then(|p| p.profile.metrics.first())
-        .map(|m| m.name.clone())
+        .and_then(|p| p.profile.metrics.first());
+    let metric = first_metric.map(|m| m.name.clone()).unwrap_or_default();
+    let unit = first_metric
+        .map(|m| m.unit.name().to_string())
         .unwrap_or_default();
     let old = Side::new(history, benchmark, before, &metric);
     let new = Side::new(history, benchmark, after, &metric);
@@ -136,6 +140,7 @@ pub fn analyse(
         nodes: Vec::new(),
         none: None,
         metric,
+        unit,
         repetitions,
     };
     if repetitions.0 < min_repetitions || repetitions.1 < min_repetitions {

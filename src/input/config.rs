@@ -332,31 +332,6 @@ fn is_iso_date(s: &str) -> bool {
         })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_keys_and_bad_dates_are_reported_with_the_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("perfatlas.toml");
-        std::fs::write(&p, "title = \"x\"\nversoins = [\"1\"]\n").unwrap();
-        let e = Config::read(&p).unwrap_err().to_string();
-        assert!(e.contains("line 2") && e.contains("versoins"), "{e}");
-        let v = dir.path().join("version.toml");
-        std::fs::write(&v, "date = \"2020/01/01\"\n").unwrap();
-        assert!(VersionConfig::read(&v)
-            .unwrap_err()
-            .to_string()
-            .contains("YYYY-MM-DD"));
-        std::fs::write(&v, "date = \"2020-01-31\"\nrevision = \"v1\"\n").unwrap();
-        assert_eq!(
-            VersionConfig::read(&v).unwrap().revision.as_deref(),
-            Some("v1")
-        );
-    }
-}
-
 impl RegressionConfig {
     /// What is wrong with these settings, if anything.
     fn problem(&self) -> Option<&'static str> {
@@ -392,5 +367,30 @@ impl RegressionConfig {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_and_bad_dates_are_reported_with_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("perfatlas.toml");
+        std::fs::write(&p, "title = \"x\"\nversoins = [\"1\"]\n").unwrap();
+        let e = Config::read(&p).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("versoins"), "{e}");
+        let v = dir.path().join("version.toml");
+        std::fs::write(&v, "date = \"2020/01/01\"\n").unwrap();
+        assert!(VersionConfig::read(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("YYYY-MM-DD"));
+        std::fs::write(&v, "date = \"2020-01-31\"\nrevision = \"v1\"\n").unwrap();
+        assert_eq!(
+            VersionConfig::read(&v).unwrap().revision.as_deref(),
+            Some("v1")
+        );
     }
 }

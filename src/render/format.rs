@@ -92,6 +92,35 @@ fn three_significant(v: f64) -> String {
     s
 }
 
+/// A measured value in a series' unit (`s` for times, in seconds).
+pub fn measured(v: f64, unit: &str) -> String {
+    if unit == "s" {
+        with_unit(v * 1e9, &Unit::Nanoseconds)
+    } else {
+        with_unit(v, &Unit::parse(unit))
+    }
+}
+
+/// A signed relative change as `+12.3%` / `−4.0%`.
+pub fn signed_percent(relative: f64) -> String {
+    let p = relative * 100.0;
+    let digits = if p.abs() >= 10.0 { 1 } else { 2 };
+    if p >= 0.0 {
+        format!("+{p:.digits$}%")
+    } else {
+        format!("−{:.digits$}%", -p)
+    }
+}
+
+/// A p-value: `p < 0.0001` below that, else four decimals.
+pub fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "p < 0.0001".to_string()
+    } else {
+        format!("p = {p:.4}")
+    }
+}
+
 /// Share of `part` in `total` as `12.34%`.
 pub fn percent(part: f64, total: f64) -> String {
     if total == 0.0 {

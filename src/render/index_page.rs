@@ -6,10 +6,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::benchmark_page::{self, change_row, method_note, verdict_text, ChangeRow};
 use super::evolution::EvolutionPlan;
 use super::format::{grouped, with_unit};
 use super::profile_page::Plan;
 use super::{Common, Renderer};
+use crate::analysis::regression::Direction;
+use crate::analysis::regression_report::{BenchmarkReport, RegressionReport};
 use crate::analysis::totals::cell_totals;
 use crate::error::BuildError;
 use crate::model::{History, Skipped};
@@ -81,6 +84,19 @@ struct IndexView {
     profile_count: usize,
     skipped: Vec<Skipped>,
     skipped_files: usize,
+    regressions: Vec<ChangeRow>,
+    improvements: Vec<ChangeRow>,
+    series: Vec<SeriesLink>,
+    regression_method: String,
+}
+
+#[derive(Serialize)]
+struct SeriesLink {
+    name: String,
+    href: String,
+    origin: String,
+    latest: String,
+    latest_class: &'static str,
 }
 
 pub fn render(
@@ -89,8 +105,28 @@ pub fn render(
     plan: &Plan,
     evolution: &EvolutionPlan,
     aggregate_sets: &[(String, String)],
+    report: &RegressionReport,
 ) -> Result<String, BuildError> {
+    let (regressions, improvements) = report
+        .changes
+        .iter()
+        .map(|c| (c.direction, change_row(history, c, "index.html")))
+        .partition::<Vec<_>, _>(|(d, _)| *d == Direction::Regression);
+    let settings = &report.settings;
     let view = IndexView {
+        regressions: regressions.into_iter().map(|(_, r)| r).collect(),
+        improvements: improvements.into_iter().map(|(_, r)| r).collect(),
+        series: report
+            .benchmarks
+            .iter()
+            .filter(|b| !b.series.points.is_empty())
+            .map(series_link)
+            .collect(),
+        regression_method: method_note(
+            settings.test.label(),
+            settings.confidence,
+            settings.min_runs,
+        ),
         aggregate_sets: aggregate_sets.to_vec(),
         matrices: evolution
             .scopes
@@ -172,6 +208,20 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
     BenchmarkRow {
         name: benchmark.to_string(),
         cells,
+    }
+}
+
+fn series_link(b: &BenchmarkReport) -> SeriesLink {
+    let (latest, latest_class) = match b.adjacent.last() {
+        Some(v) => verdict_text(v),
+        None => ("one version only".to_string(), "pa-muted"),
+    };
+    SeriesLink {
+        name: b.series.benchmark.clone(),
+        href: benchmark_page::path(&b.series.benchmark),
+        origin: b.series.origin.describe(),
+        latest,
+        latest_class,
     }
 }
 

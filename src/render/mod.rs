@@ -6,6 +6,7 @@
 //! formatted) and the function that renders it; templates only place text.
 
 pub mod aggregate_page;
+pub mod benchmark_page;
 pub mod callgraph_svg;
 pub mod component_page;
 pub mod diff_page;
@@ -19,13 +20,15 @@ pub mod matrix_page;
 pub mod matrix_svg;
 pub mod paths;
 pub mod profile_page;
+pub mod regression_page;
+pub mod series_svg;
 pub mod source_page;
 pub mod svg;
 pub mod timeline_page;
 pub mod timeline_svg;
 pub mod tree_table;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -34,6 +37,7 @@ use serde::Serialize;
 use crate::analysis::hierarchy::Hierarchy;
 use crate::analysis::line_costs::{self, VersionCosts};
 use crate::analysis::modifications::Modifications;
+use crate::analysis::regression_report::RegressionReport;
 use crate::analysis::shapes::ShapeFrames;
 use crate::error::BuildError;
 use crate::input::config::Config;
@@ -71,6 +75,14 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/flamediff.html"),
     ),
     ("graph.html", include_str!("../../templates/graph.html")),
+    (
+        "benchmark.html",
+        include_str!("../../templates/benchmark.html"),
+    ),
+    (
+        "regression.html",
+        include_str!("../../templates/regression.html"),
+    ),
     ("source.html", include_str!("../../templates/source.html")),
     (
         "tree_table.html",
@@ -309,6 +321,12 @@ pub fn site_files(
     }
     let plan = profile_page::plan(history);
     let links = SourceLinks::new(history, sources, &config.flame.editor);
+    let regressions = regression_report(history, config, &hierarchy, &modifications);
+    let source_diffs: Vec<bool> = modifications
+        .versions
+        .iter()
+        .map(|v| !v.files.is_empty())
+        .collect();
     // The evolution matrix and the flame-graph pages share nothing: they
     // are prepared side by side.
     let ((flame, source), (evolution, matrix)) = rayon::join(
@@ -331,6 +349,15 @@ pub fn site_files(
         let (path, html) = page?;
         files.insert(path, html);
     }
+    let flame_diffs: BTreeSet<String> = files
+        .keys()
+        .filter(|k| k.starts_with("flamediff/"))
+        .cloned()
+        .collect();
+    for page in regression_pages(history, renderer, &regressions, &flame_diffs, &source_diffs) {
+        let (path, html) = page?;
+        files.insert(path, html);
+    }
     files.insert(
         "index.html".to_string(),
         index_page::render(
@@ -339,6 +366,7 @@ pub fn site_files(
             &plan,
             &evolution,
             &aggregate_sets(history, config),
+            &regressions,
         )?
         .into_bytes(),
     );
@@ -346,6 +374,42 @@ pub fn site_files(
 }
 
 type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
+
+/// The regression report, with code changes from the matrix's data.
+fn regression_report(
+    history: &History,
+    config: &Config,
+    hierarchy: &Hierarchy,
+    modifications: &Modifications,
+) -> RegressionReport {
+    let modified = |version: usize, frame: crate::model::FrameId| {
+        modifications
+            .versions
+            .get(version)
+            .is_some_and(|v| v.modified.contains_key(&hierarchy.method_of(frame)))
+    };
+    crate::analysis::regression_report::build(history, &config.regressions, &modified)
+}
+
+/// A page per benchmark with figures, and one per regression.
+fn regression_pages(
+    history: &History,
+    renderer: &Renderer,
+    report: &RegressionReport,
+    flame_diffs: &BTreeSet<String>,
+    source_diffs: &[bool],
+) -> Vec<Result<(String, Vec<u8>), BuildError>> {
+    let benchmarks = report
+        .benchmarks
+        .par_iter()
+        .filter(|b| !b.series.points.is_empty())
+        .map(|b| benchmark_page::render(history, report, b, renderer));
+    let regressions = report.regressions().map(|(i, _)| i).collect::<Vec<_>>();
+    let pages = regressions
+        .par_iter()
+        .map(|&i| regression_page::render(history, report, i, renderer, flame_diffs, source_diffs));
+    benchmarks.chain(pages).collect()
+}
 
 /// The configured aggregate pages, as (label, path) for the index.
 fn aggregate_sets(history: &History, config: &Config) -> Vec<(String, String)> {

@@ -36,8 +36,11 @@ fn settings() -> Settings {
     Settings::from_config(&RegressionConfig::default())
 }
 
-/// (responsible version, probes as (good, probe, changed)) of each change.
-fn regressions(levels: &[f64]) -> Vec<(usize, Vec<(usize, usize, bool)>)> {
+/// Probes as (good, probe, changed against good).
+type Probes = Vec<(usize, usize, bool)>;
+
+/// (responsible version, probes) of each regression.
+fn regressions(levels: &[f64]) -> Vec<(usize, Probes)> {
     let s = series_of(levels);
     let cats = Categories::for_series(&s, &RegressionConfig::default());
     find_changes(&s, cats.as_ref(), &settings())
@@ -127,12 +130,10 @@ fn a_minor_regression_stays_in_its_category() {
 
 #[test]
 fn configured_categories_decide_major() {
-    let mut config = RegressionConfig::default();
-    config.categories = toml::from_str::<RegressionConfig>(
+    let config = toml::from_str::<RegressionConfig>(
         "categories = [{name = \"fast\", below = \"10ms\"}, {name = \"medium\", below = 0.1}, {name = \"slow\"}]",
     )
-    .unwrap()
-    .categories;
+    .unwrap();
     let s = series_of(&[0.005, 0.005, 0.009, 0.011]);
     let cats = Categories::for_series(&s, &config).unwrap();
     assert_eq!(cats.edges, vec![0.01, 0.1]);

@@ -1,0 +1,283 @@
+//! `perfatlas check`: the CI gate. Judges the newest version against the
+//! one before it (or a chosen baseline) for every benchmark with figures,
+//! and reports in text, JSON or Markdown (for a GitHub job summary or a
+//! pull-request comment).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::analysis::regression::{self, Categories, Direction, Settings, Severity, Verdict};
+use crate::error::BuildError;
+use crate::input;
+use crate::model::Skipped;
+use crate::render::format::{measured, p_value, signed_percent};
+
+/// From which severity a regression fails the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    Major,
+    Minor,
+    Never,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub input: PathBuf,
+    pub config: Option<PathBuf>,
+    /// Version name or label to compare against (default: the one before
+    /// the newest).
+    pub baseline: Option<String>,
+    pub fail_on: FailOn,
+}
+
+/// One benchmark's verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkCheck {
+    pub benchmark: String,
+    pub figures: String,
+    pub unit: String,
+    pub baseline_mean: Option<f64>,
+    pub newest_mean: Option<f64>,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub relative: Option<f64>,
+    pub p_value: Option<f64>,
+    pub interval: Option<(f64, f64)>,
+}
+
+/// The whole check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub baseline: String,
+    pub newest: String,
+    pub test: &'static str,
+    pub confidence: f64,
+    pub benchmarks: Vec<BenchmarkCheck>,
+    pub skipped: Vec<Skipped>,
+    /// True when a regression at or above `--fail-on` was found.
+    pub failed: bool,
+}
+
+pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
+    let config = input::load::read_config(&options.input, options.config.as_deref())?;
+    let history = input::load::load_history(&options.input, &config)?;
+    let n = history.versions.len();
+    if n < 2 {
+        return Err(BuildError::Usage(format!(
+            "{}: {} version{} found; a check compares the newest with an older one",
+            options.input.display(),
+            n,
+            if n == 1 { "" } else { "s" }
+        )));
+    }
+    let newest = n - 1;
+    let baseline = match &options.baseline {
+        None => newest - 1,
+        Some(name) => history
+            .versions
+            .iter()
+            .position(|v| &v.name == name || &v.label == name)
+            .filter(|&b| b != newest)
+            .ok_or_else(|| {
+                BuildError::Usage(format!(
+                    "--baseline {name}: no such version other than the newest ({})",
+                    history.versions[newest].name
+                ))
+            })?,
+    };
+    let settings = Settings::from_config(&config.regressions);
+    let benchmarks: Vec<BenchmarkCheck> = regression::series(&history, &config.regressions)
+        .iter()
+        .map(|series| {
+            let categories = Categories::for_series(series, &config.regressions);
+            let (verdict, c) = regression::judge_versions(
+                series,
+                baseline,
+                newest,
+                categories.as_ref(),
+                &settings,
+            );
+            let mean_of = |v: usize| {
+                series
+                    .points
+                    .iter()
+                    .find(|p| p.version == v)
+                    .and_then(|p| p.summary)
+                    .map(|s| s.mean)
+            };
+            BenchmarkCheck {
+                benchmark: series.benchmark.clone(),
+                figures: series.origin.describe(),
+                unit: series.unit.clone(),
+                baseline_mean: mean_of(baseline),
+                newest_mean: mean_of(newest),
+                verdict,
+                relative: c.and_then(|c| c.relative),
+                p_value: c.map(|c| c.p_value),
+                interval: c.map(|c| c.ci),
+            }
+        })
+        .collect();
+    let failed = benchmarks
+        .iter()
+        .any(|b| fails(&b.verdict, options.fail_on));
+    Ok(CheckReport {
+        baseline: history.versions[baseline].label.clone(),
+        newest: history.versions[newest].label.clone(),
+        test: settings.test.label(),
+        confidence: settings.confidence,
+        benchmarks,
+        skipped: history.skipped,
+        failed,
+    })
+}
+
+fn fails(verdict: &Verdict, fail_on: FailOn) -> bool {
+    match verdict {
+        Verdict::Change {
+            direction: Direction::Regression,
+            severity,
+        } => match fail_on {
+            FailOn::Never => false,
+            FailOn::Minor => true,
+            FailOn::Major => *severity == Severity::Major,
+        },
+        _ => false,
+    }
+}
+
+impl CheckReport {
+    fn count(&self, direction: Direction, severity: Severity) -> usize {
+        self.benchmarks
+            .iter()
+            .filter(|b| {
+                b.verdict
+                    == Verdict::Change {
+                        direction,
+                        severity,
+                    }
+            })
+            .count()
+    }
+
+    /// One line: what was found.
+    pub fn headline(&self) -> String {
+        let (major, minor) = (
+            self.count(Direction::Regression, Severity::Major),
+            self.count(Direction::Regression, Severity::Minor),
+        );
+        let improvements = self.count(Direction::Improvement, Severity::Major)
+            + self.count(Direction::Improvement, Severity::Minor);
+        let undecided = self
+            .benchmarks
+            .iter()
+            .filter(|b| matches!(b.verdict, Verdict::NotEnoughData { .. }))
+            .count();
+        format!(
+            "{} against {}: {major} major regression{}, {minor} minor regression{}, {improvements} improvement{}, {undecided} without enough data, {} benchmark{} in all",
+            self.newest,
+            self.baseline,
+            plural(major),
+            plural(minor),
+            plural(improvements),
+            self.benchmarks.len(),
+            plural(self.benchmarks.len())
+        )
+    }
+
+    pub fn text(&self) -> String {
+        let mut out = format!("perfatlas check: {}\n", self.headline());
+        for b in &self.benchmarks {
+            out.push_str(&format!(
+                "  {:<12} {}: {}\n",
+                status(&b.verdict),
+                b.benchmark,
+                details(b)
+            ));
+        }
+        out.push_str(&format!(
+            "({} at {}% confidence)\n",
+            self.test,
+            self.confidence * 100.0
+        ));
+        out
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = format!("### perfatlas check: {}\n\n", self.headline());
+        out.push_str(
+            "| | benchmark | before | after | change | verdict |\n|---|---|---|---|---|---|\n",
+        );
+        for b in &self.benchmarks {
+            let mean = |m: Option<f64>| {
+                m.map(|m| measured(m, &b.unit))
+                    .unwrap_or_else(|| "—".into())
+            };
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} | {} | {} |\n",
+                status(&b.verdict),
+                b.benchmark.replace('|', "\\|").replace('`', "'"),
+                mean(b.baseline_mean),
+                mean(b.newest_mean),
+                b.relative.map(signed_percent).unwrap_or_default(),
+                details(b).replace('|', "\\|")
+            ));
+        }
+        out.push_str(&format!(
+            "\n{} at {}% confidence; figures from {}.\n",
+            self.test,
+            self.confidence * 100.0,
+            self.figures_sources()
+        ));
+        out
+    }
+
+    fn figures_sources(&self) -> String {
+        let mut f: Vec<&str> = self.benchmarks.iter().map(|b| b.figures.as_str()).collect();
+        f.sort_unstable();
+        f.dedup();
+        f.join("; ")
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn status(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Change {
+            direction: Direction::Regression,
+            severity: Severity::Major,
+        } => "MAJOR",
+        Verdict::Change {
+            direction: Direction::Regression,
+            ..
+        } => "minor",
+        Verdict::Change { .. } => "improved",
+        Verdict::NoChange => "ok",
+        Verdict::NotEnoughData { .. } => "no verdict",
+    }
+}
+
+fn details(b: &BenchmarkCheck) -> String {
+    let mean = |m: Option<f64>| {
+        m.map(|m| measured(m, &b.unit))
+            .unwrap_or_else(|| "—".into())
+    };
+    match &b.verdict {
+        Verdict::NotEnoughData { reason } => format!("not enough data: {reason}"),
+        _ => format!(
+            "{} → {} ({}, {})",
+            mean(b.baseline_mean),
+            mean(b.newest_mean),
+            b.relative.map(signed_percent).unwrap_or_default(),
+            b.p_value.map(p_value).unwrap_or_default()
+        ),
+    }
+}

@@ -1,0 +1,303 @@
+//! A regression's page, after PRCA's Fig. 7: the benchmark, the change
+//! with its test figures and categories, the series with the responsible
+//! version highlighted, the probes that found it, and the call tree of the
+//! responsible version with the flagged path, candidates and modified
+//! methods; links to the flame-graph diff, the source diff and the matrix.
+
+use serde::Serialize;
+
+use super::benchmark_page::{self, categories_note, method_note, severity_word};
+use super::format::{measured, p_value, signed_percent};
+use super::{matrix_page, paths, series_svg, Common, Renderer};
+use crate::analysis::regression::Change;
+use crate::analysis::regression_report::RegressionReport;
+use crate::analysis::root_cause::RootCause;
+use crate::error::BuildError;
+use crate::model::History;
+
+#[derive(Serialize)]
+struct ProbeRow {
+    step: usize,
+    good: String,
+    bad: String,
+    probe: String,
+    weight: usize,
+    outcome: String,
+}
+
+#[derive(Serialize)]
+struct TreeRow {
+    indent: usize,
+    name: String,
+    mark: &'static str,
+    class: String,
+    before: String,
+    after: String,
+    change: String,
+    note: String,
+    modified: bool,
+}
+
+#[derive(Serialize)]
+struct View {
+    #[serde(flatten)]
+    common: Common,
+    benchmark: String,
+    benchmark_href: String,
+    severity: &'static str,
+    before: String,
+    after: String,
+    headline: String,
+    interval: String,
+    category: String,
+    method: String,
+    categories: String,
+    origin: String,
+    tested_method: Option<String>,
+    chart: String,
+    probes: Vec<ProbeRow>,
+    span: String,
+    tree: Vec<TreeRow>,
+    no_cause: Option<String>,
+    cause_metric: String,
+    repetitions: (usize, usize),
+    links: Vec<(String, String)>,
+}
+
+/// `flame_diffs`: paths of the differential flame-graph pages the site has.
+pub fn render(
+    history: &History,
+    report: &RegressionReport,
+    index: usize,
+    renderer: &Renderer,
+    flame_diffs: &std::collections::BTreeSet<String>,
+    source_diff_versions: &[bool],
+) -> Result<(String, Vec<u8>), BuildError> {
+    let c = &report.changes[index];
+    let bench = report
+        .benchmark(&c.benchmark)
+        .expect("every change comes from a benchmark of the report");
+    let unit = &bench.series.unit;
+    let label = |v: usize| history.versions[v].label.clone();
+    let name = |v: usize| history.versions[v].name.clone();
+    let page = benchmark_page::regression_path(&c.benchmark, &name(c.before), &name(c.after));
+    let root = paths::root_of(&page);
+    let cause = report.causes[index].as_ref();
+    let mean_of = |v: usize| {
+        bench
+            .series
+            .points
+            .iter()
+            .find(|p| p.version == v)
+            .and_then(|p| p.summary)
+            .map(|s| measured(s.mean, unit))
+            .unwrap_or_default()
+    };
+    let settings = &report.settings;
+    let view = View {
+        common: Common::new(renderer, history, &page),
+        benchmark: c.benchmark.clone(),
+        benchmark_href: format!("{root}{}", benchmark_page::path(&c.benchmark)),
+        severity: severity_word(c.severity),
+        before: label(c.before),
+        after: label(c.after),
+        headline: headline(c, &mean_of(c.before), &mean_of(c.after)),
+        interval: c
+            .comparison
+            .map(|x| {
+                format!(
+                    "{}% interval of the difference: {} to {}; {} (t/F = {:.3}, df = {:.1}).",
+                    x.confidence * 100.0,
+                    measured(x.ci.0, unit),
+                    measured(x.ci.1, unit),
+                    p_value(x.p_value),
+                    x.statistic,
+                    x.df
+                )
+            })
+            .unwrap_or_default(),
+        category: if c.categories.0 == c.categories.1 {
+            format!("Within the category “{}”.", c.categories.0)
+        } else {
+            format!("Category “{}” → “{}”.", c.categories.0, c.categories.1)
+        },
+        method: method_note(
+            settings.test.label(),
+            settings.confidence,
+            settings.min_runs,
+        ),
+        categories: categories_note(history, bench.categories.as_ref(), unit),
+        origin: bench.series.origin.describe(),
+        tested_method: cause.and_then(tested_method),
+        chart: series_svg::chart(
+            &bench.series,
+            bench.categories.as_ref(),
+            &history.versions,
+            Some((c.before, c.after)),
+            settings.confidence,
+        ),
+        probes: c
+            .probes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ProbeRow {
+                step: i + 1,
+                good: label(p.good),
+                bad: label(p.bad),
+                probe: label(p.probe),
+                weight: p.weight,
+                outcome: format!(
+                    "{} than {}{}",
+                    if p.changed { "slower" } else { "not slower" },
+                    label(p.good),
+                    p.p_value
+                        .map(|x| format!(" ({})", p_value(x)))
+                        .unwrap_or_default()
+                )
+                .replace(
+                    "slower",
+                    if c.direction == crate::analysis::regression::Direction::Regression {
+                        "slower"
+                    } else {
+                        "faster"
+                    },
+                ),
+            })
+            .collect(),
+        span: format!("{} and {}", label(c.span.0), label(c.span.1)),
+        tree: cause.map(|x| tree_rows(x, &x.unit)).unwrap_or_default(),
+        no_cause: match cause {
+            Some(x) => x.none.clone(),
+            None => Some("Root causes are sought for regressions only.".into()),
+        },
+        cause_metric: cause.map(|x| x.metric.clone()).unwrap_or_default(),
+        repetitions: cause.map(|x| x.repetitions).unwrap_or((0, 0)),
+        links: links(history, c, &root, flame_diffs, source_diff_versions),
+    };
+    Ok((
+        page,
+        renderer.render("regression.html", &view)?.into_bytes(),
+    ))
+}
+
+fn headline(c: &Change, before: &str, after: &str) -> String {
+    let figures = c
+        .comparison
+        .and_then(|x| x.relative)
+        .map(signed_percent)
+        .unwrap_or_default();
+    format!("Mean {before} → {after} ({figures}).")
+}
+
+/// The outermost flagged frame: the method the benchmark tests.
+fn tested_method(cause: &RootCause) -> Option<String> {
+    cause
+        .nodes
+        .iter()
+        .find(|n| n.parent == Some(0) && n.flagged)
+        .map(|n| n.name.clone())
+}
+
+/// The compared nodes in call-tree order, indented by depth.
+fn tree_rows(cause: &RootCause, unit: &str) -> Vec<TreeRow> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); cause.nodes.len()];
+    for (i, n) in cause.nodes.iter().enumerate() {
+        if let Some(p) = n.parent {
+            children[p].push(i);
+        }
+    }
+    let mut rows = Vec::new();
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, depth)) = stack.pop() {
+        if i >= cause.nodes.len() {
+            break;
+        }
+        let n = &cause.nodes[i];
+        let value = |s: Option<crate::analysis::stats::Summary>| {
+            s.map(|s| format_value(s.mean, unit)).unwrap_or_default()
+        };
+        let mut notes = Vec::new();
+        if n.candidate {
+            notes.push("candidate root cause".to_string());
+        }
+        if n.shape_changed {
+            notes.push("its callees changed".into());
+        }
+        if n.modified {
+            notes.push("modified in this version".into());
+        }
+        if n.callees_left > 0 {
+            notes.push(format!("{} smaller callees not compared", n.callees_left));
+        }
+        rows.push(TreeRow {
+            indent: depth * 18,
+            name: n.name.clone(),
+            mark: if n.flagged { "✘" } else { "✓" },
+            class: format!(
+                "{}{}{}",
+                if n.flagged {
+                    "pa-flagged"
+                } else {
+                    "pa-unflagged"
+                },
+                if n.candidate { " pa-candidate" } else { "" },
+                if n.modified { " pa-modified" } else { "" }
+            ),
+            before: value(n.before),
+            after: value(n.after),
+            change: match (n.relative, n.p_value) {
+                (Some(r), Some(p)) => format!("{} ({})", signed_percent(r), p_value(p)),
+                _ => String::new(),
+            },
+            note: notes.join("; "),
+            modified: n.modified,
+        });
+        for &child in children[i].iter().rev() {
+            stack.push((child, depth + 1));
+        }
+    }
+    rows
+}
+
+fn format_value(v: f64, unit: &str) -> String {
+    super::format::with_unit(v, &crate::model::Unit::parse(unit))
+}
+
+fn links(
+    history: &History,
+    c: &Change,
+    root: &str,
+    flame_diffs: &std::collections::BTreeSet<String>,
+    source_diff_versions: &[bool],
+) -> Vec<(String, String)> {
+    let (before, after) = (&history.versions[c.before], &history.versions[c.after]);
+    let mut out = vec![(
+        format!("{} over all versions", c.benchmark),
+        format!("{root}{}", benchmark_page::path(&c.benchmark)),
+    )];
+    if let Some(path) = flame_diffs.iter().find(|p| {
+        p.starts_with(&format!(
+            "flamediff/{}/{}--{}.",
+            paths::slug(&c.benchmark),
+            paths::slug(&before.name),
+            paths::slug(&after.name)
+        )) && !p.contains(".bottom-up")
+            && !p.contains(".flat")
+    }) {
+        out.push((
+            format!("flame-graph diff {} → {}", before.label, after.label),
+            format!("{root}{path}"),
+        ));
+    }
+    if source_diff_versions.get(c.after).copied().unwrap_or(false) {
+        out.push((
+            format!("source diff of {}", after.label),
+            format!("{root}{}", matrix_page::diff_path(&after.name)),
+        ));
+    }
+    out.push((
+        "evolution matrices".into(),
+        format!("{root}index.html#matrices"),
+    ));
+    out
+}
