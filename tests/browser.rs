@@ -19,6 +19,8 @@ mod flame;
 mod hostile;
 #[path = "browser_steps/matrix.rs"]
 mod matrix;
+#[path = "browser_steps/regression.rs"]
+mod regression;
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -435,6 +437,10 @@ fn report_site_in_a_browser() {
         (
             "matrix: themes recolour the Δ scale",
             matrix::step_matrix_themes,
+        ),
+        (
+            "regression: index, page, flagged path, links",
+            regression::step_regression_page,
         ),
         (
             "hostile names stay text on every page kind",

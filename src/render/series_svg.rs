@@ -3,7 +3,7 @@
 //! bands as dashed lines, and optionally the pair of versions around a
 //! regression highlighted.
 
-use super::format::measured;
+use super::format::{grouped, measured};
 use super::svg::{coord, SvgWriter};
 use crate::analysis::regression::{Categories, Series};
 use crate::model::Version;
@@ -12,7 +12,7 @@ const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 300.0;
 const LEFT: f64 = 78.0;
 const RIGHT: f64 = 120.0;
-const TOP: f64 = 14.0;
+const TOP: f64 = 22.0;
 const BOTTOM: f64 = 64.0;
 /// Above this many versions the runs are not drawn and labels thin out.
 const DETAILED_POINTS: usize = 120;
@@ -170,9 +170,13 @@ fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
     }
 }
 
+/// Grid lines at round values (1, 2 or 5 × a power of ten), labelled in
+/// the series' unit (times scaled, other units named once at the top).
 fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
-    for k in 0..=4 {
-        let v = top * k as f64 / 4.0;
+    let step = nice_step(top / 4.0);
+    let mut k = 0;
+    while step > 0.0 && k as f64 * step <= top && k <= 10 {
+        let v = k as f64 * step;
         let yy = coord(y(v));
         w.empty(
             "line",
@@ -184,6 +188,11 @@ fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
                 ("y2", &yy),
             ],
         );
+        let label = if unit == "s" {
+            measured(v, unit)
+        } else {
+            grouped(v)
+        };
         w.element(
             "text",
             &[
@@ -192,9 +201,35 @@ fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
                 ("y", &coord(y(v) + 4.0)),
                 ("text-anchor", "end"),
             ],
-            &measured(v, unit),
+            &label,
+        );
+        k += 1;
+    }
+    if unit != "s" {
+        w.element(
+            "text",
+            &[
+                ("class", "pa-axis"),
+                ("x", &coord(LEFT - 6.0)),
+                ("y", &coord(TOP - 2.0)),
+                ("text-anchor", "end"),
+            ],
+            unit,
         );
     }
+}
+
+/// The round step (1, 2 or 5 × 10^k) at or above `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw > 0.0 && raw.is_finite()) {
+        return 0.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|&s| s >= raw * 0.999_999)
+        .unwrap_or(10.0 * power)
 }
 
 fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
@@ -248,4 +283,18 @@ fn version_label(w: &mut SvgWriter, label: &str, x: f64, n: usize, i: usize) {
         ],
         &short,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_steps_are_round() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(1.3), 2.0);
+        assert_eq!(nice_step(86.0), 100.0);
+        assert_eq!(nice_step(0.0031), 0.005);
+        assert_eq!(nice_step(0.0), 0.0);
+    }
 }
