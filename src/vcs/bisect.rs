@@ -25,7 +25,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
-use super::VcsError;
+use super::{Repo, VcsError};
 
 /// One commit of a [`Dag`].
 #[derive(Debug, Clone, PartialEq)]
@@ -247,6 +247,40 @@ impl Dag {
     /// All commits, in topological order.
     pub fn commits(&self) -> &[DagCommit] {
         &self.commits
+    }
+}
+
+impl Repo {
+    /// The graph between the revisions `good` and `bad` (any revspec,
+    /// peeled to a commit) with the indices of good and bad in it.
+    pub fn bisect_graph(&self, good: &str, bad: &str) -> Result<(Dag, usize, usize), VcsError> {
+        let good = self.commit_oid(good)?;
+        let bad = self.commit_oid(bad)?;
+        let dag = Dag::from_repo(&self.repo, good, bad)?;
+        let index = |oid: git2::Oid| {
+            dag.index_of(&oid.to_string())
+                .ok_or_else(|| VcsError::Commit {
+                    repo: self.path.clone(),
+                    commit: oid.to_string(),
+                    message: "missing from its own commit graph".into(),
+                })
+        };
+        let (good, bad) = (index(good)?, index(bad)?);
+        Ok((dag, good, bad))
+    }
+
+    /// The commit `revision` names.
+    fn commit_oid(&self, revision: &str) -> Result<git2::Oid, VcsError> {
+        let revision_error = |e: git2::Error| VcsError::Revision {
+            repo: self.path.clone(),
+            revision: revision.to_string(),
+            message: e.message().to_string(),
+        };
+        let object = self
+            .repo
+            .revparse_single(revision)
+            .map_err(revision_error)?;
+        Ok(object.peel_to_commit().map_err(revision_error)?.id())
     }
 }
 
@@ -794,6 +828,20 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("same commit"));
+
+        let opened = Repo::open(dir.path()).unwrap();
+        let (dag, good, bad) = opened
+            .bisect_graph(&c2.to_string()[..7], &m.to_string())
+            .unwrap();
+        assert_eq!((dag.len(), good, bad), (4, 0, 3));
+        let e = opened
+            .bisect_graph("no-such-rev", &m.to_string())
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("\"no-such-rev\" does not name a commit"),
+            "{e}"
+        );
     }
 
     #[test]
