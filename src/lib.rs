@@ -12,9 +12,11 @@
 //! - [`site`]: the output tree, written atomically, and its zip.
 //!
 //! [`build`] runs them all; [`convert`] turns one input into folded stacks
-//! or the native JSON.
+//! or the native JSON; [`bisect`] finds the commit that made a command
+//! slower, measuring commits in temporary git worktrees.
 
 pub mod analysis;
+pub mod bisect;
 pub mod convert;
 pub mod error;
 pub mod input;
