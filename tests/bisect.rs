@@ -9,19 +9,22 @@ use std::process::Command;
 
 use perfatlas::bisect::{self, BisectOptions, BisectReport, Judgement};
 
-/// Iterations of the busy loop before and after the slowdown (dash does
-/// 20,000 in 20–50 ms).
-const FAST: u32 = 20_000;
+/// Iterations of the busy loop before and after the slowdown (dash runs
+/// 30,000 in about 30 ms).
+const FAST: u32 = 30_000;
 const SLOW: u32 = 4 * FAST;
 
-/// Busy-loops `$(cat size)` times and prints how long that took.
+/// Busy-loops `$(cat size)` times and prints the CPU time the shell used,
+/// in seconds (user + system from `times`, which has 10 ms steps; `times`
+/// in a pipe or `$(…)` would report a subshell, hence the file). CPU time rather than
+/// wall time, so that other load on the machine cannot blur a 4× slowdown
+/// into a false "slower" between two equally fast commits.
 const WORK_SH: &str = r#"n=$(cat size)
-start=$(date +%s%N)
 i=0
 while [ "$i" -lt "$n" ]; do i=$((i + 1)); done
-end=$(date +%s%N)
-echo "took"
-echo "$(( (end - start) / 1000 ))us"
+echo "done"
+times > .cpu-times
+awk 'NR == 1 { split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' .cpu-times
 "#;
 
 /// Git with a fixed author, committer and clock, and no user or system
