@@ -12,9 +12,12 @@
 //! - [`site`]: the output tree, written atomically, and its zip.
 //!
 //! [`build`] runs them all; [`convert`] turns one input into folded stacks
-//! or the native JSON.
+//! or the native JSON; [`check`] is the CI gate on the newest version;
+//! [`bisect`] finds the commit that made a command
+//! slower, measuring commits in temporary git worktrees.
 
 pub mod analysis;
+pub mod bisect;
 pub mod check;
 pub mod convert;
 pub mod error;

@@ -4,13 +4,15 @@
 //! ([`Repo::resolve`]), the source diff between two versions
 //! ([`Repo::diff`], as plain [`FileDiff`] values), the text of a file at a
 //! version ([`Repo::file_text`]) and the files a version has
-//! ([`Repo::paths`]). Nothing else in perfatlas links against libgit2; the
+//! ([`Repo::paths`]), and the commit graph a performance bisection walks
+//! ([`bisect`]). Nothing else in perfatlas links against libgit2; the
 //! analysis works on the plain values defined here.
 //!
 //! The repository is only read, never written, and never fetched: libgit2 is
 //! built without network transports. A [`Repo`] is not `Sync`; use it from one
 //! thread.
 
+pub mod bisect;
 mod diff;
 mod resolve;
 
@@ -122,6 +124,10 @@ pub enum VcsError {
         commit: String,
         message: String,
     },
+    /// A graph given as named nodes ([`bisect::Dag::from_edges`]) that is
+    /// not one: unknown parent, duplicate name, cycle.
+    #[error("commit graph: {0}")]
+    Graph(String),
 }
 
 impl Repo {

@@ -1,0 +1,867 @@
+//! Bisection of a performance regression over the commit graph (PRCA,
+//! section 4.1), as a pure algorithm: no measuring, no checkout.
+//!
+//! This module owns the commit graph between a good and a bad commit
+//! ([`Dag`]), the filtered set of a pair ([`filtered`]), the weights of its
+//! commits ([`weights`]), the choice of the next commit to measure
+//! ([`next_probe`]) and the loop that narrows the pair down ([`bisect`]),
+//! which asks a caller-supplied judge whether a probe is slower.
+//!
+//! Given a pair (good, bad), the filtered set holds the ancestors of bad
+//! (bad included) that are neither good nor an ancestor of good. For each
+//! commit `c` of the set, `a` is the number of its ancestors inside the set
+//! (itself excluded) and its weight is `min(a + 1, N - (a + 1))` with `N` the
+//! size of the set: the number of set commits a "slower" or a "not slower"
+//! answer rules out, whichever is smaller. The probe is the commit of
+//! highest weight. Ties break by, in order: fewer ancestors in the set (the
+//! probe nearer the good end), older committer time, smaller oid — so on a
+//! linear history `r1..r6` with good `r1` and bad `r6` the probes are `r3`,
+//! then `r4`, then `r5`.
+//!
+//! Ancestor sets are bitsets over the filtered set, built in topological
+//! order (`reach(c) = {c} ∪ reach(parents of c in the set)`); a commit's set
+//! is dropped as soon as its last child in the set has used it.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
+
+use super::{Repo, VcsError};
+
+/// One commit of a [`Dag`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DagCommit {
+    /// 40 lower-case hex digits (a node's name in [`Dag::from_edges`]).
+    pub oid: String,
+    /// The first 10 hex digits of `oid`.
+    pub short: String,
+    /// The subject line (lossily decoded).
+    pub summary: String,
+    /// Committer time, seconds since the Unix epoch.
+    pub time: i64,
+    /// The committer's time-zone offset, minutes east of UTC.
+    pub offset_minutes: i32,
+    /// Indices of the parents that are in the graph.
+    pub parents: Vec<usize>,
+}
+
+impl DagCommit {
+    /// The committer date, `YYYY-MM-DD`, in the committer's time zone (as
+    /// `git log --date=short` shows it).
+    pub fn date(&self) -> String {
+        let local = self.time + i64::from(self.offset_minutes) * 60;
+        let (y, m, d) = civil_from_days(local.div_euclid(86_400));
+        format!("{y:04}-{m:02}-{d:02}")
+    }
+}
+
+/// The commits that can matter to a bisection between good and bad: the
+/// ancestors of bad (bad included) that are not ancestors of good, plus good
+/// itself (without parents). Commits are in a topological order, parents
+/// before children; among commits free to come next, the older committer
+/// time first, then the smaller oid. Indices into the graph follow that
+/// order.
+#[derive(Debug, Clone)]
+pub struct Dag {
+    commits: Vec<DagCommit>,
+    index: HashMap<String, usize>,
+}
+
+/// How one commit of a filtered set weighs as a probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Weight {
+    /// Index of the commit in the [`Dag`].
+    pub commit: usize,
+    /// Its ancestors inside the filtered set, itself excluded.
+    pub ancestors: usize,
+    /// `min(ancestors + 1, N - (ancestors + 1))`.
+    pub weight: usize,
+}
+
+/// The judge's answer on a probe compared with the current good commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Judgement {
+    /// Significantly slower: the regression is at or before the probe.
+    Slower,
+    /// No significant difference, or faster: the regression is after it.
+    NotSlower,
+}
+
+impl std::fmt::Display for Judgement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Judgement::Slower => "slower",
+            Judgement::NotSlower => "not slower",
+        })
+    }
+}
+
+/// One step of a bisection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The pair (good, bad) before the step.
+    pub good: usize,
+    pub bad: usize,
+    /// The commit measured, and its weight in the pair's filtered set.
+    pub probe: usize,
+    pub weight: usize,
+    /// Size of the pair's filtered set.
+    pub candidates: usize,
+    /// The probe compared with `good`.
+    pub judgement: Judgement,
+}
+
+/// The result of a bisection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The commit that introduced the regression: the last bad commit.
+    pub responsible: usize,
+    /// Every probe, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Dag {
+    /// The graph between `good` and `bad` in `repo`: walks the ancestors of
+    /// `bad`, hiding `good` and its ancestors. `good` must be a proper
+    /// ancestor of `bad`.
+    pub fn from_repo(
+        repo: &git2::Repository,
+        good: git2::Oid,
+        bad: git2::Oid,
+    ) -> Result<Dag, VcsError> {
+        let place = repo.workdir().unwrap_or(repo.path()).to_path_buf();
+        let error = |commit: git2::Oid, message: String| VcsError::Commit {
+            repo: place.clone(),
+            commit: commit.to_string(),
+            message,
+        };
+        let git_error = |commit: git2::Oid, e: git2::Error| error(commit, e.message().into());
+        if good == bad {
+            return Err(error(good, "good and bad are the same commit".into()));
+        }
+        if !repo
+            .graph_descendant_of(bad, good)
+            .map_err(|e| git_error(bad, e))?
+        {
+            return Err(error(
+                good,
+                format!("the good commit is not an ancestor of the bad commit {bad}"),
+            ));
+        }
+        let mut walk = repo.revwalk().map_err(|e| git_error(bad, e))?;
+        walk.push(bad).map_err(|e| git_error(bad, e))?;
+        walk.hide(good).map_err(|e| git_error(good, e))?;
+        let mut oids = vec![good];
+        for oid in walk {
+            oids.push(oid.map_err(|e| git_error(bad, e))?);
+        }
+        let position: HashMap<git2::Oid, usize> =
+            oids.iter().enumerate().map(|(i, &oid)| (oid, i)).collect();
+        let mut commits = Vec::with_capacity(oids.len());
+        for (i, &oid) in oids.iter().enumerate() {
+            let commit = repo.find_commit(oid).map_err(|e| git_error(oid, e))?;
+            commits.push(dag_commit(&commit, i == 0, &position));
+        }
+        Dag::new(commits)
+    }
+
+    /// A graph from named nodes and their parents' names, for tests and
+    /// examples. A node's oid, short id and summary are its name; its time
+    /// is its position in `nodes`, so earlier nodes count as older.
+    pub fn from_edges(nodes: &[(&str, &[&str])]) -> Result<Dag, VcsError> {
+        let mut position = HashMap::new();
+        for (i, (name, _)) in nodes.iter().enumerate() {
+            if position.insert(*name, i).is_some() {
+                return Err(VcsError::Graph(format!("node {name} is listed twice")));
+            }
+        }
+        let mut commits = Vec::with_capacity(nodes.len());
+        for (i, (name, parents)) in nodes.iter().enumerate() {
+            let parents = parents
+                .iter()
+                .map(|p| {
+                    position
+                        .get(p)
+                        .copied()
+                        .ok_or_else(|| VcsError::Graph(format!("node {name}: unknown parent {p}")))
+                })
+                .collect::<Result<Vec<usize>, VcsError>>()?;
+            commits.push(DagCommit {
+                oid: name.to_string(),
+                short: name.to_string(),
+                summary: name.to_string(),
+                time: i as i64,
+                offset_minutes: 0,
+                parents,
+            });
+        }
+        Dag::new(commits)
+    }
+
+    /// Puts `commits` (parents as indices into `commits`) in topological
+    /// order and renumbers the parents.
+    fn new(commits: Vec<DagCommit>) -> Result<Dag, VcsError> {
+        let order = topological_order(&commits)?;
+        let mut renumber = vec![0; commits.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new;
+        }
+        let mut slots: Vec<Option<DagCommit>> = commits.into_iter().map(Some).collect();
+        let mut sorted = Vec::with_capacity(order.len());
+        for &old in &order {
+            if let Some(mut commit) = slots[old].take() {
+                commit.parents.iter_mut().for_each(|p| *p = renumber[*p]);
+                sorted.push(commit);
+            }
+        }
+        let index = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.oid.clone(), i))
+            .collect();
+        Ok(Dag {
+            commits: sorted,
+            index,
+        })
+    }
+
+    /// Number of commits.
+    pub fn len(&self) -> usize {
+        self.commits.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.commits.is_empty()
+    }
+
+    /// The commit at `index`.
+    pub fn commit(&self, index: usize) -> Option<&DagCommit> {
+        self.commits.get(index)
+    }
+
+    /// The index of the commit with that oid (or node name).
+    pub fn index_of(&self, oid: &str) -> Option<usize> {
+        self.index.get(oid).copied()
+    }
+
+    /// All commits, in topological order.
+    pub fn commits(&self) -> &[DagCommit] {
+        &self.commits
+    }
+}
+
+impl Repo {
+    /// The graph between the revisions `good` and `bad` (any revspec,
+    /// peeled to a commit) with the indices of good and bad in it.
+    pub fn bisect_graph(&self, good: &str, bad: &str) -> Result<(Dag, usize, usize), VcsError> {
+        let good = self.commit_oid(good)?;
+        let bad = self.commit_oid(bad)?;
+        let dag = Dag::from_repo(&self.repo, good, bad)?;
+        let index = |oid: git2::Oid| {
+            dag.index_of(&oid.to_string())
+                .ok_or_else(|| VcsError::Commit {
+                    repo: self.path.clone(),
+                    commit: oid.to_string(),
+                    message: "missing from its own commit graph".into(),
+                })
+        };
+        let (good, bad) = (index(good)?, index(bad)?);
+        Ok((dag, good, bad))
+    }
+
+    /// The commit `revision` names.
+    fn commit_oid(&self, revision: &str) -> Result<git2::Oid, VcsError> {
+        let revision_error = |e: git2::Error| VcsError::Revision {
+            repo: self.path.clone(),
+            revision: revision.to_string(),
+            message: e.message().to_string(),
+        };
+        let object = self
+            .repo
+            .revparse_single(revision)
+            .map_err(revision_error)?;
+        Ok(object.peel_to_commit().map_err(revision_error)?.id())
+    }
+}
+
+/// The graph's view of one git commit; `is_good` drops its parents.
+fn dag_commit(
+    commit: &git2::Commit<'_>,
+    is_good: bool,
+    position: &HashMap<git2::Oid, usize>,
+) -> DagCommit {
+    let oid = commit.id().to_string();
+    let parents = if is_good {
+        Vec::new()
+    } else {
+        commit
+            .parent_ids()
+            .filter_map(|p| position.get(&p).copied())
+            .collect()
+    };
+    DagCommit {
+        short: oid.chars().take(10).collect(),
+        oid,
+        summary: commit
+            .summary_bytes()
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .unwrap_or_default(),
+        time: commit.committer().when().seconds(),
+        offset_minutes: commit.committer().when().offset_minutes(),
+        parents,
+    }
+}
+
+/// Kahn's algorithm: a commit comes once all its parents came; among those
+/// ready, the older one first, then the smaller oid. A cycle is an error.
+fn topological_order(commits: &[DagCommit]) -> Result<Vec<usize>, VcsError> {
+    let mut waiting_parents: Vec<usize> = commits.iter().map(|c| c.parents.len()).collect();
+    let mut children = vec![Vec::new(); commits.len()];
+    for (i, commit) in commits.iter().enumerate() {
+        for &p in &commit.parents {
+            children[p].push(i);
+        }
+    }
+    let key = |i: usize| Reverse((commits[i].time, commits[i].oid.as_str(), i));
+    let mut ready: BinaryHeap<_> = (0..commits.len())
+        .filter(|&i| waiting_parents[i] == 0)
+        .map(key)
+        .collect();
+    let mut order = Vec::with_capacity(commits.len());
+    while let Some(Reverse((_, _, i))) = ready.pop() {
+        order.push(i);
+        for &child in &children[i] {
+            waiting_parents[child] -= 1;
+            if waiting_parents[child] == 0 {
+                ready.push(key(child));
+            }
+        }
+    }
+    if order.len() < commits.len() {
+        return Err(VcsError::Graph(format!(
+            "{} commit(s) are on a cycle of parents",
+            commits.len() - order.len()
+        )));
+    }
+    Ok(order)
+}
+
+/// The filtered set of the pair (good, bad): ancestors of `bad` (itself
+/// included) that are neither `good` nor an ancestor of `good`, as indices
+/// in topological order. Empty when an index is out of range.
+pub fn filtered(dag: &Dag, good: usize, bad: usize) -> Vec<usize> {
+    if good >= dag.len() || bad >= dag.len() {
+        return Vec::new();
+    }
+    let excluded = ancestors_inclusive(dag, good, &vec![false; dag.len()]);
+    let kept = ancestors_inclusive(dag, bad, &excluded);
+    (0..dag.len()).filter(|&i| kept[i]).collect()
+}
+
+/// `start` and its ancestors, not entering commits marked in `stop`.
+fn ancestors_inclusive(dag: &Dag, start: usize, stop: &[bool]) -> Vec<bool> {
+    let mut seen = vec![false; dag.len()];
+    if stop[start] {
+        return seen;
+    }
+    seen[start] = true;
+    let mut pending = vec![start];
+    while let Some(c) = pending.pop() {
+        for &p in &dag.commits[c].parents {
+            if !seen[p] && !stop[p] {
+                seen[p] = true;
+                pending.push(p);
+            }
+        }
+    }
+    seen
+}
+
+/// The weight of every commit of the pair's filtered set, in topological
+/// order.
+pub fn weights(dag: &Dag, good: usize, bad: usize) -> Vec<Weight> {
+    let kept = filtered(dag, good, bad);
+    let n = kept.len();
+    let mut slot = vec![None; dag.len()];
+    for (s, &c) in kept.iter().enumerate() {
+        slot[c] = Some(s);
+    }
+    let parent_slots = |c: usize| dag.commits[c].parents.iter().filter_map(|&p| slot[p]);
+    let mut children_to_come = vec![0usize; n];
+    for &c in &kept {
+        parent_slots(c).for_each(|p| children_to_come[p] += 1);
+    }
+    let mut reach: Vec<Option<Bits>> = vec![None; n];
+    let mut out = Vec::with_capacity(n);
+    for (s, &c) in kept.iter().enumerate() {
+        let mut bits = Bits::new(n);
+        bits.set(s);
+        for p in parent_slots(c) {
+            if let Some(parent_reach) = &reach[p] {
+                bits.union_with(parent_reach);
+            }
+            children_to_come[p] -= 1;
+            if children_to_come[p] == 0 {
+                reach[p] = None;
+            }
+        }
+        let ancestors = bits.count() - 1;
+        out.push(Weight {
+            commit: c,
+            ancestors,
+            weight: (ancestors + 1).min(n - (ancestors + 1)),
+        });
+        if children_to_come[s] > 0 {
+            reach[s] = Some(bits);
+        }
+    }
+    out
+}
+
+/// The commit to measure next for the pair (good, bad), with its weight
+/// and the size of the filtered set; `None` when nothing lies strictly
+/// between good and bad. See the module documentation for ties.
+pub fn next_probe_weighed(dag: &Dag, good: usize, bad: usize) -> Option<(Weight, usize)> {
+    let all = weights(dag, good, bad);
+    let n = all.len();
+    let best = all
+        .into_iter()
+        .filter(|w| w.commit != bad)
+        .min_by(|a, b| probe_order(dag, a, b))?;
+    Some((best, n))
+}
+
+/// The commit to measure next for the pair (good, bad); `None` when
+/// nothing lies strictly between them.
+pub fn next_probe(dag: &Dag, good: usize, bad: usize) -> Option<usize> {
+    next_probe_weighed(dag, good, bad).map(|(w, _)| w.commit)
+}
+
+/// Better probe first: higher weight, fewer ancestors, older, smaller oid.
+fn probe_order(dag: &Dag, a: &Weight, b: &Weight) -> Ordering {
+    let (ca, cb) = (&dag.commits[a.commit], &dag.commits[b.commit]);
+    b.weight
+        .cmp(&a.weight)
+        .then(a.ancestors.cmp(&b.ancestors))
+        .then(ca.time.cmp(&cb.time))
+        .then_with(|| ca.oid.cmp(&cb.oid))
+}
+
+/// Narrows (good, bad) down to the commit that made things slower.
+///
+/// `judge(good, probe)` compares a probe with the current good commit:
+/// [`Judgement::Slower`] continues with (good, probe), otherwise with
+/// (probe, bad). Stops when nothing lies strictly between good and bad and
+/// reports bad. The judge's error stops the bisection and is returned.
+/// The caller is expected to have checked that bad is slower than good.
+pub fn bisect<E>(
+    dag: &Dag,
+    good: usize,
+    bad: usize,
+    judge: &mut dyn FnMut(usize, usize) -> Result<Judgement, E>,
+) -> Result<Outcome, E> {
+    let (mut good, mut bad) = (good, bad);
+    let mut steps = Vec::new();
+    while let Some((probe, candidates)) = next_probe_weighed(dag, good, bad) {
+        let judgement = judge(good, probe.commit)?;
+        steps.push(Step {
+            good,
+            bad,
+            probe: probe.commit,
+            weight: probe.weight,
+            candidates,
+            judgement,
+        });
+        match judgement {
+            Judgement::Slower => bad = probe.commit,
+            Judgement::NotSlower => good = probe.commit,
+        }
+    }
+    Ok(Outcome {
+        responsible: bad,
+        steps,
+    })
+}
+
+/// A fixed-size set of small integers.
+#[derive(Debug, Clone)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(size: usize) -> Bits {
+        Bits(vec![0; size.div_ceil(64)])
+    }
+
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn union_with(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// (year, month, day) of a day number counted from 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// r1 → r2 → … → r6.
+    fn linear() -> Dag {
+        Dag::from_edges(&[
+            ("r1", &[]),
+            ("r2", &["r1"]),
+            ("r3", &["r2"]),
+            ("r4", &["r3"]),
+            ("r5", &["r4"]),
+            ("r6", &["r5"]),
+        ])
+        .unwrap()
+    }
+
+    fn at(dag: &Dag, name: &str) -> usize {
+        dag.index_of(name).unwrap()
+    }
+
+    fn names(dag: &Dag, indices: &[usize]) -> Vec<String> {
+        indices
+            .iter()
+            .map(|&i| dag.commit(i).unwrap().oid.clone())
+            .collect()
+    }
+
+    /// Bisects good → bad with a judge that calls a probe slower when its
+    /// level is above the good commit's; returns the responsible commit and
+    /// the probes.
+    fn run_levels(
+        dag: &Dag,
+        good: &str,
+        bad: &str,
+        level: &[(&str, u32)],
+    ) -> (String, Vec<String>) {
+        let level: HashMap<String, u32> = level.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+        let level_of = |i: usize| level[&dag.commit(i).unwrap().oid];
+        let mut judge = |g: usize, p: usize| -> Result<Judgement, ()> {
+            Ok(if level_of(p) > level_of(g) {
+                Judgement::Slower
+            } else {
+                Judgement::NotSlower
+            })
+        };
+        let outcome = bisect(dag, at(dag, good), at(dag, bad), &mut judge).unwrap();
+        let probes: Vec<usize> = outcome.steps.iter().map(|s| s.probe).collect();
+        (
+            dag.commit(outcome.responsible).unwrap().oid.clone(),
+            names(dag, &probes),
+        )
+    }
+
+    fn levels(values: [u32; 6]) -> Vec<(&'static str, u32)> {
+        ["r1", "r2", "r3", "r4", "r5", "r6"]
+            .into_iter()
+            .zip(values)
+            .collect()
+    }
+
+    #[test]
+    fn linear_history_weights_and_probes_follow_the_paper() {
+        let dag = linear();
+        let (r1, r3, r4, r6) = (
+            at(&dag, "r1"),
+            at(&dag, "r3"),
+            at(&dag, "r4"),
+            at(&dag, "r6"),
+        );
+        assert_eq!(
+            names(&dag, &filtered(&dag, r1, r6)),
+            ["r2", "r3", "r4", "r5", "r6"]
+        );
+        // N = 5; ancestors r2..r6 = 0..4; weights min(a+1, 5-(a+1)).
+        let w: Vec<usize> = weights(&dag, r1, r6).iter().map(|w| w.weight).collect();
+        assert_eq!(w, [1, 2, 2, 1, 0]);
+        assert_eq!(
+            next_probe(&dag, r1, r6),
+            Some(r3),
+            "r3 and r4 tie; r3 has fewer ancestors"
+        );
+        assert_eq!(next_probe(&dag, r3, r6), Some(r4));
+        assert_eq!(next_probe(&dag, r4, r6), Some(at(&dag, "r5")));
+        assert_eq!(next_probe(&dag, at(&dag, "r5"), r6), None);
+    }
+
+    #[test]
+    fn a_simple_regression_is_found_in_three_probes() {
+        let (responsible, probes) =
+            run_levels(&linear(), "r1", "r6", &levels([10, 10, 10, 10, 20, 20]));
+        assert_eq!(responsible, "r5");
+        assert_eq!(probes, ["r3", "r4", "r5"]);
+    }
+
+    #[test]
+    fn an_improvement_before_the_regression_is_not_taken_for_it() {
+        let (responsible, probes) =
+            run_levels(&linear(), "r1", "r6", &levels([10, 10, 5, 20, 20, 20]));
+        assert_eq!(responsible, "r4");
+        assert_eq!(probes, ["r3", "r4"]);
+    }
+
+    #[test]
+    fn a_regression_partly_undone_later_is_still_found() {
+        let (responsible, probes) =
+            run_levels(&linear(), "r1", "r6", &levels([10, 10, 10, 20, 15, 15]));
+        assert_eq!(responsible, "r4");
+        assert_eq!(probes, ["r3", "r4"]);
+    }
+
+    #[test]
+    fn an_oscillation_reports_the_first_slowdown_the_probes_meet() {
+        // r3 slower, r4 back to normal, r5 slower again: the first probe r3
+        // is slower, so the search stays in (r1, r3) and never sees r5.
+        let (responsible, probes) =
+            run_levels(&linear(), "r1", "r6", &levels([10, 10, 20, 10, 20, 20]));
+        assert_eq!(responsible, "r3");
+        assert_eq!(probes, ["r3", "r2"]);
+    }
+
+    /// ```text
+    /// A ─ B ─ C ─┐
+    ///  \         M ─ F ─ G
+    ///   D ─ E ──┘
+    /// ```
+    fn merged() -> Dag {
+        Dag::from_edges(&[
+            ("A", &[]),
+            ("B", &["A"]),
+            ("C", &["B"]),
+            ("D", &["A"]),
+            ("E", &["D"]),
+            ("M", &["C", "E"]),
+            ("F", &["M"]),
+            ("G", &["F"]),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn a_regression_on_a_merged_side_branch_is_found() {
+        let dag = merged();
+        let (a, c, e, g) = (at(&dag, "A"), at(&dag, "C"), at(&dag, "E"), at(&dag, "G"));
+        // (A, G): N = 7. Ancestors in the set: B 0, C 1, D 0, E 1,
+        // M 4 (B C D E), F 5, G 6. Weights min(a+1, 7-(a+1)):
+        // B 1, C 2, D 1, E 2, M 2, F 1, G 0. C, E and M tie at 2; C and E
+        // have one ancestor each; C is older (listed first) → C.
+        let by_name: HashMap<String, (usize, usize)> = weights(&dag, a, g)
+            .iter()
+            .map(|w| {
+                (
+                    dag.commit(w.commit).unwrap().oid.clone(),
+                    (w.ancestors, w.weight),
+                )
+            })
+            .collect();
+        let expected = [
+            ("B", (0, 1)),
+            ("C", (1, 2)),
+            ("D", (0, 1)),
+            ("E", (1, 2)),
+            ("M", (4, 2)),
+            ("F", (5, 1)),
+            ("G", (6, 0)),
+        ];
+        assert_eq!(by_name.len(), expected.len());
+        for (name, aw) in expected {
+            assert_eq!(by_name[name], aw, "{name}");
+        }
+        assert_eq!(next_probe(&dag, a, g), Some(c));
+        // (C, G): the set is D E M F G, N = 5; ancestors D 0, E 1, M 2
+        // (D E), F 3, G 4; weights 1 2 2 1 0; E beats M on ancestors → E.
+        let w: Vec<usize> = weights(&dag, c, g).iter().map(|w| w.weight).collect();
+        assert_eq!(
+            names(&dag, &filtered(&dag, c, g)),
+            ["D", "E", "M", "F", "G"]
+        );
+        assert_eq!(w, [1, 2, 2, 1, 0]);
+        assert_eq!(next_probe(&dag, c, g), Some(e));
+        // (C, E): D E, N = 2; D weighs min(1, 1) = 1 → D.
+        assert_eq!(next_probe(&dag, c, e), Some(at(&dag, "D")));
+
+        let slow = [
+            ("A", 1),
+            ("B", 1),
+            ("C", 1),
+            ("D", 4),
+            ("E", 4),
+            ("M", 4),
+            ("F", 4),
+            ("G", 4),
+        ];
+        let (responsible, probes) = run_levels(&dag, "A", "G", &slow);
+        assert_eq!(responsible, "D");
+        assert_eq!(probes, ["C", "E", "D"]);
+    }
+
+    #[test]
+    fn commits_come_in_topological_order_and_bad_graphs_are_errors() {
+        // Listed child-first: the graph still puts parents first.
+        let dag = Dag::from_edges(&[("y", &["x"]), ("x", &[])]).unwrap();
+        assert_eq!(names(&dag, &[0, 1]), ["x", "y"]);
+        assert!(Dag::from_edges(&[("a", &["b"]), ("b", &["a"])]).is_err());
+        assert!(Dag::from_edges(&[("a", &["nope"])]).is_err());
+        assert!(Dag::from_edges(&[("a", &[]), ("a", &[])]).is_err());
+    }
+
+    #[test]
+    fn out_of_range_and_degenerate_pairs_have_no_probe() {
+        let dag = linear();
+        assert!(filtered(&dag, 0, 99).is_empty());
+        assert_eq!(next_probe(&dag, 99, 0), None);
+        assert_eq!(next_probe(&dag, 3, 3), None, "good == bad");
+        assert_eq!(next_probe(&dag, 5, 0), None, "bad is an ancestor of good");
+    }
+
+    #[test]
+    fn weights_on_a_wide_graph_match_a_plain_ancestor_count() {
+        // Many branches merged one by one: the bitsets (over 64 commits, so
+        // several words) against a direct count.
+        let mut edges: Vec<(String, Vec<String>)> = vec![("root".into(), vec![])];
+        let mut tip = "root".to_string();
+        for i in 0..40 {
+            let side = format!("s{i}");
+            let merge = format!("m{i}");
+            edges.push((side.clone(), vec!["root".into()]));
+            edges.push((merge.clone(), vec![tip.clone(), side.clone()]));
+            tip = merge;
+        }
+        let parent_refs: Vec<Vec<&str>> = edges
+            .iter()
+            .map(|(_, ps)| ps.iter().map(String::as_str).collect())
+            .collect();
+        let nodes: Vec<(&str, &[&str])> = edges
+            .iter()
+            .zip(&parent_refs)
+            .map(|((n, _), ps)| (n.as_str(), ps.as_slice()))
+            .collect();
+        let dag = Dag::from_edges(&nodes).unwrap();
+        let (good, bad) = (at(&dag, "root"), at(&dag, &tip));
+        let kept = filtered(&dag, good, bad);
+        assert_eq!(kept.len(), 80);
+        for w in weights(&dag, good, bad) {
+            let mut stop = vec![false; dag.len()];
+            stop[good] = true;
+            let direct = ancestors_inclusive(&dag, w.commit, &stop)
+                .iter()
+                .filter(|&&b| b)
+                .count()
+                - 1;
+            assert_eq!(w.ancestors, direct);
+        }
+    }
+
+    /// Commits `parents` → a new commit with an empty tree at `time`.
+    fn git_commit(
+        repo: &git2::Repository,
+        message: &str,
+        time: i64,
+        parents: &[git2::Oid],
+    ) -> git2::Oid {
+        let tree = repo
+            .find_tree(repo.treebuilder(None).unwrap().write().unwrap())
+            .unwrap();
+        let sig = git2::Signature::new("t", "t@invalid", &git2::Time::new(time, 120)).unwrap();
+        let parents: Vec<git2::Commit> = parents
+            .iter()
+            .map(|&p| repo.find_commit(p).unwrap())
+            .collect();
+        let parents: Vec<&git2::Commit> = parents.iter().collect();
+        repo.commit(None, &sig, &sig, message, &tree, &parents)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_repository_graph_keeps_good_and_what_is_not_below_it() {
+        // c1 ─ c2 (good) ─ c3 ─ m (bad)
+        //   └─ s1 ───────────┘
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let c1 = git_commit(&repo, "c1", 1_000, &[]);
+        let c2 = git_commit(&repo, "c2", 2_000, &[c1]);
+        let s1 = git_commit(&repo, "side", 2_500, &[c1]);
+        let c3 = git_commit(&repo, "c3", 3_000, &[c2]);
+        let m = git_commit(&repo, "merge", 4_000, &[c3, s1]);
+        let dag = Dag::from_repo(&repo, c2, m).unwrap();
+        let order: Vec<&str> = dag.commits().iter().map(|c| c.summary.as_str()).collect();
+        assert_eq!(order, ["c2", "side", "c3", "merge"], "c1 is below good");
+        let (good, bad) = (
+            dag.index_of(&c2.to_string()).unwrap(),
+            dag.index_of(&m.to_string()).unwrap(),
+        );
+        assert!(dag.commit(good).unwrap().parents.is_empty());
+        assert_eq!(dag.commit(bad).unwrap().parents.len(), 2);
+        assert_eq!(dag.commit(bad).unwrap().short, m.to_string()[..10]);
+        assert_eq!(filtered(&dag, good, bad).len(), 3);
+        // N = 3: side and c3 weigh min(1, 2) = 1; side is older.
+        assert_eq!(next_probe(&dag, good, bad), dag.index_of(&s1.to_string()));
+
+        let not_below = Dag::from_repo(&repo, s1, c3).unwrap_err().to_string();
+        assert!(not_below.contains("not an ancestor"), "{not_below}");
+        assert!(Dag::from_repo(&repo, m, m)
+            .unwrap_err()
+            .to_string()
+            .contains("same commit"));
+
+        let opened = Repo::open(dir.path()).unwrap();
+        let (dag, good, bad) = opened
+            .bisect_graph(&c2.to_string()[..7], &m.to_string())
+            .unwrap();
+        assert_eq!((dag.len(), good, bad), (4, 0, 3));
+        let e = opened
+            .bisect_graph("no-such-rev", &m.to_string())
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("\"no-such-rev\" does not name a commit"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn dates_are_in_the_committer_s_time_zone() {
+        let mut commit = DagCommit {
+            oid: String::new(),
+            short: String::new(),
+            summary: String::new(),
+            time: 1_600_000_000, // 2020-09-13T12:26:40Z
+            offset_minutes: 0,
+            parents: vec![],
+        };
+        assert_eq!(commit.date(), "2020-09-13");
+        commit.offset_minutes = 12 * 60;
+        assert_eq!(commit.date(), "2020-09-14");
+        commit.time = 0;
+        commit.offset_minutes = -60;
+        assert_eq!(commit.date(), "1969-12-31");
+        commit.time = 951_782_400; // 2000-02-29
+        commit.offset_minutes = 0;
+        assert_eq!(commit.date(), "2000-02-29");
+    }
+}
