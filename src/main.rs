@@ -105,6 +105,31 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: CheckFormat,
     },
+    /// Find the commit that made a command slower, measuring commits in
+    /// temporary git worktrees.
+    #[command(
+        after_help = "CMD runs through `sh -c` in a temporary worktree of each probed commit and either prints a time on its last stdout line (seconds, or with a unit: 12.5 ms) or writes hyperfine JSON to the file named by $PERFATLAS_OUT. A commit is slower when Welch's t-test at 99% confidence says so. Your working tree, index, HEAD and branches are never touched.\n\nExamples:\n  perfatlas bisect --repo . --good v1.2 --bad HEAD --run 'make -s && ./bench'\n  perfatlas bisect --repo ~/src/app --good v1.2 --bad v1.3 --runs 1 \\\n      --run 'cargo build -q --release && hyperfine -N --runs 10 --export-json \"$PERFATLAS_OUT\" target/release/app' --into profiles\n\nExit codes: 0 the responsible commit was found, 1 bad is not slower than good, 2 error."
+    )]
+    Bisect {
+        /// The repository (a work tree or a bare repository); only read.
+        #[arg(long)]
+        repo: PathBuf,
+        /// A revision without the slowdown.
+        #[arg(long)]
+        good: String,
+        /// A later revision with it (good must be its ancestor).
+        #[arg(long)]
+        bad: String,
+        /// The command that measures one run.
+        #[arg(long, value_name = "CMD")]
+        run: String,
+        /// Runs of CMD per commit.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Store each measured commit as a version folder of INPUT.
+        #[arg(long, value_name = "INPUT")]
+        into: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -240,6 +265,19 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             fail_on,
             format,
         } => check(input, config, baseline, fail_on, format),
+        Command::Bisect {
+            repo,
+            good,
+            bad,
+            run,
+            runs,
+            into,
+        } => {
+            let mut options = perfatlas::bisect::BisectOptions::new(repo, good, bad, run);
+            options.runs = runs;
+            options.into = into;
+            bisect(options)
+        }
         Command::Convert {
             input,
             to,
@@ -322,6 +360,31 @@ fn check(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `perfatlas bisect`: progress on stderr, the table on stdout.
+fn bisect(options: perfatlas::bisect::BisectOptions) -> Result<ExitCode, BuildError> {
+    use perfatlas::analysis::stats;
+    use perfatlas::vcs::bisect::Judgement;
+    let confidence = options.confidence;
+    // Slower: Welch's t-test rejects equal means and the candidate's mean is
+    // higher. Fewer than two samples a side cannot be tested.
+    let judge = |good: &[f64], candidate: &[f64]| match stats::welch(good, candidate, confidence) {
+        Some(c) if c.significant() && c.difference > 0.0 => Judgement::Slower,
+        _ => Judgement::NotSlower,
+    };
+    let mut progress = |line: &str| eprintln!("perfatlas: {line}");
+    let report = perfatlas::bisect::run(&options, &judge, &mut progress)
+        .map_err(|e| BuildError::Usage(e.to_string()))?;
+    std::io::stdout()
+        .lock()
+        .write_all(report.table().as_bytes())
+        .map_err(|e| BuildError::io("<stdout>", e))?;
+    Ok(if report.regression_found() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

@@ -433,3 +433,78 @@ fn a_worktree_left_by_a_killed_bisection_is_removed_by_the_next() {
     );
     assert_untouched(&before, f.path());
 }
+
+#[test]
+fn the_command_line_finds_the_commit_with_welch_and_the_site_shows_it() {
+    let f = fixture();
+    let before = user_state(f.path());
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("input");
+    let out = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .arg("bisect")
+        .arg("--repo")
+        .arg(f.path())
+        .args(["--good", &f.good, "--bad", &f.bad, "--run", "sh work.sh"])
+        .arg("--into")
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("responsible: {}", &f.slow[..10])),
+        "{stdout}"
+    );
+    assert_untouched(&before, f.path());
+
+    // The measured commits are versions of a report: the regression page
+    // names the slow commit's folder.
+    let site = work.path().join("site");
+    let build = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .arg("build")
+        .arg(&input)
+        .arg("-o")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert_eq!(
+        build.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let pages: Vec<String> = std::fs::read_dir(site.join("regressions/work"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    assert!(
+        pages[0].ends_with(&format!("-{}.html", &f.slow[..10])),
+        "{pages:?}"
+    );
+
+    // Good and bad swapped: bad is not slower, exit 1 with the reason.
+    let none = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .arg("bisect")
+        .arg("--repo")
+        .arg(f.path())
+        .args([
+            "--good",
+            &f.slow,
+            "--bad",
+            &f.bad,
+            "--run",
+            "sh work.sh",
+            "--runs",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+}
