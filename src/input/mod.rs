@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpuprofile;
 pub mod folded;
 pub mod load;
+pub mod measurements;
 pub mod names;
 pub mod native;
 pub mod perf_script;
