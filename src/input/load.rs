@@ -8,9 +8,9 @@ use rayon::prelude::*;
 
 use super::config::{Config, VersionConfig};
 use super::walk::{self, InputFile, VersionDir};
-use super::{parse_bytes, Parsed};
+use super::{load_bytes, measurements, parse_bytes, Loaded, Parsed};
 use crate::error::{BuildError, ParseError};
-use crate::model::{History, ProfileEntry, Skipped, Version};
+use crate::model::{visible, History, MeasurementEntry, ProfileEntry, Skipped, Version};
 
 use crate::model::limits::MAX_INPUT_BYTES;
 
@@ -45,23 +45,44 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
         .collect();
     order_versions(&mut versions, config);
 
-    let jobs: Vec<(usize, &InputFile)> = versions
+    let jobs: Vec<(usize, &InputFile, &str)> = versions
         .iter()
         .enumerate()
-        .flat_map(|(v, (_, dir))| dir.files.iter().map(move |f| (v, f)))
+        .flat_map(|(v, (_, dir))| {
+            dir.files
+                .iter()
+                .map(move |f| (v, f, within_version(&f.relative, &dir.name)))
+        })
+        .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
-    let results: Vec<Result<(&'static str, Parsed), ParseError>> = jobs
+    let results: Vec<Result<Loaded, ParseError>> = jobs
         .par_iter()
-        .map(|(_, f)| read_and_parse(&f.path))
+        .map(|(_, f, inside)| read_input(&f.path, inside))
         .collect();
 
     let mut history = History {
         title: config.title.clone().unwrap_or_else(|| default_title(input)),
         ..History::default()
     };
-    for ((version, file), result) in jobs.iter().zip(results) {
+    for ((version, file, _), result) in jobs.iter().zip(results) {
         match result {
-            Ok((format, parsed)) => {
+            Ok(Loaded::Measurements(read)) => {
+                skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
+                history
+                    .measurements
+                    .extend(read.benchmarks.into_iter().map(|m| MeasurementEntry {
+                        version: *version,
+                        benchmark: visible(&m.name).into_owned(),
+                        unit: m.unit,
+                        runs: m.runs,
+                        in_process: m.in_process,
+                        source: file.relative.clone(),
+                        format: read.format,
+                        note: m.note,
+                    }));
+            }
+            Ok(Loaded::Profile(format, parsed)) => {
+                let parsed = *parsed;
                 skipped.extend(parsed.warnings.iter().map(|w| skip(&file.relative, w)));
                 let map = history.frames.absorb(parsed.frames);
                 let mut profile = parsed.profile;
@@ -87,6 +108,9 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
             &b.source,
         ))
     });
+    history.measurements.sort_by(|a, b| {
+        (&a.benchmark, a.version, &a.source).cmp(&(&b.benchmark, b.version, &b.source))
+    });
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     history.skipped = skipped;
     Ok(history)
@@ -100,8 +124,27 @@ fn skip(file: &str, e: &ParseError) -> Skipped {
     }
 }
 
-/// Reads one file and parses it; I/O problems become whole-file errors.
-pub fn read_and_parse(path: &PathBuf) -> Result<(&'static str, Parsed), ParseError> {
+/// `1.0/criterion/fib/new/sample.json` inside version `1.0` →
+/// `criterion/fib/new/sample.json`.
+fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
+    relative
+        .strip_prefix(version)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(relative)
+}
+
+/// Reads one file of a version: measurements or a profile.
+fn read_input(path: &Path, within_version: &str) -> Result<Loaded, ParseError> {
+    let bytes = read_bounded(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    load_bytes(within_version, &name, &bytes)
+}
+
+/// The file's bytes, refusing files over the input limit.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, ParseError> {
     let size = std::fs::metadata(path)
         .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?
         .len();
@@ -111,8 +154,12 @@ pub fn read_and_parse(path: &PathBuf) -> Result<(&'static str, Parsed), ParseErr
             MAX_INPUT_BYTES >> 30
         )));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+    std::fs::read(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))
+}
+
+/// Reads one file and parses it; I/O problems become whole-file errors.
+pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError> {
+    let bytes = read_bounded(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -78,22 +78,55 @@ pub fn format_named(name: &str) -> Option<&'static dyn Format> {
     FORMATS.iter().copied().find(|f| f.name() == name)
 }
 
-/// Decompresses if needed, picks the format by content and parses.
+/// Decompresses if needed, picks the profile format by content and parses.
 pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
-    let owned;
+    let bytes = unwrapped(bytes)?;
+    parse_profile(file_name, &bytes)
+}
+
+/// What one input file held.
+#[derive(Debug)]
+pub enum Loaded {
+    /// A profile, and the name of the format that read it (boxed: it is
+    /// large beside a measurement file, and moved around in a Vec).
+    Profile(&'static str, Box<Parsed>),
+    /// Repeated measurements from a benchmark tool.
+    Measurements(measurements::MeasurementFile),
+}
+
+/// Decompresses if needed and reads a measurement file or a profile.
+/// `relative_path` (inside the version) names Criterion's benchmarks.
+pub fn load_bytes(
+    relative_path: &str,
+    file_name: &str,
+    bytes: &[u8],
+) -> Result<Loaded, ParseError> {
+    let bytes = unwrapped(bytes)?;
+    if let Some(read) = measurements::sniff_and_parse(relative_path, &bytes) {
+        return read.map(Loaded::Measurements);
+    }
+    let (format, parsed) = parse_profile(file_name, &bytes)?;
+    Ok(Loaded::Profile(format, Box::new(parsed)))
+}
+
+/// The bytes with gzip undone; an empty file is an error.
+fn unwrapped(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ParseError> {
     let bytes = if text::is_gzip(bytes) {
-        owned = text::gunzip(bytes)?;
-        &owned[..]
+        std::borrow::Cow::Owned(text::gunzip(bytes)?)
     } else {
-        bytes
+        std::borrow::Cow::Borrowed(bytes)
     };
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ParseError::whole("the file is empty"));
     }
+    Ok(bytes)
+}
+
+fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
     let input = Input { file_name, bytes };
     let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
         ParseError::whole(format!(
-            "unrecognised format (expected one of: {})",
+            "unrecognised format (expected one of: {}; or measurements from hyperfine, Criterion, Google Benchmark, pytest-benchmark)",
             FORMATS
                 .iter()
                 .map(|f| f.name())
