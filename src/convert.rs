@@ -22,7 +22,7 @@ pub fn convert_file(
     metric: Option<&str>,
 ) -> Result<(Parsed, String), BuildError> {
     let (_, parsed) =
-        input::load::read_and_parse(&path.to_path_buf()).map_err(|error| InputError {
+        input::load::read_and_parse(path).map_err(|error| InputError {
             file: path.display().to_string(),
             error,
         })?;

@@ -193,7 +193,7 @@ fn every_corpus_file_is_parsed_with_known_totals_or_rejected_clearly() {
             continue;
         };
         checked += 1;
-        let result = read_and_parse(&entry.path().to_path_buf());
+        let result = read_and_parse(entry.path());
         match (expect, result) {
             (
                 Parsed {

@@ -2,7 +2,7 @@
 //! order, every file parsed in parallel, frames interned into one table, and
 //! every problem recorded as a [`Skipped`] entry instead of stopping.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
