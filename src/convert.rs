@@ -21,11 +21,10 @@ pub fn convert_file(
     target: Target,
     metric: Option<&str>,
 ) -> Result<(Parsed, String), BuildError> {
-    let (_, parsed) =
-        input::load::read_and_parse(path).map_err(|error| InputError {
-            file: path.display().to_string(),
-            error,
-        })?;
+    let (_, parsed) = input::load::read_and_parse(path).map_err(|error| InputError {
+        file: path.display().to_string(),
+        error,
+    })?;
     let text = match target {
         Target::Folded => {
             let m = match metric {

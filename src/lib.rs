@@ -72,6 +72,8 @@ pub struct BuildOptions {
 pub struct BuildReport {
     pub versions: usize,
     pub profiles: usize,
+    /// Files of repeated measurements read.
+    pub measurement_files: usize,
     pub pages: usize,
     pub skipped: Vec<model::Skipped>,
 }
@@ -139,6 +141,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     Ok(BuildReport {
         versions: history.versions.len(),
         profiles: history.profiles.len(),
+        measurement_files: history.measurement_files(),
         pages,
         skipped: history.skipped,
     })

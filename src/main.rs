@@ -399,8 +399,12 @@ fn counted(n: usize, noun: &str) -> String {
 
 /// `622 pages for 24 profiles in 3 versions`.
 fn summary(report: &perfatlas::BuildReport) -> String {
+    let measurements = match report.measurement_files {
+        0 => String::new(),
+        n => format!(" and {}", counted(n, "measurement file")),
+    };
     format!(
-        "{} for {} in {}",
+        "{} for {}{measurements} in {}",
         counted(report.pages, "page"),
         counted(report.profiles, "profile"),
         counted(report.versions, "version")

@@ -77,6 +77,18 @@ pub struct History {
 }
 
 impl History {
+    /// How many files the measurements came from.
+    pub fn measurement_files(&self) -> usize {
+        let mut files: Vec<&str> = self
+            .measurements
+            .iter()
+            .map(|m| m.source.as_str())
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        files.len()
+    }
+
     /// Benchmark names in sorted order.
     pub fn benchmarks(&self) -> Vec<String> {
         let set: BTreeSet<&str> = self.profiles.iter().map(|p| p.benchmark.as_str()).collect();

@@ -63,6 +63,8 @@ struct View {
     rows: Vec<Row>,
     changes: Vec<ChangeRow>,
     in_process_note: Option<String>,
+    /// At least two versions have enough runs to be compared.
+    judgeable: bool,
 }
 
 pub fn render(
@@ -104,6 +106,12 @@ pub fn render(
         chart: series_svg::chart(series, bench.categories.as_ref(), &history.versions, None, settings.confidence),
         rows,
         changes,
+        judgeable: series
+            .points
+            .iter()
+            .filter(|p| p.values.len() >= settings.min_runs)
+            .count()
+            >= 2,
         in_process_note: series.points.iter().any(|p| p.in_process).then(|| {
             "Samples taken inside one process (Criterion's iterations, pytest-benchmark's rounds) are not independent: each run counts once, with the mean of its samples. Save several runs per version (one file each) for a verdict.".to_string()
         }),
@@ -164,7 +172,10 @@ fn row(
             .and_then(|s| s.ci)
             .map(|(lo, hi)| format!("{} – {}", measured(lo, unit), measured(hi, unit)))
             .unwrap_or_else(|| "—".into()),
-        sd: s.map(|s| measured(s.sd, unit)).unwrap_or_default(),
+        sd: s
+            .filter(|s| s.n > 1)
+            .map(|s| measured(s.sd, unit))
+            .unwrap_or_else(|| "—".into()),
         category: match (categories, s) {
             (Some(c), Some(s)) => c.names[c.of(s.mean).min(c.names.len() - 1)].clone(),
             _ => String::new(),

@@ -82,6 +82,7 @@ struct IndexView {
     benchmarks: Vec<BenchmarkRow>,
     formats: Vec<FormatRow>,
     profile_count: usize,
+    measurement_files: usize,
     skipped: Vec<Skipped>,
     skipped_files: usize,
     regressions: Vec<ChangeRow>,
@@ -159,6 +160,7 @@ pub fn render(
             .collect(),
         formats: format_rows(history),
         profile_count: history.profiles.len(),
+        measurement_files: history.measurement_files(),
         skipped: history.skipped.clone(),
         skipped_files: crate::model::skipped_files(&history.skipped),
     };
