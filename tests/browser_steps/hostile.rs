@@ -28,6 +28,17 @@ fn write_input(dir: &Path) {
             format!("main;{stack} 5\nmain;{} {extra}\nmain 1\n", NAMES[1]),
         )
         .unwrap();
+        // Measurements of a benchmark named like markup (hyperfine's shape).
+        let times: Vec<String> = (0..4).map(|i| format!("0.0{}{i}", extra)).collect();
+        std::fs::write(
+            v.join("timings.json"),
+            format!(
+                "{{\"results\":[{{\"command\":{},\"mean\":0.05,\"times\":[{}]}}]}}",
+                serde_json::to_string(NAMES[0]).unwrap(),
+                times.join(",")
+            ),
+        )
+        .unwrap();
         let frames: Vec<String> = NAMES
             .iter()
             .map(|n| {
@@ -166,6 +177,8 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
         "component",
         "timeline",
         "flamediff",
+        "benchmarks",
+        "regressions",
     ] {
         assert!(
             kinds.contains_key(required),
@@ -193,4 +206,9 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
         assert!(text.contains(n), "{n:?} is not shown as text");
     }
     ctx.screenshot("40-hostile-names");
+    // The measured benchmark named like markup, on its regression page.
+    let regression = kinds["regressions"].clone();
+    ctx.open(&site.join(&regression));
+    let text = ctx.js_str("document.querySelector('main').innerText");
+    assert!(text.contains(NAMES[0]), "{regression}: {text}");
 }
