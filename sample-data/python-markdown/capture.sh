@@ -62,6 +62,8 @@ for v in "${VERSIONS[@]}"; do
     fi
     mkdir -p "$HERE/$v"
 done
+# measure.sh needs the virtualenvs only.
+if [ "${ONLY_VENVS:-0}" = 1 ]; then exit 0; fi
 
 # --- release dates (PyPI upload time of each version's sdist) -----------------
 # Read from PyPI's JSON simple index (PEP 691/700), the same index pip uses.

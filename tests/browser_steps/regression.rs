@@ -31,10 +31,12 @@ fn write_input(dir: &Path) {
 }
 
 pub fn step_regression_page(ctx: &Ctx) {
-    let work = tempfile::tempdir().unwrap();
-    let input = work.path().join("input");
+    // Beside the main site, so it outlives the step (the last step checks
+    // that every file the browser requested exists).
+    let work = ctx.site.parent().unwrap().join("regression");
+    let input = work.join("input");
     write_input(&input);
-    let site = work.path().join("site");
+    let site = work.join("site");
     let out = crate::common::build(&input, &site, &[]);
     assert_eq!(
         out.status.code(),
