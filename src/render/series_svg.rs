@@ -188,7 +188,7 @@ fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
                 ("y2", &yy),
             ],
         );
-        let label = if unit == "s" {
+        let label = if unit == "s" && v > 0.0 {
             measured(v, unit)
         } else {
             grouped(v)
