@@ -72,6 +72,8 @@ pub struct History {
     /// Repeated measurements from benchmark tools, sorted by (benchmark,
     /// version, source).
     pub measurements: Vec<super::MeasurementEntry>,
+    /// Field executions, one set per version that has a `field/` folder.
+    pub field: Vec<super::field::FieldSet>,
     /// Sorted by file.
     pub skipped: Vec<Skipped>,
 }

@@ -7,6 +7,7 @@
 //! method has the same id in every version.
 
 mod component;
+pub mod field;
 mod frame;
 mod history;
 pub mod limits;
