@@ -22,3 +22,4 @@ pub mod shapes;
 pub mod stats;
 pub mod timeline;
 pub mod totals;
+pub mod treemap;
