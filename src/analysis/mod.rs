@@ -6,6 +6,7 @@ pub mod callgraph;
 pub mod changes;
 pub mod derived;
 pub mod derived_metrics;
+pub mod field_filter;
 pub mod flame;
 pub mod flame_diff;
 pub mod hierarchy;
