@@ -7,6 +7,10 @@
 //! This module owns the filter grammar, its error messages (with the
 //! 1-based character column they point at), evaluation, and grouping. It
 //! reads no files and renders nothing; it never panics on any input.
+//! `templates/assets/field-filter.js` is its JavaScript twin for the page's
+//! filter box: the same grammar, the same messages and columns, the same
+//! evaluation; `tests/fixtures/filter_cases.json` holds the cases both must
+//! agree on.
 //!
 //! Grammar, `and` binding tighter than `or`, ASCII spaces, tabs and line
 //! breaks between tokens (other characters, U+00A0 among them, are errors):
@@ -1254,5 +1258,160 @@ mod tests {
             empty_key.validate().unwrap_err(),
             "view \"linux\": group_by has an empty property name"
         );
+    }
+
+    // ------------------------------------------------ agreement with the JS twin
+
+    /// One row of `tests/fixtures/filter_cases.json`: a filter that parses
+    /// with properties and whether they match, or one that does not parse.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Case {
+        filter: String,
+        #[serde(default)]
+        properties: BTreeMap<String, String>,
+        matches: Option<bool>,
+        error: Option<ExpectedError>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    struct ExpectedError {
+        column: usize,
+        message: String,
+    }
+
+    /// What the JavaScript said about one case.
+    #[derive(Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    struct JsAnswer {
+        error: Option<ExpectedError>,
+        /// Whether its AST equals Rust's `to_js` (compared in JavaScript:
+        /// ASTs nest deeper than serde_json reads by default).
+        same_ast: bool,
+        /// `matches` on its own AST.
+        matches: Option<bool>,
+        /// `matches` on Rust's `to_js` AST.
+        matches_rust_ast: Option<bool>,
+    }
+
+    const JS_HARNESS: &str = r#"
+        var api = require(process.argv[1]);
+        var cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+        function same(a, b) {
+          if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
+          var keys = Object.keys(a).sort();
+          if (Array.isArray(a) !== Array.isArray(b) || keys.join() !== Object.keys(b).sort().join()) return false;
+          return keys.every(function (k) { return same(a[k], b[k]); });
+        }
+        process.stdout.write(JSON.stringify(cases.map(function (c) {
+          var parsed = api.parse(c.filter);
+          return {
+            error: parsed.ok ? null : parsed.error,
+            same_ast: parsed.ok ? same(parsed.ast, c.rust_ast) : c.rust_ast === null,
+            matches: parsed.ok ? api.matches(parsed.ast, c.properties) : null,
+            matches_rust_ast: c.rust_ast ? api.matches(c.rust_ast, c.properties) : null
+          };
+        })));
+    "#;
+
+    fn fixture_cases() -> Vec<Case> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/filter_cases.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// Runs the harness over the cases with each Rust AST; None when `node`
+    /// is not installed.
+    fn run_node(cases: &[Case]) -> Option<Vec<JsAnswer>> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let input: Vec<Value> = cases
+            .iter()
+            .map(|c| {
+                let rust_ast = parse(&c.filter).ok().map(|f| f.to_js());
+                json!({ "filter": c.filter, "properties": c.properties, "rust_ast": rust_ast })
+            })
+            .collect();
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/templates/assets/field-filter.js"
+        );
+        let spawned = Command::new("node")
+            .args(["-e", JS_HARNESS, script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) if std::env::var_os("CI").is_some() => panic!("node is needed under CI: {e}"),
+            Err(e) => {
+                eprintln!("note: node not runnable ({e}); the JavaScript half is skipped");
+                return None;
+            }
+        };
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&serde_json::to_vec(&input).unwrap())
+            .unwrap();
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "node failed: {}", output.status);
+        Some(serde_json::from_slice(&output.stdout).unwrap())
+    }
+
+    /// Where Rust disagrees with the expected answer of `case`.
+    fn rust_disagreement(case: &Case) -> Option<String> {
+        let got = parse(&case.filter)
+            .map(|filter| filter.matches(&case.properties))
+            .map_err(|e| ExpectedError {
+                column: e.column,
+                message: e.message,
+            });
+        let agrees = match (&case.error, case.matches) {
+            (Some(error), None) => got.as_ref().err() == Some(error),
+            (None, Some(expected)) => got.as_ref().ok() == Some(&expected),
+            _ => return Some("the case needs exactly one of matches and error".into()),
+        };
+        (!agrees).then(|| format!("rust: {got:?}"))
+    }
+
+    /// Where JavaScript disagrees with the expected answer of `case` or
+    /// with Rust's AST.
+    fn js_disagreement(case: &Case, js: &JsAnswer) -> Option<String> {
+        let agrees = match (&case.error, case.matches) {
+            (Some(error), _) => js.error.as_ref() == Some(error),
+            (None, expected) => {
+                js.error.is_none()
+                    && js.same_ast
+                    && js.matches == expected
+                    && js.matches_rust_ast == expected
+            }
+        };
+        (!agrees).then(|| format!("javascript: {js:?}"))
+    }
+
+    #[test]
+    fn rust_and_javascript_agree_with_the_case_table() {
+        let cases = fixture_cases();
+        assert!(cases.len() >= 40, "{} cases", cases.len());
+        let js = run_node(&cases);
+        let mut failures = Vec::new();
+        for (i, case) in cases.iter().enumerate() {
+            let js_answer = js.as_ref().and_then(|answers| answers.get(i));
+            let problems = [
+                rust_disagreement(case),
+                js_answer.and_then(|answer| js_disagreement(case, answer)),
+                js.as_ref()
+                    .filter(|_| js_answer.is_none())
+                    .map(|_| "javascript: no answer".to_string()),
+            ];
+            for problem in problems.into_iter().flatten() {
+                failures.push(format!("case {i} {:?}: {problem}", case.filter));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }
