@@ -7,6 +7,7 @@ pub mod changes;
 pub mod derived;
 pub mod derived_metrics;
 pub mod field;
+pub mod field_filter;
 pub mod flame;
 pub mod flame_diff;
 pub mod hierarchy;
