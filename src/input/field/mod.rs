@@ -12,8 +12,9 @@
 //! ```
 //!
 //! This module owns the types every reader fills. LCOV is read in
-//! [`lcov`].
+//! [`lcov`], Cobertura XML in [`cobertura`].
 
+pub mod cobertura;
 pub mod lcov;
 mod tally;
 
