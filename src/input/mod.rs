@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod cpuprofile;
+pub mod field;
 pub mod folded;
 pub mod load;
 pub mod measurements;
