@@ -13,6 +13,8 @@
 //! Screenshots land in `<target>/browser-artifacts/`.
 
 mod common;
+#[path = "browser_steps/field.rs"]
+mod field;
 #[path = "browser_steps/flame.rs"]
 mod flame;
 #[path = "browser_steps/hostile.rs"]
@@ -437,6 +439,10 @@ fn report_site_in_a_browser() {
         (
             "matrix: themes recolour the Δ scale",
             matrix::step_matrix_themes,
+        ),
+        (
+            "field: bands, selection, filter, collapse, bug line",
+            field::step_field_pages,
         ),
         (
             "regression: index, page, flagged path, links",

@@ -4,10 +4,10 @@
 # Runs program/billing (python -m billing) once per line of RUNS below, each
 # under coverage.py with branch coverage, and writes for execution NN:
 #
-#   1.0/field/exec-NN.info         `coverage lcov` of that execution
-#   1.0/field/exec-NN.properties   key=value: platform, interpreter, user,
+#   report/1.0/field/exec-NN.info         `coverage lcov` of that execution
+#   report/1.0/field/exec-NN.properties   key=value: platform, interpreter, user,
 #                                  input, exit status and outcome
-#   1.0/version.toml               date and label of version 1.0
+#   report/1.0/version.toml               date and label of version 1.0
 #
 # outcome is `normal` unless the run died of an uncaught exception; then it
 # is the exception's type exactly as the traceback's last line names it
@@ -35,7 +35,7 @@ COVERAGE_VERSION=7.10.7          # supports CPython 3.9 - 3.14
 PYTHONS=(3.9 3.10 3.11 3.12 3.13)
 VERSION=1.0
 VERSION_DATE=2024-01-29          # the (simulated) release of billing 1.0
-OUT="$HERE/$VERSION/field"
+OUT="$HERE/report/$VERSION/field"
 
 # Executions, in field order.  The --as-of date stands for the day the user
 # ran the report (the program's default is today); users are simulated, each
@@ -112,7 +112,7 @@ find "$RUNDIR" -name __pycache__ -prune -exec rm -rf {} +
 
 mkdir -p "$OUT"
 rm -f "$OUT"/exec-*.info "$OUT"/exec-*.properties
-printf 'date = "%s"\nlabel = "billing %s"\n' "$VERSION_DATE" "$VERSION" > "$HERE/$VERSION/version.toml"
+printf 'date = "%s"\nlabel = "billing %s"\n' "$VERSION_DATE" "$VERSION" > "$HERE/report/$VERSION/version.toml"
 
 # The uncaught exception's type: the first unindented line after the last
 # "Traceback (most recent call last):" header on stderr, up to its colon.

@@ -33,6 +33,16 @@ pub struct Config {
     /// Regression detection (PRCA).
     #[serde(default)]
     pub regressions: RegressionConfig,
+    /// Field executions: named views.
+    #[serde(default)]
+    pub field: FieldConfig,
+}
+
+/// `[field]`: named views of the field executions, each a page.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FieldConfig {
+    pub views: Vec<crate::analysis::field_filter::ViewConfig>,
 }
 
 /// `[regressions]`: how versions are compared and what counts as major.
@@ -289,6 +299,14 @@ impl Config {
                 path: path.to_path_buf(),
                 message: message.into(),
             });
+        }
+        for view in &config.field.views {
+            if let Err(message) = view.validate() {
+                return Err(BuildError::Config {
+                    path: path.to_path_buf(),
+                    message: message.to_string(),
+                });
+            }
         }
         if config.flame.max_frames == 0 {
             return Err(BuildError::Config {

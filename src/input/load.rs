@@ -99,6 +99,19 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
             Err(e) => skipped.push(skip(&file.relative, &e)),
         }
     }
+    for (v, (_, dir)) in versions.iter().enumerate() {
+        let field_dir = dir.path.join("field");
+        if field_dir.is_dir() {
+            let read = super::field::read_field_dir(&field_dir, &format!("{}/field", dir.name));
+            skipped.extend(read.warnings.iter().map(|(file, w)| skip(file, w)));
+            if !read.executions.is_empty() {
+                history.field.push(crate::model::field::FieldSet {
+                    version: v,
+                    executions: read.executions,
+                });
+            }
+        }
+    }
     history.versions = versions.into_iter().map(|(v, _)| v).collect();
     history.profiles.sort_by(|a, b| {
         (&a.benchmark, a.version, a.repetition, &a.source).cmp(&(

@@ -95,6 +95,16 @@ fn files_by_version(history: &History) -> Vec<BTreeSet<String>> {
             }
         }
     }
+    // The files field executions cover.
+    for set in &history.field {
+        for e in &set.executions {
+            for f in &e.files {
+                if !f.path.is_empty() && !out[set.version].contains(&f.path) {
+                    out[set.version].insert(f.path.clone());
+                }
+            }
+        }
+    }
     out
 }
 

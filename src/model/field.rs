@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 /// A function's coverage as the coverage file gives it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionCoverage {
     pub name: String,
     pub line: u32,
@@ -14,7 +14,7 @@ pub struct FunctionCoverage {
 }
 
 /// One source file's coverage in one execution.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FileCoverage {
     /// As the coverage file names it.
     pub path: String,
@@ -24,7 +24,7 @@ pub struct FileCoverage {
 }
 
 /// One execution of the program in the field.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Execution {
     pub id: String,
     pub properties: BTreeMap<String, String>,
@@ -44,7 +44,7 @@ impl Execution {
 }
 
 /// The executions of one version.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FieldSet {
     pub version: usize,
     /// Sorted by id.

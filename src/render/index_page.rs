@@ -89,6 +89,8 @@ struct IndexView {
     improvements: Vec<ChangeRow>,
     series: Vec<SeriesLink>,
     regression_method: String,
+    /// (version label, href, executions, failed)
+    field: Vec<(String, String, usize, usize)>,
 }
 
 #[derive(Serialize)]
@@ -122,6 +124,19 @@ pub fn render(
             .iter()
             .filter(|b| !b.series.points.is_empty())
             .map(series_link)
+            .collect(),
+        field: history
+            .field
+            .iter()
+            .map(|set| {
+                let version = &history.versions[set.version];
+                (
+                    version.label.clone(),
+                    super::field_page::index_path(&version.name),
+                    set.executions.len(),
+                    set.executions.iter().filter(|e| e.failed()).count(),
+                )
+            })
             .collect(),
         regression_method: method_note(
             settings.test.label(),

@@ -11,6 +11,7 @@ pub mod callgraph_svg;
 pub mod component_page;
 pub mod diff_page;
 pub mod evolution;
+pub mod field_page;
 pub mod flame_diff_page;
 pub mod flame_svg;
 pub mod flame_view;
@@ -83,6 +84,11 @@ const TEMPLATES: &[(&str, &str)] = &[
         "regression.html",
         include_str!("../../templates/regression.html"),
     ),
+    ("field.html", include_str!("../../templates/field.html")),
+    (
+        "field_file.html",
+        include_str!("../../templates/field_file.html"),
+    ),
     ("source.html", include_str!("../../templates/source.html")),
     (
         "tree_table.html",
@@ -101,6 +107,11 @@ const ASSETS: &[(&str, &str)] = &[
     (
         "flame-standalone.js",
         include_str!("../../templates/assets/flame-standalone.js"),
+    ),
+    ("field.js", include_str!("../../templates/assets/field.js")),
+    (
+        "field-filter.js",
+        include_str!("../../templates/assets/field-filter.js"),
     ),
 ];
 /// Built-in themes, in the order the theme menu lists them.
@@ -307,7 +318,12 @@ pub fn site_files(
     sources: &Sources,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
-    for name in ["perfatlas.js", "perfatlas.css"] {
+    let field_assets: &[&str] = if history.field.is_empty() {
+        &[]
+    } else {
+        &["field.js", "field-filter.js"]
+    };
+    for &name in ["perfatlas.js", "perfatlas.css"].iter().chain(field_assets) {
         files.insert(
             format!("assets/{name}"),
             renderer.asset(name).as_bytes().to_vec(),
@@ -354,6 +370,10 @@ pub fn site_files(
         .filter(|k| k.starts_with("flamediff/"))
         .cloned()
         .collect();
+    for page in field_page::pages(history, &config.field.views, renderer, sources) {
+        let (path, html) = page?;
+        files.insert(path, html);
+    }
     for page in regression_pages(history, renderer, &regressions, &flame_diffs, &source_diffs) {
         let (path, html) = page?;
         files.insert(path, html);

@@ -51,45 +51,7 @@ use crate::model::visible;
 /// The outcome of an execution that ended without an uncaught exception.
 pub const NORMAL: &str = "normal";
 
-/// One function of a source file: where it starts and how often it ran.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FunctionCoverage {
-    pub name: String,
-    /// First line, 1-based.
-    pub line: u32,
-    /// Last line, when the coverage file gives it.
-    pub end_line: Option<u32>,
-    /// Calls (LCOV `FNDA`/`FNA`; Cobertura: the method's `hits`, else its
-    /// first line's).
-    pub count: u64,
-}
-
-/// What one execution covered of one source file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileCoverage {
-    /// As the coverage file names it (LCOV `SF`, Cobertura `filename`).
-    pub path: String,
-    /// Line → execution count, sorted by line; every instrumented line,
-    /// the ones that did not run with 0.
-    pub lines: Vec<(u32, u64)>,
-    /// Sorted by start line, then name.
-    pub functions: Vec<FunctionCoverage>,
-}
-
-/// One run of the deployed program.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Execution {
-    /// `NAME` of its files.
-    pub id: String,
-    /// Every property as text (`outcome` included when given).
-    pub properties: BTreeMap<String, String>,
-    /// [`NORMAL`], or the type of the uncaught exception.
-    pub outcome: String,
-    /// Sorted by path, each path once.
-    pub files: Vec<FileCoverage>,
-    /// The coverage file, relative to the input directory.
-    pub source: String,
-}
+pub use crate::model::field::{Execution, FileCoverage, FunctionCoverage};
 
 /// The executions of one version, and the problems met reading them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
