@@ -222,11 +222,17 @@ pub fn average(colours: &[Colour]) -> Option<Colour> {
     })
 }
 
-/// CSS for a colour: HSL with the hue, full saturation, lightness from
-/// the brightness (HSV value → HSL lightness at saturation 1: L = V / 2).
+/// CSS for a colour: HSL with full saturation and lightness from the
+/// brightness (HSV value → HSL lightness at saturation 1: L = V / 2). The
+/// hue goes through the theme's `--fm-h0 + --fm-hk × hue`, so the
+/// colour-blind theme can map red–green onto orange–blue.
 pub fn css(c: Option<Colour>) -> String {
     match c {
-        Some(c) => format!("hsl({:.0},100%,{:.0}%)", c.hue, c.brightness * 50.0),
+        Some(c) => format!(
+            "hsl(calc(var(--fm-h0) + var(--fm-hk) * {:.0}),100%,{:.0}%)",
+            c.hue,
+            c.brightness * 50.0
+        ),
         None => "var(--field-none)".to_string(),
     }
 }

@@ -66,7 +66,7 @@
   }
 
   function css(c) {
-    return c ? 'hsl(' + Math.round(c.hue) + ',100%,' + Math.round(c.brightness * 50) + '%)' : 'var(--field-none)';
+    return c ? 'hsl(calc(var(--fm-h0) + var(--fm-hk) * ' + Math.round(c.hue) + '),100%,' + Math.round(c.brightness * 50) + '%)' : 'var(--field-none)';
   }
 
   function bins(cols) {

@@ -55,9 +55,14 @@ fn read_runs(field: &Path) -> Runs {
         .collect()
 }
 
-/// The CSS hue of an `hsl(…)` colour.
+/// The Tarantula hue of a field colour, `hsl(calc(var(--fm-h0) +
+/// var(--fm-hk) * HUE),…)`.
 fn hue(css: &str) -> Option<f64> {
-    css.strip_prefix("hsl(")?.split(',').next()?.parse().ok()
+    css.strip_prefix("hsl(calc(var(--fm-h0) + var(--fm-hk) * ")?
+        .split(')')
+        .next()?
+        .parse()
+        .ok()
 }
 
 pub fn step_field_pages(ctx: &Ctx) {
