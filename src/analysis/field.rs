@@ -98,10 +98,7 @@ pub fn line_stats(executions: &[&Execution]) -> (Vec<FileStats>, Totals) {
             }
         }
     }
-    let totals = Totals {
-        executions: executions.len() as u32,
-        failed: executions.iter().filter(|e| e.failed()).count() as u32,
-    };
+    let totals = totals(executions);
     let files = files
         .into_iter()
         .map(|(path, lines)| FileStats {
@@ -110,6 +107,14 @@ pub fn line_stats(executions: &[&Execution]) -> (Vec<FileStats>, Totals) {
         })
         .collect();
     (files, totals)
+}
+
+/// How many executions there are and how many failed.
+pub fn totals(executions: &[&Execution]) -> Totals {
+    Totals {
+        executions: executions.len() as u32,
+        failed: executions.iter().filter(|e| e.failed()).count() as u32,
+    }
 }
 
 /// Tarantula: hue = 120 × %passed / (%passed + %failed), brightness from

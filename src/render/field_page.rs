@@ -333,13 +333,13 @@ fn tile_colours(
 ) -> Vec<Vec<Option<Colour>>> {
     all.iter()
         .map(|f| {
-            let mine = chosen.get(f.path.as_str());
+            let mine: BTreeMap<u32, &field::LineStats> = chosen
+                .get(f.path.as_str())
+                .map(|m| m.lines.iter().map(|l| (l.line, l)).collect())
+                .unwrap_or_default();
             f.lines
                 .iter()
-                .map(|l| {
-                    mine.and_then(|m| m.lines.iter().find(|x| x.line == l.line))
-                        .and_then(|s| field::tarantula(s, totals))
-                })
+                .map(|l| mine.get(&l.line).and_then(|s| field::tarantula(s, totals)))
                 .collect()
         })
         .collect()
@@ -659,7 +659,7 @@ fn file_page(
     let version = &history.versions[set.version];
     let page = file_path(&version.name, &file.path);
     let all: Vec<&Execution> = set.executions.iter().collect();
-    let (_, totals) = field::line_stats(&all);
+    let totals = field::totals(&all);
     let text = sources
         .get(set.version, &file.path)
         .map(|i| sources.files[i].text.as_str());
