@@ -98,20 +98,12 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 categories.as_ref(),
                 &settings,
             );
-            let mean_of = |v: usize| {
-                series
-                    .points
-                    .iter()
-                    .find(|p| p.version == v)
-                    .and_then(|p| p.summary)
-                    .map(|s| s.mean)
-            };
             BenchmarkCheck {
                 benchmark: series.benchmark.clone(),
                 figures: series.origin.describe(),
                 unit: series.unit.clone(),
-                baseline_mean: mean_of(baseline),
-                newest_mean: mean_of(newest),
+                baseline_mean: series.mean_at(baseline),
+                newest_mean: series.mean_at(newest),
                 verdict,
                 relative: c.and_then(|c| c.relative),
                 p_value: c.map(|c| c.p_value),

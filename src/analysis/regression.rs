@@ -86,6 +86,11 @@ impl Series {
     fn point_of(&self, version: usize) -> Option<&Point> {
         self.points.iter().find(|p| p.version == version)
     }
+
+    /// The mean of a version's runs, when it has figures.
+    pub fn mean_at(&self, version: usize) -> Option<f64> {
+        self.point_of(version)?.summary.map(|s| s.mean)
+    }
 }
 
 /// Every benchmark's series: from its measurement files when it has any,
@@ -232,6 +237,15 @@ pub struct Categories {
 impl Categories {
     pub fn of(&self, value: f64) -> usize {
         self.edges.iter().take_while(|&&edge| value >= edge).count()
+    }
+
+    /// The name of the category `value` falls in.
+    pub fn name_of(&self, value: f64) -> &str {
+        let names = &self.names;
+        names
+            .get(self.of(value))
+            .or(names.last())
+            .map_or("", String::as_str)
     }
 
     /// A configured set, or bands at `auto_bands` × the first version's
@@ -425,7 +439,7 @@ pub fn find_changes(
     };
     let name = |p: &Point| {
         categories
-            .map(|c| c.names[c.of(mean(p)).min(c.names.len() - 1)].clone())
+            .map(|c| c.name_of(mean(p)).to_string())
             .unwrap_or_default()
     };
     let v = |i: usize| judgeable[i].version;

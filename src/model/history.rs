@@ -79,16 +79,21 @@ pub struct History {
 }
 
 impl History {
-    /// How many files the measurements came from.
-    pub fn measurement_files(&self) -> usize {
-        let mut files: Vec<&str> = self
+    /// The measurement files read, as (format, file), each once.
+    pub fn measurement_sources(&self) -> Vec<(&'static str, &str)> {
+        let mut files: Vec<(&'static str, &str)> = self
             .measurements
             .iter()
-            .map(|m| m.source.as_str())
+            .map(|m| (m.format, m.source.as_str()))
             .collect();
         files.sort_unstable();
         files.dedup();
-        files.len()
+        files
+    }
+
+    /// How many files the measurements came from.
+    pub fn measurement_files(&self) -> usize {
+        self.measurement_sources().len()
     }
 
     /// Benchmark names in sorted order.

@@ -177,7 +177,7 @@ fn row(
             .map(|s| measured(s.sd, unit))
             .unwrap_or_else(|| "—".into()),
         category: match (categories, s) {
-            (Some(c), Some(s)) => c.names[c.of(s.mean).min(c.names.len() - 1)].clone(),
+            (Some(c), Some(s)) => c.name_of(s.mean).to_string(),
             _ => String::new(),
         },
         verdict,

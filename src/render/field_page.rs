@@ -64,7 +64,7 @@ struct BandView {
     failed: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct ViewLink {
     name: String,
     href: String,
@@ -285,7 +285,7 @@ fn system_page(
         failed: totals.failed as usize,
         bar: execution_bar(set, sel),
         map: treemap_svg(all_files, &colours, &history.versions[set.version].name),
-        views: links.iter().map(|l| ViewLink { name: l.name.clone(), href: l.href.clone(), filter: l.filter.clone(), group_by: l.group_by.clone() }).collect(),
+        views: links.to_vec(),
         data: data.as_ref().ok().cloned(),
         over_budget: data.as_ref().err().cloned(),
         sources_note: (missing_sources > 0).then(|| {
@@ -308,20 +308,9 @@ fn system_page(
 
 /// Every directory holding a file, parents first.
 fn directories(files: &[FileStats]) -> Vec<String> {
-    let mut dirs = std::collections::BTreeSet::new();
-    for f in files {
-        let mut prefix = String::new();
-        let parts: Vec<&str> = f.path.split('/').collect();
-        for dir in &parts[..parts.len().saturating_sub(1)] {
-            prefix = if prefix.is_empty() {
-                dir.to_string()
-            } else {
-                format!("{prefix}/{dir}")
-            };
-            dirs.insert(prefix.clone());
-        }
-    }
-    dirs.into_iter().collect()
+    let mut dirs = hierarchy(files).1;
+    dirs.sort();
+    dirs
 }
 
 /// Each file's line colours under the selection (unexecuted where the

@@ -247,14 +247,7 @@ fn format_rows(history: &History) -> Vec<FormatRow> {
     for p in &history.profiles {
         *counts.entry(p.format).or_insert(0) += 1;
     }
-    let mut measurement_files: Vec<(&str, &str)> = history
-        .measurements
-        .iter()
-        .map(|m| (m.format, m.source.as_str()))
-        .collect();
-    measurement_files.sort_unstable();
-    measurement_files.dedup();
-    for (format, _) in measurement_files {
+    for (format, _) in history.measurement_sources() {
         *counts.entry(format).or_insert(0) += 1;
     }
     counts

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::benchmark_page::{self, categories_note, method_note, severity_word};
 use super::format::{measured, p_value, signed_percent};
 use super::{matrix_page, paths, series_svg, Common, Renderer};
-use crate::analysis::regression::Change;
+use crate::analysis::regression::{Change, Direction};
 use crate::analysis::regression_report::RegressionReport;
 use crate::analysis::root_cause::RootCause;
 use crate::error::BuildError;
@@ -86,11 +86,8 @@ pub fn render(
     let mean_of = |v: usize| {
         bench
             .series
-            .points
-            .iter()
-            .find(|p| p.version == v)
-            .and_then(|p| p.summary)
-            .map(|s| measured(s.mean, unit))
+            .mean_at(v)
+            .map(|m| measured(m, unit))
             .unwrap_or_default()
     };
     let settings = &report.settings;
@@ -148,19 +145,11 @@ pub fn render(
                 weight: p.weight,
                 outcome: format!(
                     "{} than {}{}",
-                    if p.changed { "slower" } else { "not slower" },
+                    probe_word(p.changed, c.direction),
                     label(p.good),
                     p.p_value
                         .map(|x| format!(" ({})", p_value(x)))
                         .unwrap_or_default()
-                )
-                .replace(
-                    "slower",
-                    if c.direction == crate::analysis::regression::Direction::Regression {
-                        "slower"
-                    } else {
-                        "faster"
-                    },
                 ),
             })
             .collect(),
@@ -178,6 +167,16 @@ pub fn render(
         page,
         renderer.render("regression.html", &view)?.into_bytes(),
     ))
+}
+
+/// `slower` / `not slower` (or `faster` for an improvement's search).
+fn probe_word(changed: bool, direction: Direction) -> &'static str {
+    match (changed, direction) {
+        (true, Direction::Regression) => "slower",
+        (false, Direction::Regression) => "not slower",
+        (true, Direction::Improvement) => "faster",
+        (false, Direction::Improvement) => "not faster",
+    }
 }
 
 fn headline(c: &Change, before: &str, after: &str) -> String {

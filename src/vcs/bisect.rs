@@ -254,8 +254,8 @@ impl Repo {
     /// The graph between the revisions `good` and `bad` (any revspec,
     /// peeled to a commit) with the indices of good and bad in it.
     pub fn bisect_graph(&self, good: &str, bad: &str) -> Result<(Dag, usize, usize), VcsError> {
-        let good = self.commit_oid(good)?;
-        let bad = self.commit_oid(bad)?;
+        let good = self.commit_of(good)?.id();
+        let bad = self.commit_of(bad)?.id();
         let dag = Dag::from_repo(&self.repo, good, bad)?;
         let index = |oid: git2::Oid| {
             dag.index_of(&oid.to_string())
@@ -267,20 +267,6 @@ impl Repo {
         };
         let (good, bad) = (index(good)?, index(bad)?);
         Ok((dag, good, bad))
-    }
-
-    /// The commit `revision` names.
-    fn commit_oid(&self, revision: &str) -> Result<git2::Oid, VcsError> {
-        let revision_error = |e: git2::Error| VcsError::Revision {
-            repo: self.path.clone(),
-            revision: revision.to_string(),
-            message: e.message().to_string(),
-        };
-        let object = self
-            .repo
-            .revparse_single(revision)
-            .map_err(revision_error)?;
-        Ok(object.peel_to_commit().map_err(revision_error)?.id())
     }
 }
 

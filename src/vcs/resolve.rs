@@ -13,6 +13,21 @@ impl Repo {
     /// (patterns name tags, e.g. `release-{version}`; a pattern without
     /// `{version}` is an error, since it would give every version the same
     /// commit). `Ok(None)` when no tag matches.
+    /// The commit `revision` (any revspec) names; an error naming the
+    /// revision when it names none.
+    pub(super) fn commit_of(&self, revision: &str) -> Result<git2::Commit<'_>, VcsError> {
+        let revision_error = |e: git2::Error| VcsError::Revision {
+            repo: self.path.clone(),
+            revision: revision.to_string(),
+            message: e.message().to_string(),
+        };
+        let object = self
+            .repo
+            .revparse_single(revision)
+            .map_err(revision_error)?;
+        object.peel_to_commit().map_err(revision_error)
+    }
+
     pub fn resolve(
         &self,
         version: &str,
@@ -20,16 +35,7 @@ impl Repo {
         patterns: &[String],
     ) -> Result<Option<Resolved>, VcsError> {
         if let Some(revision) = revision {
-            let revision_error = |e: git2::Error| VcsError::Revision {
-                repo: self.path.clone(),
-                revision: revision.to_string(),
-                message: e.message().to_string(),
-            };
-            let object = self
-                .repo
-                .revparse_single(revision)
-                .map_err(revision_error)?;
-            let commit = object.peel_to_commit().map_err(revision_error)?;
+            let commit = self.commit_of(revision)?;
             return Ok(Some(resolved(
                 &commit,
                 format!("version.toml revision \"{revision}\""),
