@@ -6,6 +6,7 @@
 //! and version, with one [`FrameTable`] shared by all of them so the same
 //! method has the same id in every version.
 
+pub mod allocation;
 mod component;
 pub mod field;
 mod frame;
@@ -16,6 +17,7 @@ mod profile;
 mod tree;
 mod visible;
 
+pub use allocation::{AllocationSite, Allocations, ClassSource, CountKind};
 pub use component::{component_path, stable_path, Component, Language};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};

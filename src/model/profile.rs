@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::allocation::{Allocations, ClassSource, CountKind};
+use super::frame::FrameTable;
 use super::tree::{CallTree, NodeId};
 
 /// What a metric counts.
@@ -97,6 +99,8 @@ pub struct Profile {
     pub tree: CallTree,
     /// Present when the input records when each sample happened.
     pub timeline: Option<Timeline>,
+    /// Present when the input records what each context allocates.
+    pub allocations: Option<Box<Allocations>>,
 }
 
 impl Profile {
@@ -108,6 +112,46 @@ impl Profile {
             metrics,
             tree,
             timeline: None,
+            allocations: None,
+        }
+    }
+
+    /// Allocation sites read from self values, for inputs that record no
+    /// allocated type (pprof heap, V8 heap profiles): every context with a
+    /// non-zero self value of the `count` or `bytes` metric allocated
+    /// "objects of" its own function. `live` names the metrics of what is
+    /// still in use (pprof `inuse_objects`, `inuse_space`).
+    pub fn allocations_by_function(
+        &mut self,
+        frames: &FrameTable,
+        count: Option<usize>,
+        bytes: Option<usize>,
+        live: (Option<usize>, Option<usize>),
+    ) {
+        let kind = if count.is_some() {
+            CountKind::Objects
+        } else {
+            CountKind::Unknown
+        };
+        let mut alloc = Allocations::new(kind, bytes.is_some(), ClassSource::AllocatingFunction);
+        let value = |m: Option<usize>, node: NodeId| m.map(|m| self.tree.self_value(node, m));
+        for node in self.tree.node_ids() {
+            let Some(frame) = self.tree.frame(node) else {
+                continue;
+            };
+            let (c, b) = (value(count, node), value(bytes, node));
+            let (lc, lb) = (value(live.0, node), value(live.1, node));
+            let any = [c, b, lc, lb].iter().any(|v| v.is_some_and(|v| v > 0.0));
+            if !any {
+                continue;
+            }
+            let class = alloc.class(&frames.get(frame).function);
+            let i = alloc.add(node, class, c.unwrap_or(0.0), b.unwrap_or(0.0));
+            alloc.sites[i].live_count = lc;
+            alloc.sites[i].live_bytes = lb;
+        }
+        if !alloc.is_empty() {
+            self.allocations = Some(Box::new(alloc));
         }
     }
 
