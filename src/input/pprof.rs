@@ -282,12 +282,30 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         }
         profile.tree.add_stack(stack.iter().copied(), &values);
     }
+    record_heap_allocations(&mut profile, &frames);
 
     Ok(Parsed {
         frames,
         profile,
         warnings,
     })
+}
+
+/// Heap profiles (Go's `alloc_objects`, `alloc_space`, `inuse_objects`,
+/// `inuse_space`, or some of them) record no allocated type: the allocating
+/// function stands in for the class. The `inuse_*` values say how much of
+/// what a context allocated was still live when the profile was written.
+fn record_heap_allocations(profile: &mut Profile, frames: &FrameTable) {
+    let find = |name: &str| profile.metrics.iter().position(|m| m.name == name);
+    let allocated = (find("alloc_objects"), find("alloc_space"));
+    let live = (find("inuse_objects"), find("inuse_space"));
+    let (count, bytes) = match allocated {
+        (None, None) => live,
+        both => both,
+    };
+    if count.is_some() || bytes.is_some() {
+        profile.allocations_by_function(frames, count, bytes, live);
+    }
 }
 
 struct MappingInfo {
@@ -600,6 +618,41 @@ mod tests {
             "{alpha:?}"
         );
         assert!(alpha.line.is_some());
+    }
+
+    /// The Go heap profile of tests/fixtures/pprof (written by
+    /// `pprof.WriteHeapProfile`): every allocating function becomes an
+    /// allocation site of its own "class", with the objects and bytes of
+    /// `alloc_*` and what was still live from `inuse_*`; a CPU profile has
+    /// no allocation data.
+    #[test]
+    fn go_heap_profile_has_allocation_sites_by_function() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pprof/go-demo/1.0");
+        let bytes = std::fs::read(dir.join("demo-heap.heap.pb.gz")).unwrap();
+        let (_, parsed) = crate::input::parse_bytes("demo-heap.heap.pb.gz", &bytes).unwrap();
+        let p = &parsed.profile;
+        let alloc = p
+            .allocations
+            .as_deref()
+            .expect("heap profile has allocation sites");
+        assert_eq!(
+            alloc.class_source,
+            crate::model::ClassSource::AllocatingFunction
+        );
+        assert_eq!(alloc.count_kind, crate::model::CountKind::Objects);
+        let totals = p.totals();
+        assert_eq!(alloc.totals(), (totals[0], totals[1]));
+        let live: f64 = alloc.sites.iter().filter_map(|s| s.live_bytes).sum();
+        assert_eq!(live, totals[3]);
+        assert!(live > 0.0 && live < totals[1]);
+        for site in &alloc.sites {
+            let frame = parsed.frames.get(p.tree.frame(site.node).unwrap());
+            assert_eq!(alloc.classes[site.class as usize], frame.function);
+        }
+        let cpu = std::fs::read(dir.join("demo.cpu.pb.gz")).unwrap();
+        let (_, cpu) = crate::input::parse_bytes("demo.cpu.pb.gz", &cpu).unwrap();
+        assert!(cpu.profile.allocations.is_none());
     }
 
     #[test]
