@@ -14,7 +14,10 @@ use serde::Deserialize;
 
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
-use crate::model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample};
+use crate::model::{
+    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile,
+    Timeline, TimelineSample,
+};
 
 /// The native format version this perfatlas reads and writes.
 pub const VERSION: u64 = 1;
@@ -67,6 +70,48 @@ struct Document {
     root_self: Option<Vec<f64>>,
     #[serde(default)]
     timeline: Option<Vec<SampleRecord>>,
+    #[serde(default)]
+    allocations: Option<AllocationsRecord>,
+}
+
+/// `$.allocations`: what each calling context instantiates directly.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllocationsRecord {
+    /// "objects" (default), "samples" or "none".
+    #[serde(default)]
+    counts: Option<String>,
+    /// False when the sites carry no byte sizes.
+    #[serde(default = "yes")]
+    bytes: bool,
+    #[serde(default)]
+    bytes_note: Option<String>,
+    /// True when the class names are the allocating functions' names.
+    #[serde(default)]
+    classes_are_functions: bool,
+    /// True when children are listed in call order.
+    #[serde(default)]
+    call_order: bool,
+    sites: Vec<SiteRecord>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SiteRecord {
+    node: Option<u64>,
+    class: String,
+    #[serde(default)]
+    count: f64,
+    #[serde(default)]
+    bytes: f64,
+    #[serde(default)]
+    live_count: Option<f64>,
+    #[serde(default)]
+    live_bytes: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -75,6 +120,9 @@ struct NodeRecord {
     parent: Option<u64>,
     #[serde(rename = "self")]
     self_values: Vec<f64>,
+    /// Calls into this context from its parent's (instrumenting profilers).
+    #[serde(default)]
+    calls: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -214,7 +262,93 @@ fn build(doc: Document) -> Result<Parsed, ParseError> {
         }
         profile.timeline = Some(Timeline { samples: timeline });
     }
+    let calls: Vec<(NodeId, f64)> = doc
+        .nodes
+        .iter()
+        .zip(&node_ids)
+        .filter_map(|(n, &id)| n.calls.map(|c| (id, c)))
+        .collect();
+    if let Some(record) = doc.allocations {
+        let mut alloc = read_allocations(record, &node_ids)?;
+        for (i, &(id, c)) in calls.iter().enumerate() {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(ParseError::json(
+                    format!("$.nodes[{i}].calls"),
+                    "must be a count ≥ 0",
+                ));
+            }
+            alloc.set_calls(id, c, profile.tree.len());
+        }
+        profile.allocations = Some(Box::new(alloc));
+    }
     Ok(Parsed::new(frames, profile))
+}
+
+/// The node a record index (or `null` for the root) names.
+fn node_at(index: Option<u64>, node_ids: &[NodeId], path: String) -> Result<NodeId, ParseError> {
+    match index {
+        None => Ok(NodeId::ROOT),
+        Some(n) => usize::try_from(n)
+            .ok()
+            .and_then(|n| node_ids.get(n))
+            .copied()
+            .ok_or_else(|| {
+                ParseError::json(
+                    path,
+                    format!("node {n} does not exist ({} nodes)", node_ids.len()),
+                )
+            }),
+    }
+}
+
+fn read_allocations(
+    record: AllocationsRecord,
+    node_ids: &[NodeId],
+) -> Result<Allocations, ParseError> {
+    let count_kind = match record.counts.as_deref() {
+        None | Some("objects") => CountKind::Objects,
+        Some("samples") => CountKind::Samples,
+        Some("none") => CountKind::Unknown,
+        Some(other) => {
+            return Err(ParseError::json(
+                "$.allocations.counts",
+                format!("expected \"objects\", \"samples\" or \"none\", found {other:?}"),
+            ))
+        }
+    };
+    let source = if record.classes_are_functions {
+        ClassSource::AllocatingFunction
+    } else {
+        ClassSource::Recorded
+    };
+    let mut alloc = Allocations::new(count_kind, record.bytes, source);
+    alloc.bytes_note = record.bytes_note;
+    alloc.call_order = record.call_order;
+    for (i, site) in record.sites.iter().enumerate() {
+        let path = |key: &str| format!("$.allocations.sites[{i}].{key}");
+        let node = node_at(site.node, node_ids, path("node"))?;
+        let amounts = [
+            ("count", Some(site.count)),
+            ("bytes", Some(site.bytes)),
+            ("live_count", site.live_count),
+            ("live_bytes", site.live_bytes),
+        ];
+        for (key, value) in amounts {
+            if value.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
+                return Err(ParseError::json(path(key), "must be a finite number ≥ 0"));
+            }
+        }
+        let class = alloc.class(&site.class);
+        let at = alloc.add(node, class, site.count, site.bytes);
+        let merged = &mut alloc.sites[at];
+        if let Some(v) = site.live_count {
+            *merged.live_count.get_or_insert(0.0) += v;
+        }
+        if let Some(v) = site.live_bytes {
+            *merged.live_bytes.get_or_insert(0.0) += v;
+        }
+    }
+    Ok(alloc)
 }
 
 /// A number as JSON: integers without a fraction, others in Rust's shortest
@@ -253,6 +387,7 @@ pub fn to_json(parsed: &Parsed) -> String {
     let profile = &parsed.profile;
     let tree = &profile.tree;
     let metric_count = profile.metrics.len();
+    let calls = profile.allocations.as_ref().and_then(|a| a.calls.as_ref());
     let mut out = String::new();
     let _ = write!(out, "{{\"perfatlas\":{VERSION},\n\"metrics\":[");
     for (i, m) in profile.metrics.iter().enumerate() {
@@ -298,6 +433,13 @@ pub fn to_json(parsed: &Parsed) -> String {
             &mut out,
             (0..metric_count).map(|m| tree.self_value(node, m)),
         );
+        if let Some(c) = calls
+            .and_then(|c| c.get(node.index()))
+            .filter(|&&c| c > 0.0)
+        {
+            out.push_str(",\"calls\":");
+            number(&mut out, *c);
+        }
         out.push('}');
     }
     out.push(']');
@@ -319,8 +461,59 @@ pub fn to_json(parsed: &Parsed) -> String {
         }
         out.push(']');
     }
+    if let Some(alloc) = &profile.allocations {
+        write_allocations(&mut out, alloc);
+    }
     out.push_str("}\n");
     out
+}
+
+/// `$.allocations`, one site per line, nodes as record indices.
+fn write_allocations(out: &mut String, alloc: &Allocations) {
+    let counts = match alloc.count_kind {
+        CountKind::Objects => "objects",
+        CountKind::Samples => "samples",
+        CountKind::Unknown => "none",
+    };
+    let _ = write!(
+        out,
+        ",\n\"allocations\":{{\"counts\":\"{counts}\",\"bytes\":{},\"classes_are_functions\":{},\"call_order\":{}",
+        alloc.bytes_known,
+        alloc.class_source == ClassSource::AllocatingFunction,
+        alloc.call_order
+    );
+    if let Some(note) = &alloc.bytes_note {
+        let _ = write!(out, ",\"bytes_note\":{}", json_string(note));
+    }
+    out.push_str(",\"sites\":[");
+    for (i, site) in alloc.sites.iter().enumerate() {
+        out.push_str(if i > 0 { ",\n" } else { "\n" });
+        out.push_str("{\"node\":");
+        if site.node == NodeId::ROOT {
+            out.push_str("null");
+        } else {
+            let _ = write!(out, "{}", site.node.index() - 1);
+        }
+        let _ = write!(
+            out,
+            ",\"class\":{},\"count\":",
+            json_string(&alloc.classes[site.class as usize])
+        );
+        number(out, site.count);
+        out.push_str(",\"bytes\":");
+        number(out, site.bytes);
+        for (key, value) in [
+            ("live_count", site.live_count),
+            ("live_bytes", site.live_bytes),
+        ] {
+            if let Some(v) = value {
+                let _ = write!(out, ",\"{key}\":");
+                number(out, v);
+            }
+        }
+        out.push('}');
+    }
+    out.push_str("]}");
 }
 
 #[cfg(test)]
@@ -504,6 +697,64 @@ mod tests {
         assert_eq!(e.place, Place::Line(4), "{e}");
         let e = read("{\"perfatlas\":1,\n\"metrics\":[").unwrap_err();
         assert_eq!(e.place, Place::Line(2), "{e}");
+    }
+
+    fn canvas() -> String {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/allocation/canvas.json"
+        );
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn allocations_and_calls_are_read_and_round_trip() {
+        let parsed = read(&canvas()).unwrap();
+        let alloc = parsed.profile.allocations.as_deref().unwrap();
+        assert_eq!(alloc.classes, ["Canvas", "ShapeFactory", "Circle", "Box"]);
+        assert_eq!(alloc.totals(), (48.0, 1272.0));
+        assert!(alloc.call_order);
+        let calls = alloc.calls.as_ref().unwrap();
+        assert_eq!(calls.iter().sum::<f64>(), 54.0);
+        let again = read(&to_json(&parsed)).unwrap();
+        assert_eq!(again.profile.allocations, parsed.profile.allocations);
+        assert_eq!(to_json(&again), to_json(&parsed));
+        // A heap profile's allocation sites survive `convert --to json`.
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/pprof/go-demo/1.0"
+        );
+        let bytes = std::fs::read(format!("{dir}/demo-heap.heap.pb.gz")).unwrap();
+        let (_, heap) = crate::input::parse_bytes("h.pb.gz", &bytes).unwrap();
+        let back = read(&to_json(&heap)).unwrap();
+        assert_eq!(back.profile.allocations, heap.profile.allocations);
+    }
+
+    #[test]
+    fn bad_allocation_records_have_json_paths() {
+        let text = canvas();
+        let cases = [
+            (
+                "\"node\": 10, \"class\": \"Box\"",
+                "\"node\": 99, \"class\": \"Box\"",
+                "$.allocations.sites[5].node: node 99 does not exist",
+            ),
+            (
+                "\"counts\": \"objects\"",
+                "\"counts\": \"gallons\"",
+                "$.allocations.counts: expected",
+            ),
+            (
+                "\"count\": 8, \"bytes\": 256}\n ]",
+                "\"count\": -8, \"bytes\": 256}\n ]",
+                "$.allocations.sites[5].count: must be",
+            ),
+        ];
+        for (from, to, want) in cases {
+            assert!(text.contains(from), "{from}");
+            let err = read(&text.replacen(from, to, 1)).unwrap_err().to_string();
+            assert!(err.contains(want), "{err}");
+        }
     }
 
     #[test]
