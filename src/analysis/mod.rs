@@ -2,6 +2,7 @@
 //! reads files or writes HTML.
 
 pub mod aggregate;
+pub mod allocation;
 pub mod callgraph;
 pub mod changes;
 pub mod derived;
