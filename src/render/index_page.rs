@@ -91,6 +91,8 @@ struct IndexView {
     regression_method: String,
     /// (version label, href, executions, failed)
     field: Vec<(String, String, usize, usize)>,
+    /// Per benchmark with allocation data: (benchmark, [(version, path)]).
+    allocations: Vec<(String, Vec<(String, String)>)>,
 }
 
 #[derive(Serialize)]
@@ -102,6 +104,26 @@ struct SeriesLink {
     latest_class: &'static str,
 }
 
+/// The allocation pages, grouped by benchmark.
+fn allocation_links(
+    history: &History,
+    plan: &super::allocation_page::Plan,
+) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for e in &plan.entries {
+        let version = &history.versions[e.version];
+        let link = (
+            version.label.clone(),
+            super::allocation_page::page_path(&e.benchmark, &version.name),
+        );
+        match out.last_mut() {
+            Some((b, links)) if *b == e.benchmark => links.push(link),
+            _ => out.push((e.benchmark.clone(), vec![link])),
+        }
+    }
+    out
+}
+
 pub fn render(
     history: &History,
     renderer: &Renderer,
@@ -109,6 +131,7 @@ pub fn render(
     evolution: &EvolutionPlan,
     aggregate_sets: &[(String, String)],
     report: &RegressionReport,
+    allocations: &super::allocation_page::Plan,
 ) -> Result<String, BuildError> {
     let (regressions, improvements) = report
         .changes
@@ -125,6 +148,7 @@ pub fn render(
             .filter(|b| !b.series.points.is_empty())
             .map(series_link)
             .collect(),
+        allocations: allocation_links(history, allocations),
         field: history
             .field
             .iter()

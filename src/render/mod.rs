@@ -6,6 +6,7 @@
 //! formatted) and the function that renders it; templates only place text.
 
 pub mod aggregate_page;
+pub mod allocation_page;
 pub mod benchmark_page;
 pub mod callgraph_svg;
 pub mod component_page;
@@ -43,7 +44,7 @@ use crate::analysis::shapes::ShapeFrames;
 use crate::error::BuildError;
 use crate::input::config::Config;
 use crate::input::sources::Sources;
-use crate::model::History;
+use crate::model::{History, Unit};
 use crate::ThemeChoice;
 use evolution::EvolutionPlan;
 use source_page::SourceLinks;
@@ -84,6 +85,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "regression.html",
         include_str!("../../templates/regression.html"),
     ),
+    (
+        "allocation.html",
+        include_str!("../../templates/allocation.html"),
+    ),
     ("field.html", include_str!("../../templates/field.html")),
     (
         "field_file.html",
@@ -107,6 +112,10 @@ const ASSETS: &[(&str, &str)] = &[
     (
         "flame-standalone.js",
         include_str!("../../templates/assets/flame-standalone.js"),
+    ),
+    (
+        "allocation.js",
+        include_str!("../../templates/assets/allocation.js"),
     ),
     ("field.js", include_str!("../../templates/assets/field.js")),
     (
@@ -323,7 +332,14 @@ pub fn site_files(
     } else {
         &["field.js", "field-filter.js"]
     };
-    for &name in ["perfatlas.js", "perfatlas.css"].iter().chain(field_assets) {
+    let allocations = allocation_page::Plan::new(history);
+    let allocation_assets: &[&str] = if allocations.entries.is_empty() {
+        &[]
+    } else {
+        &["allocation.js"]
+    };
+    let assets = ["perfatlas.js", "perfatlas.css"].iter().chain(field_assets);
+    for &name in assets.chain(allocation_assets) {
         files.insert(
             format!("assets/{name}"),
             renderer.asset(name).as_bytes().to_vec(),
@@ -374,6 +390,11 @@ pub fn site_files(
         let (path, html) = page?;
         files.insert(path, html);
     }
+    let memory_pages =
+        |benchmark: &str, version: usize| memory_flame_pages(history, &plan, benchmark, version);
+    for page in allocation_page::pages(history, renderer, &allocations, &links, &memory_pages) {
+        files.extend(page?);
+    }
     for page in regression_pages(history, renderer, &regressions, &flame_diffs, &source_diffs) {
         let (path, html) = page?;
         files.insert(path, html);
@@ -387,13 +408,41 @@ pub fn site_files(
             &evolution,
             &aggregate_sets(history, config),
             &regressions,
+            &allocations,
         )?
         .into_bytes(),
     );
     Ok(files)
 }
 
-type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
+/// The flame-graph pages of the memory metrics (bytes, objects) of the
+/// first repetition of `benchmark` in `version`, as (metric, path).
+fn memory_flame_pages(
+    history: &History,
+    plan: &profile_page::Plan,
+    benchmark: &str,
+    version: usize,
+) -> Vec<(String, String)> {
+    let Some(i) = history
+        .profiles
+        .iter()
+        .position(|p| p.benchmark == benchmark && p.version == version)
+    else {
+        return Vec::new();
+    };
+    history.profiles[i]
+        .profile
+        .metrics
+        .iter()
+        .zip(&plan.by_entry[i])
+        .filter(|(m, _)| {
+            matches!(m.unit, Unit::Bytes | Unit::Objects) || m.name.starts_with("alloc")
+        })
+        .map(|(m, path)| (m.name.clone(), path.clone()))
+        .collect()
+}
+
+pub(crate) type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
 
 /// The regression report, with code changes from the matrix's data.
 fn regression_report(
