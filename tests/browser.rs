@@ -12,6 +12,8 @@
 //!
 //! Screenshots land in `<target>/browser-artifacts/`.
 
+#[path = "browser_steps/allocation.rs"]
+mod allocation;
 mod common;
 #[path = "browser_steps/field.rs"]
 mod field;
@@ -443,6 +445,10 @@ fn report_site_in_a_browser() {
         (
             "field: bands, selection, filter, collapse, bug line",
             field::step_field_pages,
+        ),
+        (
+            "allocation: highlight, fixed highlight, exclusion, popups, colours, expanders",
+            allocation::step_allocation_pages,
         ),
         (
             "regression: index, page, flagged path, links",

@@ -34,12 +34,27 @@ pub struct Scope {
 const TIME_LIKE: [Unit; 3] = [Unit::Nanoseconds, Unit::Samples, Unit::Count];
 
 impl Scope {
-    /// The scope over `benchmarks` in `history`.
+    /// The scope over `benchmarks` in `history`, measured in execution time.
     pub fn new(history: &History, name: &str, benchmarks: &[String]) -> Scope {
+        Scope::preferring(history, name, benchmarks, &TIME_LIKE)
+    }
+
+    /// The scope measured in bytes allocated, when every profile in it has
+    /// a bytes metric (allocation data) and execution time is not already
+    /// bytes; `None` otherwise.
+    pub fn memory(history: &History, name: &str, benchmarks: &[String]) -> Option<Scope> {
+        let time = Scope::new(history, name, benchmarks);
+        let memory = Scope::preferring(history, name, benchmarks, &[Unit::Bytes]);
+        (memory.units_agree && time.unit != Unit::Bytes).then_some(memory)
+    }
+
+    /// The scope using, in every profile, the first of `units` that all
+    /// profiles have (else each profile's first metric).
+    fn preferring(history: &History, name: &str, benchmarks: &[String], units: &[Unit]) -> Scope {
         let in_scope: Vec<usize> = (0..history.profiles.len())
             .filter(|&i| benchmarks.contains(&history.profiles[i].benchmark))
             .collect();
-        let unit = TIME_LIKE.iter().find(|u| {
+        let unit = units.iter().find(|u| {
             in_scope.iter().all(|&i| {
                 history.profiles[i]
                     .profile

@@ -317,8 +317,8 @@ fn drawn_text(tree: &AllocTree, items: &[Item]) -> String {
     }
     format!(
         "{} of {} contexts drawn: {chains} chain{} of contexts that only pass calls on, and {groups} group{} of branches under {} of the total each, are collapsed (click ⋯ or + to open them).",
-        items.len() - chains - groups,
-        tree.nodes.len(),
+        items.len() - chains - groups - 1,
+        tree.nodes.len() - 1,
         if chains == 1 { "" } else { "s" },
         if groups == 1 { "" } else { "s" },
         super::format::percent(view::DEFAULT_SHARE, 1.0),

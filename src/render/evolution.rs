@@ -93,12 +93,19 @@ impl EvolutionPlan {
             ));
         }
         let sets = modifications.sets();
+        // Each scope measured in time, then (where profiles carry
+        // allocation bytes) a second matrix of the same scope in memory.
+        let scopes: Vec<(Scope, String)> = scopes
+            .into_iter()
+            .flat_map(|(name, benches, dir)| {
+                let memory = Scope::memory(history, &format!("{name} (memory)"), &benches)
+                    .map(|s| (s, format!("{dir}/memory")));
+                std::iter::once((Scope::new(history, &name, &benches), dir)).chain(memory)
+            })
+            .collect();
         let scopes = scopes
             .into_par_iter()
-            .map(|(name, benches, dir)| {
-                let scope = Scope::new(history, &name, &benches);
-                plan_scope(scope, dir, &hierarchy, &facts, &sets, config)
-            })
+            .map(|(scope, dir)| plan_scope(scope, dir, &hierarchy, &facts, &sets, config))
             .collect();
         EvolutionPlan {
             hierarchy,

@@ -1,0 +1,277 @@
+//! Browser step for allocation sites, on the paper's running example
+//! (tests/fixtures/allocation/canvas.json, every figure known) in two
+//! versions, plus a generated benchmark with a deep pass-through chain, a
+//! wide node of small branches and classes named like markup.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::Ctx;
+
+const EVIL: &str = "</script><img src=x onerror=\"window.__pwned=7;alert(7)\">";
+
+/// A native profile: `main` calls a chain `c0 → … → c9` ending in `leaf`
+/// (500 objects of `Big`), and `wide`, whose 40 children make 1 object
+/// each of a class named like markup.
+fn generated() -> String {
+    let mut frames = vec![json!({"function": "main"})];
+    let mut nodes = vec![json!({"frame": 0, "parent": null, "self": [0]})];
+    let mut sites = Vec::new();
+    for d in 0..10 {
+        frames.push(json!({ "function": format!("c{d}") }));
+        nodes.push(json!({"frame": frames.len() - 1, "parent": nodes.len() - 1, "self": [0]}));
+    }
+    frames.push(json!({"function": "leaf"}));
+    nodes.push(json!({"frame": frames.len() - 1, "parent": nodes.len() - 1, "self": [500]}));
+    sites.push(json!({"node": nodes.len() - 1, "class": "Big", "count": 500, "bytes": 8000}));
+    frames.push(json!({"function": "wide"}));
+    let wide = nodes.len();
+    nodes.push(json!({"frame": frames.len() - 1, "parent": 0, "self": [0]}));
+    for k in 0..40 {
+        frames.push(json!({ "function": format!("small{k}") }));
+        nodes.push(json!({"frame": frames.len() - 1, "parent": wide, "self": [1]}));
+        sites.push(json!({"node": nodes.len() - 1, "class": EVIL, "count": 1, "bytes": 16}));
+    }
+    // The format key first: files are recognised by their first kilobyte.
+    let body = json!({
+        "metrics": [{"name": "alloc_objects", "unit": "objects"}],
+        "frames": frames, "nodes": nodes,
+        "allocations": {"counts": "objects", "sites": sites},
+    })
+    .to_string();
+    format!("{{\"perfatlas\":1,{}", &body[1..])
+}
+
+fn write_input(dir: &Path) {
+    let canvas = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/allocation/canvas.json"),
+    )
+    .unwrap();
+    // 2.0 makes 20 boxes instead of 8 in createBoxes.
+    let more_boxes = canvas.replacen(
+        "{\"node\": 7, \"class\": \"Box\", \"count\": 8, \"bytes\": 256}",
+        "{\"node\": 7, \"class\": \"Box\", \"count\": 20, \"bytes\": 640}",
+        1,
+    );
+    assert_ne!(more_boxes, canvas);
+    for (version, text) in [("1.0", &canvas), ("2.0", &more_boxes)] {
+        let v = dir.join(version);
+        std::fs::create_dir_all(&v).unwrap();
+        std::fs::write(v.join("canvas.json"), text).unwrap();
+        std::fs::write(v.join("generated.json"), generated()).unwrap();
+    }
+}
+
+fn labels(ctx: &Ctx, selector: &str) -> Vec<String> {
+    let v = ctx.js(&format!(
+        "Array.from(document.querySelectorAll('svg.al-tree {selector}')).map(function (g) {{ return g.querySelector('text').textContent; }})"
+    ));
+    serde_json::from_value(v).unwrap()
+}
+
+fn drawn(ctx: &Ctx) -> usize {
+    ctx.js("document.querySelectorAll('svg.al-tree .al-item').length")
+        .as_u64()
+        .unwrap() as usize
+}
+
+fn row_event(ctx: &Ctx, class: &str, event: &str) {
+    ctx.js(&format!(
+        "(function () {{ var row = Array.from(document.querySelectorAll('.al-class')).find(function (r) {{ return r.querySelector('.al-name').textContent === {name}; }});
+            row.dispatchEvent(new MouseEvent('{event}', {{bubbles: true, cancelable: true}})); return true; }})()",
+        name = serde_json::to_string(class).unwrap()
+    ));
+}
+
+/// Hovers the `n`th item labelled `label` and returns the popup's rows as
+/// [class, amount, memory, created here].
+fn popup_rows(ctx: &Ctx, label: &str, n: usize) -> Value {
+    ctx.js(&format!(
+        "(function () {{ var g = Array.from(document.querySelectorAll('svg.al-tree .al-item')).filter(function (g) {{ return g.querySelector('text').textContent === {label}; }})[{n}];
+            g.querySelector('rect').dispatchEvent(new MouseEvent('mouseover', {{bubbles: true, clientX: 10, clientY: 10}}));
+            var p = document.getElementById('al-popup');
+            if (p.hidden) return null;
+            return Array.from(p.querySelectorAll('tr')).slice(1).map(function (tr) {{
+              return [tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[3].textContent, tr.className === 'al-direct']; }}); }})()",
+        label = serde_json::to_string(label).unwrap()
+    ))
+}
+
+/// class name → colour, from the class list and from every box drawn.
+fn colours(ctx: &Ctx) -> Value {
+    ctx.js("(function () { var out = {}, names = {};
+            document.querySelectorAll('.al-class').forEach(function (r) {
+              var c = r.getAttribute('data-class'); if (c < 0) return;
+              names[c] = r.querySelector('.al-name').textContent;
+              out[names[c]] = getComputedStyle(r.querySelector('.al-swatch')).backgroundColor; });
+            document.querySelectorAll('svg.al-tree .al-cls').forEach(function (b) {
+              var name = names[b.getAttribute('data-class')];
+              var fill = getComputedStyle(b).fill;
+              if (out[name] !== fill) out[name] = 'MISMATCH ' + out[name] + ' / ' + fill; });
+            return out; })()")
+}
+
+pub fn step_allocation_pages(ctx: &Ctx) {
+    let input = ctx.site.parent().unwrap().join("alloc-input");
+    let site = ctx.site.parent().unwrap().join("alloc-site");
+    let _ = std::fs::remove_dir_all(&input);
+    write_input(&input);
+    let out = crate::common::build(&input, &site, &["--force"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The index links to both versions of both benchmarks.
+    ctx.open(&site.join("index.html"));
+    let links = ctx.js("Array.from(document.querySelectorAll('#allocations a')).map(function (a) { return a.getAttribute('href'); })");
+    assert_eq!(
+        links,
+        json!([
+            "alloc/canvas/1.0.html",
+            "alloc/canvas/2.0.html",
+            "alloc/generated/1.0.html",
+            "alloc/generated/2.0.html"
+        ])
+    );
+
+    ctx.open(&site.join("alloc/canvas/1.0.html"));
+    // Fig. 1: eleven contexts; the class list sorted by instances.
+    assert_eq!(drawn(ctx), 11);
+    let classes = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return [r.querySelector('.al-name').textContent, r.cells[2].textContent]; })");
+    assert_eq!(
+        classes,
+        json!([
+            ["Circle", "30"],
+            ["Box", "16"],
+            ["Canvas", "1"],
+            ["ShapeFactory", "1"]
+        ])
+    );
+
+    // Hover Box: the paths that create a Box stay, the others are shaded.
+    let lit = ".al-item:not(.al-shaded)";
+    row_event(ctx, "Box", "mouseenter");
+    assert_eq!(
+        labels(ctx, ".al-item.al-shaded"),
+        [
+            "Canvas.<init>",
+            "Canvas.createCircles",
+            "Canvas.createShape",
+            "ShapeFactory.create"
+        ]
+    );
+    assert_eq!(labels(ctx, lit).len(), 7);
+    row_event(ctx, "Box", "mouseleave");
+    assert_eq!(labels(ctx, ".al-item.al-shaded").len(), 0);
+    // Click fixes the highlight: leaving and pointing at another class
+    // keep it; a second click releases it.
+    row_event(ctx, "Box", "click");
+    row_event(ctx, "Box", "mouseleave");
+    row_event(ctx, "Circle", "mouseenter");
+    assert_eq!(labels(ctx, ".al-item.al-shaded").len(), 4);
+    ctx.screenshot("60-allocation-highlight");
+    row_event(ctx, "Circle", "mouseleave");
+    row_event(ctx, "Box", "click");
+    row_event(ctx, "Box", "mouseleave");
+    assert_eq!(labels(ctx, ".al-item.al-shaded").len(), 0);
+
+    // Popups: the lower create makes both classes directly, called 23
+    // times; main creates the Canvas directly and the rest below.
+    let rows = popup_rows(ctx, "ShapeFactory.create", 2);
+    assert_eq!(
+        rows,
+        json!([
+            ["● Circle", "15", "360 B", true],
+            ["● Box", "8", "256 B", true]
+        ])
+    );
+    let text = ctx.js_str("document.getElementById('al-popup').textContent");
+    assert!(text.contains("calls from its context: 23"), "{text}");
+    let rows = popup_rows(ctx, "Canvas.main", 0);
+    assert_eq!(
+        rows,
+        json!([
+            ["Circle", "30", "720 B", false],
+            ["Box", "16", "512 B", false],
+            ["● Canvas", "1", "24 B", true],
+            ["ShapeFactory", "1", "16 B", false]
+        ])
+    );
+
+    // Exclusion: unticking Box removes its boxes and createBoxes' branch.
+    let box_index = ctx.js_str("Array.from(document.querySelectorAll('.al-class')).find(function (r) { return r.querySelector('.al-name').textContent === 'Box'; }).getAttribute('data-class')");
+    ctx.js("(function () { var b = Array.from(document.querySelectorAll('.al-class')).find(function (r) { return r.querySelector('.al-name').textContent === 'Box'; }).querySelector('.al-show'); b.click(); return true; })()");
+    assert_eq!(drawn(ctx), 8);
+    assert!(!labels(ctx, ".al-item").contains(&"Canvas.createBoxes".to_string()));
+    let boxes = ctx.js(&format!(
+        "document.querySelectorAll('svg.al-tree .al-cls[data-class=\"{box_index}\"]').length"
+    ));
+    assert_eq!(boxes, json!(0));
+    ctx.screenshot("61-allocation-excluded");
+    ctx.js("(function () { var b = Array.from(document.querySelectorAll('.al-class')).find(function (r) { return r.querySelector('.al-name').textContent === 'Box'; }).querySelector('.al-show'); b.click(); return true; })()");
+    assert_eq!(drawn(ctx), 11);
+    // Right-click excludes too (and again restores).
+    row_event(ctx, "Circle", "contextmenu");
+    assert_eq!(drawn(ctx), 8);
+    row_event(ctx, "Circle", "contextmenu");
+    assert_eq!(drawn(ctx), 11);
+    // "Below 2 instances" drops Canvas and ShapeFactory: the constructor's
+    // branch goes, main stays (it calls the others); reset restores all.
+    ctx.js("(function () { var i = document.getElementById('al-below'); i.value = '2'; i.dispatchEvent(new Event('input')); return true; })()");
+    assert_eq!(drawn(ctx), 10);
+    assert!(!labels(ctx, ".al-item").contains(&"Canvas.<init>".to_string()));
+    ctx.js("document.getElementById('al-reset').click(), true");
+    assert_eq!(drawn(ctx), 11);
+
+    // Class colours are the same on every page: both versions and the
+    // other benchmark (for the classes they share), and the standalone SVG.
+    let first = colours(ctx);
+    assert!(!first.to_string().contains("MISMATCH"), "{first}");
+    ctx.open(&site.join("alloc/canvas/2.0.html"));
+    let second = colours(ctx);
+    assert_eq!(first, second);
+    let change = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return r.cells[r.cells.length - 1].textContent; })");
+    // Box: 16 → 28 (createBoxes makes 20 instead of 8); Circle still first.
+    assert_eq!(change, json!(["no change", "+75.0%", "no change", "no change"]));
+    let svg = std::fs::read_to_string(site.join("alloc/canvas/2.0.svg")).unwrap();
+    for (name, colour) in first.as_object().unwrap() {
+        let index = ctx.js_str(&format!(
+            "Array.from(document.querySelectorAll('.al-class')).find(function (r) {{ return r.querySelector('.al-name').textContent === {}; }}).getAttribute('data-class')",
+            serde_json::to_string(name).unwrap()
+        ));
+        let rgb = ctx.js_str(&format!(
+            "(function () {{ var d = document.createElement('div'); d.style.color = getComputedStyle(document.querySelector('svg.al-tree .al-cls[data-class=\"{index}\"]')).fill; return d.style.color; }})()"
+        ));
+        assert_eq!(&Value::String(rgb), colour, "{name}");
+        let needle = format!("data-class=\"{index}\"");
+        assert!(svg.contains(&needle), "{name} in the standalone SVG");
+    }
+
+    // Collapsed parts: the chain opens into its ten contexts, the group of
+    // forty small branches into forty; markup in names stays text.
+    ctx.open(&site.join("alloc/generated/1.0.html"));
+    let items = labels(ctx, ".al-item");
+    assert!(items.contains(&"⋯ 10 calls deep".to_string()), "{items:?}");
+    assert!(items.contains(&"+40 contexts".to_string()), "{items:?}");
+    let before = drawn(ctx);
+    let open = |label: &str| {
+        ctx.js(&format!(
+            "(function () {{ var g = Array.from(document.querySelectorAll('svg.al-tree .al-item')).find(function (g) {{ return g.querySelector('text').textContent === '{label}'; }});
+                g.dispatchEvent(new MouseEvent('click', {{bubbles: true, cancelable: true}})); return true; }})()"
+        ))
+    };
+    open("⋯ 10 calls deep");
+    assert_eq!(drawn(ctx), before + 9);
+    open("+40 contexts");
+    assert_eq!(drawn(ctx), before + 9 + 39);
+    let names = ctx.js("Array.from(document.querySelectorAll('.al-name')).map(function (n) { return n.textContent; })");
+    assert!(names.as_array().unwrap().contains(&json!(EVIL)), "{names}");
+    let rows = popup_rows(ctx, "small3", 0);
+    assert_eq!(rows[0][0], json!(format!("● {EVIL}")));
+    assert_eq!(ctx.js("window.__pwned === undefined"), json!(true));
+    ctx.screenshot("62-allocation-expanded");
+}
