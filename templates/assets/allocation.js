@@ -11,7 +11,7 @@
   'use strict';
   var L = {
     BOX_MAX: 40, BOX_MIN: 2, PAD: 3, GAP: 2, PER_ROW: 4, NODE_MIN: 12, CHAR_W: 6.6,
-    LABEL_GAP: 4, LABEL_CHARS: 32, COLUMN_GAP: 28, ROW_GAP: 6, MARGIN: 8, BINS: 8, CHAIN_MIN: 3
+    LABEL_GAP: 4, LABEL_CHARS: 32, COLUMN_GAP: 28, ROW_GAP: 6, MARGIN: 8, BINS: 8, DECADES: 3, CHAIN_MIN: 3
   };
 
   /* The page data as a tree with children lists. */
@@ -163,7 +163,7 @@
     list.forEach(function (it) { if (it.depth > 0) largest = Math.max(largest, it.inclusive); });
     list.forEach(function (it, i) {
       placed[i].bin = (it.depth === 0 || largest <= 0) ? L.BINS - 1
-        : Math.min(Math.floor(it.inclusive / largest * L.BINS), L.BINS - 1);
+        : Math.min(Math.floor(Math.max(1 + Math.log10(it.inclusive / largest) / L.DECADES, 0) * L.BINS), L.BINS - 1);
     });
     var edges = [];
     list.forEach(function (it, i) {
@@ -273,8 +273,9 @@
       var t = el('text', { x: r2(p.w + L.LABEL_GAP), y: r2(p.h / 2 + 4) }, item);
       t.textContent = p.label;
     });
+    var contexts = current.list.filter(function (it) { return it.kind === 'node'; }).length - 1;
     var hidden = Object.keys(choice.excluded).length + (choice.below > 0 ? 1 : 0);
-    status.textContent = current.list.length + ' contexts drawn' + (hidden ? ', some classes excluded' : '');
+    status.textContent = contexts + ' of ' + (tree.nodes.length - 1) + ' contexts drawn' + (hidden ? ', some classes excluded' : '');
     highlight(fixedClass);
   }
 

@@ -236,7 +236,10 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert_eq!(first, second);
     let change = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return r.cells[r.cells.length - 1].textContent; })");
     // Box: 16 → 28 (createBoxes makes 20 instead of 8); Circle still first.
-    assert_eq!(change, json!(["no change", "+75.0%", "no change", "no change"]));
+    assert_eq!(
+        change,
+        json!(["no change", "+75.0%", "no change", "no change"])
+    );
     let svg = std::fs::read_to_string(site.join("alloc/canvas/2.0.svg")).unwrap();
     for (name, colour) in first.as_object().unwrap() {
         let index = ctx.js_str(&format!(

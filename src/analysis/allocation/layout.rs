@@ -8,7 +8,7 @@
 //! √(size / largest size of any box in the tree), never under [`BOX_MIN`]
 //! so a tiny class stays visible — four to a row, in class order. The
 //! context's colour bin (0 = least, 7 = most) comes from its inclusive
-//! size against the largest below the root. Edge width is 1 + 4 × calls /
+//! size against the largest below the root, on a log scale. Edge width is 1 + 4 × calls /
 //! most calls when the input counts calls, else 1.
 //!
 //! Labels are measured as monospace text ([`CHAR_W`] per character) so the
@@ -30,6 +30,8 @@ pub const COLUMN_GAP: f64 = 28.0;
 pub const ROW_GAP: f64 = 6.0;
 pub const MARGIN: f64 = 8.0;
 pub const BINS: usize = 8;
+/// Decades of memory the colour scale spans.
+pub const DECADES: f64 = 3.0;
 
 /// One class box, relative to its context's corner.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,8 +258,10 @@ fn place_rows(items: &[Item], placed: &mut [Placed]) -> f64 {
     rows.cursor - ROW_GAP
 }
 
-/// Colour bins from the inclusive sizes, against the largest below the
-/// root.
+/// Colour bins from the inclusive sizes against the largest below the
+/// root, on a log scale over [`DECADES`] decades: the largest is bin 7,
+/// a thousandth of it or less bin 0. (Memory per context is very skewed: a
+/// linear scale would paint every context but the few largest blue.)
 fn colour_bins(items: &[Item], placed: &mut [Placed]) {
     let largest = items
         .iter()
@@ -268,7 +272,8 @@ fn colour_bins(items: &[Item], placed: &mut [Placed]) {
         p.bin = if item.depth == 0 || largest <= 0.0 {
             BINS - 1
         } else {
-            ((item.inclusive / largest * BINS as f64) as usize).min(BINS - 1)
+            let share = (1.0 + (item.inclusive / largest).log10() / DECADES).max(0.0);
+            ((share * BINS as f64) as usize).min(BINS - 1)
         };
     }
 }

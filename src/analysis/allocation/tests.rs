@@ -197,12 +197,14 @@ fn the_tree_reads_left_to_right_and_top_to_bottom() {
     assert_eq!(width_to("ShapeFactory.create", 3), 5.0);
     assert_eq!(width_to("ShapeFactory.create", 4), 1.0 + 4.0 * 15.0 / 23.0);
     // Colour: the root and main hold everything; createBoxes' branch
-    // (8 of 48 objects) is in a low bin.
+    // (8 of 48 objects) is lower.
     assert_eq!(placed.items[1].bin, 7);
     let boxes_branch = (0..items.len())
         .find(|&i| placed.items[i].label == "Canvas.createBoxes")
         .unwrap();
-    assert_eq!(placed.items[boxes_branch].bin, (8.0 / 48.0 * 8.0) as usize);
+    // log scale over 3 decades: 8/48 of the largest is bin ⌊8 × (1 + log₁₀(1/6) / 3)⌋.
+    assert_eq!(placed.items[boxes_branch].bin, 5);
+    assert_eq!((8.0 * (1.0 + (8.0_f64 / 48.0).log10() / 3.0)) as usize, 5);
 }
 
 #[test]
