@@ -161,7 +161,23 @@ fn cases() -> Vec<Case> {
     );
     let mut bad_utf8 = b"main;caf\xe9;\xff\xfe 6\n".to_vec();
     bad_utf8.extend_from_slice(b"main;ok 1\n");
+    let frames = serde_json::json!([{ "function": ATTR_NAME }, { "function": "make" }]);
+    let sites = serde_json::json!([
+        { "node": 1, "class": SCRIPT_NAME, "count": 3, "bytes": 48 },
+        { "node": 1, "class": BIDI_NAME, "count": 2, "bytes": 32 },
+        { "node": 0, "class": ESC_NAME, "count": 1, "bytes": 16 },
+    ]);
+    let allocation = format!(
+        "{{\"perfatlas\":1,\"metrics\":[{{\"name\":\"alloc_objects\",\"unit\":\"objects\"}}],\"frames\":{frames},\
+         \"nodes\":[{{\"frame\":0,\"parent\":null,\"self\":[1]}},{{\"frame\":1,\"parent\":0,\"self\":[5]}}],\
+         \"allocations\":{{\"sites\":{sites}}}}}"
+    );
     vec![
+        Case {
+            file: "markup-alloc.json",
+            bytes: allocation.into_bytes(),
+            says: &[],
+        },
         Case {
             file: "good.folded",
             bytes: b"main;work 10\nmain 2\n".to_vec(),
@@ -424,6 +440,11 @@ fn assert_names_are_inert(tree: &std::collections::BTreeMap<String, Vec<u8>>) {
         "the escape is shown as ␛"
     );
     assert!(markup_page.contains("nul␀byte"));
+    // Class names on the allocation page: text in the list and the tree.
+    let alloc = String::from_utf8_lossy(&tree["alloc/markup-alloc/1.0.html"]);
+    assert!(alloc.contains("evil[U+202E]gnp.exe"));
+    assert!(alloc.contains("esc␛[31mred"));
+    assert!(alloc.contains("<span class=\"al-name\">&lt;/script&gt;&lt;script&gt;document.title"));
     let utf8_page = String::from_utf8_lossy(&tree["profiles/bad-utf8/1.0/r1.samples.html"]);
     assert!(
         utf8_page.contains("caf\u{FFFD}"),
