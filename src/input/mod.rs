@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpuprofile;
 pub mod field;
 pub mod folded;
+pub mod jfr;
 pub mod load;
 pub mod measurements;
 pub mod names;
@@ -69,6 +70,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
     &cpuprofile::CpuProfile,
+    &jfr::Jfr,
     &pprof::Pprof,
     &perf_script::PerfScript,
     &folded::Folded,
