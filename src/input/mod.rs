@@ -87,6 +87,14 @@ pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parse
     parse_profile(file_name, &bytes)
 }
 
+/// Reads the binary JFR recording at `path` (see [`jfr`]): unlike every
+/// other format it is read by the JDK's `jfr` tool, which needs the file.
+pub fn parse_jfr_recording(path: &std::path::Path) -> Result<(&'static str, Parsed), ParseError> {
+    let mut parsed = jfr::read_recording(path)?;
+    check_limits(&mut parsed)?;
+    Ok((jfr::Jfr.name(), parsed))
+}
+
 /// What one input file held.
 #[derive(Debug)]
 pub enum Loaded {

@@ -49,6 +49,7 @@
 
 mod events;
 mod names;
+mod tool;
 
 #[cfg(test)]
 mod tests;
@@ -67,6 +68,7 @@ use events::{Event, Kind, Read};
 use names::Instant;
 
 pub use names::java_class_name;
+pub use tool::read_recording;
 
 pub struct Jfr;
 

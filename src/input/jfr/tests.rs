@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::*;
 use crate::error::Place;
-use crate::input::parse_bytes;
+use crate::input::{load::read_and_parse, parse_bytes};
+use crate::test_support::corpus;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -32,6 +33,20 @@ fn events_of<'a>(json: &'a Value, kind: &str) -> Vec<&'a Value> {
         .iter()
         .filter(|e| e["type"] == kind)
         .collect()
+}
+
+/// The `jfr` tool, or `None` with a note (a failure under CI, which
+/// installs a JDK).
+fn jfr_tool() -> Option<PathBuf> {
+    let found = tool::find_jfr(std::env::var_os("PATH"), std::env::var_os("JAVA_HOME"));
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the JDK's `jfr` is needed under CI"
+        );
+        eprintln!("note: `jfr` is not on PATH; binary-recording test skipped");
+    }
+    found
 }
 
 /// 1-based line of the first line of Alloc.java containing `text`.
@@ -522,6 +537,125 @@ fn binary_bytes_without_a_path_say_how_to_convert() {
 }
 
 #[test]
+fn without_the_tool_a_binary_recording_is_a_clear_error() {
+    let e = tool::read_with(None, &fixture("alloc.jfr")).unwrap_err();
+    assert!(
+        e.message.starts_with(
+            "binary JFR recording, but the JDK's `jfr` tool is not on PATH nor in $JAVA_HOME/bin"
+        ),
+        "{e}"
+    );
+    assert!(e.message.contains(CONVERT), "{e}");
+    // PATH first, then JAVA_HOME/bin.
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("jfr"), "").unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let home = Some(dir.path().as_os_str().to_owned());
+    let path = Some(empty.path().as_os_str().to_owned());
+    assert_eq!(tool::find_jfr(path.clone(), None), None);
+    assert_eq!(tool::find_jfr(path, home), Some(bin.join("jfr")));
+    let both = std::env::join_paths([empty.path(), bin.as_path()]).unwrap();
+    assert_eq!(tool::find_jfr(Some(both), None), Some(bin.join("jfr")));
+}
+
+#[test]
+fn the_binary_fixture_reads_like_its_json() {
+    let Some(jfr) = jfr_tool() else { return };
+    let json = fixture_json("alloc.json.gz");
+    let events = events_of(&json, events::SAMPLE);
+    let weight: f64 = events
+        .iter()
+        .map(|e| e["values"]["weight"].as_f64().unwrap())
+        .sum();
+    let p = tool::read_with(Some(&jfr), &fixture("alloc.jfr")).unwrap();
+    assert_eq!(p.profile.tree.total(0), events.len() as f64);
+    assert_eq!(p.profile.tree.total(1), weight);
+    let (_, from_json) = parse_bytes("alloc.json.gz", &fixture_bytes("alloc.json.gz")).unwrap();
+    assert_eq!(alloc(&p).classes, alloc(&from_json).classes);
+    assert_eq!(p.profile.tree.len(), from_json.profile.tree.len());
+}
+
+#[test]
+fn a_broken_binary_recording_reports_what_jfr_said() {
+    let Some(jfr) = jfr_tool() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.jfr");
+    std::fs::write(&cut, &fixture_bytes("alloc.jfr")[..50_000]).unwrap();
+    let e = tool::read_with(Some(&jfr), &cut).unwrap_err();
+    assert!(e.message.contains("print` failed (exit status: 1)"), "{e}");
+    assert!(e.message.contains("could not read recording"), "{e}");
+}
+
+#[test]
+fn heavy_jfr_from_the_corpus_through_the_loader() {
+    const REL: &str = "speedscope/java-flight-recorder/heavy.jfr";
+    if corpus(REL).is_none() || jfr_tool().is_none() {
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(REL);
+    let (format, p) = read_and_parse(&path).unwrap();
+    assert_eq!(format, "jfr");
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    // jfr print --json --stack-depth 2048 --events jdk.ObjectAllocationSample heavy.jfr
+    // | python3: 25 events, weights summing to 878277960, two without a stack.
+    assert_eq!(p.profile.tree.total(0), 25.0);
+    assert_eq!(p.profile.tree.total(1), 878_277_960.0);
+    let mut classes = alloc(&p).classes.clone();
+    classes.sort();
+    assert_eq!(
+        classes,
+        [
+            "int[]",
+            "java.lang.String",
+            "java.util.ArrayList",
+            "java.util.ArrayList$Itr",
+            "java.util.concurrent.ConcurrentHashMap$Node[]"
+        ]
+    );
+    let ints: f64 = sites_of(&p, "int[]").iter().map(|s| s.1).sum();
+    assert_eq!(ints, 20.0);
+    let no_stack = p
+        .profile
+        .tree
+        .children(NodeId::ROOT)
+        .iter()
+        .find(|&&n| function(&p, n) == NO_STACK)
+        .copied()
+        .unwrap();
+    assert_eq!(p.profile.tree.self_value(no_stack, 0), 2.0);
+}
+
+#[test]
+fn heavy_jfr_printed_with_default_depth_gets_the_depth_warning() {
+    const REL: &str = "speedscope/java-flight-recorder/heavy.jfr";
+    if corpus(REL).is_none() {
+        return;
+    }
+    let Some(jfr) = jfr_tool() else { return };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(REL);
+    let out = std::process::Command::new(jfr)
+        .args(["print", "--json", "--events", events::SAMPLE])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let p = parse_json(&out.stdout).unwrap();
+    assert_eq!(p.profile.tree.total(0), 25.0);
+    assert_eq!(p.warnings.len(), 1);
+    assert!(
+        p.warnings[0].message.contains("deeper than 5 frames"),
+        "{}",
+        p.warnings[0]
+    );
+}
+
+#[test]
 fn garbage_never_panics() {
     for s in [
         "{",
@@ -542,4 +676,27 @@ fn garbage_never_panics() {
         "]".repeat(10_000)
     );
     let _ = parse(&deep);
+}
+
+#[test]
+fn a_version_directory_with_a_binary_recording_loads_it() {
+    let Some(_) = jfr_tool() else { return };
+    let input = tempfile::tempdir().unwrap();
+    let version = input.path().join("1.0");
+    std::fs::create_dir(&version).unwrap();
+    std::fs::copy(fixture("alloc.jfr"), version.join("canvas.jfr")).unwrap();
+    let config = crate::input::config::Config::default();
+    let history = crate::input::load::load_history(input.path(), &config).unwrap();
+    assert!(history.skipped.is_empty(), "{:?}", history.skipped);
+    let entry = &history.profiles[0];
+    assert_eq!(
+        (
+            entry.format,
+            entry.benchmark.as_str(),
+            entry.source.as_str()
+        ),
+        ("jfr", "canvas", "1.0/canvas.jfr")
+    );
+    let classes = &entry.profile.allocations.as_ref().unwrap().classes;
+    assert!(classes.iter().any(|c| c == "shapes.Circle"), "{classes:?}");
 }
