@@ -242,10 +242,10 @@ impl Builder {
             (Kind::Tlab, tlab)
         } else {
             if !tlab.is_empty() {
+                let (n, s) = (tlab.len(), if tlab.len() == 1 { "" } else { "s" });
                 self.warnings.push(ParseError::whole(format!(
-                    "{} TLAB allocation events ({IN_NEW_TLAB}, {OUTSIDE_TLAB}) are not counted: \
+                    "{n} TLAB allocation event{s} ({IN_NEW_TLAB}, {OUTSIDE_TLAB}) not counted: \
                      the recording also has {SAMPLE} events, which sample the same allocations",
-                    tlab.len(),
                     IN_NEW_TLAB = events::IN_NEW_TLAB,
                     OUTSIDE_TLAB = events::OUTSIDE_TLAB,
                     SAMPLE = events::SAMPLE,

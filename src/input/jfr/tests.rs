@@ -256,7 +256,7 @@ fn samples_win_over_tlab_events_of_the_same_recording() {
     assert_eq!(alloc(&p).classes, ["shapes.Circle"]);
     assert_eq!(p.warnings.len(), 1);
     assert!(
-        p.warnings[0].message.contains("1 TLAB allocation events"),
+        p.warnings[0].message.contains("1 TLAB allocation event ("),
         "{}",
         p.warnings[0]
     );
