@@ -302,8 +302,8 @@ impl Builder {
         };
         ParseError::whole(format!(
             "no allocation events ({}) in this recording{had}; record with \
-             -XX:StartFlightRecording and the default or profile settings, and print \
-             them with: {CONVERT}",
+             -XX:StartFlightRecording and the default or profile settings (JDK 16 and \
+             later; on JDK 11 to 15, settings=profile), and print them with: {CONVERT}",
             events::SAMPLE
         ))
     }
