@@ -28,6 +28,66 @@ seeds() {
     mkdir -p "$dir"
     case $target in
         method_range|derived_formula) ;;
+        jfr)
+            # The JSON reader takes no gzip, and real `jfr print --json`
+            # output is large (every frame carries its class loader and
+            # module): seed with one compact document in JFR's own shape,
+            # the corpus recording printed with short stacks when the `jfr`
+            # tool is here, and every small real JSON input.
+            cat >"$dir/compact.json" <<'JSON'
+{
+  "recording": {
+    "events": [{
+      "type": "jdk.ObjectAllocationSample",
+      "values": {
+        "startTime": "2026-11-23T23:57:21.093956753Z",
+        "stackTrace": {
+          "truncated": false,
+          "frames": [{
+            "method": {"type": {"name": "shapes\/Canvas"}, "name": "newCircle", "descriptor": "(I)Lshapes\/Circle;"},
+            "lineNumber": 60, "bytecodeIndex": 0, "type": "Inlined"
+          }, {
+            "method": {"type": {"name": "shapes\/Alloc"}, "name": "main", "descriptor": "([Ljava\/lang\/String;)V"},
+            "lineNumber": 17, "bytecodeIndex": 27, "type": "Interpreted"
+          }]
+        },
+        "objectClass": {"name": "shapes\/Circle", "modifiers": 32, "hidden": false},
+        "weight": 2096544
+      }
+    }, {
+      "type": "jdk.ObjectAllocationSample",
+      "values": {
+        "startTime": "2024-09-17T19:51:05+01:00",
+        "stackTrace": null,
+        "objectClass": {"name": "[Ljava\/lang\/String;"},
+        "weight": 2616
+      }
+    }, {
+      "type": "jdk.ObjectAllocationInNewTLAB",
+      "values": {
+        "startTime": "2024-09-17T18:51Z",
+        "stackTrace": {"truncated": true, "frames": [{"pc": 4096}]},
+        "objectClass": {"name": "[B"},
+        "allocationSize": 1040,
+        "tlabSize": 524288
+      }
+    }, {
+      "type": "jdk.CPULoad",
+      "values": {"startTime": "2024-09-17T18:51:06.5Z", "jvmUser": 0.25}
+    }]
+  }
+}
+JSON
+            heavy="$REPO/../shared/corpus/speedscope/java-flight-recorder/heavy.jfr"
+            if command -v jfr >/dev/null 2>&1 && [[ -f $heavy ]]; then
+                jfr print --json --stack-depth 3 --events jdk.ObjectAllocationSample \
+                    "$heavy" >"$dir/heavy.json" 2>/dev/null || rm -f "$dir/heavy.json"
+            fi
+            find "$REPO/tests/fixtures" "$REPO/../shared/corpus" -type f -size -512k \
+                -name '*.json' 2>/dev/null | while read -r f; do
+                cp -n "$f" "$dir/$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true
+            done
+            ;;
         *)
             find "$REPO/sample-data" "$REPO/tests/fixtures" "$REPO/../shared/corpus" \
                 -type f -size -512k ! -name '*.md' ! -name '*.sh' ! -name '*.py' ! -name 'LICENSE*' \

@@ -13,6 +13,9 @@
 //!   ns), and `endValue - startValue` for the evented one;
 //! - pprof: a hand-written protobuf decoder in python and `go tool pprof -raw`
 //!   (Debian golang-go), both giving 150 samples and 1.5 s of cpu.
+//! - jfr: `jfr print --json --stack-depth 2048 --events
+//!   jdk.ObjectAllocationSample` (Debian's JDK 17), then python counting the
+//!   events and summing their `weight`.
 
 use std::path::{Path, PathBuf};
 
@@ -65,7 +68,6 @@ fn expectation(rel: &str) -> Option<Expect> {
         | "speedscope/callgrind/callgrind.example.log"
         | "speedscope/callgrind/callgrind.multiple-event-types.log"
         | "speedscope/haskell/simple.prof"
-        | "speedscope/java-flight-recorder/heavy.jfr"
         | "inferno/collapse-dtrace/java.txt"
         | "inferno/collapse-dtrace/rust-names.txt" => Rejected(UNRECOGNISED),
         _ => return more_expectations(rel),
@@ -91,6 +93,12 @@ fn more_expectations(rel: &str) -> Option<Expect> {
         "speedscope/node/10.11.0/example.cpuprofile" => Parsed {
             format: "cpuprofile",
             totals: &[("samples", 29.0), ("cpu", 45_920_000.0)],
+            warnings: 0,
+        },
+        // A binary recording, read through the JDK's `jfr` tool.
+        "speedscope/java-flight-recorder/heavy.jfr" => Parsed {
+            format: "jfr",
+            totals: &[("alloc_samples", 25.0), ("alloc_weight", 878_277_960.0)],
             warnings: 0,
         },
         "speedscope/Chrome/116/Trace-20230603T221323.json"

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::config::{Config, VersionConfig};
 use super::walk::{self, InputFile, VersionDir};
-use super::{load_bytes, measurements, parse_bytes, Loaded, Parsed};
+use super::{load_bytes, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed};
 use crate::error::{BuildError, ParseError};
 use crate::model::{visible, History, MeasurementEntry, ProfileEntry, Skipped, Version};
 
@@ -148,12 +148,27 @@ fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
 
 /// Reads one file of a version: measurements or a profile.
 fn read_input(path: &Path, within_version: &str) -> Result<Loaded, ParseError> {
+    if is_binary_jfr(path) {
+        let (format, parsed) = parse_jfr_recording(path)?;
+        return Ok(Loaded::Profile(format, Box::new(parsed)));
+    }
     let bytes = read_bounded(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     load_bytes(within_version, &name, &bytes)
+}
+
+/// True when the file starts like a binary JFR recording. Those are read
+/// by the JDK's `jfr` tool from the file itself, streaming, so neither the
+/// whole file nor the input size limit is needed here.
+fn is_binary_jfr(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .is_ok_and(|_| super::jfr::is_binary_recording(&head))
 }
 
 /// The file's bytes, refusing files over the input limit.
@@ -172,6 +187,9 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, ParseError> {
 
 /// Reads one file and parses it; I/O problems become whole-file errors.
 pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError> {
+    if is_binary_jfr(path) {
+        return parse_jfr_recording(path);
+    }
     let bytes = read_bounded(path)?;
     let name = path
         .file_name()

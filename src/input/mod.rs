@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpuprofile;
 pub mod field;
 pub mod folded;
+pub mod jfr;
 pub mod load;
 pub mod measurements;
 pub mod names;
@@ -69,6 +70,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
     &cpuprofile::CpuProfile,
+    &jfr::Jfr,
     &pprof::Pprof,
     &perf_script::PerfScript,
     &folded::Folded,
@@ -83,6 +85,14 @@ pub fn format_named(name: &str) -> Option<&'static dyn Format> {
 pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
     let bytes = unwrapped(bytes)?;
     parse_profile(file_name, &bytes)
+}
+
+/// Reads the binary JFR recording at `path` (see [`jfr`]): unlike every
+/// other format it is read by the JDK's `jfr` tool, which needs the file.
+pub fn parse_jfr_recording(path: &std::path::Path) -> Result<(&'static str, Parsed), ParseError> {
+    let mut parsed = jfr::read_recording(path)?;
+    check_limits(&mut parsed)?;
+    Ok((jfr::Jfr.name(), parsed))
 }
 
 /// What one input file held.
