@@ -202,10 +202,10 @@ fn render(
         svg_href: svg_path.rsplit('/').next().unwrap_or_default().to_string(),
         classes: class_rows(tree, plan.previous(at).map(|p| &p.tree), &colours),
         has_live: class_live(tree).iter().any(Option::is_some),
-        below_unit: if tree.by_bytes() {
-            "bytes"
-        } else {
-            "instances"
+        below_unit: match tree.count_kind {
+            CountKind::Objects => "instances",
+            CountKind::Samples => "samples",
+            CountKind::Unknown => "bytes",
         }
         .to_string(),
         previous: plan.previous(at).map(page_link),
