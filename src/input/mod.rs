@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpuprofile;
 pub mod field;
 pub mod folded;
+pub mod json_pull;
 pub mod load;
 pub mod measurements;
 pub mod names;
