@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpuprofile;
 pub mod field;
 pub mod folded;
+pub mod heapprofile;
 pub mod json_pull;
 pub mod load;
 pub mod measurements;
@@ -69,6 +70,8 @@ pub trait Format: Sync {
 pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
+    // Before cpuprofile: both are JSON objects with V8 call frames.
+    &heapprofile::HeapProfile,
     &cpuprofile::CpuProfile,
     &pprof::Pprof,
     &perf_script::PerfScript,
