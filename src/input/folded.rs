@@ -13,7 +13,9 @@
 //! `asprof -e alloc -o collapsed` ends every stack with the allocated
 //! class: `java/lang/Thread.run;Foo.bar;java.lang.String_[i] 12`, where
 //! `_[i]` marks an object allocated in a new TLAB and `_[k]` one allocated
-//! outside a TLAB. async-profiler writes such class names dotted (the
+//! outside a TLAB (with HotSpot's TLAB callbacks; with JVMTI sampling some
+//! versions write only `_[i]`, or `_[k]` for objects the VM itself
+//! allocated). async-profiler writes such class names dotted (the
 //! method frames keep the JVM's `/`), arrays as `byte[]` or
 //! `java.lang.Object[]`, and hidden classes with a `/0x…` or `+0x…` suffix
 //! (`Foo$$Lambda+0x00007f…`). The same suffixes mean something else in CPU
