@@ -163,7 +163,12 @@ struct FlatNode {
     parent: Option<(i64, String)>,
 }
 
-fn make_frame(function: Option<String>, url: Option<String>, line: Option<f64>) -> Frame {
+/// A frame from a V8 call frame (shared with the heap profile reader).
+pub(crate) fn make_frame(
+    function: Option<String>,
+    url: Option<String>,
+    line: Option<f64>,
+) -> Frame {
     let function = match function {
         Some(f) if !f.is_empty() => f,
         _ => "(anonymous)".to_string(),

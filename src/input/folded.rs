@@ -7,12 +7,67 @@
 //! without a count, with a negative or non-numeric count, or with an empty
 //! stack is skipped and reported with its line number. A frame written as
 //! `name (file:line)` (py-spy) keeps its file and line.
+//!
+//! # async-profiler allocation output
+//!
+//! `asprof -e alloc -o collapsed` ends every stack with the allocated
+//! class: `java/lang/Thread.run;Foo.bar;java.lang.String_[i] 12`, where
+//! `_[i]` marks an object allocated in a new TLAB and `_[k]` one allocated
+//! outside a TLAB (with HotSpot's TLAB callbacks; with JVMTI sampling some
+//! versions write only `_[i]`, or `_[k]` for objects the VM itself
+//! allocated). async-profiler writes such class names dotted (the
+//! method frames keep the JVM's `/`), arrays as `byte[]` or
+//! `java.lang.Object[]`, and hidden classes with a `/0x…` or `+0x…` suffix
+//! (`Foo$$Lambda+0x00007f…`). The same suffixes mean something else in CPU
+//! profiles: FlameGraph's `stackcollapse-perf.pl --all` and async-profiler
+//! itself append `_[k]` to kernel frames and `_[i]` to inlined ones.
+//!
+//! A file is read as allocation output when, over the whole file:
+//! - every stack's leaf ends in `_[i]` or `_[k]` (leaves that are wholly a
+//!   bracketed pseudo-frame such as `[frame_buffer_overflow]` or
+//!   `[unknown]` are let through, and count at that frame without a class),
+//! - every such leaf, without its suffix, reads as a Java class name: an
+//!   array (`[]` after a primitive type or a class name), or
+//!   dot-separated identifiers (letters, digits, `_`, `$`) whose last part
+//!   starts with a capital letter or holds a `$`, or a single capitalised
+//!   identifier (a class in the default package), and
+//! - at least one leaf is an array or a dotted class name.
+//!
+//! Kernel symbols fail the second test (`tcp_rtt_estimator`,
+//! `finish_task_switch.isra.0`, `do_syscall_64` are lowercase or end in a
+//! number), and so do method frames (`java/lang/String.hashCode` has a `/`,
+//! C++ names have `::`), so a CPU profile, whose leaves are mostly user-space
+//! frames without any suffix, is never taken for allocation output.
+//!
+//! Then each class leaf is removed from its stack: its count becomes the
+//! self value of the allocating method (the frame before it, or the root
+//! for a stack of the class alone) in the metric `alloc_samples`, and an
+//! allocation site of that class, counted in samples, with no bytes. When
+//! the file has any `_[k]` leaf, a second metric
+//! `alloc_samples_outside_tlab` holds the part allocated outside a TLAB,
+//! so class names stay one per type.
+//!
+//! Limits, all of which fall back to plain folded stacks or misname units:
+//! - async-profiler counts samples by default and bytes with `--total`;
+//!   the file cannot tell which, and the counts are taken as samples.
+//! - With `--dot` (dotted method names) async-profiler writes class leaves
+//!   without a suffix: such files read as plain folded stacks, the class a
+//!   leaf frame.
+//! - Classes whose simple name starts with a lowercase letter (and has no
+//!   `$`) are not recognised, and the file reads as plain folded stacks.
+//! - Lock profiles (`-e lock`) end their stacks with the lock's class and
+//!   `_[i]` just like allocation output: they are read as allocations.
+//! - A CPU profile whose every leaf carries `_[i]` or `_[k]` and looks like
+//!   a class (say, inlined exported Go functions `pkg.Func_[i]` and
+//!   nothing else) would be misread; real CPU profiles have other leaves.
 
 use rustc_hash::FxHashMap;
 
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
-use crate::model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit};
+use crate::model::{
+    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit,
+};
 
 pub struct Folded;
 
@@ -61,15 +116,17 @@ impl Format for Folded {
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
         let data = text::decode_text(input.bytes);
+        let mode = survey(&data);
         let chunks = split_chunks(&data, CHUNK_BYTES);
         if chunks.len() == 1 {
-            return read_chunk(&data).0.finish();
+            return read_chunk(&data, mode).0.finish();
         }
         // Big files: chunks of whole lines parsed in parallel, then merged
         // in file order (chunk boundaries depend on the size only, so the
         // result does not depend on the number of threads).
         use rayon::prelude::*;
-        let parts: Vec<(FoldedReader, usize)> = chunks.par_iter().map(|c| read_chunk(c)).collect();
+        let parts: Vec<(FoldedReader, usize)> =
+            chunks.par_iter().map(|c| read_chunk(c, mode)).collect();
         merge_chunks(parts)
     }
 }
@@ -99,9 +156,10 @@ fn split_chunks(data: &str, size: usize) -> Vec<&str> {
 }
 
 /// Reads one chunk; also returns how many newlines it holds.
-fn read_chunk(chunk: &str) -> (FoldedReader<'_>, usize) {
+fn read_chunk(chunk: &str, mode: Mode) -> (FoldedReader<'_>, usize) {
     let mut reader = FoldedReader {
         frames: FrameTable::new(),
+        mode,
         ..FoldedReader::default()
     };
     let mut pieces = 0;
@@ -126,27 +184,192 @@ fn merge_chunks(parts: Vec<(FoldedReader, usize)>) -> Result<Parsed, ParseError>
             w
         }));
         offset += newlines;
-        let Some(profile) = reader.profile else {
+        let Some(mut profile) = reader.profile else {
             continue;
         };
+        profile.allocations = reader.allocations.map(Box::new);
         match &mut base {
             None => base = Some((reader.frames, profile)),
             Some((frames, into)) => {
                 let map = frames.absorb(reader.frames);
-                into.tree.absorb(&profile.tree, &map);
+                let nodes = into.tree.absorb(&profile.tree, &map);
+                if let Some(from) = &profile.allocations {
+                    let to = into.allocations.get_or_insert_with(|| {
+                        Box::new(Allocations::new(
+                            from.count_kind,
+                            from.bytes_known,
+                            from.class_source,
+                        ))
+                    });
+                    for site in &from.sites {
+                        let class = to.class(&from.classes[site.class as usize]);
+                        to.add(nodes[site.node.index()], class, site.count, site.bytes);
+                    }
+                }
             }
         }
     }
     match base {
-        Some((frames, profile)) => Ok(Parsed {
-            frames,
-            profile,
-            warnings,
-        }),
+        Some((frames, mut profile)) => {
+            if profile.allocations.as_ref().is_some_and(|a| a.is_empty()) {
+                profile.allocations = None;
+            }
+            Ok(Parsed {
+                frames,
+                profile,
+                warnings,
+            })
+        }
         None => Err(warnings
             .into_iter()
             .next()
             .unwrap_or_else(|| ParseError::whole("no stacks found"))),
+    }
+}
+
+/// How a file's stacks are read, decided once for the whole file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Mode {
+    /// Plain folded stacks: one `samples` metric.
+    #[default]
+    Samples,
+    /// async-profiler allocation output (see the module doc); with a
+    /// second metric for `_[k]` leaves when the file has any.
+    Allocations { outside_tlab: bool },
+}
+
+impl Mode {
+    fn metrics(self) -> Vec<Metric> {
+        match self {
+            Mode::Samples => vec![Metric::new("samples", Unit::Samples)],
+            Mode::Allocations { outside_tlab } => {
+                let mut metrics = vec![Metric::new("alloc_samples", Unit::Samples)];
+                if outside_tlab {
+                    metrics.push(Metric::new("alloc_samples_outside_tlab", Unit::Samples));
+                }
+                metrics
+            }
+        }
+    }
+}
+
+/// Reads every line's leaf to decide whether the file is async-profiler
+/// allocation output (the rule is in the module doc). Stops at the first
+/// leaf that rules it out, so a CPU profile costs a line or two.
+fn survey(data: &str) -> Mode {
+    let (mut dotted, mut outside_tlab) = (false, false);
+    for line in data.split('\n') {
+        let Some((stack, _)) = split_count(line.trim_end()) else {
+            continue; // bad lines are reported when read
+        };
+        let (_, leaf) = split_leaf(stack);
+        if leaf.is_empty() || is_pseudo_frame(leaf) {
+            continue;
+        }
+        let Some((class, outside)) = class_leaf(leaf) else {
+            return Mode::Samples;
+        };
+        match class_shape(class) {
+            Shape::NotAClass => return Mode::Samples,
+            Shape::Dotted => dotted = true,
+            Shape::Simple => {}
+        }
+        outside_tlab |= outside;
+    }
+    if dotted {
+        Mode::Allocations { outside_tlab }
+    } else {
+        Mode::Samples
+    }
+}
+
+/// `stack` without its leaf frame, and the leaf (trailing `;` ignored).
+fn split_leaf(stack: &str) -> (&str, &str) {
+    let stack = stack.trim_end_matches(';');
+    match stack.rsplit_once(';') {
+        Some((rest, leaf)) => (rest, leaf),
+        None => ("", stack),
+    }
+}
+
+/// async-profiler's pseudo-frames: `[unknown]`, `[frame_buffer_overflow]`,
+/// `[main tid=1]`, …
+fn is_pseudo_frame(frame: &str) -> bool {
+    frame.starts_with('[') && frame.ends_with(']')
+}
+
+/// A leaf `Name_[i]` or `Name_[k]` whose name reads as a class: the name,
+/// and whether it was allocated outside a TLAB (`_[k]`).
+fn class_leaf(leaf: &str) -> Option<(&str, bool)> {
+    let (name, outside) = match (leaf.strip_suffix("_[i]"), leaf.strip_suffix("_[k]")) {
+        (Some(name), _) => (name, false),
+        (_, Some(name)) => (name, true),
+        _ => return None,
+    };
+    (class_shape(name) != Shape::NotAClass).then_some((name, outside))
+}
+
+/// How much a name looks like a Java class name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// An array, or a dotted name ending in a capitalised or `$` part.
+    Dotted,
+    /// One capitalised identifier: a class in the default package, but
+    /// also what some kernel symbols look like (`SyS_write`).
+    Simple,
+    NotAClass,
+}
+
+const PRIMITIVES: [&str; 8] = [
+    "boolean", "byte", "char", "short", "int", "long", "float", "double",
+];
+
+fn class_shape(name: &str) -> Shape {
+    // Arrays: `byte[]`, `java.lang.String[][]`, `Foo[]`.
+    let mut element = name;
+    let mut dimensions = 0;
+    while let Some(e) = element.strip_suffix("[]") {
+        element = e;
+        dimensions += 1;
+    }
+    if dimensions > 0 {
+        return if PRIMITIVES.contains(&element) || class_shape(element) != Shape::NotAClass {
+            Shape::Dotted
+        } else {
+            Shape::NotAClass
+        };
+    }
+    // Hidden classes: `Foo$$Lambda$14/0x0000000800c02a00` (JDK 15+) or
+    // `Foo$$Lambda+0x00007f6fdda4bac0` (JDK 21+).
+    let body = match name.find(['/', '+']) {
+        Some(i) => {
+            let tail = &name[i + 1..];
+            let hex_like = tail.starts_with(|c: char| c.is_ascii_digit())
+                && tail.chars().all(|c| c.is_ascii_alphanumeric());
+            if !hex_like {
+                return Shape::NotAClass;
+            }
+            &name[..i]
+        }
+        None => name,
+    };
+    let identifier = |part: &str| {
+        part.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+            && part
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    let parts: Vec<&str> = body.split('.').collect();
+    if !parts.iter().all(|p| identifier(p)) {
+        return Shape::NotAClass;
+    }
+    let last = parts[parts.len() - 1];
+    let capitalised = last.starts_with(char::is_uppercase);
+    match parts.len() {
+        1 if capitalised => Shape::Simple,
+        1 => Shape::NotAClass,
+        _ if capitalised || last.contains('$') => Shape::Dotted,
+        _ => Shape::NotAClass,
     }
 }
 
@@ -194,6 +417,10 @@ struct FoldedReader<'a> {
     profile: Option<Profile>,
     previous: Vec<(&'a str, NodeId)>,
     warnings: Vec<ParseError>,
+    mode: Mode,
+    /// Allocation output only: the sites, and each class leaf's index.
+    allocations: Option<Allocations>,
+    class_of: FxHashMap<&'a str, u32>,
 }
 
 impl<'a> FoldedReader<'a> {
@@ -217,9 +444,21 @@ impl<'a> FoldedReader<'a> {
             ));
             return;
         }
+        let mode = self.mode;
         let profile = self
             .profile
-            .get_or_insert_with(|| Profile::new(vec![Metric::new("samples", Unit::Samples)]));
+            .get_or_insert_with(|| Profile::new(mode.metrics()));
+        // Allocation output: the class leaf comes off the stack.
+        let (stack, class) = match mode {
+            Mode::Samples => (stack, None),
+            Mode::Allocations { .. } => {
+                let (rest, leaf) = split_leaf(stack);
+                match class_leaf(leaf) {
+                    Some(class) => (rest, Some(class)),
+                    None => (stack, None),
+                }
+            }
+        };
         let mut node = NodeId::ROOT;
         let mut depth = 0;
         // An empty stack (a sample with no frames) counts at the root.
@@ -244,15 +483,37 @@ impl<'a> FoldedReader<'a> {
         }
         self.previous.truncate(depth);
         profile.tree.add_self(node, 0, count);
+        if let (
+            Some((name, outside_tlab)),
+            Mode::Allocations {
+                outside_tlab: split,
+            },
+        ) = (class, mode)
+        {
+            if outside_tlab && split {
+                profile.tree.add_self(node, 1, count);
+            }
+            let alloc = self.allocations.get_or_insert_with(|| {
+                Allocations::new(CountKind::Samples, false, ClassSource::Recorded)
+            });
+            let class = *self
+                .class_of
+                .entry(name)
+                .or_insert_with(|| alloc.class(name));
+            alloc.add(node, class, count, 0.0);
+        }
     }
 
     fn finish(self) -> Result<Parsed, ParseError> {
         match self.profile {
-            Some(profile) => Ok(Parsed {
-                frames: self.frames,
-                profile,
-                warnings: self.warnings,
-            }),
+            Some(mut profile) => {
+                profile.allocations = self.allocations.map(Box::new);
+                Ok(Parsed {
+                    frames: self.frames,
+                    profile,
+                    warnings: self.warnings,
+                })
+            }
             None => Err(self
                 .warnings
                 .into_iter()
@@ -265,6 +526,7 @@ impl<'a> FoldedReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{ClassSource, CountKind};
 
     fn parse(text: &str) -> Parsed {
         Folded
@@ -299,7 +561,7 @@ mod tests {
         let (whole_tree, whole_frames) = (&whole.profile.tree, &whole.frames);
         let parts: Vec<(FoldedReader, usize)> = split_chunks(&text, 4096)
             .iter()
-            .map(|c| read_chunk(c))
+            .map(|c| read_chunk(c, Mode::Samples))
             .collect();
         assert!(parts.len() > 5);
         let chunked = merge_chunks(parts).unwrap();
@@ -339,6 +601,281 @@ mod tests {
             "<module>"
         );
         assert_eq!(frame_from_text("f (x)").function, "f (x)");
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/async-profiler")
+            .join(name);
+        std::fs::read(path).unwrap()
+    }
+
+    fn name_of(p: &Parsed, node: NodeId) -> &str {
+        match p.profile.tree.frame(node) {
+            Some(f) => &p.frames.get(f).function,
+            None => "(root)",
+        }
+    }
+
+    /// (allocating method, class, count) of every site, in order.
+    fn sites(p: &Parsed) -> Vec<(String, String, f64)> {
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        alloc
+            .sites
+            .iter()
+            .map(|s| {
+                (
+                    name_of(p, s.node).to_string(),
+                    alloc.classes[s.class as usize].clone(),
+                    s.count,
+                )
+            })
+            .collect()
+    }
+
+    /// tests/fixtures/async-profiler/alloc-collapsed.txt (hand-written in
+    /// async-profiler's format; see the README there).
+    #[test]
+    fn async_profiler_alloc_output_puts_classes_at_their_allocating_methods() {
+        let bytes = fixture("alloc-collapsed.txt");
+        let (name, p) = crate::input::parse_bytes("alloc-collapsed.txt", &bytes).unwrap();
+        assert_eq!(name, "folded");
+        assert_eq!(
+            p.profile.metrics,
+            vec![
+                Metric::new("alloc_samples", Unit::Samples),
+                Metric::new("alloc_samples_outside_tlab", Unit::Samples)
+            ]
+        );
+        // awk '{s+=$NF} /_\[k\] [0-9]+$/{k+=$NF} END{print s, k}' → 154 12
+        assert_eq!(p.profile.totals(), vec![154.0, 12.0]);
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.count_kind, CountKind::Samples);
+        assert!(!alloc.bytes_known);
+        assert_eq!(alloc.class_source, ClassSource::Recorded);
+        assert!(!alloc.call_order);
+        assert_eq!(alloc.totals(), (154.0, 0.0));
+        let s = |m: &str, c: &str, n: f64| (m.to_string(), c.to_string(), n);
+        assert_eq!(
+            sites(&p),
+            vec![
+                s("java/lang/StringLatin1.newString", "java.lang.String", 41.0),
+                s("java/util/Arrays.copyOfRange", "byte[]", 40.0),
+                s("java/util/Arrays.copyOf", "java.lang.Object[]", 9.0),
+                s("com/example/Parser.parse", "com.example.Token", 17.0),
+                s(
+                    "com/example/Server$Handler.lambda$run$0",
+                    "com.example.Server$Handler$$Lambda+0x00007f3a1c00b2d8",
+                    2.0
+                ),
+                s("java/nio/file/Files.readAllBytes", "byte[]", 7.0),
+                s("java/util/HashMap.newNode", "java.util.HashMap$Node", 25.0),
+                s("java/util/HashMap.resize", "java.util.HashMap$Node[]", 2.0),
+                s("java/lang/Long.valueOf", "java.lang.Long", 11.0),
+            ]
+        );
+        // The class leaves are gone from the tree; the allocating methods
+        // hold the samples as self values, `_[k]` ones in the second metric.
+        for node in p.profile.tree.node_ids().skip(1) {
+            let f = name_of(&p, node);
+            assert!(!f.ends_with("_[i]") && !f.ends_with("_[k]"), "{f}");
+        }
+        let copy_of = p
+            .profile
+            .tree
+            .node_ids()
+            .find(|&n| name_of(&p, n) == "java/util/Arrays.copyOf")
+            .unwrap();
+        assert_eq!(p.profile.tree.self_value(copy_of, 0), 9.0);
+        assert_eq!(p.profile.tree.self_value(copy_of, 1), 3.0);
+    }
+
+    #[test]
+    fn without_outside_tlab_leaves_there_is_one_metric() {
+        let p = parse("Main.main;Foo.bar;java.lang.String_[i] 3\nMain.main;byte[]_[i] 2\n");
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("alloc_samples", Unit::Samples)]
+        );
+        assert_eq!(p.profile.totals(), vec![5.0]);
+        assert_eq!(
+            sites(&p),
+            vec![
+                ("Foo.bar".into(), "java.lang.String".into(), 3.0),
+                ("Main.main".into(), "byte[]".into(), 2.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn pseudo_frames_and_class_only_stacks_in_allocation_output() {
+        let p = parse(
+            "[frame_buffer_overflow] 5\nMain.main;Work.run;Foo_[i] 2\njava.lang.String_[k] 4\nMain.main;Work.run;int[][]_[i] 1\n",
+        );
+        assert_eq!(p.profile.totals(), vec![12.0, 4.0]);
+        assert_eq!(
+            sites(&p),
+            vec![
+                ("Work.run".into(), "Foo".into(), 2.0),
+                ("(root)".into(), "java.lang.String".into(), 4.0),
+                ("Work.run".into(), "int[][]".into(), 1.0),
+            ]
+        );
+        let first = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(name_of(&p, first), "[frame_buffer_overflow]");
+        assert_eq!(p.profile.tree.self_value(first, 0), 5.0);
+        // Only default-package classes (which kernel symbols resemble): not
+        // allocation output.
+        let p = parse("Main.main;Foo_[i] 2\nMain.main;SyS_write_[k] 1\n");
+        assert_eq!(p.profile.metrics[0].name, "samples");
+        assert!(p.profile.allocations.is_none());
+    }
+
+    /// FlameGraph's stackcollapse-perf --all output of a Java CPU profile:
+    /// kernel leaves end in `_[k]`. Read exactly as plain folded stacks.
+    #[test]
+    fn the_vertx_cpu_profile_is_not_taken_for_allocations() {
+        let Some(bytes) = crate::test_support::corpus(
+            "speedscope/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt",
+        ) else {
+            return;
+        };
+        let data = text::decode_text(&bytes);
+        assert_eq!(survey(&data), Mode::Samples);
+        let (name, p) = crate::input::parse_bytes("vertx.txt", &bytes).unwrap();
+        assert_eq!(name, "folded");
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("samples", Unit::Samples)]
+        );
+        assert_eq!(p.profile.tree.total(0), 285.0); // as tests/corpus.rs
+        assert!(p.profile.allocations.is_none());
+        let plain = read_chunk(&data, Mode::Samples).0.finish().unwrap();
+        assert_eq!(p.profile.tree.len(), plain.profile.tree.len());
+        assert_eq!(p.frames.len(), plain.frames.len());
+        let kernel = p
+            .profile
+            .tree
+            .node_ids()
+            .find(|&n| name_of(&p, n) == "tcp_rtt_estimator_[k]");
+        assert!(kernel.is_some_and(|n| p.profile.tree.children(n).is_empty()));
+    }
+
+    #[test]
+    fn a_mixed_file_reads_as_plain_folded_stacks() {
+        for text in [
+            // One leaf is a kernel symbol.
+            "Main.main;java.lang.String_[i] 3\nMain.main;do_syscall_64_[k] 1\n",
+            // One leaf has no suffix.
+            "Main.main;java.lang.String_[i] 3\nMain.main;Foo.bar 1\n",
+            // One leaf is a method frame (inlined, in a CPU profile).
+            "Main.main;java.lang.String_[i] 3\nMain.main;java/lang/String.hashCode_[i] 1\n",
+            // Markup is not a class name.
+            "Main.main;java.lang.String_[i] 3\nMain.main;</script><svg onload=alert(1)>_[i] 1\n",
+        ] {
+            let p = parse(text);
+            assert_eq!(
+                p.profile.metrics,
+                vec![Metric::new("samples", Unit::Samples)],
+                "{text}"
+            );
+            assert!(p.profile.allocations.is_none(), "{text}");
+            assert_eq!(p.profile.tree.total(0), 4.0);
+            let main = p.profile.tree.children(NodeId::ROOT)[0];
+            let leaf = p.profile.tree.children(main)[0];
+            assert_eq!(name_of(&p, leaf), "java.lang.String_[i]");
+        }
+        let p = parse(
+            "Main.main;java.lang.String_[i] 3\nMain.main;</script><svg onload=alert(1)>_[i] 1\n",
+        );
+        let main = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(
+            name_of(&p, p.profile.tree.children(main)[1]),
+            "</script><svg onload=alert(1)>_[i]"
+        );
+    }
+
+    #[test]
+    fn hostile_method_names_before_a_class_stay_visible_text() {
+        let p = parse("</script><svg onload=alert(1)>;x\u{202e}y;java.lang.String_[i] 2\n");
+        assert_eq!(
+            sites(&p),
+            vec![("x[U+202E]y".into(), "java.lang.String".into(), 2.0)]
+        );
+        let top = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(name_of(&p, top), "</script><svg onload=alert(1)>");
+    }
+
+    #[test]
+    fn class_shapes() {
+        use Shape::*;
+        for (name, shape) in [
+            ("java.lang.String", Dotted),
+            ("java.util.HashMap$Node", Dotted),
+            ("scala.collection.immutable.$colon$colon", Dotted),
+            ("com.example.Foo$$Lambda$14/0x0000000800c02a00", Dotted),
+            ("com.example.Foo$$Lambda+0x00007f6fdda4bac0", Dotted),
+            ("byte[]", Dotted),
+            ("long[][]", Dotted),
+            ("java.lang.Object[]", Dotted),
+            ("Foo[]", Dotted),
+            ("Foo", Simple),
+            ("SyS_write", Simple),
+            ("Ünïcode.Wörld", Dotted),
+            ("tcp_rtt_estimator", NotAClass),
+            ("finish_task_switch.isra.0", NotAClass),
+            ("do_syscall_64", NotAClass),
+            ("java/lang/String.hashCode", NotAClass),
+            ("java.lang.String.hashCode", NotAClass),
+            ("io/netty/channel/nio/NioEventLoop:.run", NotAClass),
+            ("std::vector<int>::push_back", NotAClass),
+            ("main.(*T).Method", NotAClass),
+            ("bytes[]x", NotAClass),
+            ("[]", NotAClass),
+            ("a..B", NotAClass),
+            (".Foo", NotAClass),
+            ("Foo/bar", NotAClass),
+            ("", NotAClass),
+        ] {
+            assert_eq!(class_shape(name), shape, "{name}");
+        }
+        assert_eq!(class_leaf("byte[]_[k]"), Some(("byte[]", true)));
+        assert_eq!(
+            class_leaf("java.lang.String_[i]"),
+            Some(("java.lang.String", false))
+        );
+        assert_eq!(class_leaf("java.lang.String_[j]"), None);
+        assert_eq!(class_leaf("tcp_ack_[k]"), None);
+        assert_eq!(split_leaf("a;b;c;"), ("a;b", "c"));
+        assert_eq!(split_leaf("c"), ("", "c"));
+    }
+
+    #[test]
+    fn chunked_allocation_output_gives_the_same_sites() {
+        // The first chunk holds no class leaf at all.
+        let mut text = "[frame_buffer_overflow] 1\n".repeat(400);
+        for i in 0..3_000 {
+            text.push_str(&format!(
+                "Main.main;app/M{}.run;java.lang.C{}{} {}\n",
+                i % 13,
+                i % 7,
+                if i % 5 == 0 { "_[k]" } else { "_[i]" },
+                1 + i % 3
+            ));
+        }
+        let whole = parse(&text);
+        let mode = survey(&text);
+        assert_eq!(mode, Mode::Allocations { outside_tlab: true });
+        let parts: Vec<(FoldedReader, usize)> = split_chunks(&text, 4096)
+            .iter()
+            .map(|c| read_chunk(c, mode))
+            .collect();
+        assert!(parts.len() > 5 && parts[0].0.allocations.is_none());
+        let chunked = merge_chunks(parts).unwrap();
+        assert_eq!(chunked.profile.totals(), whole.profile.totals());
+        assert_eq!(chunked.profile.tree.len(), whole.profile.tree.len());
+        assert_eq!(sites(&chunked), sites(&whole));
+        assert_eq!(sites(&whole).len(), 13 * 7);
     }
 
     #[test]

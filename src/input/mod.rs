@@ -10,7 +10,9 @@ pub mod config;
 pub mod cpuprofile;
 pub mod field;
 pub mod folded;
+pub mod heapprofile;
 pub mod jfr;
+pub mod json_pull;
 pub mod load;
 pub mod measurements;
 pub mod names;
@@ -69,6 +71,8 @@ pub trait Format: Sync {
 pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
+    // Before cpuprofile: both are JSON objects with V8 call frames.
+    &heapprofile::HeapProfile,
     &cpuprofile::CpuProfile,
     &jfr::Jfr,
     &pprof::Pprof,

@@ -82,6 +82,9 @@ pub struct Allocations {
     /// time); otherwise they are in order of first appearance.
     pub call_order: bool,
     class_index: HashMap<String, u32>,
+    /// (node, class) → index into `sites`, so that [`add`](Self::add) stays
+    /// constant-time on files with hundreds of thousands of sites.
+    site_index: HashMap<(NodeId, u32), usize>,
 }
 
 impl Allocations {
@@ -96,6 +99,7 @@ impl Allocations {
             calls: None,
             call_order: false,
             class_index: HashMap::new(),
+            site_index: HashMap::new(),
         }
     }
 
@@ -116,13 +120,18 @@ impl Allocations {
     /// negative amounts are taken as 0 (parsers reject them with a place).
     pub fn add(&mut self, node: NodeId, class: u32, count: f64, bytes: f64) -> usize {
         let clean = |v: f64| if v.is_finite() && v > 0.0 { v } else { 0.0 };
-        if let Some(i) = self
-            .sites
-            .iter()
-            .rposition(|s| s.node == node && s.class == class)
-        {
+        // Sites pushed onto the public `sites` directly are missing from the
+        // index (or moved): then, and only then, the list is searched.
+        let same = |s: &AllocationSite| s.node == node && s.class == class;
+        let found = match self.site_index.get(&(node, class)) {
+            Some(&i) if self.sites.get(i).is_some_and(same) => Some(i),
+            None if self.site_index.len() == self.sites.len() => None,
+            _ => self.sites.iter().rposition(same),
+        };
+        if let Some(i) = found {
             self.sites[i].count += clean(count);
             self.sites[i].bytes += clean(bytes);
+            self.site_index.insert((node, class), i);
             return i;
         }
         self.sites.push(AllocationSite {
@@ -133,7 +142,9 @@ impl Allocations {
             live_count: None,
             live_bytes: None,
         });
-        self.sites.len() - 1
+        let i = self.sites.len() - 1;
+        self.site_index.insert((node, class), i);
+        i
     }
 
     /// Sets the calls into `node` from its parent's context.
@@ -183,6 +194,31 @@ mod tests {
         assert_eq!(a.sites[2].count, 0.0);
         assert_eq!(a.totals(), (4.0, 88.0));
         assert_eq!(a.classes, ["java.lang.String", "byte[]"]);
+    }
+
+    #[test]
+    fn sites_pushed_directly_are_still_merged() {
+        let mut a = Allocations::new(CountKind::Objects, true, ClassSource::Recorded);
+        let s = a.class("S");
+        a.add(NodeId(1), s, 1.0, 8.0);
+        a.sites.push(AllocationSite {
+            node: NodeId(2),
+            class: s,
+            count: 1.0,
+            bytes: 8.0,
+            live_count: None,
+            live_bytes: None,
+        });
+        a.add(NodeId(2), s, 1.0, 8.0);
+        a.add(NodeId(1), s, 1.0, 8.0);
+        assert_eq!(a.sites.len(), 2);
+        assert_eq!(a.totals(), (4.0, 32.0));
+        // Many distinct sites: each is added once, in order.
+        for n in 3..20_003 {
+            a.add(NodeId(n), s, 1.0, 0.0);
+        }
+        assert_eq!(a.sites.len(), 20_002);
+        assert_eq!(a.sites[20_001].node, NodeId(20_002));
     }
 
     #[test]

@@ -317,7 +317,9 @@ impl CallTree {
 
     /// Adds `other` (whose frame `f` is `frame_map[f]` here) by path: its
     /// nodes join the nodes reached by the same frames, new ones are added.
-    pub fn absorb(&mut self, other: &CallTree, frame_map: &[FrameId]) {
+    /// Returns where each node of `other` went, indexed by its node id (for
+    /// data kept beside a tree, such as allocation sites).
+    pub fn absorb(&mut self, other: &CallTree, frame_map: &[FrameId]) -> Vec<NodeId> {
         let metrics = self.metric_count.min(other.metric_count);
         let mut mapped = vec![NodeId::ROOT; other.len()];
         for node in other.node_ids().skip(1) {
@@ -332,6 +334,7 @@ impl CallTree {
                 self.add_self(mapped[node.index()], m, other.self_value(node, m));
             }
         }
+        mapped
     }
 
     /// Replaces every frame id through `map` (used when a parser's local
