@@ -345,6 +345,22 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
                 .collect()
         })
         .unwrap_or_default();
+    // Sampled counts depend on how long the profiler ran and its throttle,
+    // not only on the program: compare each class's share of the samples.
+    let shares = tree.count_kind == CountKind::Samples;
+    let share_base = |sizes: &mut dyn Iterator<Item = f64>| {
+        if shares {
+            sizes.sum::<f64>().max(f64::MIN_POSITIVE)
+        } else {
+            1.0
+        }
+    };
+    let now_scale = share_base(&mut totals.iter().map(|&t| size(t)));
+    let before_scale = share_base(&mut before.values().copied());
+    let before: BTreeMap<&str, f64> = before
+        .into_iter()
+        .map(|(k, v)| (k, v / before_scale))
+        .collect();
     let largest = totals.iter().map(|&t| size(t)).fold(0.0, f64::max);
     let mut order: Vec<usize> = (0..tree.classes.len()).collect();
     order.sort_by(|&a, &b| {
@@ -355,7 +371,7 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
     let mut rows: Vec<ClassRow> = order
         .into_iter()
         .map(|c| {
-            let now = size(totals[c]);
+            let now = size(totals[c]) / now_scale;
             let (change, change_class) = match (previous, before.get(tree.classes[c].as_str())) {
                 (None, _) => (String::new(), ""),
                 (Some(_), None) => ("new".to_string(), "pa-bad"),
@@ -403,7 +419,14 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
                 bytes: bytes_text(tree, 0.0),
                 live: String::new(),
                 bar: "0".to_string(),
-                change: format!("gone (was {})", grouped(was)),
+                change: if shares {
+                    format!(
+                        "gone (was {} of the samples)",
+                        super::format::percent(was, 1.0)
+                    )
+                } else {
+                    format!("gone (was {})", grouped(was))
+                },
                 change_class: "pa-good".to_string(),
             });
         }
