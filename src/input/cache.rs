@@ -179,6 +179,8 @@ type FrameRecord = (
     Option<u32>,
     Option<String>,
 );
+/// (name, unit, runs, in_process, note) of one measured benchmark.
+type MeasuredRecord = (String, String, Vec<Vec<f64>>, bool, String);
 /// (node, class, count, bytes, live count, live bytes)
 type SiteRecord = (u32, u32, f64, f64, Option<f64>, Option<f64>);
 
@@ -211,8 +213,7 @@ struct CachedAllocations {
 #[derive(Serialize, Deserialize)]
 struct CachedMeasurements {
     format: String,
-    /// (name, unit, runs, in_process, note)
-    benchmarks: Vec<(String, String, Vec<Vec<f64>>, bool, String)>,
+    benchmarks: Vec<MeasuredRecord>,
     warnings: Vec<(u8, u64, String, String)>,
 }
 
