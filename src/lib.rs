@@ -99,7 +99,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     }
     let derived = analysis::derived_metrics::parse_all(&config.metrics)
         .map_err(|message| config_error(options, message))?;
-    let mut history = input::load::load_history(&options.input, &config)?;
+    let mut history = site::timings::phase("load", || {
+        input::load::load_history(&options.input, &config)
+    })?;
     analysis::derived_metrics::apply(&mut history, &derived)
         .map_err(|message| config_error(options, message))?;
     let history = history;
@@ -121,23 +123,30 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
-    let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
+    let hierarchy = site::timings::phase("hierarchy", || {
+        analysis::hierarchy::Hierarchy::new(&history.frames, &history.title)
+    });
     let modifications = code_changes(options, &config, &history, &hierarchy)?;
     let sources = source_texts(options, &config, &history)?;
-    let files = render::site_files(
-        &history,
-        &config,
-        &renderer,
-        hierarchy,
-        modifications,
-        &sources,
-    )?;
+    let files = site::timings::phase("render", || {
+        render::site_files(
+            &history,
+            &config,
+            &renderer,
+            hierarchy,
+            modifications,
+            &sources,
+        )
+    })?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
-    site::write_site(&options.output, &files, options.force)?;
+    site::timings::phase("write", || {
+        site::write_site(&options.output, &files, options.force)
+    })?;
     if let Some(zip) = &options.zip {
         site::zip::check_replaceable(zip, options.force)?;
         site::zip::write_zip(zip, &files)?;
     }
+    site::timings::phase("drop", || drop(files));
     Ok(BuildReport {
         versions: history.versions.len(),
         profiles: history.profiles.len(),
