@@ -107,7 +107,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         true => input::cache::Cache::disabled(),
         false => input::cache::Cache::for_site(&options.output),
     };
-    let mut history = input::load::load_history_cached(&options.input, &config, &cache)?;
+    let mut history = site::timings::phase("load", || {
+        input::load::load_history_cached(&options.input, &config, &cache)
+    })?;
     analysis::derived_metrics::apply(&mut history, &derived)
         .map_err(|message| config_error(options, message))?;
     let history = history;
@@ -129,24 +131,31 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
-    let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
+    let hierarchy = site::timings::phase("hierarchy", || {
+        analysis::hierarchy::Hierarchy::new(&history.frames, &history.title)
+    });
     let modifications = code_changes(options, &config, &history, &hierarchy)?;
     let sources = source_texts(options, &config, &history)?;
-    let files = render::site_files(
-        &history,
-        &config,
-        &renderer,
-        hierarchy,
-        modifications,
-        &sources,
-    )?;
+    let files = site::timings::phase("render", || {
+        render::site_files(
+            &history,
+            &config,
+            &renderer,
+            hierarchy,
+            modifications,
+            &sources,
+        )
+    })?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     let cached = cache.counts();
-    site::write_site_with_cache(&options.output, &files, options.force, cache.into_entries())?;
+    site::timings::phase("write", || {
+        site::write_site_with_cache(&options.output, &files, options.force, cache.into_entries())
+    })?;
     if let Some(zip) = &options.zip {
         site::zip::check_replaceable(zip, options.force)?;
         site::zip::write_zip(zip, &files)?;
     }
+    site::timings::phase("drop", || drop(files));
     Ok(BuildReport {
         versions: history.versions.len(),
         profiles: history.profiles.len(),

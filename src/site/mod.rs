@@ -3,6 +3,7 @@
 //! the previous site untouched. A marker file says perfatlas wrote a
 //! directory; any other non-empty directory is replaced only with `--force`.
 
+pub mod timings;
 pub mod zip;
 
 use std::collections::BTreeMap;
