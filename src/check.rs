@@ -107,7 +107,7 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 verdict,
                 relative: c.and_then(|c| c.relative),
                 p_value: c.map(|c| c.p_value),
-                interval: c.map(|c| c.ci),
+                interval: c.map(|c| c.ci()),
             }
         })
         .collect();

@@ -9,11 +9,13 @@
 //! one process (Criterion's iterations, pytest-benchmark's rounds) are
 //! averaged into their run's one value and never counted as runs.
 
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::stats::{self, Comparison, Summary, Test};
 use crate::input::config::RegressionConfig;
-use crate::model::{History, Unit};
+use crate::model::{History, MeasurementEntry, ProfileEntry, Unit};
 
 /// The settings every comparison uses.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -83,8 +85,14 @@ pub struct Series {
 }
 
 impl Series {
+    /// Points are in version order, so a version's point is found by
+    /// binary search.
     fn point_of(&self, version: usize) -> Option<&Point> {
-        self.points.iter().find(|p| p.version == version)
+        let i = self
+            .points
+            .binary_search_by_key(&version, |p| p.version)
+            .ok()?;
+        Some(&self.points[i])
     }
 
     /// The mean of a version's runs, when it has figures.
@@ -94,42 +102,66 @@ impl Series {
 }
 
 /// Every benchmark's series: from its measurement files when it has any,
-/// else from its profiles' totals.
+/// else from its profiles' totals. In benchmark-name order, built in
+/// parallel; each benchmark's entries are gathered in one pass over the
+/// history, so the cost grows with the number of entries, not with
+/// entries × benchmarks.
 pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
-    let mut out = Vec::new();
-    let mut names: Vec<&str> = history
-        .measurements
-        .iter()
-        .map(|m| m.benchmark.as_str())
-        .chain(history.profiles.iter().map(|p| p.benchmark.as_str()))
-        .collect();
+    let measured = group_by_benchmark(history.measurements.iter(), |m| &m.benchmark);
+    let profiled = group_by_benchmark(history.profiles.iter(), |p| &p.benchmark);
+    let mut names: Vec<&str> = measured.keys().chain(profiled.keys()).copied().collect();
     names.sort_unstable();
     names.dedup();
-    for name in names {
-        let series = measured_series(history, name, config.confidence)
-            .or_else(|| profile_series(history, name, config));
-        out.extend(series);
-    }
-    out
+    names
+        .into_par_iter()
+        .filter_map(|name| match measured.get(name) {
+            Some(entries) => measured_series(history, name, entries, config.confidence),
+            None => profile_series(history, name, profiled.get(name)?, config),
+        })
+        .collect()
 }
 
-fn measured_series(history: &History, benchmark: &str, confidence: f64) -> Option<Series> {
-    let entries: Vec<_> = history
-        .measurements
-        .iter()
-        .filter(|m| m.benchmark == benchmark)
-        .collect();
+/// The items of each benchmark, in the order given.
+fn group_by_benchmark<'a, T>(
+    items: impl Iterator<Item = &'a T>,
+    name: impl Fn(&'a T) -> &'a String,
+) -> FxHashMap<&'a str, Vec<&'a T>> {
+    let mut groups: FxHashMap<&str, Vec<&T>> = FxHashMap::default();
+    for item in items {
+        groups.entry(name(item).as_str()).or_default().push(item);
+    }
+    groups
+}
+
+/// `entries` (one benchmark's, in history order) grouped by version, in
+/// version order; within a version, in history order.
+fn by_version<'a, T>(entries: &[&'a T], version: impl Fn(&T) -> usize) -> Vec<Vec<&'a T>> {
+    let mut sorted = entries.to_vec();
+    sorted.sort_by_key(|e| version(e));
+    sorted
+        .chunk_by(|a, b| version(a) == version(b))
+        .map(<[&T]>::to_vec)
+        .collect()
+}
+
+fn measured_series(
+    history: &History,
+    benchmark: &str,
+    entries: &[&MeasurementEntry],
+    confidence: f64,
+) -> Option<Series> {
     let unit = entries.first()?.unit.clone();
     let mut formats: Vec<String> = entries.iter().map(|m| m.format.to_string()).collect();
     formats.sort();
     formats.dedup();
     let mut points = Vec::new();
-    for version in 0..history.versions.len() {
-        let here: Vec<_> = entries
-            .iter()
-            .filter(|m| m.version == version && m.unit == unit)
-            .collect();
-        if here.is_empty() {
+    for here in by_version(entries, |m| m.version) {
+        let here: Vec<_> = here.into_iter().filter(|m| m.unit == unit).collect();
+        let Some(first) = here.first() else {
+            continue;
+        };
+        let version = first.version;
+        if version >= history.versions.len() {
             continue;
         }
         let runs: Vec<&Vec<f64>> = here
@@ -163,12 +195,12 @@ fn measured_series(history: &History, benchmark: &str, confidence: f64) -> Optio
     })
 }
 
-fn profile_series(history: &History, benchmark: &str, config: &RegressionConfig) -> Option<Series> {
-    let entries: Vec<_> = history
-        .profiles
-        .iter()
-        .filter(|p| p.benchmark == benchmark)
-        .collect();
+fn profile_series(
+    history: &History,
+    benchmark: &str,
+    entries: &[&ProfileEntry],
+    config: &RegressionConfig,
+) -> Option<Series> {
     let first = entries.first()?;
     let metric_name = config.metric.clone().unwrap_or_else(|| {
         first
@@ -189,8 +221,11 @@ fn profile_series(history: &History, benchmark: &str, config: &RegressionConfig)
         ref other => (other.name().to_string(), 1.0),
     };
     let mut points = Vec::new();
-    for version in 0..history.versions.len() {
-        let here: Vec<_> = entries.iter().filter(|p| p.version == version).collect();
+    for here in by_version(entries, |p| p.version) {
+        let version = here[0].version;
+        if version >= history.versions.len() {
+            continue;
+        }
         let mut values = Vec::new();
         let mut sources = Vec::new();
         for entry in here {

@@ -25,6 +25,7 @@ pub struct BenchmarkReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct RegressionReport {
     pub settings: Settings,
+    /// In benchmark-name order.
     pub benchmarks: Vec<BenchmarkReport>,
     /// Regressions most severe first, then improvements likewise.
     pub changes: Vec<Change>,
@@ -40,8 +41,13 @@ impl RegressionReport {
             .filter(|(_, c)| c.direction == Direction::Regression)
     }
 
+    /// The report of benchmark `name` (benchmarks are in name order).
     pub fn benchmark(&self, name: &str) -> Option<&BenchmarkReport> {
-        self.benchmarks.iter().find(|b| b.series.benchmark == name)
+        let i = self
+            .benchmarks
+            .binary_search_by(|b| b.series.benchmark.as_str().cmp(name))
+            .ok()?;
+        Some(&self.benchmarks[i])
     }
 }
 

@@ -7,6 +7,9 @@
 //! Pure functions over raw samples; every figure is checked against SciPy
 //! in `tests/fixtures/stats/` (see `make_vectors.py` there).
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, FisherSnedecor, StudentsT};
 
@@ -62,8 +65,9 @@ pub struct Comparison {
     pub p_value: f64,
     /// mean(b) − mean(a).
     pub difference: f64,
-    /// Confidence interval of `difference`.
-    pub ci: (f64, f64),
+    /// Standard error of `difference` (its confidence interval is
+    /// [`Comparison::ci`]).
+    pub se: f64,
     /// `difference / mean(a)`; `None` when mean(a) is 0.
     pub relative: Option<f64>,
 }
@@ -72,6 +76,15 @@ impl Comparison {
     /// The test rejects equal means at the comparison's confidence.
     pub fn significant(&self) -> bool {
         self.p_value < 1.0 - self.confidence
+    }
+
+    /// Confidence interval of `difference`. Computed on demand: the
+    /// quantile behind it is the costly part of a comparison, and most
+    /// comparisons (every version against the one before) only need the
+    /// verdict.
+    pub fn ci(&self) -> (f64, f64) {
+        let half = t_critical(self.df, self.confidence) * self.se;
+        (self.difference - half, self.difference + half)
     }
 }
 
@@ -99,6 +112,32 @@ fn sample_variance(xs: &[f64]) -> f64 {
 
 /// The two-sided critical value of Student's t at `confidence`.
 fn t_critical(df: f64, confidence: f64) -> f64 {
+    if df.fract() == 0.0 && (1.0..=MEMO_DF as f64).contains(&df) {
+        return memo_t_critical(df as usize, confidence);
+    }
+    compute_t_critical(df, confidence)
+}
+
+/// Whole degrees of freedom up to this many are remembered per thread.
+const MEMO_DF: usize = 1024;
+
+/// [`compute_t_critical`] for whole degrees of freedom, remembered: every
+/// version's confidence interval with the same number of runs needs the
+/// same quantile, and computing it is far costlier than the rest of a
+/// summary.
+fn memo_t_critical(df: usize, confidence: f64) -> f64 {
+    thread_local! {
+        static MEMO: RefCell<FxHashMap<(usize, u64), f64>> = RefCell::default();
+    }
+    MEMO.with(|memo| {
+        *memo
+            .borrow_mut()
+            .entry((df, confidence.to_bits()))
+            .or_insert_with(|| compute_t_critical(df as f64, confidence))
+    })
+}
+
+fn compute_t_critical(df: f64, confidence: f64) -> f64 {
     match StudentsT::new(0.0, 1.0, df) {
         Ok(t) => t.inverse_cdf(0.5 + confidence / 2.0),
         Err(_) => f64::NAN,
@@ -168,7 +207,6 @@ pub fn welch(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
         (qa + qb).powi(2) / (qa * qa / (a.len() - 1) as f64 + qb * qb / (b.len() - 1) as f64)
     };
     let t = t_statistic(difference, se);
-    let half = t_critical(df, confidence) * se;
     Some(Comparison {
         test: Test::Welch,
         confidence,
@@ -176,7 +214,7 @@ pub fn welch(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
         df,
         p_value: t_p_value(t, df),
         difference,
-        ci: (difference - half, difference + half),
+        se,
         relative: relative(difference, ma),
     })
 }
@@ -208,7 +246,6 @@ fn anova_pair(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
     let pooled = (squared_deviations(a, ma) + squared_deviations(b, mb)) / result.df_within;
     let se = (pooled * (1.0 / a.len() as f64 + 1.0 / b.len() as f64)).sqrt();
     let difference = mb - ma;
-    let half = t_critical(result.df_within, confidence) * se;
     Some(Comparison {
         test: Test::Anova,
         confidence,
@@ -216,7 +253,7 @@ fn anova_pair(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
         df: result.df_within,
         p_value: result.p_value,
         difference,
-        ci: (difference - half, difference + half),
+        se,
         relative: relative(difference, ma),
     })
 }

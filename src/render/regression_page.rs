@@ -105,8 +105,8 @@ pub fn render(
                 format!(
                     "{}% interval of the difference: {} to {}; {} (t/F = {:.3}, df = {:.1}).",
                     x.confidence * 100.0,
-                    measured(x.ci.0, unit),
-                    measured(x.ci.1, unit),
+                    measured(x.ci().0, unit),
+                    measured(x.ci().1, unit),
                     p_value(x.p_value),
                     x.statistic,
                     x.df

@@ -125,7 +125,8 @@ fn a_minor_regression_stays_in_its_category() {
     );
     let c = changes[0].comparison.unwrap();
     assert!((c.relative.unwrap() - 0.1).abs() < 1e-9);
-    assert!(c.ci.0 > 0.0 && c.ci.1 > c.ci.0);
+    let ci = c.ci();
+    assert!(ci.0 > 0.0 && ci.1 > ci.0);
 }
 
 #[test]
