@@ -207,7 +207,7 @@ impl<'h> PathSums<'h> {
         self.edge_ids[level].insert(key, id);
         self.edge_keys[level].push(key);
         self.edge_on_path[level].push(0);
-        self.edge_values[level].extend(std::iter::repeat_n(0.0, self.metrics));
+        self.edge_values[level].extend(std::iter::repeat(0.0).take(self.metrics));
         id
     }
 
@@ -227,7 +227,7 @@ impl<'h> PathSums<'h> {
                 .enumerate()
                 .map(|(e, k)| (k, values[e * m..(e + 1) * m].to_vec()))
                 .collect();
-            v.sort_by(|a, b| a.0.cmp(&b.0));
+            v.sort_by_key(|a| a.0);
             v
         });
         (method_time, edges)
