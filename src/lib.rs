@@ -80,6 +80,9 @@ pub struct BuildReport {
     pub skipped: Vec<model::Skipped>,
     /// Input files taken from the build cache, and input files parsed.
     pub cached: (usize, usize),
+    /// Groups of flame-graph pages kept from the previous site, and
+    /// rendered.
+    pub pages_kept: (usize, usize),
 }
 
 /// Reads `options.input`, renders every page and writes the site.
@@ -131,6 +134,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
+    let reuse = match options.no_cache {
+        true => render::reuse::PageReuse::disabled(),
+        false => render::reuse::PageReuse::for_site(&options.output),
+    };
     let hierarchy = site::timings::phase("hierarchy", || {
         analysis::hierarchy::Hierarchy::new(&history.frames, &history.title)
     });
@@ -144,16 +151,24 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             hierarchy,
             modifications,
             &sources,
+            &reuse,
         )
     })?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     let cached = cache.counts();
+    let mut entries = cache.into_entries();
+    if let Some(manifest) = reuse.manifest() {
+        entries.insert(
+            render::reuse::MANIFEST.to_string(),
+            input::cache::Written::New(manifest),
+        );
+    }
     site::timings::phase("write", || {
-        site::write_site_with_cache(&options.output, &files, options.force, cache.into_entries())
+        site::write_site_with_cache(&options.output, &files, options.force, entries)
     })?;
     if let Some(zip) = &options.zip {
         site::zip::check_replaceable(zip, options.force)?;
-        site::zip::write_zip(zip, &files)?;
+        site::zip::write_zip(zip, &files, &options.output)?;
     }
     site::timings::phase("drop", || drop(files));
     Ok(BuildReport {
@@ -163,6 +178,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         pages,
         skipped: history.skipped,
         cached,
+        pages_kept: reuse.counts(),
     })
 }
 

@@ -417,8 +417,15 @@ fn summary(report: &perfatlas::BuildReport) -> String {
             hits + parsed
         ),
     };
+    let kept = match report.pages_kept {
+        (0, _) => String::new(),
+        (kept, rendered) => format!(
+            "; {kept} of {} flame-graph page groups unchanged, kept from the previous site",
+            kept + rendered
+        ),
+    };
     format!(
-        "{} for {}{measurements} in {}{cached}",
+        "{} for {}{measurements} in {}{cached}{kept}",
         counted(report.pages, "page"),
         counted(report.profiles, "profile"),
         counted(report.versions, "version")

@@ -198,11 +198,134 @@ fn cache_entries(site: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(site.join(".perfatlas-cache"))
         .map(|d| {
             d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name != "pages.manifest")
                 .collect()
         })
         .unwrap_or_default();
     names.sort();
     names
+}
+
+/// Input `dir/input` with the sample data's versions `versions`.
+fn sample_versions(dir: &Path, versions: &[&str]) -> PathBuf {
+    let input = dir.join("input");
+    for version in versions {
+        let to = input.join(version);
+        fs::create_dir_all(&to).unwrap();
+        for entry in fs::read_dir(sample_data().join(version)).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    input
+}
+
+/// The inode of a site file: a page kept from the previous site is a hard
+/// link to the same file.
+#[cfg(unix)]
+fn inode(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&fs::metadata(path).unwrap())
+}
+
+/// The sites of a rebuild and of a build without cache or reuse hold the
+/// same files with the same bytes.
+fn assert_same_site(rebuilt: &Path, fresh: &Path) {
+    let (a, b) = (read_tree(rebuilt), read_tree(fresh));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(
+            v == &b[k],
+            "{k} differs between the rebuilt and the fresh site"
+        );
+    }
+}
+
+/// A rebuild keeps the flame-graph pages whose inputs did not change
+/// (hard links to the previous site's files), renders the others, and
+/// gives exactly the site a build from scratch gives.
+#[cfg(unix)]
+#[test]
+fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample_versions(dir.path(), &["3.2.2", "3.3.7", "3.4.4", "3.5.2", "3.6"]);
+    let site = dir.path().join("site");
+    let first = build(&input, &site, &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(!stderr(&first).contains("kept from the previous site"));
+    let early = site.join("profiles/convert-basic/3.2.2/r1.samples.html");
+    let changed = site.join("profiles/convert-basic/3.4.4/r1.samples.bottom-up.html");
+    let (early_inode, changed_inode) = (inode(&early), inode(&changed));
+
+    // Nothing changed: every group kept.
+    let again = build(&input, &site, &[]);
+    let kept = stderr(&again);
+    let groups = kept
+        .split("; ")
+        .nth(1)
+        .and_then(|s| s.split(" of ").next())
+        .unwrap_or_else(|| panic!("{kept}"));
+    assert!(
+        kept.contains(&format!(
+            "{groups} of {groups} flame-graph page groups unchanged"
+        )),
+        "{kept}"
+    );
+    assert_eq!(inode(&early), early_inode);
+
+    // One profile changed in the middle, a version added at the end and a
+    // kept page edited by hand: the changed profile's pages, the last
+    // versions' (their version links change) and the edited page are
+    // rendered again, the rest kept.
+    let middle = input.join("3.4.4/convert-basic.1.folded");
+    let mut folded = fs::read_to_string(&middle).unwrap();
+    folded.push_str("main;changed 3\n");
+    fs::write(&middle, folded).unwrap();
+    let _ = sample_versions(dir.path(), &["3.7"]);
+    let edited = site.join("profiles/convert-basic/3.3.7/r2.samples.flat.html");
+    fs::write(&edited, "edited").unwrap();
+    let grown = build(&input, &site, &[]);
+    assert_eq!(grown.status.code(), Some(0), "{}", stderr(&grown));
+    assert!(
+        stderr(&grown).contains("kept from the previous site"),
+        "{}",
+        stderr(&grown)
+    );
+    assert_eq!(inode(&early), early_inode, "an unchanged page is kept");
+    assert_ne!(
+        inode(&changed),
+        changed_inode,
+        "a changed profile's page is rendered"
+    );
+    assert!(fs::read_to_string(&changed).unwrap().contains("changed"));
+    assert_ne!(fs::read_to_string(&edited).unwrap(), "edited");
+    let version_links =
+        fs::read_to_string(site.join("profiles/convert-basic/3.6/r1.samples.html")).unwrap();
+    assert!(
+        version_links.contains(">3.7</a>"),
+        "the next version is linked"
+    );
+
+    let fresh = dir.path().join("fresh");
+    build(&input, &fresh, &["--no-cache"]);
+    assert_same_site(&site, &fresh);
+
+    // A zip written by a rebuild holds the kept pages too.
+    let zip_path = dir.path().join("report.zip");
+    build(&input, &site, &["--zip", zip_path.to_str().unwrap()]);
+    let mut archive = zip::ZipArchive::new(fs::File::open(&zip_path).unwrap()).unwrap();
+    let mut bytes = Vec::new();
+    let name = "profiles/convert-basic/3.2.2/r1.samples.html";
+    std::io::Read::read_to_end(&mut archive.by_name(name).unwrap(), &mut bytes).unwrap();
+    assert_eq!(bytes, fs::read(&early).unwrap());
+
+    // Another configuration renders everything again.
+    fs::write(input.join("perfatlas.toml"), "title = \"Other\"\n").unwrap();
+    let other = build(&input, &site, &[]);
+    assert!(
+        !stderr(&other).contains("kept from the previous site"),
+        "{}",
+        stderr(&other)
+    );
 }
 
 /// A rebuild takes unchanged inputs from the build cache in the site,

@@ -66,7 +66,9 @@ fn measure(exe: &Path, work: &Path, sizes: &[u32]) -> PathBuf {
             let version = input.join(format!("r{}", i + 1));
             let config = work.join(format!("r{}.size", i + 1));
             let out = Command::new("hyperfine")
-                .args(["-N", "--warmup", "1", "--style", "none", "-n", "fib", "--runs"])
+                .args([
+                    "-N", "--warmup", "1", "--style", "none", "-n", "fib", "--runs",
+                ])
                 .arg(RUNS_PER_ROUND.to_string())
                 .arg("--export-json")
                 .arg(version.join(format!("timings.{round}.json")))

@@ -12,7 +12,7 @@ use super::format::{grouped, percent, with_unit};
 use super::profile_page::{Link, Plan};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::{paths, Common, Renderer};
+use super::{paths, reuse, Common, Renderer};
 use crate::analysis::aggregate::{self, Aggregate};
 use crate::error::BuildError;
 use crate::input::config::Config;
@@ -275,6 +275,28 @@ pub fn render(
         },
     )?;
     Ok(vec![(page.path.clone(), html.into_bytes()), svg])
+}
+
+/// The page-reuse key of an aggregate page: its plan, the merged profiles'
+/// contents, labels and pages, and the version's sources.
+pub fn key(
+    history: &History,
+    profiles: &Plan,
+    page: &AggregatePlan,
+    inputs: &reuse::Inputs,
+) -> u128 {
+    let mut d = reuse::Digest::new("aggregate page");
+    d.u128(inputs.salt)
+        .u128(inputs.sources[page.version])
+        .str(&page.path)
+        .str(&page.title)
+        .str(&page.subtitle)
+        .str(&page.metric);
+    for &e in &page.entries {
+        d.u128(inputs.profiles[e]).debug(&profiles.by_entry[e]);
+    }
+    d.debug(&profile_labels(history, profiles, page));
+    d.finish()
 }
 
 /// The single-metric trees of `entries` and the metric's unit.

@@ -18,7 +18,7 @@ use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::with_unit;
 use super::profile_page::{Link, Shape};
 use super::tree_table::{self, Column, TableView};
-use super::{paths, Common, Renderer};
+use super::{paths, reuse, Common, Renderer};
 use crate::analysis::aggregate;
 use crate::analysis::flame_diff::{self, Change, FlameDiff, Tag, WIDTH_METRIC};
 use crate::analysis::matrix::delta_step;
@@ -367,6 +367,32 @@ pub fn render(
         },
     )?;
     Ok(vec![(p.path.clone(), html.into_bytes()), svg])
+}
+
+/// The page-reuse key of a differential page: its plan and the pages of
+/// the same pair, both versions, and the contents of their profiles.
+pub fn key(
+    history: &History,
+    all: &[DiffPlan],
+    p: &DiffPlan,
+    profiles: &super::profile_page::Plan,
+    inputs: &reuse::Inputs,
+) -> u128 {
+    let mut d = reuse::Digest::new("differential page");
+    d.u128(inputs.salt)
+        .debug(&(&p.benchmark, &p.metric, p.shape, &p.path));
+    for version in [p.old, p.new] {
+        d.debug(&history.versions[version])
+            .debug(&aggregate_link(history, p, version, ""));
+        for &e in profiles.entries_of(&p.benchmark, version) {
+            d.u128(inputs.profiles[e]);
+        }
+    }
+    let pair = |q: &&DiffPlan| q.benchmark == p.benchmark && q.old == p.old && q.new == p.new;
+    for q in all.iter().filter(pair) {
+        d.debug(&(&q.metric, q.shape, &q.path));
+    }
+    d.finish()
 }
 
 /// The aggregate page of a version in the pair, when it has one.

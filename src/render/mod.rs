@@ -23,7 +23,9 @@ pub mod matrix_svg;
 pub mod paths;
 pub mod profile_page;
 pub mod regression_page;
+pub mod reuse;
 pub mod series_svg;
+pub mod site_files;
 pub mod source_page;
 pub mod svg;
 pub mod timeline_page;
@@ -47,11 +49,10 @@ use crate::input::sources::Sources;
 use crate::model::{History, Unit};
 use crate::ThemeChoice;
 use evolution::EvolutionPlan;
+use reuse::PageReuse;
 use source_page::SourceLinks;
 
-/// The site's files: relative path → contents, in a sorted map so the
-/// output is written (and zipped) in a fixed order.
-pub type SiteFiles = BTreeMap<String, Vec<u8>>;
+pub use site_files::{Body, SiteFiles};
 
 /// Built-in templates and static assets, by name.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -139,6 +140,8 @@ pub struct Renderer {
     assets: BTreeMap<String, String>,
     /// (name, css) in menu order; the first is the default.
     themes: Vec<(String, String)>,
+    /// Digest of the templates, assets and themes, for page reuse.
+    fingerprint: u128,
 }
 
 impl Renderer {
@@ -188,10 +191,19 @@ impl Renderer {
                 themes.insert(0, (name, css));
             }
         }
+        let mut digest = reuse::Digest::new("renderer");
+        for (name, text) in sources.iter().chain(&assets) {
+            digest.str(name).str(text);
+        }
+        for (name, css) in &themes {
+            digest.str(name).str(css);
+        }
+        let fingerprint = digest.finish();
         Ok(Renderer {
             tera,
             assets,
             themes,
+            fingerprint,
         })
     }
 
@@ -201,6 +213,11 @@ impl Renderer {
         self.tera
             .render(name, &ctx)
             .map_err(|e| template_error(name, e))
+    }
+
+    /// A digest of every template, asset and theme this renderer uses.
+    pub fn fingerprint(&self) -> u128 {
+        self.fingerprint
     }
 
     pub fn asset(&self, name: &str) -> &str {
@@ -325,6 +342,7 @@ pub fn site_files(
     hierarchy: Hierarchy,
     modifications: Modifications,
     sources: &Sources,
+    reuse: &PageReuse,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
     let field_assets: &[&str] = if history.field.is_empty() {
@@ -367,7 +385,18 @@ pub fn site_files(
         || {
             (
                 crate::site::timings::phase("flame_pages", || {
-                    flame_pages(history, config, renderer, &plan, &links)
+                    let inputs = reuse
+                        .enabled()
+                        .then(|| reuse::Inputs::new(history, config, renderer, sources));
+                    flame_pages(
+                        history,
+                        config,
+                        renderer,
+                        &plan,
+                        &links,
+                        reuse,
+                        inputs.as_ref(),
+                    )
                 }),
                 source_pages(history, renderer, &links, sources),
             )
@@ -382,8 +411,11 @@ pub fn site_files(
             (evolution, pages)
         },
     );
-    for page in flame.into_iter().chain(matrix) {
+    for page in flame {
         files.extend(page?);
+    }
+    for page in matrix {
+        files.extend(site_files::rendered(page?));
     }
     for page in source {
         let (path, html) = page?;
@@ -401,7 +433,7 @@ pub fn site_files(
     let memory_pages =
         |benchmark: &str, version: usize| memory_flame_pages(history, &plan, benchmark, version);
     for page in allocation_page::pages(history, renderer, &allocations, &links, &memory_pages) {
-        files.extend(page?);
+        files.extend(site_files::rendered(page?));
     }
     for page in regression_pages(history, renderer, &regressions, &flame_diffs, &source_diffs) {
         let (path, html) = page?;
@@ -522,14 +554,17 @@ fn source_pages(
 }
 
 /// Profile pages of every shape, aggregates and differential pages,
-/// rendered in parallel.
+/// rendered in parallel, or kept from the previous site when `reuse`
+/// finds them unchanged.
 fn flame_pages(
     history: &History,
     config: &Config,
     renderer: &Renderer,
     plan: &profile_page::Plan,
     links: &SourceLinks,
-) -> Vec<Rendered> {
+    reuse: &PageReuse,
+    inputs: Option<&reuse::Inputs>,
+) -> Vec<Result<Vec<(String, Body)>, BuildError>> {
     let frames = ShapeFrames::new(&history.frames);
     let diffs = flame_diff_page::plan(history, config);
     let diff_links = flame_diff_page::links_by_version(history, &diffs);
@@ -542,23 +577,51 @@ fn flame_pages(
         diffs: &diff_links,
         links,
     };
+    let kept_or_render = |key: Option<u128>, render: &dyn Fn() -> Rendered| match key {
+        Some(key) => reuse.get_or_render(key, render),
+        None => render().map(|files| site_files::rendered(files).collect()),
+    };
     let aggregates = aggregate_page::plan(history, config);
-    let mut out: Vec<Rendered> = profile_page::by_shape(plan)
+    let mut out: Vec<_> = profile_page::by_shape(plan)
         .par_iter()
-        .map(|pages| profile_page::render_shape(&cx, pages))
+        .map(|pages| {
+            let key = inputs.map(|i| profile_page::group_key(&cx, pages, i));
+            kept_or_render(key, &|| profile_page::render_shape(&cx, pages))
+        })
         .collect();
     out.extend(
         aggregates
             .par_iter()
-            .map(|page| aggregate_page::render(history, config, renderer, plan, links, page))
+            .map(|page| {
+                let key = inputs.map(|i| aggregate_page::key(history, plan, page, i));
+                kept_or_render(key, &|| {
+                    aggregate_page::render(history, config, renderer, plan, links, page)
+                })
+            })
             .collect::<Vec<_>>(),
     );
-    let means = flame_diff_page::means(history, &frames, &diffs);
+    let diff_keys: Vec<Option<u128>> = diffs
+        .par_iter()
+        .map(|p| inputs.map(|i| flame_diff_page::key(history, &diffs, p, plan, i)))
+        .collect();
+    // Means only for the pages rendered again.
+    let to_render: Vec<flame_diff_page::DiffPlan> = diffs
+        .iter()
+        .zip(&diff_keys)
+        .filter(|(_, key)| !key.is_some_and(|k| reuse.has(k)))
+        .map(|(p, _)| p.clone())
+        .collect();
+    let means = flame_diff_page::means(history, &frames, &to_render);
     out.extend(
         diffs
             .par_iter()
-            .map(|page| {
-                flame_diff_page::render(history, config, renderer, &frames, &means, &diffs, page)
+            .zip(&diff_keys)
+            .map(|(page, key)| {
+                kept_or_render(*key, &|| {
+                    flame_diff_page::render(
+                        history, config, renderer, &frames, &means, &diffs, page,
+                    )
+                })
             })
             .collect::<Vec<_>>(),
     );

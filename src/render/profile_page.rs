@@ -14,7 +14,7 @@ use super::flame_view::{self, file_name, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::{paths, Common, Renderer};
+use super::{paths, reuse, Common, Renderer};
 use crate::analysis::derived_metrics;
 use crate::analysis::shapes::{self, ShapeFrames, Values};
 use crate::error::BuildError;
@@ -70,7 +70,13 @@ pub struct Plan {
     /// For each profile entry, its short name among the profiles of the
     /// same benchmark and version (`r1`, `r2`, `r2-b` for duplicates).
     pub rep_names: Vec<String>,
+    /// For each benchmark, its versions with profiles in order, each with
+    /// its entries in history order.
+    pub by_benchmark: BTreeMap<String, Vec<VersionEntries>>,
 }
+
+/// A version (index into `History::versions`) and its profile entries.
+pub type VersionEntries = (usize, Vec<usize>);
 
 /// Decides the path of every profile page.
 pub fn plan(history: &History) -> Plan {
@@ -102,7 +108,50 @@ pub fn plan(history: &History) -> Plan {
         plan.by_entry.push(metric_pages);
         plan.rep_names.push(rep);
     }
+    plan.by_benchmark = entries_by_benchmark(history);
     plan
+}
+
+impl Plan {
+    /// The profile entries of `benchmark` in `version`, in history order.
+    pub fn entries_of(&self, benchmark: &str, version: usize) -> &[usize] {
+        self.by_benchmark
+            .get(benchmark)
+            .and_then(|versions| {
+                let at = versions.binary_search_by_key(&version, |(v, _)| *v).ok()?;
+                Some(versions[at].1.as_slice())
+            })
+            .unwrap_or(&[])
+    }
+}
+
+/// For each benchmark, its versions in order with their entries.
+fn entries_by_benchmark(history: &History) -> BTreeMap<String, Vec<VersionEntries>> {
+    let mut grouped: BTreeMap<&str, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
+    for (i, entry) in history.profiles.iter().enumerate() {
+        grouped
+            .entry(&entry.benchmark)
+            .or_default()
+            .entry(entry.version)
+            .or_default()
+            .push(i);
+    }
+    grouped
+        .into_iter()
+        .map(|(b, versions)| (b.to_string(), versions.into_iter().collect()))
+        .collect()
+}
+
+/// The versions of `entry`'s benchmark, and where `entry`'s is among them.
+fn versions_around<'a>(
+    plan: &'a Plan,
+    entry: &ProfileEntry,
+) -> Option<(&'a [VersionEntries], usize)> {
+    let versions = plan.by_benchmark.get(&entry.benchmark)?;
+    let at = versions
+        .binary_search_by_key(&entry.version, |(v, _)| *v)
+        .ok()?;
+    Some((versions, at))
 }
 
 /// The page of `shape` beside a top-down page path.
@@ -142,8 +191,11 @@ struct TopRow {
     total_share: String,
 }
 
+/// Everything a profile page shows besides its graphs, tree table and
+/// heaviest functions: cheap to compute, and (with the profile's content)
+/// what [page reuse](super::reuse) keys on.
 #[derive(Serialize)]
-struct ProfileView {
+struct Nav {
     #[serde(flatten)]
     common: Common,
     benchmark: String,
@@ -160,12 +212,34 @@ struct ProfileView {
     shapes: Vec<Link>,
     repetitions: Vec<Link>,
     versions: Vec<Link>,
+    all_versions_href: String,
     aggregate_href: Option<String>,
     diffs: Vec<Link>,
+}
+
+#[derive(Serialize)]
+struct ProfileView {
+    #[serde(flatten)]
+    nav: Nav,
     graphs: Vec<GraphView>,
     table: TableView,
     top: Vec<TopRow>,
     empty: bool,
+}
+
+/// The page-reuse key of one profile's pages of one shape.
+pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u128 {
+    let mut d = reuse::Digest::new("profile pages");
+    d.u128(inputs.salt);
+    if let Some(first) = pages.first() {
+        let entry = &cx.history.profiles[first.entry];
+        d.u128(inputs.profiles[first.entry])
+            .u128(inputs.sources[entry.version]);
+    }
+    for page in pages {
+        d.str(&page.path).json(&nav(cx, page));
+    }
+    d.finish()
 }
 
 /// Renders one page and its standalone SVGs.
@@ -210,6 +284,48 @@ pub fn by_shape(plan: &Plan) -> Vec<Vec<&PagePlan>> {
     groups
 }
 
+/// The navigation and facts of `page`.
+fn nav(cx: &Context, page: &PagePlan) -> Nav {
+    let history = cx.history;
+    let entry = &history.profiles[page.entry];
+    let metric = &entry.profile.metrics[page.metric];
+    let version = &history.versions[entry.version];
+    let common = Common::new(cx.renderer, history, &page.path);
+    let top_down_path = &cx.plan.by_entry[page.entry][page.metric];
+    Nav {
+        benchmark: entry.benchmark.clone(),
+        version: version.label.clone(),
+        version_date: version.date.clone(),
+        version_revision: version.revision.clone(),
+        repetition: cx.plan.rep_names[page.entry].clone(),
+        source: entry.source.clone(),
+        format: entry.format.to_string(),
+        metric: metric.name.clone(),
+        shape: page.shape.name(),
+        total: with_unit(entry.profile.tree.total(page.metric), &metric.unit),
+        metrics: metric_links(cx.plan, page),
+        shapes: shape_links(top_down_path, page.shape),
+        repetitions: repetition_links(history, cx.plan, page),
+        versions: version_links(history, cx.plan, page, &common.root),
+        all_versions_href: format!("{}index.html#benchmarks", common.root),
+        aggregate_href: super::aggregate_page::exists(
+            history,
+            &entry.benchmark,
+            entry.version,
+            &metric.name,
+        )
+        .then(|| {
+            format!(
+                "{}{}",
+                common.root,
+                paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
+            )
+        }),
+        diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
+        common,
+    }
+}
+
 fn render(
     cx: &Context,
     page: &PagePlan,
@@ -241,37 +357,8 @@ fn render(
         graphs.push(view);
         files.push(svg);
     }
-    let common = Common::new(cx.renderer, history, &page.path);
-    let top_down_path = &cx.plan.by_entry[page.entry][page.metric];
     let view = ProfileView {
-        benchmark: entry.benchmark.clone(),
-        version: version.label.clone(),
-        version_date: version.date.clone(),
-        version_revision: version.revision.clone(),
-        repetition: cx.plan.rep_names[page.entry].clone(),
-        source: entry.source.clone(),
-        format: entry.format.to_string(),
-        metric: metric.name.clone(),
-        shape: page.shape.name(),
-        total: with_unit(total, &metric.unit),
-        metrics: metric_links(cx.plan, page),
-        shapes: shape_links(top_down_path, page.shape),
-        repetitions: repetition_links(history, cx.plan, page),
-        versions: version_links(history, cx.plan, page, &common.root),
-        aggregate_href: super::aggregate_page::exists(
-            history,
-            &entry.benchmark,
-            entry.version,
-            &metric.name,
-        )
-        .then(|| {
-            format!(
-                "{}{}",
-                common.root,
-                paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
-            )
-        }),
-        diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
+        nav: nav(cx, page),
         table: table(cx, page, trees, &code),
         top: if page.shape == Shape::TopDown {
             top_by_self(cx.frames, entry, page.metric, 30)
@@ -280,7 +367,6 @@ fn render(
         },
         empty: total <= 0.0,
         graphs,
-        common,
     };
     let html = cx.renderer.render("profile.html", &view)?;
     files.insert(0, (page.path.clone(), html.into_bytes()));
@@ -508,12 +594,13 @@ fn page_for(
 fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link> {
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric].name;
-    (0..history.profiles.len())
-        .filter(|&i| {
-            history.profiles[i].benchmark == entry.benchmark
-                && history.profiles[i].version == entry.version
-        })
-        .filter_map(|i| {
+    let Some((versions, at)) = versions_around(plan, entry) else {
+        return Vec::new();
+    };
+    versions[at]
+        .1
+        .iter()
+        .filter_map(|&i| {
             let href = file_name(&page_for(history, plan, i, metric, page.shape)?);
             Some(Link {
                 label: plan.rep_names[i].clone(),
@@ -524,26 +611,47 @@ fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link
         .collect()
 }
 
+/// How many versions either side of the page's own its version links
+/// show (with the first version, and "…" for the ones left out), so pages
+/// stay small over long histories and adding a version changes only the
+/// pages of the last few.
+pub const VERSION_WINDOW: usize = 3;
+
 fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) -> Vec<Link> {
     let entry = &history.profiles[page.entry];
     let metric = &entry.profile.metrics[page.metric].name;
-    let mut first: BTreeMap<usize, usize> = BTreeMap::new();
-    for (i, p) in history.profiles.iter().enumerate() {
-        if p.benchmark == entry.benchmark {
-            first.entry(p.version).or_insert(i);
+    let Some((versions, at)) = versions_around(plan, entry) else {
+        return Vec::new();
+    };
+    let low = at.saturating_sub(VERSION_WINDOW);
+    let high = (at + VERSION_WINDOW).min(versions.len() - 1);
+    let shown = (low > 0).then_some(0).into_iter().chain(low..=high);
+    let gap = || Link {
+        label: "…".to_string(),
+        href: String::new(),
+        current: false,
+    };
+    let mut links = Vec::new();
+    let mut previous: Option<usize> = None;
+    for i in shown {
+        if previous.is_some_and(|p| i > p + 1) {
+            links.push(gap());
         }
+        previous = Some(i);
+        let (v, entries) = &versions[i];
+        let Some(href) = page_for(history, plan, entries[0], metric, page.shape) else {
+            continue;
+        };
+        links.push(Link {
+            label: history.versions[*v].label.clone(),
+            href: format!("{root}{href}"),
+            current: *v == entry.version,
+        });
     }
-    first
-        .into_iter()
-        .filter_map(|(v, i)| {
-            let href = format!("{root}{}", page_for(history, plan, i, metric, page.shape)?);
-            Some(Link {
-                label: history.versions[v].label.clone(),
-                href,
-                current: v == entry.version,
-            })
-        })
-        .collect()
+    if high + 1 < versions.len() {
+        links.push(gap());
+    }
+    links
 }
 
 /// Differential pages that involve this profile's version, for its metric

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::BuildError;
 use crate::input::cache::Written;
-use crate::render::SiteFiles;
+use crate::render::{Body, SiteFiles};
 
 /// Name of the marker file at the root of every site perfatlas writes.
 pub const MARKER: &str = ".perfatlas-site";
@@ -129,14 +129,24 @@ fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
         b"This directory was written by perfatlas; perfatlas may replace it.\n",
     )
     .map_err(|e| BuildError::io(root.join(MARKER), e))?;
-    for (rel, bytes) in files {
+    for (rel, body) in files.iter() {
         let path = root.join(rel);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
         }
-        fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))?;
+        match body {
+            Body::Bytes(bytes) => fs::write(&path, bytes),
+            Body::Kept(old) => link_or_copy(old, &path),
+        }
+        .map_err(|e| BuildError::io(&path, e))?;
     }
     Ok(())
+}
+
+/// Hard-links `old` at `new`, or copies it where links are not possible
+/// (another file system, a file system without links).
+fn link_or_copy(old: &Path, new: &Path) -> std::io::Result<()> {
+    fs::hard_link(old, new).or_else(|_| fs::copy(old, new).map(drop))
 }
 
 /// The cache entries: unchanged ones hard-linked from the previous site
@@ -150,9 +160,7 @@ fn write_cache(root: &Path, entries: BTreeMap<String, Written>) -> Result<(), Bu
     for (name, written) in entries {
         let path = dir.join(name);
         let done = match written {
-            Written::Kept(old) => {
-                fs::hard_link(&old, &path).or_else(|_| fs::copy(&old, &path).map(drop))
-            }
+            Written::Kept(old) => link_or_copy(&old, &path),
             Written::New(bytes) => fs::write(&path, bytes),
         };
         done.map_err(|e| BuildError::io(&path, e))?;

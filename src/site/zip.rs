@@ -8,7 +8,7 @@ use zip::write::SimpleFileOptions;
 
 use super::MARKER;
 use crate::error::BuildError;
-use crate::render::SiteFiles;
+use crate::render::{Body, SiteFiles};
 
 /// Refuses to replace an existing file at `path` that is not a zip perfatlas
 /// wrote (one holding the marker entry), unless `force`.
@@ -39,8 +39,9 @@ pub fn check_replaceable(path: &Path, force: bool) -> Result<(), BuildError> {
 }
 
 /// Writes `files` (and the marker) into a zip at `path`, via a temporary
-/// file renamed into place.
-pub fn write_zip(path: &Path, files: &SiteFiles) -> Result<(), BuildError> {
+/// file renamed into place. Files kept from the previous site are read
+/// from the new site at `site`, already written.
+pub fn write_zip(path: &Path, files: &SiteFiles, site: &Path) -> Result<(), BuildError> {
     let tmp = path.with_extension("zip.perfatlas-tmp");
     let io = |e: std::io::Error| BuildError::io(path, e);
     let zerr = |e: zip::result::ZipError| BuildError::io(path, std::io::Error::other(e));
@@ -54,9 +55,16 @@ pub fn write_zip(path: &Path, files: &SiteFiles) -> Result<(), BuildError> {
         zip.start_file(MARKER, options).map_err(zerr)?;
         zip.write_all(b"This directory was written by perfatlas; perfatlas may replace it.\n")
             .map_err(io)?;
-        for (name, bytes) in files {
+        for (name, body) in files.iter() {
             zip.start_file(name.as_str(), options).map_err(zerr)?;
-            zip.write_all(bytes).map_err(io)?;
+            match body {
+                Body::Bytes(bytes) => zip.write_all(bytes).map_err(io)?,
+                Body::Kept(_) => {
+                    let kept = site.join(name);
+                    let bytes = std::fs::read(&kept).map_err(|e| BuildError::io(&kept, e))?;
+                    zip.write_all(&bytes).map_err(io)?;
+                }
+            }
         }
         zip.finish().map_err(zerr)?.flush().map_err(io)
     })();

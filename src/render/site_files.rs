@@ -1,0 +1,75 @@
+//! The site's files before they are written: each one either rendered in
+//! this build or kept unchanged from the previous site (see
+//! [`super::reuse`]), in a sorted map so the output is written (and zipped)
+//! in a fixed order.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Where a file's contents come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// Rendered in this build.
+    Bytes(Vec<u8>),
+    /// The previous site's file, unchanged: hard-linked (or copied) into the
+    /// new site. The path is in the previous site, which is replaced when
+    /// the new one is in place.
+    Kept(PathBuf),
+}
+
+/// Every file of the site: relative path → contents.
+#[derive(Debug, Default)]
+pub struct SiteFiles {
+    files: BTreeMap<String, Body>,
+}
+
+impl SiteFiles {
+    pub fn new() -> SiteFiles {
+        SiteFiles::default()
+    }
+
+    /// Adds (or replaces) a rendered file.
+    pub fn insert(&mut self, path: String, bytes: Vec<u8>) {
+        self.files.insert(path, Body::Bytes(bytes));
+    }
+
+    /// Adds rendered or kept files.
+    pub fn extend(&mut self, files: impl IntoIterator<Item = (String, Body)>) {
+        self.files.extend(files);
+    }
+
+    /// Site-relative paths, sorted.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.files.keys()
+    }
+
+    /// (path, contents), sorted by path.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Body)> {
+        self.files.iter()
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Body> {
+        self.files.get(path)
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// How many files were kept from the previous site.
+    pub fn kept(&self) -> usize {
+        self.files
+            .values()
+            .filter(|b| matches!(b, Body::Kept(_)))
+            .count()
+    }
+}
+
+/// Rendered files as site files.
+pub fn rendered(files: Vec<(String, Vec<u8>)>) -> impl Iterator<Item = (String, Body)> {
+    files.into_iter().map(|(p, b)| (p, Body::Bytes(b)))
+}
