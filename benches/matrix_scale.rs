@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use headless_chrome::{Browser, LaunchOptions};
+mod chrome_timing;
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -121,63 +121,19 @@ fn main() {
         svg as f64 / 1e6
     );
 
-    let chrome = std::env::var_os("CHROME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if !chrome.is_file() {
+    let Some(browser) = chrome_timing::launch(&root.join("chrome-profile")) else {
         println!("  chromium not found: no render timings");
         return;
-    }
-    let profile = root.join("chrome-profile");
-    let options = LaunchOptions::default_builder()
-        .path(Some(chrome))
-        .headless(true)
-        .sandbox(false)
-        .user_data_dir(Some(profile))
-        .window_size(Some((1400, 1000)))
-        .idle_browser_timeout(Duration::from_secs(600))
-        .args(
-            [
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ]
-            .iter()
-            .map(std::ffi::OsStr::new)
-            .collect(),
-        )
-        .build()
-        .expect("launch options");
-    let browser = Browser::new(options).expect("chromium");
+    };
     let tab = browser.new_tab().expect("tab");
     tab.set_default_timeout(Duration::from_secs(120));
-    let url = format!("file://{}", page.canonicalize().expect("page").display());
     for run in 1..=3 {
-        tab.navigate_to("about:blank").expect("blank");
-        tab.wait_until_navigated().expect("blank loaded");
-        tab.navigate_to(&url).expect("navigate");
-        tab.wait_until_navigated().expect("loaded");
-        tab.wait_for_element("footer.pa-foot").expect("rendered");
-        let v = tab
-            .evaluate(
-                "JSON.stringify((function () { var p = performance.getEntriesByType('paint'); var n = performance.getEntriesByType('navigation')[0];
-                   var fcp = p.filter(function (e) { return e.name === 'first-contentful-paint'; })[0];
-                   return [fcp ? fcp.startTime : -1, n.domInteractive, n.loadEventEnd, document.querySelectorAll('#pa-matrix .pa-row').length]; })())",
-                false,
-            )
-            .expect("timings");
-        let s = v
-            .value
-            .and_then(|x| x.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let t: Vec<f64> = serde_json::from_str(&s).unwrap_or_default();
-        if t.len() == 4 {
-            println!(
-                "  chromium run {run}: first contentful paint {:.0} ms, interactive {:.0} ms, load end {:.0} ms ({} rows)",
-                t[0], t[1], t[2], t[3]
-            );
+        match chrome_timing::time_page(&tab, &page) {
+            Some(t) => println!(
+                "  chromium run {run}: first contentful paint {:.0} ms, interactive {:.0} ms, load end {:.0} ms",
+                t.first_paint, t.interactive, t.loaded
+            ),
+            None => println!("  chromium run {run}: no timings"),
         }
     }
 }
