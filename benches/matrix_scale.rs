@@ -127,14 +127,18 @@ fn main() {
     };
     let tab = browser.new_tab().expect("tab");
     tab.set_default_timeout(Duration::from_secs(120));
-    for run in 1..=3 {
-        match chrome_timing::time_page(&tab, &page) {
-            Some(t) => println!(
-                "  chromium run {run}: first contentful paint {:.0} ms, interactive {:.0} ms, load end {:.0} ms",
-                t.first_paint, t.interactive, t.loaded
-            ),
-            None => println!("  chromium run {run}: no timings"),
-        }
+    let runs: Vec<_> = (0..3)
+        .filter_map(|_| chrome_timing::time_page(&tab, &page))
+        .collect();
+    match chrome_timing::median(&runs) {
+        Some(t) => println!(
+            "  chromium, median of {}: first contentful paint {:.0} ms, interactive {:.0} ms, load end {:.0} ms",
+            runs.len(),
+            t.first_paint,
+            t.interactive,
+            t.loaded
+        ),
+        None => println!("  chromium: no timings"),
     }
 }
 

@@ -35,7 +35,7 @@ fn largest_pages(site: &Path) -> BTreeMap<String, (u64, PathBuf)> {
         .flatten();
     for entry in walk {
         let path = entry.path();
-        if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "html") {
+        if !entry.file_type().is_file() || path.extension() != Some("html".as_ref()) {
             continue;
         }
         let rel = path.strip_prefix(site).unwrap_or(path).to_string_lossy();

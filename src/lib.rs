@@ -143,6 +143,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     });
     let modifications = code_changes(options, &config, &history, &hierarchy)?;
     let sources = source_texts(options, &config, &history)?;
+    let staging = site::Staging::begin(&options.output, options.force)?;
     let files = site::timings::phase("render", || {
         render::site_files(
             &history,
@@ -151,7 +152,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             hierarchy,
             modifications,
             &sources,
-            &reuse,
+            &render::Output {
+                reuse: &reuse,
+                staging: Some(&staging),
+            },
         )
     })?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
@@ -163,9 +167,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             input::cache::Written::New(manifest),
         );
     }
-    site::timings::phase("write", || {
-        site::write_site_with_cache(&options.output, &files, options.force, entries)
-    })?;
+    site::timings::phase("write", || staging.finish(&files, entries))?;
     if let Some(zip) = &options.zip {
         site::zip::check_replaceable(zip, options.force)?;
         site::zip::write_zip(zip, &files, &options.output)?;

@@ -342,7 +342,7 @@ pub fn site_files(
     hierarchy: Hierarchy,
     modifications: Modifications,
     sources: &Sources,
-    reuse: &PageReuse,
+    output: &Output,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
     let field_assets: &[&str] = if history.field.is_empty() {
@@ -385,18 +385,7 @@ pub fn site_files(
         || {
             (
                 crate::site::timings::phase("flame_pages", || {
-                    let inputs = reuse
-                        .enabled()
-                        .then(|| reuse::Inputs::new(history, config, renderer, sources));
-                    flame_pages(
-                        history,
-                        config,
-                        renderer,
-                        &plan,
-                        &links,
-                        reuse,
-                        inputs.as_ref(),
-                    )
+                    flame_pages(history, config, renderer, &plan, (&links, sources), output)
                 }),
                 source_pages(history, renderer, &links, sources),
             )
@@ -553,18 +542,29 @@ fn source_pages(
         .collect()
 }
 
+/// Where the flame-graph pages go: kept from the previous site when
+/// `reuse` finds them unchanged, else rendered and written at once into
+/// `staging` (when given), so the build never holds them all in memory.
+pub struct Output<'a> {
+    pub reuse: &'a PageReuse,
+    pub staging: Option<&'a crate::site::Staging>,
+}
+
 /// Profile pages of every shape, aggregates and differential pages,
-/// rendered in parallel, or kept from the previous site when `reuse`
-/// finds them unchanged.
+/// rendered in parallel (see [`Output`]).
 fn flame_pages(
     history: &History,
     config: &Config,
     renderer: &Renderer,
     plan: &profile_page::Plan,
-    links: &SourceLinks,
-    reuse: &PageReuse,
-    inputs: Option<&reuse::Inputs>,
+    (links, sources): (&SourceLinks, &Sources),
+    output: &Output,
 ) -> Vec<Result<Vec<(String, Body)>, BuildError>> {
+    let reuse = output.reuse;
+    let inputs = reuse
+        .enabled()
+        .then(|| reuse::Inputs::new(history, config, renderer, sources));
+    let inputs = inputs.as_ref();
     let frames = ShapeFrames::new(&history.frames);
     let diffs = flame_diff_page::plan(history, config);
     let diff_links = flame_diff_page::links_by_version(history, &diffs);
@@ -577,9 +577,12 @@ fn flame_pages(
         diffs: &diff_links,
         links,
     };
-    let kept_or_render = |key: Option<u128>, render: &dyn Fn() -> Rendered| match key {
-        Some(key) => reuse.get_or_render(key, render),
-        None => render().map(|files| site_files::rendered(files).collect()),
+    let kept_or_render = |key: Option<u128>, render: &dyn Fn() -> Rendered| {
+        let files = match key {
+            Some(key) => reuse.get_or_render(key, render)?,
+            None => site_files::rendered(render()?).collect(),
+        };
+        site_files::spill(files, output.staging)
     };
     let aggregates = aggregate_page::plan(history, config);
     let mut out: Vec<_> = profile_page::by_shape(plan)

@@ -15,6 +15,9 @@ pub enum Body {
     /// new site. The path is in the previous site, which is replaced when
     /// the new one is in place.
     Kept(PathBuf),
+    /// Already written into the new site (this many bytes), to keep the
+    /// build's memory bounded.
+    Written(u64),
 }
 
 /// Every file of the site: relative path → contents.
@@ -59,17 +62,30 @@ impl SiteFiles {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
-
-    /// How many files were kept from the previous site.
-    pub fn kept(&self) -> usize {
-        self.files
-            .values()
-            .filter(|b| matches!(b, Body::Kept(_)))
-            .count()
-    }
 }
 
 /// Rendered files as site files.
 pub fn rendered(files: Vec<(String, Vec<u8>)>) -> impl Iterator<Item = (String, Body)> {
     files.into_iter().map(|(p, b)| (p, Body::Bytes(b)))
+}
+
+/// Writes the rendered files among `files` into the new site now (when
+/// there is one being written), leaving their sizes.
+pub fn spill(
+    files: Vec<(String, Body)>,
+    staging: Option<&crate::site::Staging>,
+) -> Result<Vec<(String, Body)>, crate::error::BuildError> {
+    let Some(staging) = staging else {
+        return Ok(files);
+    };
+    files
+        .into_iter()
+        .map(|(path, body)| match body {
+            Body::Bytes(bytes) => {
+                staging.write(&path, &bytes)?;
+                Ok((path, Body::Written(bytes.len() as u64)))
+            }
+            other => Ok((path, other)),
+        })
+        .collect()
 }

@@ -74,27 +74,87 @@ pub fn write_site_with_cache(
     force: bool,
     cache: BTreeMap<String, Written>,
 ) -> Result<(), BuildError> {
-    check_replaceable(output, force)?;
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "site".into());
-    let staging = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
-    if staging.exists() {
-        fs::remove_dir_all(&staging).map_err(|e| BuildError::io(&staging, e))?;
+    Staging::begin(output, force)?.finish(files, cache)
+}
+
+/// A site being written: a temporary directory beside the output that
+/// pages can be written into as soon as they are rendered (so a build
+/// never holds the whole site in memory), moved into place by
+/// [`Staging::finish`] and removed if dropped unfinished.
+#[derive(Debug)]
+pub struct Staging {
+    dir: PathBuf,
+    output: PathBuf,
+    parent: PathBuf,
+    name: String,
+    finished: bool,
+}
+
+impl Staging {
+    /// Checks that `output` may be replaced and creates the temporary
+    /// directory with the marker.
+    pub fn begin(output: &Path, force: bool) -> Result<Staging, BuildError> {
+        check_replaceable(output, force)?;
+        let parent = match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
+        let name = output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "site".into());
+        let dir = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
+        if dir.exists() {
+            fs::remove_dir_all(&dir).map_err(|e| BuildError::io(&dir, e))?;
+        }
+        let staging = Staging {
+            dir,
+            output: output.to_path_buf(),
+            parent,
+            name,
+            finished: false,
+        };
+        fs::create_dir_all(&staging.dir).map_err(|e| BuildError::io(&staging.dir, e))?;
+        let marker = staging.dir.join(MARKER);
+        fs::write(
+            &marker,
+            b"This directory was written by perfatlas; perfatlas may replace it.\n",
+        )
+        .map_err(|e| BuildError::io(&marker, e))?;
+        Ok(staging)
     }
-    let result = write_tree(&staging, files)
-        .and_then(|()| write_cache(&staging, cache))
-        .and_then(|()| swap_into_place(&staging, output, &parent, &name));
-    if result.is_err() {
-        let _ = fs::remove_dir_all(&staging);
+
+    /// Writes one file of the site now.
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
+        let path = self.dir.join(rel);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
+        }
+        fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))
     }
-    result
+
+    /// Writes the rest of `files` and the cache entries, and moves the
+    /// site into place.
+    pub fn finish(
+        mut self,
+        files: &SiteFiles,
+        cache: BTreeMap<String, Written>,
+    ) -> Result<(), BuildError> {
+        write_tree(&self.dir, files)?;
+        write_cache(&self.dir, cache)?;
+        swap_into_place(&self.dir, &self.output, &self.parent, &self.name)?;
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 /// Refuses a non-empty directory without the marker (unless `force`), and
@@ -122,14 +182,13 @@ pub fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
     }
 }
 
+/// Writes the files not written yet: rendered bytes, and links to the
+/// previous site's kept files.
 fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
-    fs::create_dir_all(root).map_err(|e| BuildError::io(root, e))?;
-    fs::write(
-        root.join(MARKER),
-        b"This directory was written by perfatlas; perfatlas may replace it.\n",
-    )
-    .map_err(|e| BuildError::io(root.join(MARKER), e))?;
     for (rel, body) in files.iter() {
+        if let Body::Written(_) = body {
+            continue;
+        }
         let path = root.join(rel);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
@@ -137,6 +196,7 @@ fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
         match body {
             Body::Bytes(bytes) => fs::write(&path, bytes),
             Body::Kept(old) => link_or_copy(old, &path),
+            Body::Written(_) => Ok(()),
         }
         .map_err(|e| BuildError::io(&path, e))?;
     }

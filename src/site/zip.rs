@@ -39,8 +39,8 @@ pub fn check_replaceable(path: &Path, force: bool) -> Result<(), BuildError> {
 }
 
 /// Writes `files` (and the marker) into a zip at `path`, via a temporary
-/// file renamed into place. Files kept from the previous site are read
-/// from the new site at `site`, already written.
+/// file renamed into place. Files kept from the previous site or written
+/// while rendering are read from the new site at `site`.
 pub fn write_zip(path: &Path, files: &SiteFiles, site: &Path) -> Result<(), BuildError> {
     let tmp = path.with_extension("zip.perfatlas-tmp");
     let io = |e: std::io::Error| BuildError::io(path, e);
@@ -59,7 +59,7 @@ pub fn write_zip(path: &Path, files: &SiteFiles, site: &Path) -> Result<(), Buil
             zip.start_file(name.as_str(), options).map_err(zerr)?;
             match body {
                 Body::Bytes(bytes) => zip.write_all(bytes).map_err(io)?,
-                Body::Kept(_) => {
+                Body::Kept(_) | Body::Written(_) => {
                     let kept = site.join(name);
                     let bytes = std::fs::read(&kept).map_err(|e| BuildError::io(&kept, e))?;
                     zip.write_all(&bytes).map_err(io)?;
