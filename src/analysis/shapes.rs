@@ -288,7 +288,7 @@ fn bottom_up_level<'v>(
         let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
         let g = *groups.entry(key).or_insert_with(|| {
             keys.push(key);
-            sums.extend(std::iter::repeat_n(0.0, metrics));
+            sums.resize(sums.len() + metrics, 0.0);
             keys.len() - 1
         });
         for (s, v) in sums[g * metrics..(g + 1) * metrics]
@@ -430,7 +430,7 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
         if slot_of[f] == u32::MAX {
             slot_of[f] = firsts.len() as u32;
             firsts.push(frame);
-            sums.extend(std::iter::repeat_n(0.0, metrics));
+            sums.resize(sums.len() + metrics, 0.0);
         }
         let slot = slot_of[f] as usize;
         for m in 0..metrics {

@@ -543,9 +543,9 @@ fn flame_pages(
         links,
     };
     let aggregates = aggregate_page::plan(history, config);
-    let mut out: Vec<Rendered> = profile_page::by_shape(plan)
+    let mut out: Vec<Rendered> = profile_page::by_profile(plan)
         .par_iter()
-        .map(|pages| profile_page::render_shape(&cx, pages))
+        .map(|pages| profile_page::render_profile(&cx, pages))
         .collect();
     out.extend(
         aggregates
