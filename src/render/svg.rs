@@ -36,6 +36,21 @@ impl SvgWriter {
         self
     }
 
+    /// `<tag a="coord(v)" …/>`: numeric attributes written straight in
+    /// (a coordinate never needs escaping).
+    pub fn empty_at(&mut self, tag: &str, coords: &[(&str, f64)]) -> &mut Self {
+        self.start_at(tag, coords);
+        self.out.push_str("/>");
+        self
+    }
+
+    /// `<tag a="coord(v)" …>`, as [`SvgWriter::empty_at`].
+    pub fn open_at(&mut self, tag: &str, coords: &[(&str, f64)]) -> &mut Self {
+        self.start_at(tag, coords);
+        self.out.push('>');
+        self
+    }
+
     pub fn close(&mut self, tag: &str) -> &mut Self {
         let _ = write!(self.out, "</{tag}>");
         self
@@ -69,6 +84,18 @@ impl SvgWriter {
 
     pub fn finish(self) -> String {
         self.out
+    }
+
+    fn start_at(&mut self, tag: &str, coords: &[(&str, f64)]) {
+        self.out.push('<');
+        self.out.push_str(tag);
+        for (k, v) in coords {
+            self.out.push(' ');
+            self.out.push_str(k);
+            self.out.push_str("=\"");
+            push_coord(&mut self.out, *v);
+            self.out.push('"');
+        }
     }
 
     fn start(&mut self, tag: &str, attrs: &[(&str, &str)]) {
@@ -181,6 +208,21 @@ mod tests {
             w.finish(),
             "<text data-n=\"a&quot;b&#39;&lt;c&gt;\">&lt;/script&gt;&lt;svg onload=alert(1)&gt;&amp;\u{FFFD}</text>"
         );
+    }
+
+    #[test]
+    fn coordinate_attributes_read_like_string_ones() {
+        let mut by_coord = SvgWriter::new();
+        by_coord
+            .open_at("text", &[("x", 1.5), ("y", -0.001)])
+            .close("text")
+            .empty_at("rect", &[("width", 1199.999)]);
+        let mut by_string = SvgWriter::new();
+        by_string
+            .open("text", &[("x", &coord(1.5)), ("y", &coord(-0.001))])
+            .close("text")
+            .empty("rect", &[("width", &coord(1199.999))]);
+        assert_eq!(by_coord.finish(), by_string.finish());
     }
 
     #[test]
