@@ -59,11 +59,22 @@ pub fn layout(
     metric: usize,
     budget: FlameBudget,
 ) -> FlameGraph {
-    let inclusive = tree.inclusive(metric);
+    layout_with(tree, frames, metric, &tree.inclusive(metric), budget)
+}
+
+/// [`layout`] with the inclusive values of the metric already at hand
+/// (`inclusive[n]` for node `n`, as [`CallTree::inclusive`] gives them).
+pub fn layout_with(
+    tree: &CallTree,
+    frames: &FrameTable,
+    metric: usize,
+    inclusive: &[f64],
+    budget: FlameBudget,
+) -> FlameGraph {
     let total = inclusive[0];
     // Reserve part of the budget for remainder rectangles.
     let node_budget = (budget.max_frames.saturating_mul(4) / 5).max(1);
-    let keep = choose_kept(tree, &inclusive, node_budget, budget.min_fraction * total);
+    let keep = choose_kept(tree, inclusive, node_budget, budget.min_fraction * total);
     let mut graph = FlameGraph {
         rects: Vec::new(),
         total,

@@ -53,23 +53,27 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         .children(NodeId::ROOT)
         .iter()
         .rev()
-        .map(|c| Step::Enter(*c))
+        .map(|c| Step::Enter(*c, None))
         .collect();
     while let Some(step) = stack.pop() {
-        let node = match step {
+        let (node, parent) = match step {
             Step::Exit(c, edges) => {
                 sums.leave(c, edges);
                 continue;
             }
-            Step::Enter(node) => node,
+            Step::Enter(node, parent) => (node, parent),
         };
         let Some(c) = method[node.index()] else {
             continue;
         };
-        let parent = tree.parent(node).and_then(|p| method[p.index()]);
         let edges = sums.enter(parent, c, |row| add_node(row, node));
         stack.push(Step::Exit(c, edges));
-        stack.extend(tree.children(node).iter().rev().map(|c| Step::Enter(*c)));
+        stack.extend(
+            tree.children(node)
+                .iter()
+                .rev()
+                .map(|n| Step::Enter(*n, Some(c))),
+        );
     }
 
     let timeline = profile
@@ -87,21 +91,25 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
     }
 }
 
-/// One step of the depth-first walk: entering a node, or leaving one of
+/// One step of the depth-first walk: entering a node (called from the
+/// method of its parent, none for the root's children), or leaving one of
 /// method `CompId` whose call edges (one id per level) were counted.
 enum Step {
-    Enter(NodeId),
+    Enter(NodeId, Option<CompId>),
     Exit(CompId, EdgeIds),
 }
 
 /// The id of a node's call edge at each level of [`EDGE_LEVELS`], if any.
 type EdgeIds = [Option<u32>; 3];
 
+/// Callers with more callees than this find them through a hash map.
+const SCANNED_CALLEES: usize = 16;
+
 /// Sums per method and per call edge, each counted at its outermost
 /// occurrence on the current path. Everything is a dense array indexed by
 /// component or by edge id; a call edge gets its ids the first time its
-/// (caller method, callee method) pair is seen, so a node costs one hash
-/// lookup.
+/// (caller method, callee method) pair is seen, and is found again in its
+/// caller's short list of callees (a hash map only for callers with many).
 struct PathSums<'h> {
     hierarchy: &'h Hierarchy,
     metrics: usize,
@@ -109,7 +117,9 @@ struct PathSums<'h> {
     on_path: Vec<u32>,
     time: Vec<f64>,
     seen: Vec<bool>,
-    /// Method pair → its edge ids at the three levels.
+    /// Per caller method: its callees so far with the call's edge ids;
+    /// for callers with many, also by method pair.
+    callees: Vec<Vec<(CompId, EdgeIds)>>,
     pair_ids: FxHashMap<Edge, EdgeIds>,
     /// Per level: edge → id, the edges by id, and per id the times on the
     /// current path and the values (`metrics` per edge).
@@ -128,6 +138,7 @@ impl<'h> PathSums<'h> {
             on_path: vec![0; comps],
             time: vec![0.0; comps * metrics],
             seen: vec![false; comps],
+            callees: vec![Vec::new(); comps],
             pair_ids: FxHashMap::default(),
             edge_ids: Default::default(),
             edge_keys: Default::default(),
@@ -182,7 +193,13 @@ impl<'h> PathSums<'h> {
     /// The ids of the call from method `p` to method `c` (`p != c`) at
     /// each level where the two differ.
     fn edge_ids_of(&mut self, p: CompId, c: CompId) -> EdgeIds {
-        if let Some(ids) = self.pair_ids.get(&(p, c)) {
+        let known = &self.callees[p.index()];
+        let found = if known.len() <= SCANNED_CALLEES {
+            known.iter().find(|(k, _)| *k == c).map(|(_, ids)| ids)
+        } else {
+            self.pair_ids.get(&(p, c))
+        };
+        if let Some(ids) = found {
             return *ids;
         }
         let mut ids = [None; 3];
@@ -195,7 +212,14 @@ impl<'h> PathSums<'h> {
                 ids[l] = Some(self.edge_id(l, key));
             }
         }
-        self.pair_ids.insert((p, c), ids);
+        let known = &mut self.callees[p.index()];
+        known.push((c, ids));
+        if known.len() == SCANNED_CALLEES + 1 {
+            self.pair_ids
+                .extend(known.iter().map(|&(callee, ids)| ((p, callee), ids)));
+        } else if known.len() > SCANNED_CALLEES + 1 {
+            self.pair_ids.insert((p, c), ids);
+        }
         ids
     }
 
@@ -207,7 +231,8 @@ impl<'h> PathSums<'h> {
         self.edge_ids[level].insert(key, id);
         self.edge_keys[level].push(key);
         self.edge_on_path[level].push(0);
-        self.edge_values[level].extend(std::iter::repeat(0.0).take(self.metrics));
+        let values = &mut self.edge_values[level];
+        values.resize(values.len() + self.metrics, 0.0);
         id
     }
 

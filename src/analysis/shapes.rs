@@ -183,30 +183,27 @@ pub fn bottom_up(
     let metrics = tree.metric_count();
     let function = function_ids(tree, frames);
     let contributing = contributing_nodes(tree, &function, values);
-    let inclusive: Vec<Vec<f64>> = match values {
-        Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
-        Values::Exclusive => Vec::new(),
-    };
     let mut out = CallTree::new(metrics);
     if values == Values::Exclusive {
         add_rootless(tree, &mut out, &[frames.no_stack]);
     }
-    // One occurrence per contributing node: its values, the bottom-up node
-    // it hangs under, and the top-down node whose function comes next.
+    // Each contributing node's values, in a row of `metrics` per
+    // occurrence (read in order as the occurrences move up).
+    let value = occurrence_values(tree, &contributing, values);
+    let row = |k: u32| &value[k as usize * metrics..(k as usize + 1) * metrics];
+    // One occurrence per contributing node: the bottom-up node it hangs
+    // under, and the top-down node whose function comes next.
     let mut live: Vec<Occurrence> = contributing
         .iter()
-        .map(|&n| Occurrence {
+        .enumerate()
+        .map(|(k, &n)| Occurrence {
             under: NodeId::ROOT,
             next: n,
-            first: n,
+            k: k as u32,
         })
         .collect();
-    let value = |o: &Occurrence, m: usize| match values {
-        Values::Exclusive => tree.self_value(o.first, m),
-        Values::Inclusive => inclusive[m][o.first.index()],
-    };
     let grand: Vec<f64> = (0..metrics)
-        .map(|m| live.iter().map(|o| value(o, m)).sum::<f64>())
+        .map(|m| live.iter().map(|o| row(o.k)[m]).sum::<f64>())
         .collect();
     let threshold: Vec<f64> = grand.iter().map(|g| g * min_fraction).collect();
     let (mut work, mut level, mut cut_depth) = (0usize, 0usize, None);
@@ -222,15 +219,15 @@ pub fn bottom_up(
             &live,
             &function,
             frames.narrow,
-            |o, m| value(o, m),
+            &row,
             &threshold,
             tree,
         );
     }
     // Occurrences left when the work ran out end where they are.
     for o in &live {
-        for m in 0..metrics {
-            out.add_self(o.under, m, value(o, m));
+        for (m, v) in row(o.k).iter().enumerate() {
+            out.add_self(o.under, m, *v);
         }
     }
     Shaped {
@@ -239,25 +236,46 @@ pub fn bottom_up(
     }
 }
 
+/// The values a bottom-up tree adds for each contributing node, a row of
+/// one value per metric per node.
+fn occurrence_values(tree: &CallTree, contributing: &[NodeId], values: Values) -> Vec<f64> {
+    let metrics = tree.metric_count();
+    let mut out = Vec::with_capacity(contributing.len() * metrics);
+    match values {
+        Values::Exclusive => {
+            for &n in contributing {
+                out.extend((0..metrics).map(|m| tree.self_value(n, m)));
+            }
+        }
+        Values::Inclusive => {
+            let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
+            for &n in contributing {
+                out.extend(inclusive.iter().map(|v| v[n.index()]));
+            }
+        }
+    }
+    out
+}
+
 /// A path being reversed: under bottom-up node `under`, the function of
-/// top-down node `next` comes next; `first` is the node whose value it
-/// carries.
+/// top-down node `next` comes next; `k` is the contributing node whose
+/// values it carries.
 #[derive(Debug, Clone, Copy)]
 struct Occurrence {
     under: NodeId,
     next: NodeId,
-    first: NodeId,
+    k: u32,
 }
 
 /// One level: groups `live` by (node, next function), creates the groups
 /// worth drawing, sends the rest to `(narrower callers)`, and returns the
 /// occurrences that go on (those whose caller is not the root).
-fn bottom_up_level(
+fn bottom_up_level<'v>(
     out: &mut CallTree,
     live: &[Occurrence],
     function: &[Option<FrameId>],
     narrow: FrameId,
-    value: impl Fn(&Occurrence, usize) -> f64,
+    row: &impl Fn(u32) -> &'v [f64],
     threshold: &[f64],
     tree: &CallTree,
 ) -> Vec<Occurrence> {
@@ -270,11 +288,14 @@ fn bottom_up_level(
         let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
         let g = *groups.entry(key).or_insert_with(|| {
             keys.push(key);
-            sums.extend(std::iter::repeat(0.0).take(metrics));
+            sums.resize(sums.len() + metrics, 0.0);
             keys.len() - 1
         });
-        for m in 0..metrics {
-            sums[g * metrics + m] += value(o, m);
+        for (s, v) in sums[g * metrics..(g + 1) * metrics]
+            .iter_mut()
+            .zip(row(o.k))
+        {
+            *s += v;
         }
         group_of.push(g);
     }
@@ -300,14 +321,14 @@ fn bottom_up_level(
         let ends = !wide[g] || function[caller.index()].is_none();
         if ends {
             // The path ends here: its value is the node's own.
-            for m in 0..metrics {
-                out.add_self(node_of[g], m, value(o, m));
+            for (m, v) in row(o.k).iter().enumerate() {
+                out.add_self(node_of[g], m, *v);
             }
         } else {
             next.push(Occurrence {
                 under: node_of[g],
                 next: caller,
-                first: o.first,
+                k: o.k,
             });
         }
     }
@@ -347,33 +368,39 @@ fn contributing_nodes(
     }
 }
 
-/// Nodes none of whose ancestors has the same function. Depth-first with a
-/// count per function on the current path; no recursion, so deep stacks are
+/// Nodes none of whose ancestors has the same function, in node order.
+/// Depth-first with the functions of the current path on a stack and a
+/// count per function (a dense array); no recursion, so deep stacks are
 /// safe.
 fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<NodeId> {
-    let mut on_path: FxHashMap<FrameId, u32> = FxHashMap::default();
-    let mut out = Vec::new();
-    let mut stack: Vec<(NodeId, bool)> = vec![(NodeId::ROOT, true)];
-    while let Some((node, entering)) = stack.pop() {
-        let f = function[node.index()];
-        if !entering {
-            if let Some(c) = f.and_then(|f| on_path.get_mut(&f)) {
-                *c -= 1;
+    let slots = function
+        .iter()
+        .flatten()
+        .map(|f| f.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut on_path = vec![0u32; slots];
+    let mut path: Vec<Option<FrameId>> = Vec::new();
+    let mut outermost = vec![false; tree.len()];
+    let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
+    while let Some(node) = stack.pop() {
+        // Leave the nodes of the path that are not this node's ancestors.
+        let depth = tree.depth(node) as usize;
+        while path.len() > depth {
+            if let Some(f) = path.pop().flatten() {
+                on_path[f.0 as usize] -= 1;
             }
-            continue;
         }
+        let f = function[node.index()];
         if let Some(f) = f {
-            let count = on_path.entry(f).or_insert(0);
-            if *count == 0 {
-                out.push(node);
-            }
+            let count = &mut on_path[f.0 as usize];
+            outermost[node.index()] = *count == 0;
             *count += 1;
         }
-        stack.push((node, false));
-        stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
+        path.push(f);
+        stack.extend(tree.children(node).iter().rev());
     }
-    out.sort();
-    out
+    tree.node_ids().filter(|n| outermost[n.index()]).collect()
 }
 
 /// The flat tree: module → file → function. Exclusive: each node's self
@@ -387,20 +414,25 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
         Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
         Values::Exclusive => Vec::new(),
     };
-    // Sum per function first (a slot per function frame), then build the
-    // three levels once per function: no lookup per node.
-    let mut slot_of: FxHashMap<FrameId, usize> = FxHashMap::default();
+    // Sum per function first (a slot per function frame, in first-seen
+    // order), then build the three levels once per function.
+    let mut slot_of: Vec<u32> = Vec::new();
     let mut firsts: Vec<FrameId> = Vec::new();
     let mut sums: Vec<f64> = Vec::new();
     for node in nodes {
-        let Some(frame) = tree.frame(node) else {
+        let (Some(frame), Some(f)) = (tree.frame(node), function[node.index()]) else {
             continue;
         };
-        let slot = *slot_of.entry(frames.function(frame)).or_insert_with(|| {
+        let f = f.0 as usize;
+        if f >= slot_of.len() {
+            slot_of.resize(f + 1, u32::MAX);
+        }
+        if slot_of[f] == u32::MAX {
+            slot_of[f] = firsts.len() as u32;
             firsts.push(frame);
-            sums.extend(std::iter::repeat(0.0).take(metrics));
-            firsts.len() - 1
-        });
+            sums.resize(sums.len() + metrics, 0.0);
+        }
+        let slot = slot_of[f] as usize;
         for m in 0..metrics {
             sums[slot * metrics + m] += match values {
                 Values::Exclusive => tree.self_value(node, m),

@@ -65,6 +65,7 @@ use rustc_hash::FxHashMap;
 
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
+use crate::model::limits::LimitHit;
 use crate::model::{
     Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit,
 };
@@ -115,19 +116,22 @@ impl Format for Folded {
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
-        let data = text::decode_text(input.bytes);
+        let data = decode(input.bytes);
         let mode = survey(&data);
-        let chunks = split_chunks(&data, CHUNK_BYTES);
-        if chunks.len() == 1 {
-            return read_chunk(&data, mode).0.finish();
-        }
-        // Big files: chunks of whole lines parsed in parallel, then merged
-        // in file order (chunk boundaries depend on the size only, so the
-        // result does not depend on the number of threads).
-        use rayon::prelude::*;
-        let parts: Vec<(FoldedReader, usize)> =
-            chunks.par_iter().map(|c| read_chunk(c, mode)).collect();
-        merge_chunks(parts)
+        // Big files are read in chunks of whole lines on every core (chunk
+        // boundaries depend on the size only, so the result does not
+        // depend on the number of threads), then built into one tree in
+        // file order.
+        parse_chunks(&split_chunks(&data, CHUNK_BYTES), mode)
+    }
+}
+
+/// The text of a file: valid UTF-8 as it is (checked the fast way), else
+/// through [`text::decode_text`] (byte-order marks, UTF-16, invalid bytes).
+fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) if !s.starts_with('\u{feff}') => std::borrow::Cow::Borrowed(s),
+        _ => text::decode_text(bytes),
     }
 }
 
@@ -155,75 +159,95 @@ fn split_chunks(data: &str, size: usize) -> Vec<&str> {
     chunks
 }
 
-/// Reads one chunk; also returns how many newlines it holds.
-fn read_chunk(chunk: &str, mode: Mode) -> (FoldedReader<'_>, usize) {
-    let mut reader = FoldedReader {
-        frames: FrameTable::new(),
-        mode,
-        ..FoldedReader::default()
-    };
-    let mut pieces = 0;
-    for (i, line) in chunk.split('\n').enumerate() {
-        reader.read_line(i + 1, line);
-        pieces = i + 1;
-    }
-    (reader, pieces.saturating_sub(1))
+/// Reads `chunks` (consecutive pieces of one file, cut after a newline)
+/// into one profile: chunks are read into frame ids on every core while
+/// this thread builds the tree from them in file order, reading chunks
+/// itself whenever the next one is not ready.
+fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
+    let reads = ChunkQueue::new(chunks, mode);
+    let mut builder = TreeBuilder::new(mode);
+    let helpers = rayon::current_num_threads()
+        .saturating_sub(1)
+        .min(chunks.len().saturating_sub(1));
+    let mut result = Ok(());
+    rayon::scope(|s| {
+        for _ in 0..helpers {
+            s.spawn(|_| while reads.read_next() {});
+        }
+        for i in 0..chunks.len() {
+            let chunk = reads.take(i);
+            if let Err(e) = builder.add(chunk) {
+                reads.stop();
+                result = Err(e);
+                return;
+            }
+        }
+    });
+    result?;
+    builder.finish()
 }
 
-/// Merges chunk readers in order: frames absorbed, trees merged by path,
-/// warnings' line numbers made absolute.
-fn merge_chunks(parts: Vec<(FoldedReader, usize)>) -> Result<Parsed, ParseError> {
-    let mut base: Option<(FrameTable, Profile)> = None;
-    let mut warnings = Vec::new();
-    let mut offset = 0;
-    for (reader, newlines) in parts {
-        warnings.extend(reader.warnings.into_iter().map(|mut w| {
-            if let crate::error::Place::Line(n) = &mut w.place {
-                *n += offset;
-            }
-            w
-        }));
-        offset += newlines;
-        let Some(mut profile) = reader.profile else {
-            continue;
-        };
-        profile.allocations = reader.allocations.map(Box::new);
-        match &mut base {
-            None => base = Some((reader.frames, profile)),
-            Some((frames, into)) => {
-                let map = frames.absorb(reader.frames);
-                let nodes = into.tree.absorb(&profile.tree, &map);
-                if let Some(from) = &profile.allocations {
-                    let to = into.allocations.get_or_insert_with(|| {
-                        Box::new(Allocations::new(
-                            from.count_kind,
-                            from.bytes_known,
-                            from.class_source,
-                        ))
-                    });
-                    for site in &from.sites {
-                        let class = to.class(&from.classes[site.class as usize]);
-                        to.add(nodes[site.node.index()], class, site.count, site.bytes);
-                    }
-                }
-            }
+/// Chunks handed out to readers one at a time, and their results.
+struct ChunkQueue<'a> {
+    chunks: &'a [&'a str],
+    mode: Mode,
+    next: std::sync::atomic::AtomicUsize,
+    done: std::sync::Mutex<Vec<Option<ChunkStacks<'a>>>>,
+    ready: std::sync::Condvar,
+}
+
+impl<'a> ChunkQueue<'a> {
+    fn new(chunks: &'a [&'a str], mode: Mode) -> ChunkQueue<'a> {
+        ChunkQueue {
+            chunks,
+            mode,
+            next: Default::default(),
+            done: std::sync::Mutex::new(chunks.iter().map(|_| None).collect()),
+            ready: std::sync::Condvar::new(),
         }
     }
-    match base {
-        Some((frames, mut profile)) => {
-            if profile.allocations.as_ref().is_some_and(|a| a.is_empty()) {
-                profile.allocations = None;
+
+    /// Reads the next chunk nobody has taken yet; false when none is left.
+    fn read_next(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let Some(chunk) = self.chunks.get(i) else {
+            return false;
+        };
+        let read = ChunkStacks::read(chunk, self.mode);
+        self.lock()[i] = Some(read);
+        self.ready.notify_all();
+        true
+    }
+
+    /// Chunk `i`, read: reads chunks while it is not ready, then waits for
+    /// the reader that has it.
+    fn take(&self, i: usize) -> ChunkStacks<'a> {
+        loop {
+            if let Some(read) = self.lock()[i].take() {
+                return read;
             }
-            Ok(Parsed {
-                frames,
-                profile,
-                warnings,
-            })
+            if !self.read_next() {
+                break;
+            }
         }
-        None => Err(warnings
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| ParseError::whole("no stacks found"))),
+        let mut done = self.lock();
+        loop {
+            if let Some(read) = done[i].take() {
+                return read;
+            }
+            done = self.ready.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Leaves the chunks not yet taken unread.
+    fn stop(&self) {
+        self.next
+            .store(self.chunks.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Option<ChunkStacks<'a>>>> {
+        self.done.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -407,23 +431,64 @@ pub fn frame_from_text(text: &str) -> Frame {
     Frame::named(text)
 }
 
-/// Reads lines into one profile. Collapsed stacks are usually sorted, so
-/// consecutive lines share long prefixes: the frames and tree nodes of the
-/// previous line are reused up to the first frame that differs.
-#[derive(Default)]
-struct FoldedReader<'a> {
+/// One chunk's lines read into frame ids, before any tree is built.
+/// Collapsed stacks are usually sorted, so consecutive lines share long
+/// prefixes: each line keeps only how many leading frames it shares with
+/// the line before (found by one comparison of the two lines' bytes) and
+/// the ids of the frames after those.
+struct ChunkStacks<'a> {
+    /// Frames of this chunk, ids local to it.
     frames: FrameTable,
-    by_text: FxHashMap<&'a str, FrameId>,
-    profile: Option<Profile>,
-    previous: Vec<(&'a str, NodeId)>,
+    /// Frame text → id. The keys are copies, close together in memory:
+    /// comparing against the first occurrence in a big input would miss
+    /// the cache on nearly every lookup.
+    by_text: FxHashMap<Box<str>, FrameId>,
+    lines: Vec<StackLine<'a>>,
+    /// The new frames of every line, one after the other.
+    ids: Vec<FrameId>,
     warnings: Vec<ParseError>,
+    /// Newlines in the chunk (line numbers of the next chunk start after).
+    newlines: usize,
     mode: Mode,
-    /// Allocation output only: the sites, and each class leaf's index.
-    allocations: Option<Allocations>,
-    class_of: FxHashMap<&'a str, u32>,
+    /// The last stack read and where each of its non-empty frames ends.
+    previous: &'a str,
+    previous_ends: Vec<usize>,
 }
 
-impl<'a> FoldedReader<'a> {
+/// One line that holds a stack.
+struct StackLine<'a> {
+    /// Leading frames shared with the previous stack of the chunk.
+    shared: u32,
+    /// End of this line's new frames in [`ChunkStacks::ids`].
+    ids_end: u32,
+    count: f64,
+    /// Allocation output: the class leaf, and whether it was allocated
+    /// outside a TLAB.
+    class: Option<(&'a str, bool)>,
+}
+
+impl<'a> ChunkStacks<'a> {
+    fn read(chunk: &'a str, mode: Mode) -> ChunkStacks<'a> {
+        let mut out = ChunkStacks {
+            frames: FrameTable::new(),
+            by_text: FxHashMap::default(),
+            lines: Vec::new(),
+            ids: Vec::new(),
+            warnings: Vec::new(),
+            newlines: 0,
+            mode,
+            previous: "",
+            previous_ends: Vec::new(),
+        };
+        let mut pieces = 0;
+        for (i, line) in chunk.split('\n').enumerate() {
+            out.read_line(i + 1, line);
+            pieces = i + 1;
+        }
+        out.newlines = pieces.saturating_sub(1);
+        out
+    }
+
     fn read_line(&mut self, number: usize, line: &'a str) {
         // Leading blanks matter: py-spy writes ` 4` for samples with no frames.
         let line = line.trim_end();
@@ -444,12 +509,8 @@ impl<'a> FoldedReader<'a> {
             ));
             return;
         }
-        let mode = self.mode;
-        let profile = self
-            .profile
-            .get_or_insert_with(|| Profile::new(mode.metrics()));
         // Allocation output: the class leaf comes off the stack.
-        let (stack, class) = match mode {
+        let (stack, class) = match self.mode {
             Mode::Samples => (stack, None),
             Mode::Allocations { .. } => {
                 let (rest, leaf) = split_leaf(stack);
@@ -459,55 +520,165 @@ impl<'a> FoldedReader<'a> {
                 }
             }
         };
-        let mut node = NodeId::ROOT;
-        let mut depth = 0;
-        // An empty stack (a sample with no frames) counts at the root.
-        for part in stack.split(';').filter(|p| !p.is_empty()) {
-            match self.previous.get(depth) {
-                Some(&(text, n)) if text == part => node = n,
-                _ => {
-                    self.previous.truncate(depth);
-                    let frame = match self.by_text.get(part) {
-                        Some(&id) => id,
-                        None => {
-                            let id = self.frames.intern(frame_from_text(part));
-                            self.by_text.insert(part, id);
-                            id
-                        }
-                    };
-                    node = profile.tree.child(node, frame);
-                    self.previous.push((part, node));
+        let shared = self.shared_frames(stack);
+        self.previous_ends.truncate(shared);
+        // The frames after the shared ones; an empty stack (a sample with
+        // no frames) counts at the root.
+        let from = match shared {
+            0 => 0,
+            n => self.previous_ends[n - 1],
+        };
+        let mut at = from;
+        for part in stack[from..].split(';') {
+            let end = at + part.len();
+            at = end + 1;
+            if part.is_empty() {
+                continue;
+            }
+            let id = match self.by_text.get(part) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.intern(frame_from_text(part));
+                    self.by_text.insert(part.into(), id);
+                    id
                 }
-            }
-            depth += 1;
+            };
+            self.ids.push(id);
+            self.previous_ends.push(end);
         }
-        self.previous.truncate(depth);
-        profile.tree.add_self(node, 0, count);
-        if let (
-            Some((name, outside_tlab)),
-            Mode::Allocations {
-                outside_tlab: split,
-            },
-        ) = (class, mode)
-        {
-            if outside_tlab && split {
-                profile.tree.add_self(node, 1, count);
-            }
-            let alloc = self.allocations.get_or_insert_with(|| {
-                Allocations::new(CountKind::Samples, false, ClassSource::Recorded)
-            });
-            let class = *self
-                .class_of
-                .entry(name)
-                .or_insert_with(|| alloc.class(name));
-            alloc.add(node, class, count, 0.0);
+        self.previous = stack;
+        self.lines.push(StackLine {
+            shared: shared as u32,
+            ids_end: self.ids.len() as u32,
+            count,
+            class,
+        });
+    }
+
+    /// How many leading non-empty frames `stack` shares with the previous
+    /// stack: those that end before the first byte where the two differ,
+    /// or right at it when both stacks end a frame there.
+    fn shared_frames(&self, stack: &str) -> usize {
+        let (a, b) = (self.previous.as_bytes(), stack.as_bytes());
+        let same = common_prefix(a, b);
+        let ends_frame = |s: &[u8]| same == s.len() || s[same] == b';';
+        let mut shared = self.previous_ends.partition_point(|&e| e < same);
+        if self.previous_ends.get(shared) == Some(&same) && ends_frame(a) && ends_frame(b) {
+            shared += 1;
         }
+        shared
+    }
+}
+
+/// Length of the longest common prefix of `a` and `b`, eight bytes at a
+/// time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let word = |s: &[u8]| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+        let diff = word(a) ^ word(b);
+        if diff != 0 {
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Builds the profile from chunks read in file order: frames joined into
+/// one table, stacks added to one tree.
+struct TreeBuilder<'a> {
+    mode: Mode,
+    frames: FrameTable,
+    profile: Option<Profile>,
+    warnings: Vec<ParseError>,
+    /// Lines before the current chunk.
+    line_offset: usize,
+    /// Allocation output only: the sites, and each class leaf's index.
+    allocations: Option<Allocations>,
+    class_of: FxHashMap<&'a str, u32>,
+}
+
+impl<'a> TreeBuilder<'a> {
+    fn new(mode: Mode) -> TreeBuilder<'a> {
+        TreeBuilder {
+            mode,
+            frames: FrameTable::new(),
+            profile: None,
+            warnings: Vec::new(),
+            line_offset: 0,
+            allocations: None,
+            class_of: FxHashMap::default(),
+        }
+    }
+
+    /// Adds the next chunk: its frames, its stacks and its warnings.
+    fn add(&mut self, chunk: ChunkStacks<'a>) -> Result<(), ParseError> {
+        let offset = self.line_offset;
+        self.warnings
+            .extend(chunk.warnings.into_iter().map(|mut w| {
+                if let crate::error::Place::Line(n) = &mut w.place {
+                    *n += offset;
+                }
+                w
+            }));
+        self.line_offset += chunk.newlines;
+        if chunk.frames.over_limit() {
+            return Err(ParseError::whole(LimitHit::Frames.message()));
+        }
+        let map = self.frames.absorb(chunk.frames);
+        // The nodes of the previous stack's frames, the root first.
+        let mut path: Vec<NodeId> = vec![NodeId::ROOT];
+        let mut start = 0;
+        for line in chunk.lines {
+            let mode = self.mode;
+            let profile = self
+                .profile
+                .get_or_insert_with(|| Profile::new(mode.metrics()));
+            path.truncate(line.shared as usize + 1);
+            let mut node = path[path.len() - 1];
+            for id in &chunk.ids[start..line.ids_end as usize] {
+                node = profile.tree.child(node, map[id.0 as usize]);
+                path.push(node);
+            }
+            start = line.ids_end as usize;
+            profile.tree.add_self(node, 0, line.count);
+            if let Some((name, outside_tlab)) = line.class {
+                self.add_site(node, name, outside_tlab, line.count);
+            }
+        }
+        Ok(())
+    }
+
+    /// Allocation output: `count` objects of class `name` at `node`.
+    fn add_site(&mut self, node: NodeId, name: &'a str, outside_tlab: bool, count: f64) {
+        let Mode::Allocations {
+            outside_tlab: split,
+        } = self.mode
+        else {
+            return;
+        };
+        if let (true, true, Some(profile)) = (outside_tlab, split, self.profile.as_mut()) {
+            profile.tree.add_self(node, 1, count);
+        }
+        let alloc = self.allocations.get_or_insert_with(|| {
+            Allocations::new(CountKind::Samples, false, ClassSource::Recorded)
+        });
+        let class = *self
+            .class_of
+            .entry(name)
+            .or_insert_with(|| alloc.class(name));
+        alloc.add(node, class, count, 0.0);
     }
 
     fn finish(self) -> Result<Parsed, ParseError> {
         match self.profile {
             Some(mut profile) => {
-                profile.allocations = self.allocations.map(Box::new);
+                profile.allocations = self.allocations.filter(|a| !a.is_empty()).map(Box::new);
                 Ok(Parsed {
                     frames: self.frames,
                     profile,
@@ -559,12 +730,10 @@ mod tests {
         }
         let whole = parse(&text);
         let (whole_tree, whole_frames) = (&whole.profile.tree, &whole.frames);
-        let parts: Vec<(FoldedReader, usize)> = split_chunks(&text, 4096)
-            .iter()
-            .map(|c| read_chunk(c, Mode::Samples))
-            .collect();
-        assert!(parts.len() > 5);
-        let chunked = merge_chunks(parts).unwrap();
+        let chunks = split_chunks(&text, 4096);
+        assert!(chunks.len() > 5);
+        let chunked = parse_chunks(&chunks, Mode::Samples).unwrap();
+        assert_eq!(tree_paths(&chunked), tree_paths(&whole));
         assert_eq!(chunked.profile.tree.total(0), whole_tree.total(0));
         assert_eq!(chunked.profile.tree.len(), whole_tree.len());
         assert_eq!(chunked.frames.len(), whole_frames.len());
@@ -608,6 +777,67 @@ mod tests {
             .join("tests/fixtures/async-profiler")
             .join(name);
         std::fs::read(path).unwrap()
+    }
+
+    /// Every node as (parent, frame name, self values), in node order.
+    fn tree_paths(p: &Parsed) -> Vec<(Option<NodeId>, String, Vec<f64>)> {
+        let tree = &p.profile.tree;
+        tree.node_ids()
+            .map(|n| {
+                let values = (0..tree.metric_count()).map(|m| tree.self_value(n, m));
+                (tree.parent(n), name_of(p, n).to_string(), values.collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_shared_with_the_previous_stack_are_found_by_bytes() {
+        // Unsorted, with empty frames, prefixes of frames and a frame that
+        // ends where the previous stack ends.
+        let text = "a;b;c 1
+a;b;cd 2
+a;;b;c 3
+a;b 4
+a;b;c;d 5
+ab;c 6
+a;b;c 7
+ 8
+a 9
+";
+        let p = parse(text);
+        let mut expected = vec![];
+        for line in text.lines() {
+            let (stack, count) = line.rsplit_once(' ').unwrap();
+            let names: Vec<&str> = stack.split(';').filter(|f| !f.is_empty()).collect();
+            expected.push((names.join(";"), count.parse::<f64>().unwrap()));
+        }
+        // Each stack's node holds its count (`a;;b;c` is `a;b;c`).
+        let tree = &p.profile.tree;
+        let mut found = vec![];
+        for n in tree.node_ids() {
+            let names: Vec<&str> = tree
+                .stack_of(n)
+                .iter()
+                .map(|f| p.frames.get(*f).function.as_str())
+                .collect();
+            if tree.self_value(n, 0) > 0.0 {
+                found.push((names.join(";"), tree.self_value(n, 0)));
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut merged: Vec<(String, f64)> = vec![];
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        for (s, c) in expected {
+            match merged.last_mut() {
+                Some((t, v)) if *t == s => *v += c,
+                _ => merged.push((s, c)),
+            }
+        }
+        assert_eq!(found, merged);
+        // The root, a, b, c, cd, d (under c), ab and the c under ab.
+        assert_eq!(tree.len(), 8);
+        assert_eq!(common_prefix(b"abcdefghij;x", b"abcdefghij;y"), 11);
+        assert_eq!(common_prefix(b"abc", b"abcdef"), 3);
     }
 
     fn name_of(p: &Parsed, node: NodeId) -> &str {
@@ -750,7 +980,7 @@ mod tests {
         );
         assert_eq!(p.profile.tree.total(0), 285.0); // as tests/corpus.rs
         assert!(p.profile.allocations.is_none());
-        let plain = read_chunk(&data, Mode::Samples).0.finish().unwrap();
+        let plain = parse_chunks(&[&data], Mode::Samples).unwrap();
         assert_eq!(p.profile.tree.len(), plain.profile.tree.len());
         assert_eq!(p.frames.len(), plain.frames.len());
         let kernel = p
@@ -866,12 +1096,9 @@ mod tests {
         let whole = parse(&text);
         let mode = survey(&text);
         assert_eq!(mode, Mode::Allocations { outside_tlab: true });
-        let parts: Vec<(FoldedReader, usize)> = split_chunks(&text, 4096)
-            .iter()
-            .map(|c| read_chunk(c, mode))
-            .collect();
-        assert!(parts.len() > 5 && parts[0].0.allocations.is_none());
-        let chunked = merge_chunks(parts).unwrap();
+        let chunks = split_chunks(&text, 4096);
+        assert!(chunks.len() > 5 && !chunks[0].contains("_["));
+        let chunked = parse_chunks(&chunks, mode).unwrap();
         assert_eq!(chunked.profile.totals(), whole.profile.totals());
         assert_eq!(chunked.profile.tree.len(), whole.profile.tree.len());
         assert_eq!(sites(&chunked), sites(&whole));

@@ -216,7 +216,47 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, ParseError> {
             MAX_INPUT_BYTES >> 30
         )));
     }
-    std::fs::read(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))
+    read_whole(path, size).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))
+}
+
+/// Files at least this big are read in parts side by side.
+const PARTED_READ_BYTES: u64 = 8 << 20;
+
+/// The bytes of a file of about `size` bytes. A big one is read in one
+/// part per core at once: copying it out of the page cache, and the page
+/// faults of the fresh buffer, are most of the time a big read takes.
+fn read_whole(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
+    #[cfg(unix)]
+    if size >= PARTED_READ_BYTES {
+        if let Ok(size) = usize::try_from(size) {
+            return read_in_parts(path, size);
+        }
+    }
+    std::fs::read(path)
+}
+
+/// Reads the first `size` bytes in parts on every core, then whatever
+/// the file has beyond them; a file that shrank meanwhile is read again
+/// the plain way.
+#[cfg(unix)]
+fn read_in_parts(path: &Path, size: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::os::unix::fs::FileExt;
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = vec![0u8; size];
+    let part = size.div_ceil(rayon::current_num_threads().max(1)).max(1);
+    let read = bytes
+        .par_chunks_mut(part)
+        .enumerate()
+        .try_for_each(|(i, chunk)| file.read_exact_at(chunk, (i * part) as u64));
+    match read {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return std::fs::read(path),
+        Err(e) => return Err(e),
+    }
+    file.seek(SeekFrom::Start(size as u64))?;
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Reads one file and parses it; I/O problems become whole-file errors.
@@ -282,4 +322,22 @@ fn default_title(input: &Path) -> String {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "perfatlas report".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn parted_reads_give_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let bytes: Vec<u8> = (0..3_000_001u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(read_in_parts(&path, bytes.len()).unwrap(), bytes);
+        // A file longer or shorter than the size first seen.
+        assert_eq!(read_in_parts(&path, 1000).unwrap(), bytes);
+        assert_eq!(read_in_parts(&path, 4_000_000).unwrap(), bytes);
+    }
 }

@@ -25,7 +25,39 @@ struct Node {
     frame: Option<FrameId>,
     parent: NodeId,
     depth: u32,
-    children: Vec<NodeId>,
+    children: Children,
+}
+
+/// A node's children in creation order. Most nodes have none or one (the
+/// inner frames of a stack seen once), kept without a heap allocation of
+/// their own: building, cloning and dropping big trees is mostly that.
+#[derive(Debug, Clone)]
+enum Children {
+    Empty,
+    One(NodeId),
+    Many(Vec<NodeId>),
+}
+
+impl Children {
+    fn as_slice(&self) -> &[NodeId] {
+        match self {
+            Children::Empty => &[],
+            Children::One(id) => std::slice::from_ref(id),
+            Children::Many(ids) => ids,
+        }
+    }
+
+    fn push(&mut self, id: NodeId) {
+        match self {
+            Children::Empty => *self = Children::One(id),
+            Children::One(first) => *self = Children::Many(vec![*first, id]),
+            Children::Many(ids) => ids.push(id),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
 }
 
 /// A calling-context tree with `metric_count` values per node.
@@ -57,7 +89,7 @@ impl CallTree {
                 frame: None,
                 parent: NodeId::ROOT,
                 depth: 0,
-                children: Vec::new(),
+                children: Children::Empty,
             }],
             self_values: vec![0.0; metric_count],
             child_index: FxHashMap::default(),
@@ -109,7 +141,7 @@ impl CallTree {
     /// more than [`SCAN_LIMIT`] children go through the hash index, which
     /// stays small and cache-friendly.
     pub fn child(&mut self, parent: NodeId, frame: FrameId) -> NodeId {
-        let kids = &self.nodes[parent.index()].children;
+        let kids = self.nodes[parent.index()].children.as_slice();
         if kids.len() <= SCAN_LIMIT {
             if let Some(&c) = kids
                 .iter()
@@ -142,7 +174,7 @@ impl CallTree {
             frame: Some(frame),
             parent,
             depth,
-            children: Vec::new(),
+            children: Children::Empty,
         });
         self.nodes[parent.index()].children.push(id);
         self.self_values
@@ -159,7 +191,7 @@ impl CallTree {
         if count == SCAN_LIMIT + 1 {
             // The parent just became wide: index all its children.
             for i in 0..count {
-                let c = self.nodes[parent.index()].children[i];
+                let c = self.nodes[parent.index()].children.as_slice()[i];
                 if let Some(f) = self.nodes[c.index()].frame {
                     self.child_index.insert((parent, f), c);
                 }
@@ -210,7 +242,7 @@ impl CallTree {
     }
 
     pub fn children(&self, node: NodeId) -> &[NodeId] {
-        &self.nodes[node.index()].children
+        self.nodes[node.index()].children.as_slice()
     }
 
     pub fn self_value(&self, node: NodeId, metric: usize) -> f64 {
@@ -394,6 +426,20 @@ mod tests {
         assert_eq!(t.add_stack([FrameId(5), FrameId(6)], &[2.0]), n);
         assert_eq!(t.len(), 3);
         assert_eq!(t.self_value(n, 0), 3.0);
+    }
+
+    #[test]
+    fn inline_children_keep_nodes_small_and_in_order() {
+        // `Children` fits in a `Vec`'s space (its capacity's niche).
+        assert!(std::mem::size_of::<Node>() <= 40);
+        let mut kids = Children::Empty;
+        for i in 1..=4 {
+            kids.push(NodeId(i));
+        }
+        assert_eq!(
+            kids.as_slice(),
+            &[NodeId(1), NodeId(2), NodeId(3), NodeId(4)]
+        );
     }
 
     #[test]

@@ -201,6 +201,7 @@ pub fn render(
     let spec = GraphSpec {
         tree: &agg.tree,
         metric: agg.mean_metric(),
+        inclusive: None,
         frames: &history.frames,
         unit: &unit,
         title: format!("Flame graph of the mean over {} profiles", agg.count),
@@ -381,7 +382,7 @@ fn table(
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
     let column = |heading: &str, pick: fn(&aggregate::Stats) -> f64, share: bool| Column {
         heading: heading.to_string(),
-        values: stats.iter().map(pick).collect(),
+        values: stats.iter().map(pick).collect::<Vec<f64>>().into(),
         unit,
         percent_of: share.then_some(mean_total),
     };
@@ -395,7 +396,7 @@ fn table(
         "Tree table of the merged profiles".to_string(),
         &agg.tree,
         frames,
-        agg.mean_metric(),
+        (agg.mean_metric(), None),
         &columns,
         0,
         Some(code),

@@ -261,6 +261,7 @@ pub fn render(
     let spec = GraphSpec {
         tree: &diff.tree,
         metric: WIDTH_METRIC,
+        inclusive: None,
         frames: &frames.table,
         unit: &shown_unit,
         title: format!("Differential flame graph, {}, {}", p.shape.name(), p.metric),
@@ -500,9 +501,13 @@ fn table(
     let column = |heading: &str, values: Vec<f64>| Column {
         heading: heading.to_string(),
         values: if normalised {
-            values.iter().map(|v| v * 100.0).collect()
-        } else {
             values
+                .iter()
+                .map(|v| v * 100.0)
+                .collect::<Vec<f64>>()
+                .into()
+        } else {
+            values.into()
         },
         unit: &shown,
         percent_of: None,
@@ -526,7 +531,7 @@ fn table(
         "Tree table of the difference".to_string(),
         tree,
         frames,
-        WIDTH_METRIC,
+        (WIDTH_METRIC, None),
         &columns,
         usize::MAX,
         None,

@@ -5,6 +5,8 @@
 //! Without scripts every frame still shows its name (where it fits) and a
 //! native tooltip (`<title>`) with its numbers.
 
+use std::fmt::Write as _;
+
 use super::format::{percent, with_unit};
 use super::svg::{coord, SvgWriter};
 use crate::analysis::flame::{FlameGraph, FlameRect};
@@ -163,25 +165,23 @@ fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &Fl
     let id = index.to_string();
     w.open("g", &[("class", &class), ("data-i", &id)]);
     w.element("title", &[], &tooltip(input, rect, &name, decor));
-    w.empty(
+    w.empty_at(
         "rect",
         &[
-            ("x", &coord(x)),
-            ("y", &coord(y)),
-            ("width", &coord(width)),
-            ("height", &coord(FRAME_HEIGHT - 1.0)),
+            ("x", x),
+            ("y", y),
+            ("width", width),
+            ("height", FRAME_HEIGHT - 1.0),
         ],
     );
     let fits = ((width - 2.0 * TEXT_PAD) / CHAR_WIDTH).floor() as usize;
     if fits >= 3 {
-        w.element(
+        w.open_at(
             "text",
-            &[
-                ("x", &coord(x + TEXT_PAD)),
-                ("y", &coord(y + FRAME_HEIGHT - 5.0)),
-            ],
-            &truncate(&name, fits),
-        );
+            &[("x", x + TEXT_PAD), ("y", y + FRAME_HEIGHT - 5.0)],
+        )
+        .text(&truncate(&name, fits))
+        .close("text");
     }
     w.close("g");
 }
@@ -208,23 +208,22 @@ fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str, decor: Option<&D
         return t;
     }
     if input.words == Words::Value {
-        t.push_str(&format!(
+        let _ = write!(
+            t,
             "\nvalue: {} ({})",
             with_unit(rect.total, input.unit),
             percent(rect.total, total)
-        ));
+        );
         return t;
     }
-    t.push_str(&format!(
-        "\ntotal: {} ({})",
+    let _ = write!(
+        t,
+        "\ntotal: {} ({})\nself: {} ({})",
         with_unit(rect.total, input.unit),
-        percent(rect.total, total)
-    ));
-    t.push_str(&format!(
-        "\nself: {} ({})",
+        percent(rect.total, total),
         with_unit(rect.self_value, input.unit),
         percent(rect.self_value, total)
-    ));
+    );
     t
 }
 
@@ -234,13 +233,13 @@ pub fn colour_index(name: &str) -> u64 {
     super::paths::fnv1a(name.as_bytes()) % PALETTE_SIZE
 }
 
-fn truncate(name: &str, chars: usize) -> String {
-    if name.chars().count() <= chars {
-        return name.to_string();
+fn truncate(name: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    if name.len() <= chars || name.chars().count() <= chars {
+        return name.into();
     }
     let mut s: String = name.chars().take(chars.saturating_sub(2)).collect();
     s.push_str("..");
-    s
+    s.into()
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ use crate::model::{CallTree, FrameTable, Unit};
 pub struct GraphSpec<'a> {
     pub tree: &'a CallTree,
     pub metric: usize,
+    /// The tree's inclusive values of `metric`, when the caller has them.
+    pub inclusive: Option<&'a [f64]>,
     pub frames: &'a FrameTable,
     pub unit: &'a Unit,
     /// Heading above the graph.
@@ -62,7 +64,12 @@ pub fn budget(config: &FlameConfig) -> FlameBudget {
 
 /// Lays the graph out (callers that decorate frames need it first).
 pub fn layout(spec: &GraphSpec, budget: FlameBudget) -> FlameGraph {
-    flame::layout(spec.tree, spec.frames, spec.metric, budget)
+    match spec.inclusive {
+        Some(inclusive) => {
+            flame::layout_with(spec.tree, spec.frames, spec.metric, inclusive, budget)
+        }
+        None => flame::layout(spec.tree, spec.frames, spec.metric, budget),
+    }
 }
 
 /// Extra per-frame data for the page script, by key (`diff`, `agg`).

@@ -126,12 +126,112 @@ pub fn percent(part: f64, total: f64) -> String {
     if total == 0.0 {
         return "0%".to_string();
     }
-    format!("{:.2}%", 100.0 * part / total)
+    let mut out = String::with_capacity(8);
+    push_fixed2(&mut out, 100.0 * part / total);
+    out.push('%');
+    out
+}
+
+/// `|v|` rounded to two decimals, in whole hundredths: the digits
+/// `format!("{:.2}", v)` prints (which rounds the exact binary value),
+/// when they are certain without that exact expansion: `v` finite, under
+/// 10^7 in size, and `100·|v|` not within 10^-6 of a rounding tie (the
+/// product's rounding error is below 2·10^-7 there). `None` otherwise,
+/// for callers to fall back on `format!`.
+pub fn hundredths(v: f64) -> Option<u64> {
+    let scaled = v.abs() * 100.0;
+    if scaled.is_nan() || scaled >= 1e9 {
+        return None;
+    }
+    let frac = scaled - scaled.floor();
+    if (frac - 0.5).abs() < 1e-6 {
+        return None;
+    }
+    Some(scaled.round() as u64)
+}
+
+/// Appends `format!("{:.2}", v)` without the float formatting machinery
+/// in the common case.
+pub fn push_fixed2(out: &mut String, v: f64) {
+    let Some(n) = hundredths(v) else {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{v:.2}");
+        return;
+    };
+    if v.is_sign_negative() {
+        out.push('-');
+    }
+    push_digits(out, n / 100);
+    out.push('.');
+    out.push(digit(n / 10 % 10));
+    out.push(digit(n % 10));
+}
+
+/// Appends the decimal digits of `n`.
+pub fn push_digits(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &b in &buf[at..] {
+        out.push(b as char);
+    }
+}
+
+/// The character of decimal digit `d` (0–9).
+pub fn digit(d: u64) -> char {
+    char::from(b'0' + (d % 10) as u8)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Values around every kind of rounding case, both signs.
+    pub(crate) fn awkward_values() -> Vec<f64> {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e7,
+            1e300,
+        ];
+        for k in 0..20_000u32 {
+            let k = f64::from(k);
+            for v in [
+                k / 100.0,
+                k / 1000.0,
+                k / 8.0,
+                k * 0.005,
+                k / 100.0 + 0.005,
+                k * 1.234_567,
+                k * 7919.0 / 37.0,
+                f64::from_bits((k / 100.0).to_bits() + 1),
+                f64::from_bits((k / 1000.0 + 0.005).to_bits() - 1),
+            ] {
+                values.push(v);
+                values.push(-v);
+            }
+        }
+        values
+    }
+
+    #[test]
+    fn fixed_point_digits_match_format() {
+        for v in awkward_values() {
+            let mut fast = String::new();
+            push_fixed2(&mut fast, v);
+            assert_eq!(fast, format!("{v:.2}"), "{v:e}");
+        }
+    }
 
     #[test]
     fn numbers_print_the_same_everywhere() {

@@ -585,11 +585,11 @@ fn flame_pages(
         site_files::spill(files, output.staging)
     };
     let aggregates = aggregate_page::plan(history, config);
-    let mut out: Vec<_> = profile_page::by_shape(plan)
+    let mut out: Vec<_> = profile_page::by_profile(plan)
         .par_iter()
         .map(|pages| {
             let key = inputs.map(|i| profile_page::group_key(&cx, pages, i));
-            kept_or_render(key, &|| profile_page::render_shape(&cx, pages))
+            kept_or_render(key, &|| profile_page::render_profile(&cx, pages))
         })
         .collect();
     out.extend(

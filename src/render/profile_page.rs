@@ -227,7 +227,7 @@ struct ProfileView {
     empty: bool,
 }
 
-/// The page-reuse key of one profile's pages of one shape.
+/// The page-reuse key of one profile's pages (every shape and metric).
 pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u128 {
     let mut d = reuse::Digest::new("profile pages");
     d.u128(inputs.salt);
@@ -242,18 +242,11 @@ pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u
     d.finish()
 }
 
-/// Renders one page and its standalone SVGs.
-/// Renders the pages of one profile and shape, one per metric, deriving
-/// the shape's trees (which carry every metric) once.
-pub fn render_shape(
-    cx: &Context,
-    pages: &[&PagePlan],
-) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let name = pages.first().map_or("", |p| p.shape.name());
-    crate::site::timings::phase(name, || render_shape_pages(cx, pages))
-}
-
-fn render_shape_pages(
+/// Renders the pages of one profile (every shape and metric), deriving
+/// each shape's trees (which carry every metric) once. The bottom-up
+/// trees, the flat trees and the pages are prepared side by side; the
+/// flat trees also give the top-down page its heaviest functions.
+pub fn render_profile(
     cx: &Context,
     pages: &[&PagePlan],
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
@@ -261,21 +254,64 @@ fn render_shape_pages(
         return Ok(Vec::new());
     };
     let entry = &cx.history.profiles[first.entry];
+    let of_shape = |shape: Shape| -> Vec<&PagePlan> {
+        pages.iter().copied().filter(|p| p.shape == shape).collect()
+    };
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
-    let trees = ShapeTrees::new(entry, cx.frames, first.shape, min_fraction);
+    let tree = &entry.profile.tree;
+    let (flat_and_top, bottom_up) = rayon::join(
+        || {
+            let (exclusive, inclusive) = rayon::join(
+                || shapes::flat(tree, cx.frames, Values::Exclusive),
+                || shapes::flat(tree, cx.frames, Values::Inclusive),
+            );
+            let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
+            let top_down = ShapeTrees::top_down(entry, heaviest);
+            let flat = ShapeTrees::derived(entry, exclusive, inclusive, None);
+            rayon::join(
+                || render_pages(cx, &of_shape(Shape::TopDown), &top_down),
+                || render_pages(cx, &of_shape(Shape::Flat), &flat),
+            )
+        },
+        || {
+            let pages = of_shape(Shape::BottomUp);
+            if pages.is_empty() {
+                return Ok(Vec::new());
+            }
+            let (e, i) = rayon::join(
+                || shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction),
+                || shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction),
+            );
+            let cut_depth = e.cut_depth.or(i.cut_depth);
+            let trees = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
+            render_pages(cx, &pages, &trees)
+        },
+    );
+    let (top_down, flat) = flat_and_top;
+    let mut files = top_down?;
+    files.extend(bottom_up?);
+    files.extend(flat?);
+    Ok(files)
+}
+
+fn render_pages(
+    cx: &Context,
+    pages: &[&PagePlan],
+    trees: &ShapeTrees,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let mut files = Vec::new();
     for page in pages {
-        files.extend(render(cx, page, &trees)?);
+        files.extend(render(cx, page, trees)?);
     }
     Ok(files)
 }
 
-/// Groups pages by (profile, shape), in plan order.
-pub fn by_shape(plan: &Plan) -> Vec<Vec<&PagePlan>> {
+/// Groups pages by profile, in plan order.
+pub fn by_profile(plan: &Plan) -> Vec<Vec<&PagePlan>> {
     let mut groups: Vec<Vec<&PagePlan>> = Vec::new();
-    let mut index: HashMap<(usize, Shape), usize> = HashMap::new();
+    let mut index: HashMap<usize, usize> = HashMap::new();
     for page in &plan.pages {
-        let i = *index.entry((page.entry, page.shape)).or_insert_with(|| {
+        let i = *index.entry(page.entry).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
@@ -360,10 +396,9 @@ fn render(
     let view = ProfileView {
         nav: nav(cx, page),
         table: table(cx, page, trees, &code),
-        top: if page.shape == Shape::TopDown {
-            top_by_self(cx.frames, entry, page.metric, 30)
-        } else {
-            Vec::new()
+        top: match &trees.heaviest {
+            Some(merged) => top_by_self(cx.frames, entry, merged, page.metric, 30),
+            None => Vec::new(),
         },
         empty: total <= 0.0,
         graphs,
@@ -373,41 +408,49 @@ fn render(
     Ok(files)
 }
 
-/// The trees one page draws: for top-down the profile's own; for the
-/// other shapes the exclusive and the inclusive tree.
+/// Inclusive and exclusive values of every node, one vector per metric.
+type NodeValues = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
+/// The trees one page draws: for top-down the profile's own (with every
+/// node's values, shared by the page's graph and table, and the flat
+/// trees merged, for the heaviest functions); for the other shapes the
+/// exclusive and the inclusive tree.
 struct ShapeTrees<'a> {
     entry: &'a ProfileEntry,
     exclusive: Option<CallTree>,
     inclusive: Option<CallTree>,
     cut_depth: Option<usize>,
+    /// Top-down: inclusive and exclusive values of every node, per metric.
+    values: Option<NodeValues>,
+    /// Top-down: the exclusive and the inclusive flat tree merged.
+    heaviest: Option<CallTree>,
 }
 
 impl<'a> ShapeTrees<'a> {
-    fn new(
-        entry: &'a ProfileEntry,
-        frames: &ShapeFrames,
-        shape: Shape,
-        min_fraction: f64,
-    ) -> ShapeTrees<'a> {
-        let tree = &entry.profile.tree;
-        let (exclusive, inclusive, cut_depth) = match shape {
-            Shape::TopDown => (None, None, None),
-            Shape::BottomUp => {
-                let e = shapes::bottom_up(tree, frames, Values::Exclusive, min_fraction);
-                let i = shapes::bottom_up(tree, frames, Values::Inclusive, min_fraction);
-                (Some(e.tree), Some(i.tree), e.cut_depth.or(i.cut_depth))
-            }
-            Shape::Flat => (
-                Some(shapes::flat(tree, frames, Values::Exclusive)),
-                Some(shapes::flat(tree, frames, Values::Inclusive)),
-                None,
-            ),
-        };
+    fn top_down(entry: &'a ProfileEntry, heaviest: CallTree) -> ShapeTrees<'a> {
         ShapeTrees {
             entry,
-            exclusive,
-            inclusive,
+            exclusive: None,
+            inclusive: None,
+            cut_depth: None,
+            values: Some(derived_metrics::tree_values(&entry.profile.tree)),
+            heaviest: Some(heaviest),
+        }
+    }
+
+    fn derived(
+        entry: &'a ProfileEntry,
+        exclusive: CallTree,
+        inclusive: CallTree,
+        cut_depth: Option<usize>,
+    ) -> ShapeTrees<'a> {
+        ShapeTrees {
+            entry,
+            exclusive: Some(exclusive),
+            inclusive: Some(inclusive),
             cut_depth,
+            values: None,
+            heaviest: None,
         }
     }
 }
@@ -426,6 +469,7 @@ fn graph_specs<'a>(
         GraphSpec {
             tree,
             metric: page.metric,
+            inclusive: None,
             frames: &cx.frames.table,
             unit: &metric.unit,
             title,
@@ -481,39 +525,47 @@ fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) ->
     let frames = &cx.frames.table;
     let totals = profile.totals();
     let caption = format!("Tree table, {}", page.shape.name());
-    let merged;
-    let (tree, inclusive, exclusive, words) = match (&trees.inclusive, &trees.exclusive) {
-        (Some(i), Some(e)) => {
-            merged = shapes::merge(&[i, e], &[]);
-            let per = profile.metrics.len();
-            let inclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(m)).collect();
-            let exclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(per + m)).collect();
-            (&merged, inclusive, exclusive, ["inclusive", "exclusive"])
-        }
-        _ => {
-            let (inclusive, exclusive) = derived_metrics::tree_values(&profile.tree);
-            (&profile.tree, inclusive, exclusive, ["total", "self"])
-        }
-    };
+    let (merged, derived_values);
+    let (tree, (inclusive, exclusive), words) =
+        match (&trees.inclusive, &trees.exclusive, &trees.values) {
+            (Some(i), Some(e), _) => {
+                merged = shapes::merge(&[i, e], &[]);
+                let per = profile.metrics.len();
+                let inclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(m)).collect();
+                let exclusive: Vec<Vec<f64>> =
+                    (0..per).map(|m| merged.inclusive(per + m)).collect();
+                derived_values = (inclusive, exclusive);
+                (&merged, &derived_values, ["inclusive", "exclusive"])
+            }
+            (_, _, Some(values)) => (&profile.tree, values, ["total", "self"]),
+            _ => {
+                derived_values = derived_metrics::tree_values(&profile.tree);
+                (&profile.tree, &derived_values, ["total", "self"])
+            }
+        };
     let mut columns = Vec::new();
     for (m, metric) in profile.metrics.iter().enumerate() {
         for (word, values) in words.iter().zip([&inclusive[m], &exclusive[m]]) {
             columns.push(Column {
                 heading: format!("{} {word}", metric.name),
-                values: values.clone(),
+                values: values.into(),
                 unit: &metric.unit,
                 percent_of: Some(totals[m]),
             });
         }
     }
     let derived = derived_metrics::parse_all(&cx.config.metrics).unwrap_or_default();
-    let evaluated = derived_metrics::evaluate(profile, &derived, &inclusive, &exclusive);
+    let evaluated = derived_metrics::evaluate(profile, &derived, inclusive, exclusive);
     let mut notes = Vec::new();
     for e in &evaluated {
         for (word, values) in words.iter().zip([&e.inclusive, &e.exclusive]) {
             columns.push(Column {
                 heading: format!("{} {word}", e.name),
-                values: values.iter().map(|v| v.unwrap_or(f64::NAN)).collect(),
+                values: values
+                    .iter()
+                    .map(|v| v.unwrap_or(f64::NAN))
+                    .collect::<Vec<f64>>()
+                    .into(),
                 unit: &Unit::Count,
                 percent_of: None,
             });
@@ -530,7 +582,7 @@ fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) ->
         caption,
         tree,
         frames,
-        page.metric,
+        (page.metric, Some(&inclusive[page.metric])),
         &columns,
         2 * page.metric,
         Some(code),
@@ -679,12 +731,16 @@ fn diff_links(
 /// The functions with the largest self value, summed over every context
 /// they appear in; total counts each sample once even under recursion.
 /// These are the function rows of the flat trees.
-fn top_by_self(frames: &ShapeFrames, entry: &ProfileEntry, metric: usize, n: usize) -> Vec<TopRow> {
+/// `merged` is the exclusive and the inclusive flat tree merged.
+fn top_by_self(
+    frames: &ShapeFrames,
+    entry: &ProfileEntry,
+    merged: &CallTree,
+    metric: usize,
+    n: usize,
+) -> Vec<TopRow> {
     let tree = &entry.profile.tree;
     let grand = tree.total(metric);
-    let exclusive = shapes::flat(tree, frames, Values::Exclusive);
-    let inclusive = shapes::flat(tree, frames, Values::Inclusive);
-    let merged = shapes::merge(&[&exclusive, &inclusive], &[]);
     let per = tree.metric_count();
     let (self_by, total_by) = (merged.inclusive(metric), merged.inclusive(per + metric));
     let mut rows: Vec<NodeId> = merged

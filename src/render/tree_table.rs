@@ -4,6 +4,8 @@
 //! flame-graph budget rules: contexts too small to matter are merged into
 //! one "merged" row per parent that keeps the sorted column's value.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::flame_svg;
@@ -18,7 +20,7 @@ pub const MAX_ROWS: usize = 600;
 /// One column: a heading and a value per node of the tree.
 pub struct Column<'a> {
     pub heading: String,
-    pub values: Vec<f64>,
+    pub values: Cow<'a, [f64]>,
     pub unit: &'a Unit,
     /// Percentages are of this; none shown when `None`.
     pub percent_of: Option<f64>,
@@ -61,13 +63,15 @@ pub struct Cell {
     pub value: f64,
 }
 
-/// Builds the rows of `tree` (the table's id is `pa-table`), pruned by the inclusive values of `metric`,
-/// which `columns[pruned_by]` shows (merged rows carry only that value).
+/// Builds the rows of `tree` (the table's id is `pa-table`), pruned by the
+/// inclusive values of `metric` (given with them when the caller has
+/// them), which `columns[pruned_by]` shows (merged rows carry only that
+/// value).
 pub fn build(
     caption: String,
     tree: &CallTree,
     frames: &FrameTable,
-    metric: usize,
+    (metric, inclusive): (usize, Option<&[f64]>),
     columns: &[Column],
     pruned_by: usize,
     code: Option<&CodeLinks>,
@@ -76,7 +80,10 @@ pub fn build(
         max_frames: MAX_ROWS,
         min_fraction: 0.002,
     };
-    let graph = flame::layout(tree, frames, metric, budget);
+    let graph = match inclusive {
+        Some(inclusive) => flame::layout_with(tree, frames, metric, inclusive, budget),
+        None => flame::layout(tree, frames, metric, budget),
+    };
     let mut has_children = vec![false; graph.rects.len()];
     for r in &graph.rects {
         if let Some(p) = r.parent {
