@@ -11,7 +11,8 @@
 //!   100, one level per message or group;
 //! * the error text is `failed to decode Protobuf message: ` followed by
 //!   the fields from the innermost out (`Sample.location_id: Profile.sample:
-//!   buffer underflow`).
+//!   buffer underflow`), and then, unlike prost, the byte offset in the
+//!   (uncompressed) profile where reading stopped: `(at byte 1234)`.
 
 use std::fmt;
 
@@ -49,6 +50,9 @@ pub enum Kind {
 pub struct DecodeError {
     kind: Kind,
     stack: Vec<(&'static str, &'static str)>,
+    /// Where the reader was when it gave up, from the start of the
+    /// profile.
+    at: Option<usize>,
 }
 
 impl DecodeError {
@@ -66,6 +70,7 @@ impl From<Kind> for DecodeError {
         DecodeError {
             kind,
             stack: Vec::new(),
+            at: None,
         }
     }
 }
@@ -88,6 +93,10 @@ impl fmt::Display for DecodeError {
             Kind::BufferUnderflow => f.write_str("buffer underflow"),
             Kind::DelimitedLengthExceeded => f.write_str("delimited length exceeded"),
             Kind::UnexpectedEndGroupTag => f.write_str("unexpected end group tag"),
+        }?;
+        match self.at {
+            Some(at) => write!(f, " (at byte {at})"),
+            None => Ok(()),
         }
     }
 }
@@ -113,6 +122,25 @@ impl<'a> Reader<'a> {
     /// A cursor at `pos` (a position an earlier pass found a field at).
     pub fn at(bytes: &'a [u8], pos: usize) -> Reader<'a> {
         Reader { bytes, pos }
+    }
+
+    /// An error of `kind` at the cursor's position.
+    #[cold]
+    fn fail(&self, kind: Kind) -> DecodeError {
+        DecodeError {
+            kind,
+            stack: Vec::new(),
+            at: Some(self.pos),
+        }
+    }
+
+    #[inline(always)]
+    fn expect(&self, actual: WireType, expected: WireType) -> Result<()> {
+        if actual == expected {
+            Ok(())
+        } else {
+            Err(self.fail(Kind::UnexpectedWireType { actual, expected }))
+        }
     }
 
     pub fn pos(&self) -> usize {
@@ -152,7 +180,7 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
         }
-        Err(Kind::InvalidVarint.into())
+        Err(self.fail(Kind::InvalidVarint))
     }
 
     /// A field key: (field number, wire type).
@@ -160,7 +188,7 @@ impl<'a> Reader<'a> {
     pub fn key(&mut self) -> Result<(u32, WireType)> {
         let key = self.varint()?;
         if key > u64::from(u32::MAX) {
-            return Err(Kind::InvalidKey(key).into());
+            return Err(self.fail(Kind::InvalidKey(key)));
         }
         let wire = match key & 7 {
             0 => WireType::Varint,
@@ -169,11 +197,11 @@ impl<'a> Reader<'a> {
             3 => WireType::StartGroup,
             4 => WireType::EndGroup,
             5 => WireType::ThirtyTwoBit,
-            value => return Err(Kind::InvalidWireType(value).into()),
+            value => return Err(self.fail(Kind::InvalidWireType(value))),
         };
         let tag = key as u32 >> 3;
         if tag == 0 {
-            return Err(Kind::InvalidTag.into());
+            return Err(self.fail(Kind::InvalidTag));
         }
         Ok((tag, wire))
     }
@@ -184,7 +212,7 @@ impl<'a> Reader<'a> {
     pub fn length(&mut self) -> Result<usize> {
         let len = self.varint()?;
         if len > self.remaining() as u64 {
-            return Err(Kind::BufferUnderflow.into());
+            return Err(self.fail(Kind::BufferUnderflow));
         }
         Ok(self.pos + len as usize)
     }
@@ -198,9 +226,9 @@ impl<'a> Reader<'a> {
         depth: u32,
         mut field: impl FnMut(&mut Reader<'a>, u32, WireType, u32) -> Result<()>,
     ) -> Result<()> {
-        expect(wire, WireType::LengthDelimited)?;
+        self.expect(wire, WireType::LengthDelimited)?;
         if depth == 0 {
-            return Err(Kind::RecursionLimitReached.into());
+            return Err(self.fail(Kind::RecursionLimitReached));
         }
         let end = self.length()?;
         while self.pos < end {
@@ -208,7 +236,7 @@ impl<'a> Reader<'a> {
             field(self, tag, wire, depth - 1)?;
         }
         if self.pos != end {
-            return Err(Kind::DelimitedLengthExceeded.into());
+            return Err(self.fail(Kind::DelimitedLengthExceeded));
         }
         Ok(())
     }
@@ -217,7 +245,7 @@ impl<'a> Reader<'a> {
     /// the cursor is at its first field.
     #[inline]
     pub fn message_extent(&mut self, wire: WireType) -> Result<usize> {
-        expect(wire, WireType::LengthDelimited)?;
+        self.expect(wire, WireType::LengthDelimited)?;
         self.length()
     }
 
@@ -229,7 +257,7 @@ impl<'a> Reader<'a> {
     /// A scalar varint field (int64, uint64, bool: the caller converts).
     #[inline(always)]
     pub fn scalar(&mut self, wire: WireType) -> Result<u64> {
-        expect(wire, WireType::Varint)?;
+        self.expect(wire, WireType::Varint)?;
         self.varint()
     }
 
@@ -242,11 +270,11 @@ impl<'a> Reader<'a> {
                 each(self.varint()?);
             }
             if self.pos != end {
-                return Err(Kind::DelimitedLengthExceeded.into());
+                return Err(self.fail(Kind::DelimitedLengthExceeded));
             }
             Ok(())
         } else {
-            expect(wire, WireType::Varint)?;
+            self.expect(wire, WireType::Varint)?;
             each(self.varint()?);
             Ok(())
         }
@@ -255,7 +283,7 @@ impl<'a> Reader<'a> {
     /// A `bytes` field: the range it occupies in the buffer.
     #[inline]
     pub fn bytes_field(&mut self, wire: WireType) -> Result<(usize, usize)> {
-        expect(wire, WireType::LengthDelimited)?;
+        self.expect(wire, WireType::LengthDelimited)?;
         let end = self.length()?;
         let start = self.pos;
         self.pos = end;
@@ -265,7 +293,7 @@ impl<'a> Reader<'a> {
     /// Skips a field this reader does not use (groups included).
     pub fn skip(&mut self, wire: WireType, tag: u32, depth: u32) -> Result<()> {
         if depth == 0 {
-            return Err(Kind::RecursionLimitReached.into());
+            return Err(self.fail(Kind::RecursionLimitReached));
         }
         let len = match wire {
             WireType::Varint => self.varint().map(|_| 0)?,
@@ -276,28 +304,19 @@ impl<'a> Reader<'a> {
                 let (inner_tag, inner_wire) = self.key()?;
                 if inner_wire == WireType::EndGroup {
                     if inner_tag != tag {
-                        return Err(Kind::UnexpectedEndGroupTag.into());
+                        return Err(self.fail(Kind::UnexpectedEndGroupTag));
                     }
                     break 0;
                 }
                 self.skip(inner_wire, inner_tag, depth - 1)?;
             },
-            WireType::EndGroup => return Err(Kind::UnexpectedEndGroupTag.into()),
+            WireType::EndGroup => return Err(self.fail(Kind::UnexpectedEndGroupTag)),
         };
         if len > self.remaining() as u64 {
-            return Err(Kind::BufferUnderflow.into());
+            return Err(self.fail(Kind::BufferUnderflow));
         }
         self.pos += len as usize;
         Ok(())
-    }
-}
-
-#[inline(always)]
-fn expect(actual: WireType, expected: WireType) -> Result<()> {
-    if actual == expected {
-        Ok(())
-    } else {
-        Err(Kind::UnexpectedWireType { actual, expected }.into())
     }
 }
 
@@ -307,16 +326,16 @@ mod tests {
 
     #[test]
     fn varints_follow_prost() {
-        let read = |b: &[u8]| Reader::new(b).varint();
+        let read = |b: &[u8]| Reader::new(b).varint().map_err(|e| e.kind);
         assert_eq!(read(&[0x05]), Ok(5));
         assert_eq!(read(&[0x96, 0x01]), Ok(150));
         let max = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         assert_eq!(read(&max), Ok(u64::MAX));
         let mut too_big = max;
         too_big[9] = 0x02;
-        assert_eq!(read(&too_big), Err(Kind::InvalidVarint.into()));
-        assert_eq!(read(&[0x80, 0x80]), Err(Kind::InvalidVarint.into()));
-        assert_eq!(read(&[]), Err(Kind::InvalidVarint.into()));
+        assert_eq!(read(&too_big), Err(Kind::InvalidVarint));
+        assert_eq!(read(&[0x80, 0x80]), Err(Kind::InvalidVarint));
+        assert_eq!(read(&[]), Err(Kind::InvalidVarint));
     }
 
     #[test]
@@ -335,5 +354,21 @@ mod tests {
         assert!(e
             .to_string()
             .ends_with("invalid wire type: Varint (expected LengthDelimited)"));
+    }
+
+    #[test]
+    fn errors_say_where_reading_stopped() {
+        // A length of 5 with 2 bytes left, read after a one-byte key.
+        let bytes = [0x0a, 0x05, 0x08, 0x01];
+        let mut reader = Reader::new(&bytes);
+        let (_, wire) = reader.key().unwrap();
+        let e = reader
+            .bytes_field(wire)
+            .unwrap_err()
+            .within("Profile", "sample_type");
+        assert_eq!(
+            e.to_string(),
+            "failed to decode Protobuf message: Profile.sample_type: buffer underflow (at byte 2)"
+        );
     }
 }
