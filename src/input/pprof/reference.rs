@@ -409,7 +409,9 @@ mod tests {
     fn malformed_profiles_say_where_reading_stopped() {
         for (name, raw) in fixtures() {
             for cut in [raw.len() / 3, raw.len() - 1] {
-                let e = super::super::read(&raw[..cut]).err().expect("truncated");
+                let Err(e) = super::super::read(&raw[..cut]) else {
+                    panic!("{name} cut at {cut} read without an error");
+                };
                 assert!(
                     e.message
                         .starts_with("not a valid pprof profile: failed to decode")
