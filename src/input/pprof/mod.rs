@@ -525,9 +525,12 @@ mod tests {
         }
         b.sample(&[77, 1], &[1]);
         let e = b.parse().unwrap_err();
-        assert_eq!(
-            e,
-            ParseError::field("sample[12].location_id[0]", "location id 77 does not exist")
+        assert_eq!(e.place, Place::Field("sample[12].location_id[0]".into()));
+        // The offset of the sample's field in the profile follows.
+        assert!(
+            e.message
+                .starts_with("location id 77 does not exist (at byte "),
+            "{e}"
         );
 
         let mut b = Builder::new(&[("samples", "count")]);

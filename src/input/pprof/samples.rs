@@ -132,6 +132,7 @@ fn read_chunk(bytes: &[u8], start: usize, end: usize, first: usize, dict: &Dicti
     let mut values = Vec::new();
     let mut index = first;
     while r.pos() < end {
+        let at = r.pos();
         let step = r.key().and_then(|(tag, wire)| {
             if tag != 2 {
                 return r.skip(wire, tag, RECURSION_LIMIT).map(|_| false);
@@ -152,7 +153,8 @@ fn read_chunk(bytes: &[u8], start: usize, end: usize, first: usize, dict: &Dicti
                 // After an invalid sample the rest is only checked for
                 // malformed ones, which would be reported first.
                 if chunk.invalid.is_none() {
-                    if let Err(e) = builder.add(&mut chunk.tree, index, &ids, &values) {
+                    if let Err(mut e) = builder.add(&mut chunk.tree, index, &ids, &values) {
+                        e.message += &format!(" (at byte {at})");
                         chunk.invalid = Some(e);
                     }
                 }
