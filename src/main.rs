@@ -295,17 +295,22 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 To::Folded => perfatlas::convert::Target::Folded,
                 To::Json => perfatlas::convert::Target::Json,
             };
-            let (parsed, text) =
-                perfatlas::convert::convert_file(&input, target, metric.as_deref())?;
+            let parsed = perfatlas::convert::read_file(&input)?;
+            let m = perfatlas::convert::pick_metric(&parsed, metric.as_deref())?;
             for w in &parsed.warnings {
                 eprintln!("perfatlas: skipped: {}: {w}", input.display());
             }
+            // The file is created only once the input has parsed.
             match output {
-                Some(path) => std::fs::write(&path, text).map_err(|e| BuildError::io(path, e))?,
+                Some(path) => {
+                    let mut file =
+                        std::fs::File::create(&path).map_err(|e| BuildError::io(&path, e))?;
+                    perfatlas::convert::write(&parsed, target, m, &mut file)
+                        .map_err(|e| BuildError::io(&path, e))?;
+                }
                 None => {
                     let mut stdout = std::io::stdout().lock();
-                    stdout
-                        .write_all(text.as_bytes())
+                    perfatlas::convert::write(&parsed, target, m, &mut stdout)
                         .map_err(|e| BuildError::io("<stdout>", e))?;
                 }
             }

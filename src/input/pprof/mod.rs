@@ -2,9 +2,18 @@
 //! `net/http/pprof`, pprof-rs, py-spy and others. The caller has already
 //! undone gzip; this parser reads the raw protobuf.
 //!
-//! The message structs are written by hand with `prost`'s derive (no
-//! `protoc`, no build script); field numbers follow
-//! <https://github.com/google/pprof/blob/main/proto/profile.proto>.
+//! Field numbers follow
+//! <https://github.com/google/pprof/blob/main/proto/profile.proto>. Files of a
+//! gigabyte are common (long or fleet-wide profiles), so the protobuf is
+//! read in place, never decoded into one message:
+//!
+//! * [`wire`]: the wire format, with prost's rules and error texts;
+//! * [`outline`]: first pass, everything but the samples;
+//! * [`dictionary`]: mappings, functions and locations checked and expanded
+//!   into frames;
+//! * [`samples`]: second pass, the samples streamed into the call tree on
+//!   every core;
+//! * [`pb`]: the message structs, for building profiles in tests.
 //!
 //! * Every sample type becomes a [`Metric`], in file order (the
 //!   `default_sample_type` is not moved to the front). Time units other than
@@ -20,11 +29,20 @@
 //! Strings are read as bytes and decoded lossily (invalid UTF-8 becomes
 //! U+FFFD) so a stray byte in a symbol name does not fail the file.
 
-use std::collections::HashMap;
+mod dictionary;
+mod outline;
+pub mod pb;
+#[cfg(test)]
+mod reference;
+mod samples;
+mod wire;
 
 use super::{text, Format, Input, Parsed};
 use crate::error::ParseError;
-use crate::model::{Frame, FrameId, FrameTable, Metric, Profile, Unit};
+use crate::model::{FrameTable, Profile};
+// The tests below name these through `super::*`.
+#[cfg(test)]
+use crate::model::{Frame, Metric, Unit};
 
 pub struct Pprof;
 
@@ -39,9 +57,7 @@ impl Format for Pprof {
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
-        let message = <pb::Profile as prost::Message>::decode(input.bytes)
-            .map_err(|e| ParseError::whole(format!("not a valid pprof profile: {e}")))?;
-        convert(&message)
+        read(input.bytes)
     }
 }
 
@@ -118,177 +134,34 @@ fn looks_binary(head: &[u8]) -> bool {
     }
 }
 
-/// Turns a decoded message into a profile, checking every reference.
-fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
-    let strings = Strings::new(&p.string_table)?;
-    if p.sample_type.is_empty() {
-        return Err(ParseError::whole(
-            "not a valid pprof profile: no sample types",
-        ));
-    }
-
-    // Metrics, and the factor that brings each one's values to its unit.
-    let mut metrics = Vec::with_capacity(p.sample_type.len());
-    let mut scale = Vec::with_capacity(p.sample_type.len());
-    for (i, vt) in p.sample_type.iter().enumerate() {
-        let name = strings.get(vt.r#type, || format!("sample_type[{i}].type"))?;
-        let unit_name = strings.get(vt.unit, || format!("sample_type[{i}].unit"))?;
-        let unit = Unit::parse(&unit_name);
-        scale.push(if unit == Unit::Nanoseconds {
-            Unit::nanoseconds_per(&unit_name).unwrap_or(1.0)
-        } else {
-            1.0
-        });
-        let name = if name.is_empty() {
-            format!("value{i}")
-        } else {
-            name
-        };
-        metrics.push(Metric::new(name, unit));
-    }
-
-    let mut warnings = Vec::new();
-
-    // Mappings: id → module name (basename of the file) and address range.
-    let mut mappings: HashMap<u64, MappingInfo> = HashMap::with_capacity(p.mapping.len());
-    for (i, m) in p.mapping.iter().enumerate() {
-        let file = strings.get(m.filename, || format!("mapping[{i}].filename"))?;
-        let module = basename(&file).map(str::to_string);
-        let info = MappingInfo {
-            module,
-            start: m.memory_start,
-            limit: m.memory_limit,
-            offset: m.file_offset,
-        };
-        if m.id == 0 || mappings.insert(m.id, info).is_some() {
-            return Err(ParseError::field(
-                format!("mapping[{i}].id"),
-                format!("mapping id {} is zero or used twice", m.id),
-            ));
-        }
-    }
-
-    // Functions: id → (name, file).
-    let mut functions: HashMap<u64, FunctionInfo> = HashMap::with_capacity(p.function.len());
-    for (i, f) in p.function.iter().enumerate() {
-        let mut name = strings.get(f.name, || format!("function[{i}].name"))?;
-        let system_name = strings.get(f.system_name, || format!("function[{i}].system_name"))?;
-        if name.is_empty() {
-            name = system_name;
-        }
-        let file = strings.get(f.filename, || format!("function[{i}].filename"))?;
-        let info = FunctionInfo {
-            name,
-            file: (!file.is_empty()).then_some(file),
-            start_line: u32::try_from(f.start_line).ok().filter(|&l| l > 0),
-        };
-        if f.id == 0 || functions.insert(f.id, info).is_some() {
-            return Err(ParseError::field(
-                format!("function[{i}].id"),
-                format!("function id {} is zero or used twice", f.id),
-            ));
-        }
-    }
-
-    // Locations: id → the run of frame ids it expands to, outermost first,
-    // computed once so each sample costs only its own length.
-    let mut frames = FrameTable::new();
-    let mut expanded: Vec<FrameId> = Vec::new();
-    let mut locations: HashMap<u64, (usize, usize)> = HashMap::with_capacity(p.location.len());
-    for (i, loc) in p.location.iter().enumerate() {
-        let mapping = match loc.mapping_id {
-            0 => None,
-            id => match mappings.get(&id) {
-                Some(m) => Some(m),
-                None => {
-                    warnings.push(ParseError::field(
-                        format!("location[{i}].mapping_id"),
-                        format!("mapping id {id} does not exist; location read without its module"),
-                    ));
-                    None
-                }
-            },
-        };
-        let module = mapping.and_then(|m| m.module.clone());
-        let start = expanded.len();
-        if loc.line.is_empty() {
-            expanded.push(frames.intern(Frame {
-                function: address_name(loc.address, mapping),
-                file: None,
-                line: None,
-                module,
-                start_line: None,
-                source_hash: None,
-            }));
-        } else {
-            // line[0] is the innermost call: walk backwards for root-first.
-            for (j, line) in loc.line.iter().enumerate().rev() {
-                let function = functions.get(&line.function_id).ok_or_else(|| {
-                    ParseError::field(
-                        format!("location[{i}].line[{j}].function_id"),
-                        format!("function id {} does not exist", line.function_id),
-                    )
-                })?;
-                let name = if function.name.is_empty() {
-                    address_name(loc.address, mapping)
-                } else {
-                    function.name.clone()
-                };
-                let frame = Frame {
-                    function: name,
-                    file: function.file.clone(),
-                    line: u32::try_from(line.line).ok().filter(|&l| l > 0),
-                    module: module.clone(),
-                    start_line: function.start_line,
-                    source_hash: None,
-                };
-                expanded.push(frames.intern(frame));
-            }
-        }
-        if loc.id == 0 || locations.insert(loc.id, (start, expanded.len())).is_some() {
-            return Err(ParseError::field(
-                format!("location[{i}].id"),
-                format!("location id {} is zero or used twice", loc.id),
-            ));
-        }
-    }
-
-    let mut profile = Profile::new(metrics);
-    let mut stack: Vec<FrameId> = Vec::new();
-    let mut values: Vec<f64> = vec![0.0; scale.len()];
-    for (i, sample) in p.sample.iter().enumerate() {
-        if sample.value.len() != scale.len() {
-            return Err(ParseError::field(
-                format!("sample[{i}].value"),
-                format!(
-                    "sample has {} values but the profile has {} sample types",
-                    sample.value.len(),
-                    scale.len()
-                ),
-            ));
-        }
-        stack.clear();
-        for (j, id) in sample.location_id.iter().enumerate().rev() {
-            let &(start, end) = locations.get(id).ok_or_else(|| {
-                ParseError::field(
-                    format!("sample[{i}].location_id[{j}]"),
-                    format!("location id {id} does not exist"),
-                )
-            })?;
-            stack.extend_from_slice(&expanded[start..end]);
-        }
-        for ((v, &raw), &factor) in values.iter_mut().zip(&sample.value).zip(&scale) {
-            *v = raw as f64 * factor;
-        }
-        profile.tree.add_stack(stack.iter().copied(), &values);
-    }
-    record_heap_allocations(&mut profile, &frames);
-
+/// Reads a raw (not gzipped) profile.
+fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
+    let outline = outline::read(bytes).map_err(|stopped| {
+        // Samples are checked in the second pass: one before the field
+        // that stopped the first would have stopped a sequential read.
+        not_valid(samples::first_malformed(bytes, stopped.at).unwrap_or(stopped.error))
+    })?;
+    let dict = dictionary::build(bytes, &outline).map_err(|e| {
+        // A malformed sample anywhere comes before a bad reference.
+        samples::first_malformed(bytes, bytes.len()).map_or(e, not_valid)
+    })?;
+    let tree = samples::tree(bytes, &outline, &dict).map_err(|failure| match failure {
+        samples::Failure::Malformed(e) => not_valid(e),
+        samples::Failure::Invalid(e) => e,
+    })?;
+    drop(outline);
+    let mut profile = Profile::new(dict.metrics);
+    profile.tree = tree;
+    record_heap_allocations(&mut profile, &dict.frames);
     Ok(Parsed {
-        frames,
+        frames: dict.frames,
         profile,
-        warnings,
+        warnings: dict.warnings,
     })
+}
+
+fn not_valid(e: wire::DecodeError) -> ParseError {
+    ParseError::whole(format!("not a valid pprof profile: {e}"))
 }
 
 /// Heap profiles (Go's `alloc_objects`, `alloc_space`, `inuse_objects`,
@@ -305,215 +178,6 @@ fn record_heap_allocations(profile: &mut Profile, frames: &FrameTable) {
     };
     if count.is_some() || bytes.is_some() {
         profile.allocations_by_function(frames, count, bytes, live);
-    }
-}
-
-struct MappingInfo {
-    module: Option<String>,
-    start: u64,
-    limit: u64,
-    offset: u64,
-}
-
-struct FunctionInfo {
-    name: String,
-    file: Option<String>,
-    start_line: Option<u32>,
-}
-
-/// Name for code known only by its address: `module+0xoffset` (the offset in
-/// the mapped file, so it stays the same across runs with address-space
-/// randomisation), or `0xaddress` without a mapping or module name.
-fn address_name(address: u64, mapping: Option<&MappingInfo>) -> String {
-    match mapping {
-        Some(MappingInfo {
-            module: Some(module),
-            start,
-            limit,
-            offset,
-        }) => {
-            let in_file = if (*start..*limit).contains(&address) {
-                address - start + offset
-            } else {
-                address
-            };
-            format!("{module}+{in_file:#x}")
-        }
-        _ => format!("{address:#x}"),
-    }
-}
-
-/// Last component of a `/` or `\` separated path; `None` when empty.
-fn basename(path: &str) -> Option<&str> {
-    path.rsplit(['/', '\\']).find(|part| !part.is_empty())
-}
-
-/// The string table, with checked lookups.
-struct Strings<'a> {
-    table: &'a [Vec<u8>],
-}
-
-impl<'a> Strings<'a> {
-    fn new(table: &'a [Vec<u8>]) -> Result<Strings<'a>, ParseError> {
-        match table.first() {
-            None => Err(ParseError::field(
-                "string_table",
-                "the string table is empty (entry 0 must be the empty string)",
-            )),
-            Some(first) if !first.is_empty() => Err(ParseError::field(
-                "string_table[0]",
-                format!(
-                    "entry 0 must be the empty string, found {:?}",
-                    String::from_utf8_lossy(first)
-                ),
-            )),
-            Some(_) => Ok(Strings { table }),
-        }
-    }
-
-    /// String number `index`; `field` names the referring field for errors.
-    fn get(&self, index: i64, field: impl FnOnce() -> String) -> Result<String, ParseError> {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| self.table.get(i))
-            .map(|s| String::from_utf8_lossy(s).into_owned())
-            .ok_or_else(|| {
-                ParseError::field(
-                    field(),
-                    format!(
-                        "string index {index} is out of range (string table has {} entries)",
-                        self.table.len()
-                    ),
-                )
-            })
-    }
-}
-
-/// Hand-written `profile.proto` messages (package `perftools.profiles`).
-/// Strings are `bytes` so invalid UTF-8 does not fail decoding.
-pub mod pb {
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Profile {
-        #[prost(message, repeated, tag = "1")]
-        pub sample_type: Vec<ValueType>,
-        #[prost(message, repeated, tag = "2")]
-        pub sample: Vec<Sample>,
-        #[prost(message, repeated, tag = "3")]
-        pub mapping: Vec<Mapping>,
-        #[prost(message, repeated, tag = "4")]
-        pub location: Vec<Location>,
-        #[prost(message, repeated, tag = "5")]
-        pub function: Vec<Function>,
-        #[prost(bytes = "vec", repeated, tag = "6")]
-        pub string_table: Vec<Vec<u8>>,
-        #[prost(int64, tag = "7")]
-        pub drop_frames: i64,
-        #[prost(int64, tag = "8")]
-        pub keep_frames: i64,
-        #[prost(int64, tag = "9")]
-        pub time_nanos: i64,
-        #[prost(int64, tag = "10")]
-        pub duration_nanos: i64,
-        #[prost(message, optional, tag = "11")]
-        pub period_type: Option<ValueType>,
-        #[prost(int64, tag = "12")]
-        pub period: i64,
-        #[prost(int64, repeated, tag = "13")]
-        pub comment: Vec<i64>,
-        #[prost(int64, tag = "14")]
-        pub default_sample_type: i64,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct ValueType {
-        #[prost(int64, tag = "1")]
-        pub r#type: i64,
-        #[prost(int64, tag = "2")]
-        pub unit: i64,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Sample {
-        #[prost(uint64, repeated, tag = "1")]
-        pub location_id: Vec<u64>,
-        #[prost(int64, repeated, tag = "2")]
-        pub value: Vec<i64>,
-        #[prost(message, repeated, tag = "3")]
-        pub label: Vec<Label>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Label {
-        #[prost(int64, tag = "1")]
-        pub key: i64,
-        #[prost(int64, tag = "2")]
-        pub str: i64,
-        #[prost(int64, tag = "3")]
-        pub num: i64,
-        #[prost(int64, tag = "4")]
-        pub num_unit: i64,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Mapping {
-        #[prost(uint64, tag = "1")]
-        pub id: u64,
-        #[prost(uint64, tag = "2")]
-        pub memory_start: u64,
-        #[prost(uint64, tag = "3")]
-        pub memory_limit: u64,
-        #[prost(uint64, tag = "4")]
-        pub file_offset: u64,
-        #[prost(int64, tag = "5")]
-        pub filename: i64,
-        #[prost(int64, tag = "6")]
-        pub build_id: i64,
-        #[prost(bool, tag = "7")]
-        pub has_functions: bool,
-        #[prost(bool, tag = "8")]
-        pub has_filenames: bool,
-        #[prost(bool, tag = "9")]
-        pub has_line_numbers: bool,
-        #[prost(bool, tag = "10")]
-        pub has_inline_frames: bool,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Location {
-        #[prost(uint64, tag = "1")]
-        pub id: u64,
-        #[prost(uint64, tag = "2")]
-        pub mapping_id: u64,
-        #[prost(uint64, tag = "3")]
-        pub address: u64,
-        #[prost(message, repeated, tag = "4")]
-        pub line: Vec<Line>,
-        #[prost(bool, tag = "5")]
-        pub is_folded: bool,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Line {
-        #[prost(uint64, tag = "1")]
-        pub function_id: u64,
-        #[prost(int64, tag = "2")]
-        pub line: i64,
-        #[prost(int64, tag = "3")]
-        pub column: i64,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Function {
-        #[prost(uint64, tag = "1")]
-        pub id: u64,
-        #[prost(int64, tag = "2")]
-        pub name: i64,
-        #[prost(int64, tag = "3")]
-        pub system_name: i64,
-        #[prost(int64, tag = "4")]
-        pub filename: i64,
-        #[prost(int64, tag = "5")]
-        pub start_line: i64,
     }
 }
 
@@ -861,9 +525,12 @@ mod tests {
         }
         b.sample(&[77, 1], &[1]);
         let e = b.parse().unwrap_err();
-        assert_eq!(
-            e,
-            ParseError::field("sample[12].location_id[0]", "location id 77 does not exist")
+        assert_eq!(e.place, Place::Field("sample[12].location_id[0]".into()));
+        // The offset of the sample's field in the profile follows.
+        assert!(
+            e.message
+                .starts_with("location id 77 does not exist (at byte "),
+            "{e}"
         );
 
         let mut b = Builder::new(&[("samples", "count")]);
