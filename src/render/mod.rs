@@ -22,8 +22,10 @@ pub mod matrix_page;
 pub mod matrix_svg;
 pub mod paths;
 pub mod profile_page;
+pub mod quick_number;
 pub mod regression_page;
 pub mod series_svg;
+pub mod series_table;
 pub mod source_page;
 pub mod svg;
 pub mod timeline_page;
@@ -395,7 +397,16 @@ pub fn site_files(
     for page in allocation_page::pages(history, renderer, &allocations, &links, &memory_pages) {
         files.extend(page?);
     }
-    for page in regression_pages(history, renderer, &regressions, &flame_diffs, &source_diffs) {
+    let table_rows = config.regressions.table_rows;
+    let pages = regression_pages(
+        history,
+        renderer,
+        &regressions,
+        table_rows,
+        &flame_diffs,
+        &source_diffs,
+    );
+    for page in pages {
         let (path, html) = page?;
         files.insert(path, html);
     }
@@ -465,6 +476,7 @@ fn regression_pages(
     history: &History,
     renderer: &Renderer,
     report: &RegressionReport,
+    table_rows: usize,
     flame_diffs: &BTreeSet<String>,
     source_diffs: &[bool],
 ) -> Vec<Result<(String, Vec<u8>), BuildError>> {
@@ -472,7 +484,7 @@ fn regression_pages(
         .benchmarks
         .par_iter()
         .filter(|b| !b.series.points.is_empty())
-        .map(|b| benchmark_page::render(history, report, b, renderer));
+        .map(|b| benchmark_page::render(history, report, b, table_rows, renderer));
     let regressions = report.regressions().map(|(i, _)| i).collect::<Vec<_>>();
     let pages = regressions
         .par_iter()
