@@ -65,6 +65,8 @@ pub struct BuildOptions {
     pub min_share: Option<f64>,
     /// Directory of source files for code links (else `repo`).
     pub sources: Option<PathBuf>,
+    /// Parse every input file again, and write no build cache.
+    pub no_cache: bool,
 }
 
 /// What a build did.
@@ -76,6 +78,8 @@ pub struct BuildReport {
     pub measurement_files: usize,
     pub pages: usize,
     pub skipped: Vec<model::Skipped>,
+    /// Input files taken from the build cache, and input files parsed.
+    pub cached: (usize, usize),
 }
 
 /// Reads `options.input`, renders every page and writes the site.
@@ -99,7 +103,13 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     }
     let derived = analysis::derived_metrics::parse_all(&config.metrics)
         .map_err(|message| config_error(options, message))?;
-    let mut history = input::load::load_history(&options.input, &config)?;
+    let cache = match options.no_cache {
+        true => input::cache::Cache::disabled(),
+        false => input::cache::Cache::for_site(&options.output),
+    };
+    let mut history = site::timings::phase("load", || {
+        input::load::load_history_cached(&options.input, &config, &cache)
+    })?;
     analysis::derived_metrics::apply(&mut history, &derived)
         .map_err(|message| config_error(options, message))?;
     let history = history;
@@ -121,29 +131,38 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         });
     }
     let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
-    let hierarchy = analysis::hierarchy::Hierarchy::new(&history.frames, &history.title);
+    let hierarchy = site::timings::phase("hierarchy", || {
+        analysis::hierarchy::Hierarchy::new(&history.frames, &history.title)
+    });
     let modifications = code_changes(options, &config, &history, &hierarchy)?;
     let sources = source_texts(options, &config, &history)?;
-    let files = render::site_files(
-        &history,
-        &config,
-        &renderer,
-        hierarchy,
-        modifications,
-        &sources,
-    )?;
+    let files = site::timings::phase("render", || {
+        render::site_files(
+            &history,
+            &config,
+            &renderer,
+            hierarchy,
+            modifications,
+            &sources,
+        )
+    })?;
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
-    site::write_site(&options.output, &files, options.force)?;
+    let cached = cache.counts();
+    site::timings::phase("write", || {
+        site::write_site_with_cache(&options.output, &files, options.force, cache.into_entries())
+    })?;
     if let Some(zip) = &options.zip {
         site::zip::check_replaceable(zip, options.force)?;
         site::zip::write_zip(zip, &files)?;
     }
+    site::timings::phase("drop", || drop(files));
     Ok(BuildReport {
         versions: history.versions.len(),
         profiles: history.profiles.len(),
         measurement_files: history.measurement_files(),
         pages,
         skipped: history.skipped,
+        cached,
     })
 }
 

@@ -66,6 +66,11 @@ enum Command {
         /// DIR/PATH (default: from --repo at each version's revision).
         #[arg(long, value_name = "DIR")]
         sources: Option<PathBuf>,
+        /// Parse every input again and keep no build cache (by default the
+        /// parsed inputs are kept in SITE/.perfatlas-cache, so a rebuild
+        /// parses only new or changed files).
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Convert one profile to folded stacks or the native JSON, on stdout.
     #[command(
@@ -205,6 +210,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             repo,
             min_share,
             sources,
+            no_cache,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -228,6 +234,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 repo,
                 min_share,
                 sources,
+                no_cache,
             };
             let report = perfatlas::build(&options)?;
             for s in &report.skipped {
@@ -403,8 +410,15 @@ fn summary(report: &perfatlas::BuildReport) -> String {
         0 => String::new(),
         n => format!(" and {}", counted(n, "measurement file")),
     };
+    let cached = match report.cached {
+        (0, _) => String::new(),
+        (hits, parsed) => format!(
+            " ({hits} of {} input files unchanged, from the build cache)",
+            hits + parsed
+        ),
+    };
     format!(
-        "{} for {}{measurements} in {}",
+        "{} for {}{measurements} in {}{cached}",
         counted(report.pages, "page"),
         counted(report.profiles, "profile"),
         counted(report.versions, "version")

@@ -193,6 +193,117 @@ fn refuses_to_replace_a_directory_it_did_not_write() {
     assert!(!out.join("precious.txt").exists());
 }
 
+/// Names of the files in a site's build cache.
+fn cache_entries(site: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(site.join(".perfatlas-cache"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// A rebuild takes unchanged inputs from the build cache in the site,
+/// parses only what is new or whose entry does not check out, and writes
+/// exactly what a build without the cache writes.
+#[test]
+fn rebuilds_parse_only_new_files_and_give_the_same_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    for version in ["3.6", "3.7"] {
+        let to = input.join(version);
+        fs::create_dir_all(&to).unwrap();
+        for entry in fs::read_dir(sample_data().join(version)).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    // Every file but version.toml is an input.
+    let files_in = |v: &str| fs::read_dir(input.join(v)).unwrap().count() - 1;
+    let site = dir.path().join("site");
+    let first = build(&input, &site, &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(
+        !stderr(&first).contains("build cache"),
+        "{}",
+        stderr(&first)
+    );
+    let entries = cache_entries(&site);
+    assert_eq!(entries.len(), files_in("3.6") + files_in("3.7"));
+
+    // Same input: everything from the cache.
+    let again = build(&input, &site, &[]);
+    let n = entries.len();
+    assert!(
+        stderr(&again).contains(&format!(
+            "({n} of {n} input files unchanged, from the build cache)"
+        )),
+        "{}",
+        stderr(&again)
+    );
+
+    // One more version, and one entry damaged: the new files and the
+    // damaged one are parsed, the rest taken; the site is what a build
+    // without any cache gives, and the damaged entry is replaced.
+    let to = input.join("3.8");
+    fs::create_dir_all(&to).unwrap();
+    // New bytes (a copy under the same name would share its entry).
+    let mut folded = fs::read_to_string(sample_data().join("3.7/convert-basic.1.folded")).unwrap();
+    folded.push_str("new;frame 1\n");
+    fs::write(to.join("convert-basic.1.folded"), folded).unwrap();
+    fs::copy(
+        sample_data().join("3.7/timings.2.json"),
+        to.join("timings.1.json"),
+    )
+    .unwrap();
+    let damaged = site.join(".perfatlas-cache").join(&entries[0]);
+    let mut bytes = fs::read(&damaged).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    fs::write(&damaged, &bytes).unwrap();
+    let grown = build(&input, &site, &[]);
+    assert!(
+        stderr(&grown).contains(&format!("({} of {} input files unchanged", n - 1, n + 2)),
+        "{}",
+        stderr(&grown)
+    );
+    assert_ne!(
+        fs::read(&damaged).unwrap(),
+        bytes,
+        "the damaged entry is written again"
+    );
+    assert_eq!(cache_entries(&site).len(), n + 2);
+    let fresh = dir.path().join("fresh");
+    let uncached = build(&input, &fresh, &["--no-cache"]);
+    assert!(!fresh.join(".perfatlas-cache").exists());
+    // The same pages and inputs either way.
+    let counts = |o: &Output| {
+        stderr(o)
+            .split(" versions")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(counts(&uncached), counts(&grown));
+    let (cached_tree, fresh_tree) = (read_tree(&site), read_tree(&fresh));
+    assert_eq!(
+        cached_tree.keys().collect::<Vec<_>>(),
+        fresh_tree.keys().collect::<Vec<_>>()
+    );
+    for (k, v) in &cached_tree {
+        assert!(
+            v == &fresh_tree[k],
+            "{k} differs between the cached and the uncached build"
+        );
+    }
+    // Removing a version drops its entries from the cache.
+    fs::remove_dir_all(&to).unwrap();
+    build(&input, &site, &[]);
+    assert_eq!(cache_entries(&site), entries);
+}
+
 #[test]
 fn zip_holds_the_same_files_as_the_site() {
     let dir = tempfile::tempdir().unwrap();

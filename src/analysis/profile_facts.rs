@@ -41,95 +41,36 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         .node_ids()
         .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
         .collect();
-    // Dense per-component state: how often the component is on the current
-    // path, and its inclusive values (a row of `metrics` per component).
-    let comps = hierarchy.len();
-    let mut on_path = vec![0u32; comps];
-    let mut time = vec![0.0; comps * metrics];
-    let mut seen = vec![false; comps];
-    let mut edge_values: [FxHashMap<Edge, Vec<f64>>; 3] = Default::default();
-    let mut edge_on_path: FxHashMap<(usize, Edge), u32> = FxHashMap::default();
-    let edge_keys = |parent: Option<CompId>, child: CompId| -> [Option<Edge>; 3] {
-        let mut keys = [None; 3];
-        if let Some(p) = parent {
-            if p == child {
-                return keys;
-            }
-            for (i, level) in EDGE_LEVELS.iter().enumerate() {
-                let (a, b) = (
-                    hierarchy.at_level(p, *level),
-                    hierarchy.at_level(child, *level),
-                );
-                if a != b {
-                    keys[i] = Some((a, b));
-                }
-            }
-        }
-        keys
-    };
+    let mut sums = PathSums::new(hierarchy, metrics);
     let add_node = |row: &mut [f64], n: NodeId| {
         for (a, v) in row.iter_mut().zip(&inclusive) {
             *a += v[n.index()];
         }
     };
-
-    let mut stack: Vec<(NodeId, bool)> = tree
+    // Depth-first, parents before children in stored order (the order the
+    // sums are taken in); `Exit` undoes what `Enter` counted on the path.
+    let mut stack: Vec<Step> = tree
         .children(NodeId::ROOT)
         .iter()
         .rev()
-        .map(|c| (*c, true))
+        .map(|c| Step::Enter(*c))
         .collect();
-    while let Some((node, entering)) = stack.pop() {
+    while let Some(step) = stack.pop() {
+        let node = match step {
+            Step::Exit(c, edges) => {
+                sums.leave(c, edges);
+                continue;
+            }
+            Step::Enter(node) => node,
+        };
         let Some(c) = method[node.index()] else {
             continue;
         };
         let parent = tree.parent(node).and_then(|p| method[p.index()]);
-        let keys = edge_keys(parent, c);
-        if !entering {
-            on_path[c.index()] = on_path[c.index()].saturating_sub(1);
-            for (i, key) in keys.iter().enumerate() {
-                if let Some(k) = key {
-                    if let Some(n) = edge_on_path.get_mut(&(i, *k)) {
-                        *n = n.saturating_sub(1);
-                    }
-                }
-            }
-            continue;
-        }
-        if on_path[c.index()] == 0 {
-            seen[c.index()] = true;
-            add_node(
-                &mut time[c.index() * metrics..(c.index() + 1) * metrics],
-                node,
-            );
-        }
-        on_path[c.index()] += 1;
-        for (i, key) in keys.iter().enumerate() {
-            if let Some(k) = key {
-                let count = edge_on_path.entry((i, *k)).or_insert(0);
-                if *count == 0 {
-                    add_node(
-                        edge_values[i]
-                            .entry(*k)
-                            .or_insert_with(|| vec![0.0; metrics]),
-                        node,
-                    );
-                }
-                *count += 1;
-            }
-        }
-        stack.push((node, false));
-        stack.extend(tree.children(node).iter().rev().map(|c| (*c, true)));
+        let edges = sums.enter(parent, c, |row| add_node(row, node));
+        stack.push(Step::Exit(c, edges));
+        stack.extend(tree.children(node).iter().rev().map(|c| Step::Enter(*c)));
     }
-    let method_time: Vec<(CompId, Vec<f64>)> = (0..comps)
-        .filter(|&i| seen[i])
-        .map(|i| {
-            (
-                CompId(i as u32),
-                time[i * metrics..(i + 1) * metrics].to_vec(),
-            )
-        })
-        .collect();
 
     let timeline = profile
         .timeline
@@ -137,11 +78,159 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         .filter(|t| !t.samples.is_empty() && frames > 0)
         .map(|_| timeline_shares(profile, &method, frames));
 
+    let (method_time, edges) = sums.finish();
     ProfileFacts {
         totals: profile.totals(),
         method_time,
-        edges: edge_values.map(sorted),
+        edges,
         timeline,
+    }
+}
+
+/// One step of the depth-first walk: entering a node, or leaving one of
+/// method `CompId` whose call edges (one id per level) were counted.
+enum Step {
+    Enter(NodeId),
+    Exit(CompId, EdgeIds),
+}
+
+/// The id of a node's call edge at each level of [`EDGE_LEVELS`], if any.
+type EdgeIds = [Option<u32>; 3];
+
+/// Sums per method and per call edge, each counted at its outermost
+/// occurrence on the current path. Everything is a dense array indexed by
+/// component or by edge id; a call edge gets its ids the first time its
+/// (caller method, callee method) pair is seen, so a node costs one hash
+/// lookup.
+struct PathSums<'h> {
+    hierarchy: &'h Hierarchy,
+    metrics: usize,
+    /// Per component: times on the current path, inclusive values, seen.
+    on_path: Vec<u32>,
+    time: Vec<f64>,
+    seen: Vec<bool>,
+    /// Method pair → its edge ids at the three levels.
+    pair_ids: FxHashMap<Edge, EdgeIds>,
+    /// Per level: edge → id, the edges by id, and per id the times on the
+    /// current path and the values (`metrics` per edge).
+    edge_ids: [FxHashMap<Edge, u32>; 3],
+    edge_keys: [Vec<Edge>; 3],
+    edge_on_path: [Vec<u32>; 3],
+    edge_values: [Vec<f64>; 3],
+}
+
+impl<'h> PathSums<'h> {
+    fn new(hierarchy: &'h Hierarchy, metrics: usize) -> PathSums<'h> {
+        let comps = hierarchy.len();
+        PathSums {
+            hierarchy,
+            metrics,
+            on_path: vec![0; comps],
+            time: vec![0.0; comps * metrics],
+            seen: vec![false; comps],
+            pair_ids: FxHashMap::default(),
+            edge_ids: Default::default(),
+            edge_keys: Default::default(),
+            edge_on_path: Default::default(),
+            edge_values: Default::default(),
+        }
+    }
+
+    /// Enters a node of method `c` called from method `parent`: adds the
+    /// node's values (through `add`) to the method and to its call edges
+    /// where they are outermost. Returns the edge ids to leave with.
+    fn enter(
+        &mut self,
+        parent: Option<CompId>,
+        c: CompId,
+        mut add: impl FnMut(&mut [f64]),
+    ) -> EdgeIds {
+        let m = self.metrics;
+        let i = c.index();
+        if self.on_path[i] == 0 {
+            self.seen[i] = true;
+            add(&mut self.time[i * m..(i + 1) * m]);
+        }
+        self.on_path[i] += 1;
+        let ids = match parent {
+            Some(p) if p != c => self.edge_ids_of(p, c),
+            _ => [None; 3],
+        };
+        for (l, id) in ids.iter().enumerate() {
+            if let Some(e) = id {
+                let e = *e as usize;
+                if self.edge_on_path[l][e] == 0 {
+                    add(&mut self.edge_values[l][e * m..(e + 1) * m]);
+                }
+                self.edge_on_path[l][e] += 1;
+            }
+        }
+        ids
+    }
+
+    fn leave(&mut self, c: CompId, ids: EdgeIds) {
+        let i = c.index();
+        self.on_path[i] = self.on_path[i].saturating_sub(1);
+        for (l, id) in ids.iter().enumerate() {
+            if let Some(e) = id {
+                let n = &mut self.edge_on_path[l][*e as usize];
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+
+    /// The ids of the call from method `p` to method `c` (`p != c`) at
+    /// each level where the two differ.
+    fn edge_ids_of(&mut self, p: CompId, c: CompId) -> EdgeIds {
+        if let Some(ids) = self.pair_ids.get(&(p, c)) {
+            return *ids;
+        }
+        let mut ids = [None; 3];
+        for (l, level) in EDGE_LEVELS.iter().enumerate() {
+            let key = (
+                self.hierarchy.at_level(p, *level),
+                self.hierarchy.at_level(c, *level),
+            );
+            if key.0 != key.1 {
+                ids[l] = Some(self.edge_id(l, key));
+            }
+        }
+        self.pair_ids.insert((p, c), ids);
+        ids
+    }
+
+    fn edge_id(&mut self, level: usize, key: Edge) -> u32 {
+        if let Some(&id) = self.edge_ids[level].get(&key) {
+            return id;
+        }
+        let id = self.edge_keys[level].len() as u32;
+        self.edge_ids[level].insert(key, id);
+        self.edge_keys[level].push(key);
+        self.edge_on_path[level].push(0);
+        self.edge_values[level].extend(std::iter::repeat(0.0).take(self.metrics));
+        id
+    }
+
+    /// Per method seen, and per level per edge (sorted), the values.
+    #[allow(clippy::type_complexity)]
+    fn finish(self) -> (Vec<(CompId, Vec<f64>)>, [Vec<(Edge, Vec<f64>)>; 3]) {
+        let m = self.metrics;
+        let method_time = (0..self.seen.len())
+            .filter(|&i| self.seen[i])
+            .map(|i| (CompId(i as u32), self.time[i * m..(i + 1) * m].to_vec()))
+            .collect();
+        let mut levels = self.edge_keys.into_iter().zip(self.edge_values);
+        let edges = [(); 3].map(|_| {
+            let (keys, values) = levels.next().unwrap_or_default();
+            let mut v: Vec<(Edge, Vec<f64>)> = keys
+                .into_iter()
+                .enumerate()
+                .map(|(e, k)| (k, values[e * m..(e + 1) * m].to_vec()))
+                .collect();
+            v.sort_by_key(|a| a.0);
+            v
+        });
+        (method_time, edges)
     }
 }
 

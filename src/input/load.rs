@@ -6,6 +6,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::cache::Cache;
 use super::config::{Config, VersionConfig};
 use super::walk::{self, InputFile, VersionDir};
 use super::{load_bytes, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed};
@@ -30,8 +31,18 @@ pub fn read_config(input: &Path, explicit: Option<&Path>) -> Result<Config, Buil
     }
 }
 
-/// Loads every version and profile under `input`.
+/// Loads every version and profile under `input`, parsing every file.
 pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError> {
+    load_history_cached(input, config, &Cache::disabled())
+}
+
+/// Loads every version and profile under `input`, taking what `cache`
+/// already holds for files that have not changed.
+pub fn load_history_cached(
+    input: &Path,
+    config: &Config,
+    cache: &Cache,
+) -> Result<History, BuildError> {
     if !input.is_dir() {
         return Err(BuildError::Usage(format!(
             "{}: not a directory",
@@ -57,7 +68,7 @@ pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError
         .collect();
     let results: Vec<Result<Loaded, ParseError>> = jobs
         .par_iter()
-        .map(|(_, f, inside)| read_input(&f.path, inside))
+        .map(|(_, f, inside)| read_input(&f.path, inside, cache))
         .collect();
 
     let mut history = History {
@@ -146,18 +157,41 @@ fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
         .unwrap_or(relative)
 }
 
-/// Reads one file of a version: measurements or a profile.
-fn read_input(path: &Path, within_version: &str) -> Result<Loaded, ParseError> {
-    if is_binary_jfr(path) {
-        let (format, parsed) = parse_jfr_recording(path)?;
-        return Ok(Loaded::Profile(format, Box::new(parsed)));
-    }
-    let bytes = read_bounded(path)?;
+/// Reads one file of a version: measurements or a profile, from the cache
+/// when the file is unchanged.
+fn read_input(path: &Path, within_version: &str, cache: &Cache) -> Result<Loaded, ParseError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    load_bytes(within_version, &name, &bytes)
+    if is_binary_jfr(path) {
+        // Read by the JDK's tool from the file; hashed as a stream.
+        let file = std::fs::File::open(path)
+            .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+        let key = Cache::key_of_reader(within_version, &name, file)
+            .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+        return cached(cache, &key, || {
+            let (format, parsed) = parse_jfr_recording(path)?;
+            Ok(Loaded::Profile(format, Box::new(parsed)))
+        });
+    }
+    let bytes = read_bounded(path)?;
+    let key = Cache::key(within_version, &name, &bytes);
+    cached(cache, &key, || load_bytes(within_version, &name, &bytes))
+}
+
+/// The cache's entry for `key`, or `read()` (remembered when it succeeds).
+fn cached(
+    cache: &Cache,
+    key: &str,
+    read: impl FnOnce() -> Result<Loaded, ParseError>,
+) -> Result<Loaded, ParseError> {
+    if let Some(hit) = cache.get(key) {
+        return Ok(hit);
+    }
+    let loaded = read()?;
+    cache.put(key, &loaded);
+    Ok(loaded)
 }
 
 /// True when the file starts like a binary JFR recording. Those are read

@@ -69,11 +69,13 @@ impl EvolutionPlan {
         hierarchy: Hierarchy,
         modifications: Modifications,
     ) -> EvolutionPlan {
-        let facts: Vec<ProfileFacts> = history
-            .profiles
-            .par_iter()
-            .map(|p| profile_facts(&p.profile, &hierarchy, config.timeline_frames))
-            .collect();
+        let facts: Vec<ProfileFacts> = crate::site::timings::phase("facts", || {
+            history
+                .profiles
+                .par_iter()
+                .map(|p| profile_facts(&p.profile, &hierarchy, config.timeline_frames))
+                .collect()
+        });
         let benchmarks = history.benchmarks();
         let mut scopes: Vec<(String, Vec<String>, String)> = benchmarks
             .iter()

@@ -63,7 +63,29 @@ pub fn height(graph: &FlameGraph) -> f64 {
 
 /// The `<svg>` element to place inside a page.
 pub fn inline_svg(input: &FlameSvgInput) -> String {
-    let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220 + 512);
+    inline_svg_with(input, &frames_markup(input))
+}
+
+/// The inline `<svg>` and the standalone document (with its own `style`
+/// and `script`), sharing the frames'
+/// markup (written once: it is most of both).
+pub fn both_svgs(input: &FlameSvgInput, style: &str, script: &str) -> (String, String) {
+    let frames = frames_markup(input);
+    (
+        inline_svg_with(input, &frames),
+        standalone_svg_with(input, &frames, style, script),
+    )
+}
+
+/// Every frame's `<g>` group, one per line.
+fn frames_markup(input: &FlameSvgInput) -> String {
+    let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220);
+    write_frames(&mut w, input);
+    w.finish()
+}
+
+fn inline_svg_with(input: &FlameSvgInput, frames: &str) -> String {
+    let mut w = SvgWriter::with_capacity(512);
     let data = format!("{}-data", input.id);
     open_svg(
         &mut w,
@@ -74,22 +96,32 @@ pub fn inline_svg(input: &FlameSvgInput) -> String {
             ("data-data", &data),
         ],
     );
-    write_frames(&mut w, input);
-    w.close("svg");
-    w.finish()
+    let mut out = w.finish();
+    out.reserve(frames.len() + 8);
+    out.push_str(frames);
+    out.push_str("</svg>");
+    out
 }
 
-/// A standalone SVG document with its own `style` and `script`.
-pub fn standalone_svg(input: &FlameSvgInput, style: &str, script: &str) -> String {
-    let mut w =
-        SvgWriter::with_capacity(input.graph.rects.len() * 220 + style.len() + script.len() + 512);
-    open_svg(&mut w, input, &[("class", "pa-flame pa-standalone")]);
-    w.open("style", &[]).cdata(style).close("style").newline();
-    write_frames(&mut w, input);
-    w.open("script", &[]).cdata(script).close("script");
-    w.close("svg").newline();
-    let body = w.finish();
-    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{body}")
+fn standalone_svg_with(input: &FlameSvgInput, frames: &str, style: &str, script: &str) -> String {
+    const XML_DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+    let mut head = SvgWriter::with_capacity(style.len() + 512);
+    open_svg(&mut head, input, &[("class", "pa-flame pa-standalone")]);
+    head.open("style", &[])
+        .cdata(style)
+        .close("style")
+        .newline();
+    let mut tail = SvgWriter::with_capacity(script.len() + 64);
+    tail.open("script", &[]).cdata(script).close("script");
+    tail.close("svg").newline();
+    let (head, tail) = (head.finish(), tail.finish());
+    let mut out =
+        String::with_capacity(XML_DECLARATION.len() + head.len() + frames.len() + tail.len());
+    out.push_str(XML_DECLARATION);
+    out.push_str(&head);
+    out.push_str(frames);
+    out.push_str(&tail);
+    out
 }
 
 fn open_svg(w: &mut SvgWriter, input: &FlameSvgInput, extra: &[(&str, &str)]) {

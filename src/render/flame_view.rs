@@ -92,14 +92,14 @@ pub fn render(
         renderer.theme_css(renderer.default_theme()),
         renderer.asset("perfatlas.css")
     );
-    let standalone =
-        flame_svg::standalone_svg(&input, &style, renderer.asset("flame-standalone.js"));
+    let (inline, standalone) =
+        flame_svg::both_svgs(&input, &style, renderer.asset("flame-standalone.js"));
     let data = page_data(spec, graph, percent_of, extra);
     let view = GraphView {
         title: spec.title.clone(),
         note: spec.note.clone(),
         id: spec.id.clone(),
-        svg: flame_svg::inline_svg(&input),
+        svg: inline,
         svg_href: file_name(&spec.svg_path),
         data_json: json_for_script(&data),
         merged_note: merged_note(graph, spec.unit, percent_of),

@@ -355,7 +355,9 @@ pub fn site_files(
     }
     let plan = profile_page::plan(history);
     let links = SourceLinks::new(history, sources, &config.flame.editor);
-    let regressions = regression_report(history, config, &hierarchy, &modifications);
+    let regressions = crate::site::timings::phase("regressions", || {
+        regression_report(history, config, &hierarchy, &modifications)
+    });
     let source_diffs: Vec<bool> = modifications
         .versions
         .iter()
@@ -366,13 +368,19 @@ pub fn site_files(
     let ((flame, source), (evolution, matrix)) = rayon::join(
         || {
             (
-                flame_pages(history, config, renderer, &plan, &links),
+                crate::site::timings::phase("flame_pages", || {
+                    flame_pages(history, config, renderer, &plan, &links)
+                }),
                 source_pages(history, renderer, &links, sources),
             )
         },
         || {
-            let evolution = EvolutionPlan::new(history, &config.matrix, hierarchy, modifications);
-            let pages = evolution_pages(history, config, renderer, &plan, &evolution);
+            let evolution = crate::site::timings::phase("evolution_plan", || {
+                EvolutionPlan::new(history, &config.matrix, hierarchy, modifications)
+            });
+            let pages = crate::site::timings::phase("evolution_pages", || {
+                evolution_pages(history, config, renderer, &plan, &evolution)
+            });
             (evolution, pages)
         },
     );

@@ -175,6 +175,14 @@ pub fn render_shape(
     cx: &Context,
     pages: &[&PagePlan],
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let name = pages.first().map_or("", |p| p.shape.name());
+    crate::site::timings::phase(name, || render_shape_pages(cx, pages))
+}
+
+fn render_shape_pages(
+    cx: &Context,
+    pages: &[&PagePlan],
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let Some(first) = pages.first() else {
         return Ok(Vec::new());
     };

@@ -3,12 +3,15 @@
 //! the previous site untouched. A marker file says perfatlas wrote a
 //! directory; any other non-empty directory is replaced only with `--force`.
 
+pub mod timings;
 pub mod zip;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::BuildError;
+use crate::input::cache::Written;
 use crate::render::SiteFiles;
 
 /// Name of the marker file at the root of every site perfatlas writes.
@@ -60,6 +63,17 @@ fn resolve(path: &Path) -> PathBuf {
 
 /// Writes `files` as the site at `output`.
 pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), BuildError> {
+    write_site_with_cache(output, files, force, BTreeMap::new())
+}
+
+/// Writes `files` as the site at `output`, with the build cache's entries
+/// in its [`cache::DIR`](crate::input::cache::DIR).
+pub fn write_site_with_cache(
+    output: &Path,
+    files: &SiteFiles,
+    force: bool,
+    cache: BTreeMap<String, Written>,
+) -> Result<(), BuildError> {
     check_replaceable(output, force)?;
     let parent = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -75,6 +89,7 @@ pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), B
         fs::remove_dir_all(&staging).map_err(|e| BuildError::io(&staging, e))?;
     }
     let result = write_tree(&staging, files)
+        .and_then(|()| write_cache(&staging, cache))
         .and_then(|()| swap_into_place(&staging, output, &parent, &name));
     if result.is_err() {
         let _ = fs::remove_dir_all(&staging);
@@ -120,6 +135,27 @@ fn write_tree(root: &Path, files: &SiteFiles) -> Result<(), BuildError> {
             fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
         }
         fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// The cache entries: unchanged ones hard-linked from the previous site
+/// (copied where links are not possible), new ones written.
+fn write_cache(root: &Path, entries: BTreeMap<String, Written>) -> Result<(), BuildError> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let dir = root.join(crate::input::cache::DIR);
+    fs::create_dir_all(&dir).map_err(|e| BuildError::io(&dir, e))?;
+    for (name, written) in entries {
+        let path = dir.join(name);
+        let done = match written {
+            Written::Kept(old) => {
+                fs::hard_link(&old, &path).or_else(|_| fs::copy(&old, &path).map(drop))
+            }
+            Written::New(bytes) => fs::write(&path, bytes),
+        };
+        done.map_err(|e| BuildError::io(&path, e))?;
     }
     Ok(())
 }

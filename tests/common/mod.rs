@@ -140,10 +140,15 @@ pub fn clone_sample_history(dir: &Path) -> PathBuf {
     target
 }
 
-/// Every file of a directory tree: relative path → bytes.
+/// Every file of a directory tree: relative path → bytes. A site's build
+/// cache (`.perfatlas-cache/`, binary, never linked) is left out.
 pub fn read_tree(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let mut out = std::collections::BTreeMap::new();
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+    let walk = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".perfatlas-cache");
+    for entry in walk {
         let entry = entry.unwrap();
         if entry.file_type().is_file() {
             let rel = entry

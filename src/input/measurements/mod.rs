@@ -113,6 +113,12 @@ static READERS: &[Reader] = &[
     },
 ];
 
+/// The reader's name `name`, as the `&'static str` a [`MeasurementFile`]
+/// carries (for the build cache).
+pub fn format_named(name: &str) -> Option<&'static str> {
+    READERS.iter().find(|r| r.name == name).map(|r| r.name)
+}
+
 /// Recognises a measurement file by content (its first few kilobytes) and
 /// reads it. `relative_path` is the file's path relative to the version
 /// directory (`/`-separated; Criterion names its benchmarks by it). Gzip
