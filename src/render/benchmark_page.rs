@@ -108,7 +108,7 @@ pub fn render(
                 history,
                 &series.unit,
                 &series.points[i],
-                i.checked_sub(1).map(|j| &bench.adjacent[j]),
+                bench.against_previous(i, settings).as_ref(),
                 bench.categories.as_ref(),
             ),
             Line::Gap { from, to } => gap_row(history, bench, from, to),
@@ -159,7 +159,7 @@ pub fn render(
 /// the first, the last and those around each change found.
 fn table_lines(
     series: &Series,
-    adjacent: &[(Verdict, Option<Comparison>)],
+    adjacent: &[Verdict],
     found: &[&Change],
     table_rows: usize,
 ) -> (Vec<Line>, Vec<usize>) {
@@ -176,7 +176,7 @@ fn table_lines(
     let steps: Vec<usize> = adjacent
         .iter()
         .enumerate()
-        .filter(|(_, (v, _))| matches!(v, Verdict::Change { .. }))
+        .filter(|(_, v)| matches!(v, Verdict::Change { .. }))
         .map(|(j, _)| j + 1)
         .collect();
     let n = series.points.len();
@@ -201,9 +201,7 @@ fn gap_row(history: &History, bench: &BenchmarkReport, from: usize, to: usize) -
         String::new()
     };
     // The first point is always shown, so every point here has a verdict.
-    let verdicts = bench.adjacent[from.saturating_sub(1)..to]
-        .iter()
-        .map(|(v, _)| v);
+    let verdicts = bench.adjacent[from.saturating_sub(1)..to].iter();
     Row {
         gap: Some(format!(
             "{} versions not shown ({} … {}){range}; against the version before: {}",

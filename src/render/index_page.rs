@@ -17,7 +17,7 @@ use super::evolution::EvolutionPlan;
 use super::format::{grouped, with_unit};
 use super::profile_page::Plan;
 use super::{series_table, Common, Renderer};
-use crate::analysis::regression::{Direction, Verdict};
+use crate::analysis::regression::{Direction, Settings, Verdict};
 use crate::analysis::regression_report::{BenchmarkReport, RegressionReport};
 use crate::analysis::totals::cell_totals;
 use crate::error::BuildError;
@@ -167,7 +167,7 @@ pub fn render(
         .iter()
         .filter(|b| !b.series.points.is_empty())
         .collect();
-    let (series, series_budget) = series_list(&with_figures);
+    let (series, series_budget) = series_list(&with_figures, settings);
     let measurement_sources = history.measurement_sources();
     let view = IndexView {
         regressions: regressions.into_iter().map(|(_, r)| r).collect(),
@@ -281,17 +281,20 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
 
 /// The table rows of the benchmarks with figures, within the budget, and
 /// what the budget left out.
-fn series_list(benchmarks: &[&BenchmarkReport]) -> (Vec<SeriesLink>, Option<SeriesBudget>) {
+fn series_list(
+    benchmarks: &[&BenchmarkReport],
+    settings: &Settings,
+) -> (Vec<SeriesLink>, Option<SeriesBudget>) {
     if benchmarks.len() <= SERIES_ROWS {
-        return (benchmarks.iter().map(|b| series_link(b)).collect(), None);
+        let rows = benchmarks.iter().map(|b| series_link(b, settings));
+        return (rows.collect(), None);
     }
-    let noteworthy =
-        |b: &BenchmarkReport| !matches!(b.adjacent.last(), Some((Verdict::NoChange, _)));
+    let noteworthy = |b: &BenchmarkReport| !matches!(b.adjacent.last(), Some(Verdict::NoChange));
     let mut rows = Vec::new();
     let mut others = Vec::new();
     for b in benchmarks {
         if noteworthy(b) && rows.len() < SERIES_ROWS {
-            rows.push(series_link(b));
+            rows.push(series_link(b, settings));
         } else {
             others.push((
                 b.series.benchmark.clone(),
@@ -300,12 +303,7 @@ fn series_list(benchmarks: &[&BenchmarkReport]) -> (Vec<SeriesLink>, Option<Seri
         }
     }
     let single = benchmarks.iter().filter(|b| b.adjacent.is_empty()).count();
-    let mut tally = series_table::tally(
-        benchmarks
-            .iter()
-            .filter_map(|b| b.adjacent.last())
-            .map(|(v, _)| v),
-    );
+    let mut tally = series_table::tally(benchmarks.iter().filter_map(|b| b.adjacent.last()));
     if single > 0 {
         tally.push_str(&format!(", {single} with one version only"));
     }
@@ -317,9 +315,10 @@ fn series_list(benchmarks: &[&BenchmarkReport]) -> (Vec<SeriesLink>, Option<Seri
     (rows, Some(budget))
 }
 
-fn series_link(b: &BenchmarkReport) -> SeriesLink {
-    let (latest, latest_class) = match b.adjacent.last() {
-        Some(v) => verdict_text(v),
+fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
+    let newest = b.series.points.len().saturating_sub(1);
+    let (latest, latest_class) = match b.against_previous(newest, settings) {
+        Some(v) => verdict_text(&v),
         None => ("one version only".to_string(), "pa-muted"),
     };
     SeriesLink {
