@@ -406,20 +406,21 @@ pub fn site_files(
         files.extend(page?);
     }
     let table_rows = config.regressions.table_rows;
-    let pages = regression_pages(
-        history,
-        renderer,
-        &regressions,
-        table_rows,
-        &flame_diffs,
-        &source_diffs,
-    );
+    let pages = crate::site::timings::phase("benchmark_pages", || {
+        regression_pages(
+            history,
+            renderer,
+            &regressions,
+            table_rows,
+            &flame_diffs,
+            &source_diffs,
+        )
+    });
     for page in pages {
         let (path, html) = page?;
         files.insert(path, html);
     }
-    files.insert(
-        "index.html".to_string(),
+    let index = crate::site::timings::phase("index", || {
         index_page::render(
             history,
             renderer,
@@ -428,9 +429,9 @@ pub fn site_files(
             &aggregate_sets(history, config),
             &regressions,
             &allocations,
-        )?
-        .into_bytes(),
-    );
+        )
+    })?;
+    files.insert("index.html".to_string(), index.into_bytes());
     Ok(files)
 }
 
