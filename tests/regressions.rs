@@ -66,7 +66,9 @@ fn measure(exe: &Path, work: &Path, sizes: &[u32]) -> PathBuf {
             let version = input.join(format!("r{}", i + 1));
             let config = work.join(format!("r{}.size", i + 1));
             let out = Command::new("hyperfine")
-                .args(["-N", "--warmup", "1", "--style", "none", "-n", "fib", "--runs"])
+                .args([
+                    "-N", "--warmup", "1", "--style", "none", "-n", "fib", "--runs",
+                ])
                 .arg(RUNS_PER_ROUND.to_string())
                 .arg("--export-json")
                 .arg(version.join(format!("timings.{round}.json")))
@@ -224,7 +226,11 @@ fn long_history(dir: &Path, benchmarks: usize, versions: usize) -> PathBuf {
         std::fs::create_dir_all(&version).unwrap();
         let entries: Vec<String> = (0..benchmarks)
             .map(|b| {
-                let level = if b == 0 && v >= versions / 2 { 1.3 } else { 1.0 };
+                let level = if b == 0 && v >= versions / 2 {
+                    1.3
+                } else {
+                    1.0
+                };
                 let runs: Vec<String> = (0..5)
                     .map(|r| {
                         let noise = ((v * 7 + b * 3 + r * 5) % 11) as f64 / 500.0 - 0.01;
@@ -267,7 +273,11 @@ fn long_histories_keep_to_the_page_budgets() {
     let input = long_history(dir.path(), 210, 150);
     let site = dir.path().join("site");
     let out = build(&input, &site, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // The table: at most 60 rows, the rest summed up, every version counted.
     let page = std::fs::read_to_string(site.join("benchmarks/bench000.html")).unwrap();
@@ -277,7 +287,10 @@ fn long_histories_keep_to_the_page_budgets() {
     assert!(page.contains("id=\"pa-table-budget\""));
     assert!(page.contains(&format!("The table shows {rows} of the 150 versions")));
     for version in ["v0000", "v0074", "v0075", "v0149"] {
-        assert!(page.contains(&format!("<tr><td>{version}</td>")), "{version}");
+        assert!(
+            page.contains(&format!("<tr><td>{version}</td>")),
+            "{version}"
+        );
     }
     // The chart: every version in columns, points only where marked.
     assert!(page.contains("The chart draws all 150 versions in 140 columns"));
@@ -293,9 +306,17 @@ fn long_histories_keep_to_the_page_budgets() {
     }
 
     // A row per version when asked.
-    std::fs::write(input.join("perfatlas.toml"), "[regressions]\ntable_rows = 0\n").unwrap();
+    std::fs::write(
+        input.join("perfatlas.toml"),
+        "[regressions]\ntable_rows = 0\n",
+    )
+    .unwrap();
     let out = build(&input, &site, &["--force"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = std::fs::read_to_string(site.join("benchmarks/bench000.html")).unwrap();
     assert_eq!(versions_in_table(&page), (150, 0));
     assert!(!page.contains("pa-table-budget"));
