@@ -173,15 +173,29 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         site::zip::write_zip(zip, &files, &options.output)?;
     }
     site::timings::phase("drop", || drop(files));
-    Ok(BuildReport {
+    let mut history = history;
+    let report = BuildReport {
         versions: history.versions.len(),
         profiles: history.profiles.len(),
         measurement_files: history.measurement_files(),
         pages,
-        skipped: history.skipped,
+        skipped: std::mem::take(&mut history.skipped),
         cached,
         pages_kept: reuse.counts(),
-    })
+    };
+    drop_in_background(history);
+    Ok(report)
+}
+
+/// Frees the history on a thread of its own: a long measurement history is
+/// millions of small allocations, and freeing them took seconds the build's
+/// caller does not need to wait for (a process that exits first leaves the
+/// freeing to the system).
+fn drop_in_background(history: model::History) {
+    // When no thread can be started, `spawn` drops the history here.
+    let _ = std::thread::Builder::new()
+        .name("perfatlas-drop".into())
+        .spawn(move || drop(history));
 }
 
 /// The input must be an existing directory.

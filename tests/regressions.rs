@@ -215,3 +215,109 @@ fn oscillation_is_r3() {
     let sizes = [USUAL, USUAL, MUCH_LARGER, USUAL, MUCH_LARGER, MUCH_LARGER];
     experiment("oscillation", &sizes, "r2--r3");
 }
+
+/// A generated history (scale test only): `benchmarks` × `versions` native
+/// measurement files of five runs each with a fixed pattern of ±1% noise;
+/// `bench000` is 30% slower from the middle version on.
+fn long_history(dir: &Path, benchmarks: usize, versions: usize) -> PathBuf {
+    let input = dir.join("input");
+    for v in 0..versions {
+        let version = input.join(format!("v{v:04}"));
+        std::fs::create_dir_all(&version).unwrap();
+        let entries: Vec<String> = (0..benchmarks)
+            .map(|b| {
+                let level = if b == 0 && v >= versions / 2 {
+                    1.3
+                } else {
+                    1.0
+                };
+                let runs: Vec<String> = (0..5)
+                    .map(|r| {
+                        let noise = ((v * 7 + b * 3 + r * 5) % 11) as f64 / 500.0 - 0.01;
+                        format!("{}", 0.01 * (b + 1) as f64 * level * (1.0 + noise))
+                    })
+                    .collect();
+                format!(
+                    r#"{{"name": "bench{b:03}", "unit": "s", "runs": [{}]}}"#,
+                    runs.join(", ")
+                )
+            })
+            .collect();
+        std::fs::write(
+            version.join("timings.json"),
+            format!(
+                r#"{{"perfatlas_measurements": 1, "benchmarks": [{}]}}"#,
+                entries.join(",\n")
+            ),
+        )
+        .unwrap();
+    }
+    input
+}
+
+/// The versions a benchmark page's table accounts for: a row each, plus
+/// the count of every summed-up line.
+fn versions_in_table(page: &str) -> (usize, usize) {
+    let rows = page.matches("<tr><td>v").count();
+    let summed: usize = page
+        .split("<tr class=\"pa-gap\"><td colspan=\"8\" class=\"pa-muted\">")
+        .skip(1)
+        .map(|gap| gap.split(' ').next().unwrap().parse::<usize>().unwrap())
+        .sum();
+    (rows, summed)
+}
+
+#[test]
+fn long_histories_keep_to_the_page_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = long_history(dir.path(), 210, 150);
+    let site = dir.path().join("site");
+    let out = build(&input, &site, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The table: at most 60 rows, the rest summed up, every version counted.
+    let page = std::fs::read_to_string(site.join("benchmarks/bench000.html")).unwrap();
+    let (rows, summed) = versions_in_table(&page);
+    assert!(rows <= 60, "{rows} rows");
+    assert_eq!(rows + summed, 150);
+    assert!(page.contains("id=\"pa-table-budget\""));
+    assert!(page.contains(&format!("The table shows {rows} of the 150 versions")));
+    for version in ["v0000", "v0074", "v0075", "v0149"] {
+        assert!(
+            page.contains(&format!("<tr><td>{version}</td>")),
+            "{version}"
+        );
+    }
+    // The chart: every version in columns, points only where marked.
+    assert!(page.contains("The chart draws all 150 versions in 140 columns"));
+    assert_eq!(page.matches("class=\"pa-point ").count(), 4);
+    assert!(page.len() < 40_000, "{} bytes", page.len());
+
+    // The index: the quiet benchmarks are plain links, each once.
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("id=\"pa-series-budget\""));
+    for b in 0..210 {
+        let link = format!("href=\"benchmarks/bench{b:03}.html\"");
+        assert_eq!(index.matches(&link).count(), 1, "{link}");
+    }
+
+    // A row per version when asked.
+    std::fs::write(
+        input.join("perfatlas.toml"),
+        "[regressions]\ntable_rows = 0\n",
+    )
+    .unwrap();
+    let out = build(&input, &site, &["--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(site.join("benchmarks/bench000.html")).unwrap();
+    assert_eq!(versions_in_table(&page), (150, 0));
+    assert!(!page.contains("pa-table-budget"));
+}

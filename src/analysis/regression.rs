@@ -151,9 +151,10 @@ fn measured_series(
     confidence: f64,
 ) -> Option<Series> {
     let unit = entries.first()?.unit.clone();
-    let mut formats: Vec<String> = entries.iter().map(|m| m.format.to_string()).collect();
-    formats.sort();
+    let mut formats: Vec<&str> = entries.iter().map(|m| m.format).collect();
+    formats.sort_unstable();
     formats.dedup();
+    let formats: Vec<String> = formats.into_iter().map(str::to_string).collect();
     let mut points = Vec::new();
     for here in by_version(entries, |m| m.version) {
         let here: Vec<_> = here.into_iter().filter(|m| m.unit == unit).collect();
@@ -356,18 +357,46 @@ pub fn judge(
     if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
         return (Verdict::NotEnoughData { reason }, None);
     }
-    let Some(c) = stats::compare(settings.test, &a.values, &b.values, settings.confidence) else {
-        return (
-            Verdict::NotEnoughData {
-                reason: "no variance can be estimated".into(),
-            },
-            None,
-        );
-    };
-    if !c.significant() {
-        return (Verdict::NoChange, Some(c));
+    let c = stats::compare(settings.test, &a.values, &b.values, settings.confidence);
+    let significance = c.map(|c| (c.significant(), c.difference));
+    (verdict_of(a, b, categories, significance), c)
+}
+
+/// [`judge`]'s verdict alone, computed more cheaply (the test's p-value
+/// only when its statistic is near the critical value): for judging every
+/// version against the one before.
+pub fn verdict(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> Verdict {
+    if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
+        return Verdict::NotEnoughData { reason };
     }
-    let direction = if c.difference > 0.0 {
+    let significance =
+        stats::significant_difference(settings.test, &a.values, &b.values, settings.confidence);
+    verdict_of(a, b, categories, significance)
+}
+
+/// The verdict on two points with enough runs, from whether they differ
+/// significantly and the difference of their means (`None`: no variance
+/// can be estimated).
+fn verdict_of(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    significance: Option<(bool, f64)>,
+) -> Verdict {
+    let Some((significant, difference)) = significance else {
+        return Verdict::NotEnoughData {
+            reason: "no variance can be estimated".into(),
+        };
+    };
+    if !significant {
+        return Verdict::NoChange;
+    }
+    let direction = if difference > 0.0 {
         Direction::Regression
     } else {
         Direction::Improvement
@@ -377,13 +406,10 @@ pub fn judge(
         Some(cat) if cat.of(before) != cat.of(after) => Severity::Major,
         _ => Severity::Minor,
     };
-    (
-        Verdict::Change {
-            direction,
-            severity,
-        },
-        Some(c),
-    )
+    Verdict::Change {
+        direction,
+        severity,
+    }
 }
 
 fn mean(p: &Point) -> f64 {
@@ -596,16 +622,17 @@ pub fn next_linear_probe(good: usize, bad: usize) -> Option<(usize, usize)> {
         .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
 }
 
-/// The verdicts of every version against the one before it with data.
+/// The verdicts of every version against the one before it with data
+/// (the test's figures of one pair come from [`judge`]).
 pub fn adjacent(
     series: &Series,
     categories: Option<&Categories>,
     settings: &Settings,
-) -> Vec<(Verdict, Option<Comparison>)> {
+) -> Vec<Verdict> {
     series
         .points
         .windows(2)
-        .map(|w| judge(&w[0], &w[1], categories, settings))
+        .map(|w| verdict(&w[0], &w[1], categories, settings))
         .collect()
 }
 

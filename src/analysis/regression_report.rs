@@ -17,8 +17,23 @@ use crate::model::{FrameId, History};
 pub struct BenchmarkReport {
     pub series: Series,
     pub categories: Option<Categories>,
-    /// Each point against the one before it (one fewer than the points).
-    pub adjacent: Vec<(Verdict, Option<Comparison>)>,
+    /// Each point against the one before it (one fewer than the points);
+    /// the test's figures of one pair: [`BenchmarkReport::against_previous`].
+    pub adjacent: Vec<Verdict>,
+}
+
+impl BenchmarkReport {
+    /// Point `i` against point `i - 1`, with the test's figures; `None`
+    /// for the first point.
+    pub fn against_previous(
+        &self,
+        i: usize,
+        settings: &Settings,
+    ) -> Option<(Verdict, Option<Comparison>)> {
+        let points = &self.series.points;
+        let (a, b) = (points.get(i.checked_sub(1)?)?, points.get(i)?);
+        Some(regression::judge(a, b, self.categories.as_ref(), settings))
+    }
 }
 
 /// The whole report.

@@ -149,6 +149,10 @@ fn t_p_value(t: f64, df: f64) -> f64 {
     if t.is_infinite() {
         return 0.0;
     }
+    if t.is_nan() {
+        // Overflowing variances; statrs would panic on it.
+        return f64::NAN;
+    }
     match StudentsT::new(0.0, 1.0, df) {
         Ok(dist) => (2.0 * dist.sf(t.abs())).min(1.0),
         Err(_) => f64::NAN,
@@ -189,33 +193,94 @@ pub fn compare(test: Test, a: &[f64], b: &[f64], confidence: f64) -> Option<Comp
     }
 }
 
+/// Whether `b` differs significantly from `a` — exactly
+/// `compare(test, a, b, confidence)?.significant()` — with the difference
+/// of means. For Welch's test the p-value is computed only when t is close
+/// to the critical value: the critical values at the whole degrees of
+/// freedom either side of Welch's bracket the one at its fractional
+/// degrees of freedom, so a t clearly outside the bracket is decided
+/// without the p-value (the costly part when judging every version
+/// against the one before).
+pub fn significant_difference(
+    test: Test,
+    a: &[f64],
+    b: &[f64],
+    confidence: f64,
+) -> Option<(bool, f64)> {
+    let w = match test {
+        Test::Welch => WelchParts::of(a, b)?,
+        Test::Anova => {
+            return compare(test, a, b, confidence).map(|c| (c.significant(), c.difference))
+        }
+    };
+    let exact = || t_p_value(w.t, w.df) < 1.0 - confidence;
+    let bracket = (w.df.floor() >= 1.0 && w.df.ceil() <= MEMO_DF as f64 && w.se > 0.0).then(|| {
+        (
+            t_critical(w.df.ceil(), confidence),
+            t_critical(w.df.floor(), confidence),
+        )
+    });
+    let significant = match bracket {
+        Some((_, high)) if w.t.abs() > high * (1.0 + BRACKET_MARGIN) => true,
+        Some((low, _)) if w.t.abs() < low * (1.0 - BRACKET_MARGIN) => false,
+        _ => exact(),
+    };
+    Some((significant, w.difference))
+}
+
+/// How far (relatively) outside the bracket of critical values a t must be
+/// to be decided without its p-value: far beyond the error of the
+/// computed quantiles and p-values.
+const BRACKET_MARGIN: f64 = 1e-6;
+
+/// What Welch's test computes before its p-value.
+struct WelchParts {
+    mean_a: f64,
+    difference: f64,
+    se: f64,
+    df: f64,
+    t: f64,
+}
+
+impl WelchParts {
+    fn of(a: &[f64], b: &[f64]) -> Option<WelchParts> {
+        if a.len() < 2 || b.len() < 2 {
+            return None;
+        }
+        let (ma, mb) = (mean(a), mean(b));
+        let (qa, qb) = (
+            sample_variance(a) / a.len() as f64,
+            sample_variance(b) / b.len() as f64,
+        );
+        let se = (qa + qb).sqrt();
+        let difference = mb - ma;
+        let df = if se == 0.0 {
+            (a.len() + b.len() - 2) as f64
+        } else {
+            (qa + qb).powi(2) / (qa * qa / (a.len() - 1) as f64 + qb * qb / (b.len() - 1) as f64)
+        };
+        Some(WelchParts {
+            mean_a: ma,
+            difference,
+            se,
+            df,
+            t: t_statistic(difference, se),
+        })
+    }
+}
+
 /// Welch's t-test of `b` against `a`.
 pub fn welch(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
-    if a.len() < 2 || b.len() < 2 {
-        return None;
-    }
-    let (ma, mb) = (mean(a), mean(b));
-    let (qa, qb) = (
-        sample_variance(a) / a.len() as f64,
-        sample_variance(b) / b.len() as f64,
-    );
-    let se = (qa + qb).sqrt();
-    let difference = mb - ma;
-    let df = if se == 0.0 {
-        (a.len() + b.len() - 2) as f64
-    } else {
-        (qa + qb).powi(2) / (qa * qa / (a.len() - 1) as f64 + qb * qb / (b.len() - 1) as f64)
-    };
-    let t = t_statistic(difference, se);
+    let w = WelchParts::of(a, b)?;
     Some(Comparison {
         test: Test::Welch,
         confidence,
-        statistic: t,
-        df,
-        p_value: t_p_value(t, df),
-        difference,
-        se,
-        relative: relative(difference, ma),
+        statistic: w.t,
+        df: w.df,
+        p_value: t_p_value(w.t, w.df),
+        difference: w.difference,
+        se: w.se,
+        relative: relative(w.difference, w.mean_a),
     })
 }
 
@@ -276,9 +341,12 @@ pub fn anova(groups: &[&[f64]]) -> Option<Anova> {
     let df_within = (total - groups.len()) as f64;
     let (f, p_value) = if within > 0.0 {
         let f = (between / df_between) / (within / df_within);
+        // A NaN F (sums of squares overflowing to infinity) has no
+        // p-value; statrs would panic on it.
         let p = FisherSnedecor::new(df_between, df_within)
-            .map(|d| d.sf(f))
-            .unwrap_or(f64::NAN);
+            .ok()
+            .filter(|_| !f.is_nan())
+            .map_or(f64::NAN, |d| d.sf(f));
         (f, p)
     } else if between > 0.0 {
         (f64::INFINITY, 0.0)

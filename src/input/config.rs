@@ -66,6 +66,9 @@ pub struct RegressionConfig {
     /// The profile metric whose total stands in for a measurement when a
     /// benchmark has no measurement file (default: the first metric).
     pub metric: Option<String>,
+    /// Most version rows in a benchmark page's table; the versions beyond
+    /// are summed up in a line per run left out. 0: a row per version.
+    pub table_rows: usize,
 }
 
 impl Default for RegressionConfig {
@@ -78,6 +81,7 @@ impl Default for RegressionConfig {
             categories: Vec::new(),
             auto_bands: vec![1.5, 3.0],
             metric: None,
+            table_rows: 60,
         }
     }
 }

@@ -81,13 +81,15 @@ pub struct History {
 impl History {
     /// The measurement files read, as (format, file), each once.
     pub fn measurement_sources(&self) -> Vec<(&'static str, &str)> {
-        let mut files: Vec<(&'static str, &str)> = self
+        // Distinct first: a long history has millions of entries from a
+        // few thousand files.
+        let distinct: rustc_hash::FxHashSet<(&'static str, &str)> = self
             .measurements
             .iter()
             .map(|m| (m.format, m.source.as_str()))
             .collect();
+        let mut files: Vec<(&'static str, &str)> = distinct.into_iter().collect();
         files.sort_unstable();
-        files.dedup();
         files
     }
 

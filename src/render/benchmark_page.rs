@@ -1,13 +1,14 @@
 //! A benchmark's page: its series over the versions (chart and table), where
 //! the figures came from, the categories, each version's verdict against
 //! the one before it, and the regressions and improvements found with their
-//! probes.
+//! probes. A long history's table keeps to the budget of [`series_table`].
 
 use serde::Serialize;
 
 use super::format::{measured, p_value, signed_percent};
+use super::series_table::{self, Line};
 use super::{paths, series_svg, Common, Renderer};
-use crate::analysis::regression::{Categories, Direction, Point, Verdict};
+use crate::analysis::regression::{Categories, Change, Direction, Point, Series, Verdict};
 use crate::analysis::regression_report::{BenchmarkReport, RegressionReport};
 use crate::analysis::stats::Comparison;
 use crate::error::BuildError;
@@ -27,8 +28,10 @@ pub fn regression_path(benchmark: &str, before: &str, after: &str) -> String {
     )
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Row {
+    /// Set on a line that stands for versions left out: what they hold.
+    gap: Option<String>,
     version: String,
     runs: usize,
     samples: Option<usize>,
@@ -61,40 +64,58 @@ struct View {
     categories: String,
     chart: String,
     rows: Vec<Row>,
+    /// Set when the table is cut: what it shows.
+    budget: Option<Budget>,
+    /// What a long series' chart draws.
+    chart_note: Option<String>,
     changes: Vec<ChangeRow>,
     in_process_note: Option<String>,
     /// At least two versions have enough runs to be compared.
     judgeable: bool,
 }
 
+#[derive(Serialize)]
+struct Budget {
+    shown: usize,
+    versions: usize,
+    max_rows: usize,
+    latest: usize,
+}
+
+/// The benchmark's page; its table has at most `table_rows` version rows
+/// (0: a row per version).
 pub fn render(
     history: &History,
     report: &RegressionReport,
     bench: &BenchmarkReport,
+    table_rows: usize,
     renderer: &Renderer,
 ) -> Result<(String, Vec<u8>), BuildError> {
     let page = path(&bench.series.benchmark);
     let series = &bench.series;
     let settings = &report.settings;
-    let mut rows = Vec::new();
-    for (i, p) in series.points.iter().enumerate() {
-        let verdict = if i == 0 {
-            None
-        } else {
-            Some(&bench.adjacent[i - 1])
-        };
-        rows.push(row(
-            history,
-            &series.unit,
-            p,
-            verdict,
-            bench.categories.as_ref(),
-        ));
-    }
-    let changes = report
+    let found: Vec<&Change> = report
         .changes
         .iter()
         .filter(|c| c.benchmark == series.benchmark)
+        .collect();
+    let (lines, marked) = table_lines(series, &bench.adjacent, &found, table_rows);
+    let shown = lines.iter().filter(|l| matches!(l, Line::Point(_))).count();
+    let rows = lines
+        .iter()
+        .map(|line| match *line {
+            Line::Point(i) => row(
+                history,
+                &series.unit,
+                &series.points[i],
+                bench.against_previous(i, settings).as_ref(),
+                bench.categories.as_ref(),
+            ),
+            Line::Gap { from, to } => gap_row(history, bench, from, to),
+        })
+        .collect();
+    let changes = found
+        .iter()
         .map(|c| change_row(history, c, &page))
         .collect();
     let view = View {
@@ -103,8 +124,22 @@ pub fn render(
         origin: series.origin.describe(),
         method: method_note(settings.test.label(), settings.confidence, settings.min_runs),
         categories: categories_note(history, bench.categories.as_ref(), &series.unit),
-        chart: series_svg::chart(series, bench.categories.as_ref(), &history.versions, None, settings.confidence),
+        chart: series_svg::chart(
+            series,
+            bench.categories.as_ref(),
+            &history.versions,
+            None,
+            &marked,
+            settings.confidence,
+        ),
         rows,
+        chart_note: series_svg::long_series_note(series.points.len(), settings.confidence),
+        budget: (shown < series.points.len()).then_some(Budget {
+            shown,
+            versions: series.points.len(),
+            max_rows: table_rows,
+            latest: series_table::LATEST,
+        }),
         changes,
         judgeable: series
             .points
@@ -117,6 +152,66 @@ pub fn render(
         }),
     };
     Ok((page, renderer.render("benchmark.html", &view)?.into_bytes()))
+}
+
+/// The table's lines (the points around each change found and each
+/// significant step, within the budget), and the points a long chart marks:
+/// the first, the last and those around each change found.
+fn table_lines(
+    series: &Series,
+    adjacent: &[Verdict],
+    found: &[&Change],
+    table_rows: usize,
+) -> (Vec<Line>, Vec<usize>) {
+    let position = |version: usize| {
+        series
+            .points
+            .binary_search_by_key(&version, |p| p.version)
+            .ok()
+    };
+    let changes: Vec<(usize, usize)> = found
+        .iter()
+        .filter_map(|c| Some((position(c.before)?, position(c.after)?)))
+        .collect();
+    let steps: Vec<usize> = adjacent
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v, Verdict::Change { .. }))
+        .map(|(j, _)| j + 1)
+        .collect();
+    let n = series.points.len();
+    let mut marked: Vec<usize> = changes.iter().flat_map(|&(b, a)| [b, a]).collect();
+    marked.extend([0, n.saturating_sub(1)]);
+    (series_table::lines(n, table_rows, &changes, &steps), marked)
+}
+
+/// The line standing for points `from..=to`: how many versions, which,
+/// the range of their means and their verdicts counted.
+fn gap_row(history: &History, bench: &BenchmarkReport, from: usize, to: usize) -> Row {
+    let points = &bench.series.points[from..=to];
+    let label = |p: &Point| history.versions[p.version].label.as_str();
+    let means = points.iter().filter_map(|p| p.summary.map(|s| s.mean));
+    let (lo, hi) = means.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+        (lo.min(m), hi.max(m))
+    });
+    let unit = &bench.series.unit;
+    let range = if lo <= hi {
+        format!("; means {} – {}", measured(lo, unit), measured(hi, unit))
+    } else {
+        String::new()
+    };
+    // The first point is always shown, so every point here has a verdict.
+    let verdicts = bench.adjacent[from.saturating_sub(1)..to].iter();
+    Row {
+        gap: Some(format!(
+            "{} versions not shown ({} … {}){range}; against the version before: {}",
+            points.len(),
+            label(&points[0]),
+            label(&points[points.len() - 1]),
+            series_table::tally(verdicts)
+        )),
+        ..Row::default()
+    }
 }
 
 pub fn method_note(test: &str, confidence: f64, min_runs: usize) -> String {
@@ -164,6 +259,7 @@ fn row(
         Some(v) => verdict_text(v),
     };
     Row {
+        gap: None,
         version: history.versions[p.version].label.clone(),
         runs: p.values.len(),
         samples: (p.samples != p.values.len()).then_some(p.samples),

@@ -1,6 +1,12 @@
 //! The index page: what was read (versions, benchmarks, formats), totals of
 //! every benchmark in every version with links to its profile pages, and
 //! every input that was skipped, with its place and reason.
+//!
+//! Budget of the list of benchmarks with figures: up to [`SERIES_ROWS`]
+//! benchmarks, a table row each with its newest verdict; beyond, the
+//! verdicts are counted, the table keeps (up to [`SERIES_ROWS`]) the
+//! benchmarks whose newest version changed or could not be judged, and
+//! every other benchmark is one plain link.
 
 use std::collections::BTreeMap;
 
@@ -10,8 +16,8 @@ use super::benchmark_page::{self, change_row, method_note, verdict_text, ChangeR
 use super::evolution::EvolutionPlan;
 use super::format::{grouped, with_unit};
 use super::profile_page::Plan;
-use super::{Common, Renderer};
-use crate::analysis::regression::Direction;
+use super::{series_table, Common, Renderer};
+use crate::analysis::regression::{Direction, Settings, Verdict};
 use crate::analysis::regression_report::{BenchmarkReport, RegressionReport};
 use crate::analysis::totals::cell_totals;
 use crate::error::BuildError;
@@ -87,12 +93,29 @@ struct IndexView {
     skipped_files: usize,
     regressions: Vec<ChangeRow>,
     improvements: Vec<ChangeRow>,
+    /// The table's rows.
     series: Vec<SeriesLink>,
+    /// Benchmarks with figures, in all.
+    series_total: usize,
+    /// Set when the list is over its budget.
+    series_budget: Option<SeriesBudget>,
     regression_method: String,
     /// (version label, href, executions, failed)
     field: Vec<(String, String, usize, usize)>,
     /// Per benchmark with allocation data: (benchmark, [(version, path)]).
     allocations: Vec<(String, Vec<(String, String)>)>,
+}
+
+/// Most benchmarks listed as table rows.
+pub const SERIES_ROWS: usize = 200;
+
+#[derive(Serialize)]
+struct SeriesBudget {
+    max_rows: usize,
+    /// The newest verdicts counted, in words.
+    tally: String,
+    /// The benchmarks left out of the table: (name, href).
+    others: Vec<(String, String)>,
 }
 
 #[derive(Serialize)]
@@ -139,15 +162,19 @@ pub fn render(
         .map(|c| (c.direction, change_row(history, c, "index.html")))
         .partition::<Vec<_>, _>(|(d, _)| *d == Direction::Regression);
     let settings = &report.settings;
+    let with_figures: Vec<&BenchmarkReport> = report
+        .benchmarks
+        .iter()
+        .filter(|b| !b.series.points.is_empty())
+        .collect();
+    let (series, series_budget) = series_list(&with_figures, settings);
+    let measurement_sources = history.measurement_sources();
     let view = IndexView {
         regressions: regressions.into_iter().map(|(_, r)| r).collect(),
         improvements: improvements.into_iter().map(|(_, r)| r).collect(),
-        series: report
-            .benchmarks
-            .iter()
-            .filter(|b| !b.series.points.is_empty())
-            .map(series_link)
-            .collect(),
+        series,
+        series_total: with_figures.len(),
+        series_budget,
         allocations: allocation_links(history, allocations),
         field: history
             .field
@@ -197,9 +224,9 @@ pub fn render(
             .iter()
             .map(|b| benchmark_row(history, plan, b))
             .collect(),
-        formats: format_rows(history),
+        formats: format_rows(history, &measurement_sources),
         profile_count: history.profiles.len(),
-        measurement_files: history.measurement_files(),
+        measurement_files: measurement_sources.len(),
         skipped: history.skipped.clone(),
         skipped_files: crate::model::skipped_files(&history.skipped),
     };
@@ -252,9 +279,46 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
     }
 }
 
-fn series_link(b: &BenchmarkReport) -> SeriesLink {
-    let (latest, latest_class) = match b.adjacent.last() {
-        Some(v) => verdict_text(v),
+/// The table rows of the benchmarks with figures, within the budget, and
+/// what the budget left out.
+fn series_list(
+    benchmarks: &[&BenchmarkReport],
+    settings: &Settings,
+) -> (Vec<SeriesLink>, Option<SeriesBudget>) {
+    if benchmarks.len() <= SERIES_ROWS {
+        let rows = benchmarks.iter().map(|b| series_link(b, settings));
+        return (rows.collect(), None);
+    }
+    let noteworthy = |b: &BenchmarkReport| !matches!(b.adjacent.last(), Some(Verdict::NoChange));
+    let mut rows = Vec::new();
+    let mut others = Vec::new();
+    for b in benchmarks {
+        if noteworthy(b) && rows.len() < SERIES_ROWS {
+            rows.push(series_link(b, settings));
+        } else {
+            others.push((
+                b.series.benchmark.clone(),
+                benchmark_page::path(&b.series.benchmark),
+            ));
+        }
+    }
+    let single = benchmarks.iter().filter(|b| b.adjacent.is_empty()).count();
+    let mut tally = series_table::tally(benchmarks.iter().filter_map(|b| b.adjacent.last()));
+    if single > 0 {
+        tally.push_str(&format!(", {single} with one version only"));
+    }
+    let budget = SeriesBudget {
+        max_rows: SERIES_ROWS,
+        tally,
+        others,
+    };
+    (rows, Some(budget))
+}
+
+fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
+    let newest = b.series.points.len().saturating_sub(1);
+    let (latest, latest_class) = match b.against_previous(newest, settings) {
+        Some(v) => verdict_text(&v),
         None => ("one version only".to_string(), "pa-muted"),
     };
     SeriesLink {
@@ -266,12 +330,12 @@ fn series_link(b: &BenchmarkReport) -> SeriesLink {
     }
 }
 
-fn format_rows(history: &History) -> Vec<FormatRow> {
+fn format_rows(history: &History, measurement_sources: &[(&'static str, &str)]) -> Vec<FormatRow> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for p in &history.profiles {
         *counts.entry(p.format).or_insert(0) += 1;
     }
-    for (format, _) in history.measurement_sources() {
+    for &(format, _) in measurement_sources {
         *counts.entry(format).or_insert(0) += 1;
     }
     counts

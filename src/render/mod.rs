@@ -22,9 +22,11 @@ pub mod matrix_page;
 pub mod matrix_svg;
 pub mod paths;
 pub mod profile_page;
+pub mod quick_number;
 pub mod regression_page;
 pub mod reuse;
 pub mod series_svg;
+pub mod series_table;
 pub mod site_files;
 pub mod source_page;
 pub mod svg;
@@ -424,12 +426,22 @@ pub fn site_files(
     for page in allocation_page::pages(history, renderer, &allocations, &links, &memory_pages) {
         files.extend(site_files::rendered(page?));
     }
-    for page in regression_pages(history, renderer, &regressions, &flame_diffs, &source_diffs) {
+    let table_rows = config.regressions.table_rows;
+    let pages = crate::site::timings::phase("benchmark_pages", || {
+        regression_pages(
+            history,
+            renderer,
+            &regressions,
+            table_rows,
+            &flame_diffs,
+            &source_diffs,
+        )
+    });
+    for page in pages {
         let (path, html) = page?;
         files.insert(path, html);
     }
-    files.insert(
-        "index.html".to_string(),
+    let index = crate::site::timings::phase("index", || {
         index_page::render(
             history,
             renderer,
@@ -438,9 +450,9 @@ pub fn site_files(
             &aggregate_sets(history, config),
             &regressions,
             &allocations,
-        )?
-        .into_bytes(),
-    );
+        )
+    })?;
+    files.insert("index.html".to_string(), index.into_bytes());
     Ok(files)
 }
 
@@ -494,6 +506,7 @@ fn regression_pages(
     history: &History,
     renderer: &Renderer,
     report: &RegressionReport,
+    table_rows: usize,
     flame_diffs: &BTreeSet<String>,
     source_diffs: &[bool],
 ) -> Vec<Result<(String, Vec<u8>), BuildError>> {
@@ -501,7 +514,7 @@ fn regression_pages(
         .benchmarks
         .par_iter()
         .filter(|b| !b.series.points.is_empty())
-        .map(|b| benchmark_page::render(history, report, b, renderer));
+        .map(|b| benchmark_page::render(history, report, b, table_rows, renderer));
     let regressions = report.regressions().map(|(i, _)| i).collect::<Vec<_>>();
     let pages = regressions
         .par_iter()

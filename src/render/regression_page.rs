@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::benchmark_page::{self, categories_note, method_note, severity_word};
 use super::format::{measured, p_value, signed_percent};
 use super::{matrix_page, paths, series_svg, Common, Renderer};
-use crate::analysis::regression::{Change, Direction};
+use crate::analysis::regression::{Change, Direction, Series};
 use crate::analysis::regression_report::RegressionReport;
 use crate::analysis::root_cause::RootCause;
 use crate::error::BuildError;
@@ -55,6 +55,8 @@ struct View {
     origin: String,
     tested_method: Option<String>,
     chart: String,
+    /// What a long series' chart draws.
+    chart_note: Option<String>,
     probes: Vec<ProbeRow>,
     span: String,
     tree: Vec<TreeRow>,
@@ -131,8 +133,10 @@ pub fn render(
             bench.categories.as_ref(),
             &history.versions,
             Some((c.before, c.after)),
+            &marked_points(report, &bench.series),
             settings.confidence,
         ),
+        chart_note: series_svg::long_series_note(bench.series.points.len(), settings.confidence),
         probes: c
             .probes
             .iter()
@@ -167,6 +171,24 @@ pub fn render(
         page,
         renderer.render("regression.html", &view)?.into_bytes(),
     ))
+}
+
+/// The points a long chart marks: the first, the last, and those around
+/// each change found in the benchmark.
+fn marked_points(report: &RegressionReport, series: &Series) -> Vec<usize> {
+    let position = |version: usize| {
+        series
+            .points
+            .binary_search_by_key(&version, |p| p.version)
+            .ok()
+    };
+    let around = report
+        .changes
+        .iter()
+        .filter(|c| c.benchmark == series.benchmark)
+        .flat_map(|c| [position(c.before), position(c.after)]);
+    let ends = [Some(0), series.points.len().checked_sub(1)];
+    around.chain(ends).flatten().collect()
 }
 
 /// `slower` / `not slower` (or `faster` for an improvement's search).

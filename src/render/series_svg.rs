@@ -2,8 +2,17 @@
 //! version's mean with its confidence interval and its runs, the category
 //! bands as dashed lines, and optionally the pair of versions around a
 //! regression highlighted.
+//!
+//! Budget: up to [`DETAILED_POINTS`] versions every version is a point
+//! with its interval and a tooltip. Beyond, the versions are drawn in at
+//! most [`COLUMNS`] columns of consecutive versions: a line through the
+//! range of each column's means and a shaded band over the range of its
+//! intervals, so every version is drawn and an outlier stays visible; only
+//! the versions given as `marked` and the highlighted pair are points with
+//! a tooltip. A chart of 1,000 versions stays near 15 kB.
 
 use super::format::{grouped, measured};
+use super::quick_number::push_coord;
 use super::svg::{coord, SvgWriter};
 use crate::analysis::regression::{Categories, Series};
 use crate::model::Version;
@@ -14,15 +23,37 @@ const LEFT: f64 = 78.0;
 const RIGHT: f64 = 120.0;
 const TOP: f64 = 22.0;
 const BOTTOM: f64 = 64.0;
-/// Above this many versions the runs are not drawn and labels thin out.
-const DETAILED_POINTS: usize = 120;
+/// Above this many versions the runs are not drawn, labels thin out,
+/// versions are drawn in columns, and only the marked versions are points.
+pub const DETAILED_POINTS: usize = 120;
+/// Most columns a long series is drawn in (about 4 pixels each).
+pub const COLUMNS: usize = 140;
+/// Most version labels under a long series.
+const LONG_LABELS: usize = 24;
 
-/// The chart; `highlight` is (before, responsible) as version indices.
+/// What a long series' chart draws, in words for the page; `None` when
+/// every version is a point.
+pub fn long_series_note(versions: usize, confidence: f64) -> Option<String> {
+    if versions <= DETAILED_POINTS {
+        return None;
+    }
+    let columns = versions.min(COLUMNS);
+    Some(format!(
+        "The chart draws all {versions} versions in {columns} columns of about {} consecutive versions each: the line spans the range of their means, the shaded band the range of their {}% intervals; points with a tooltip mark the first and the last version and the versions around each change found.",
+        versions.div_ceil(columns),
+        100.0 * confidence
+    ))
+}
+
+/// The chart; `highlight` is (before, responsible) as version indices;
+/// `marked`, the point positions drawn as points when the series is longer
+/// than [`DETAILED_POINTS`].
 pub fn chart(
     series: &Series,
     categories: Option<&Categories>,
     versions: &[Version],
     highlight: Option<(usize, usize)>,
+    marked: &[usize],
     confidence: f64,
 ) -> String {
     let n = series.points.len().max(1);
@@ -56,19 +87,21 @@ pub fn chart(
     if let Some(c) = categories {
         bands(&mut w, c, top_value, &y);
     }
-    let means: Vec<String> = series
-        .points
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some(format!("{},{}", coord(x(i)), coord(y(p.summary?.mean)))))
-        .collect();
-    w.empty(
-        "polyline",
-        &[("class", "pa-series-line"), ("points", &means.join(" "))],
-    );
     let detailed = n <= DETAILED_POINTS;
+    if detailed {
+        mean_line(&mut w, series, &x, &y);
+    } else {
+        let columns = columns(series, &x);
+        interval_band(&mut w, &columns, &y);
+        column_line(&mut w, &columns, &y);
+    }
+    let is_marked = marked_points(series, marked, highlight);
     for (i, p) in series.points.iter().enumerate() {
         let Some(s) = p.summary else { continue };
+        if !detailed && !is_marked[i] {
+            version_label(&mut w, &versions[p.version].label, x(i), n, i);
+            continue;
+        }
         let role = match highlight {
             Some((_, after)) if after == p.version => "pa-responsible",
             Some((before, _)) if before == p.version => "pa-before",
@@ -103,7 +136,7 @@ pub fn chart(
                 if p.values.len() == 1 { "" } else { "s" }
             ),
         );
-        if let Some((lo, hi)) = s.ci {
+        if let Some((lo, hi)) = s.ci.filter(|_| detailed) {
             let xs = coord(x(i));
             w.empty(
                 "line",
@@ -143,6 +176,142 @@ pub fn chart(
     }
     w.close("svg");
     w.finish()
+}
+
+/// Which points are drawn as points when the series is long: `marked`
+/// and the highlighted pair.
+fn marked_points(
+    series: &Series,
+    marked: &[usize],
+    highlight: Option<(usize, usize)>,
+) -> Vec<bool> {
+    let mut out = vec![false; series.points.len()];
+    for &i in marked {
+        if let Some(m) = out.get_mut(i) {
+            *m = true;
+        }
+    }
+    for (i, p) in series.points.iter().enumerate() {
+        if highlight.is_some_and(|(b, a)| p.version == b || p.version == a) {
+            out[i] = true;
+        }
+    }
+    out
+}
+
+/// The line through every version's mean.
+fn mean_line(w: &mut SvgWriter, series: &Series, x: &dyn Fn(usize) -> f64, y: &dyn Fn(f64) -> f64) {
+    let mut means = String::with_capacity(series.points.len() * 14);
+    for (i, p) in series.points.iter().enumerate() {
+        let Some(s) = p.summary else { continue };
+        if !means.is_empty() {
+            means.push(' ');
+        }
+        push_point(&mut means, x(i), y(s.mean));
+    }
+    w.empty(
+        "polyline",
+        &[("class", "pa-series-line"), ("points", &means)],
+    );
+}
+
+/// Consecutive versions drawn as one column of a long chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Column {
+    x: f64,
+    /// Lowest and highest mean.
+    means: (f64, f64),
+    /// Lowest lower end and highest upper end of the intervals (the mean
+    /// where a version has none).
+    interval: (f64, f64),
+}
+
+/// At most [`COLUMNS`] columns of consecutive points, in order; `None` for a
+/// column without figures.
+fn columns(series: &Series, x: &dyn Fn(usize) -> f64) -> Vec<Option<Column>> {
+    let n = series.points.len();
+    let count = n.min(COLUMNS);
+    (0..count)
+        .map(|k| {
+            let (from, to) = (k * n / count, (k + 1) * n / count);
+            let mut column: Option<Column> = None;
+            for p in &series.points[from..to] {
+                let Some(s) = p.summary else { continue };
+                let (lo, hi) = s.ci.unwrap_or((s.mean, s.mean));
+                let c = column.get_or_insert(Column {
+                    x: (x(from) + x(to - 1)) / 2.0,
+                    means: (s.mean, s.mean),
+                    interval: (lo, hi),
+                });
+                c.means = (c.means.0.min(s.mean), c.means.1.max(s.mean));
+                c.interval = (c.interval.0.min(lo), c.interval.1.max(hi));
+            }
+            column
+        })
+        .collect()
+}
+
+/// The line through the columns: down or up each column's range of means,
+/// starting at the end nearer to where the line came from.
+fn column_line(w: &mut SvgWriter, columns: &[Option<Column>], y: &dyn Fn(f64) -> f64) {
+    let mut d = String::with_capacity(columns.len() * 28);
+    let mut last: Option<f64> = None;
+    for c in columns {
+        let Some(c) = c else {
+            last = None;
+            continue;
+        };
+        let (a, b) = (y(c.means.0), y(c.means.1));
+        let (first, second) = match last {
+            Some(l) if (l - b).abs() < (l - a).abs() => (b, a),
+            _ => (a, b),
+        };
+        d.push(if last.is_none() { 'M' } else { 'L' });
+        push_point(&mut d, c.x, first);
+        if second != first {
+            d.push('L');
+            push_point(&mut d, c.x, second);
+        }
+        last = Some(second);
+    }
+    w.empty("path", &[("class", "pa-series-line"), ("d", &d)]);
+}
+
+/// The columns' intervals as one shaded band: an outline along the upper
+/// ends and back along the lower ends, broken at a column without figures.
+fn interval_band(w: &mut SvgWriter, columns: &[Option<Column>], y: &dyn Fn(f64) -> f64) {
+    let mut d = String::new();
+    for run in columns.split(Option::is_none) {
+        let run: Vec<&Column> = run.iter().flatten().collect();
+        let upper = run.iter().map(|c| (c.x, c.interval.1));
+        let lower = run.iter().rev().map(|c| (c.x, c.interval.0));
+        for (k, (x, v)) in upper.chain(lower).enumerate() {
+            d.push(if k == 0 { 'M' } else { 'L' });
+            push_point(&mut d, x, y(v));
+        }
+        if !run.is_empty() {
+            d.push('Z');
+        }
+    }
+    if !d.is_empty() {
+        w.empty(
+            "path",
+            &[
+                ("class", "pa-ci-band"),
+                ("fill", "currentColor"),
+                ("fill-opacity", "0.15"),
+                ("stroke", "none"),
+                ("d", &d),
+            ],
+        );
+    }
+}
+
+/// Appends `x,y` as coordinates.
+fn push_point(out: &mut String, x: f64, y: f64) {
+    push_coord(out, x);
+    out.push(',');
+    push_coord(out, y);
 }
 
 /// The value at the top of the plot: above every interval, run and band
@@ -263,7 +432,12 @@ fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
 }
 
 fn version_label(w: &mut SvgWriter, label: &str, x: f64, n: usize, i: usize) {
-    let every = n.div_ceil(DETAILED_POINTS / 2).max(1);
+    let most = if n <= DETAILED_POINTS {
+        DETAILED_POINTS / 2
+    } else {
+        LONG_LABELS
+    };
+    let every = n.div_ceil(most).max(1);
     if i % every != 0 {
         return;
     }

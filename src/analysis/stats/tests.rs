@@ -150,3 +150,98 @@ fn relative_change_is_against_the_older_mean() {
         .relative
         .is_none());
 }
+
+/// A small deterministic generator for the sampled cases below.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() * n as f64) as usize
+    }
+}
+
+/// Both ways of deciding agree, and on the same difference.
+fn same_decision(test: Test, a: &[f64], b: &[f64], confidence: f64) {
+    let full = compare(test, a, b, confidence).map(|c| (c.significant(), c.difference));
+    let quick = significant_difference(test, a, b, confidence);
+    assert_eq!(
+        full.map(|(s, _)| s),
+        quick.map(|(s, _)| s),
+        "{test:?} {a:?} {b:?} at {confidence}"
+    );
+    if let (Some((_, d1)), Some((_, d2))) = (full, quick) {
+        assert!(d1 == d2 || (d1.is_nan() && d2.is_nan()));
+    }
+}
+
+#[test]
+fn quick_significance_matches_the_p_value_on_random_samples() {
+    let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
+    let mut decided = [0usize; 2];
+    for _ in 0..200_000 {
+        let (na, nb) = (2 + rng.below(11), 2 + rng.below(11));
+        let (sa, sb) = (0.001 + rng.next(), 0.001 + 3.0 * rng.next());
+        let a: Vec<f64> = (0..na).map(|_| 100.0 + sa * (rng.next() - 0.5)).collect();
+        // Shifts from none to a few standard errors, so many t land close
+        // to the critical value.
+        let shift = rng.next() * 2.0 * (sa + sb);
+        let b: Vec<f64> = (0..nb)
+            .map(|_| 100.0 + shift + sb * (rng.next() - 0.5))
+            .collect();
+        let confidence = [0.9, 0.95, 0.99, 0.999][rng.below(4)];
+        same_decision(Test::Welch, &a, &b, confidence);
+        let full = compare(Test::Welch, &a, &b, confidence).unwrap();
+        decided[full.significant() as usize] += 1;
+    }
+    assert!(decided[0] > 10_000 && decided[1] > 10_000, "{decided:?}");
+}
+
+#[test]
+fn quick_significance_matches_the_p_value_at_the_edges() {
+    let cases: &[(&[f64], &[f64])] = &[
+        (&[1.0], &[2.0, 3.0]),
+        (&[2.0, 2.0, 2.0], &[2.0, 2.0]),
+        (&[2.0, 2.0, 2.0], &[3.0, 3.0]),
+        (&[2.0, 2.0], &[2.0, 2.000_000_000_001]),
+        (&[0.0, 0.0], &[1.0, 2.0]),
+        (&[1e-300, 2e-300], &[3e-300, 4e-300]),
+        (&[1e300, 1.5e300], &[1e300, 1.7e300]),
+        (&[f64::MAX, f64::MAX], &[0.0, 1.0]),
+        (&[f64::NAN, 1.0], &[1.0, 2.0]),
+        (&[f64::INFINITY, 1.0], &[1.0, 2.0]),
+        (&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]),
+    ];
+    for (a, b) in cases {
+        for confidence in [0.5, 0.9, 0.95, 0.99, 0.999_999, 1.0, 0.0] {
+            for test in [Test::Welch, Test::Anova] {
+                same_decision(test, a, b, confidence);
+                same_decision(test, b, a, confidence);
+            }
+        }
+    }
+}
+
+/// The premise of the quick decision: a t just beyond the critical value of
+/// a whole df is decided the same by the p-value at any df a little above
+/// it, and one just short of the critical value of a whole df the same at
+/// any df a little below it.
+#[test]
+fn critical_values_of_whole_df_bracket_the_p_value() {
+    for confidence in [0.9, 0.95, 0.99, 0.999] {
+        let alpha = 1.0 - confidence;
+        for d in 1..=MEMO_DF {
+            let df = d as f64;
+            let beyond = t_critical(df, confidence) * (1.0 + BRACKET_MARGIN);
+            assert!(t_p_value(beyond, df + 1e-9) < alpha, "{d} at {confidence}");
+            let short = t_critical(df, confidence) * (1.0 - BRACKET_MARGIN);
+            assert!(t_p_value(short, df - 1e-9) >= alpha, "{d} at {confidence}");
+        }
+    }
+}
