@@ -339,12 +339,12 @@ fn very_deep_stacks_build_within_the_page_budget() {
         let html = page(&out, &format!("profiles/deep/1.0/r1.samples{shape}.html"));
         let frames = html.matches("<g class=\"f").count();
         assert!(
-            frames > 0 && frames <= 2 * 20_000,
-            "{shape}: {frames} frames"
+            frames > 0 && frames <= 12_000,
+            "{shape}: {frames} frames on one page"
         );
         let data = script_json(&html, "pa-flame-0-data");
         let drawn = data["frames"].as_array().unwrap().len();
-        assert!(drawn <= 20_000, "{shape}: {drawn} frames in one graph");
+        assert!(drawn <= 12_000, "{shape}: {drawn} frames in one graph");
     }
     let bottom_up = page(&out, "profiles/deep/1.0/r1.samples.bottom-up.html");
     // In the inclusive graph each of the 12,000 functions is 1/12,000 of

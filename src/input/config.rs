@@ -229,7 +229,9 @@ pub struct AggregateSet {
 impl Default for FlameConfig {
     fn default() -> FlameConfig {
         FlameConfig {
-            max_frames: 20_000,
+            // The largest page at this budget is interactive in under
+            // a second in headless Chromium (README, "Performance").
+            max_frames: 12_000,
             min_width_px: 0.1,
             diffs: Vec::new(),
             diff_normalise: false,

@@ -300,7 +300,7 @@ pub fn step_deep_stacks(ctx: &Ctx) {
             "deep{shape}: {frames} frames; first contentful paint, interactive, load (ms): {times}"
         );
         assert!(
-            frames > 0 && frames <= 20_000,
+            frames > 0 && frames <= 12_000,
             "{shape}: {frames} frames drawn"
         );
     }
