@@ -61,7 +61,21 @@ struct Fixture {
     good: String,
     slow: String,
     bad: String,
+    /// Held for the whole test: see [`ONE_AT_A_TIME`].
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// The tests of this file run one at a time: they time real commands, and
+/// other tests' busy loops on the two cores blurred those times.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Timed bisections are tried up to this many times. Welch's test at 99%
+/// judges the runs it is given: on a virtual machine whose speed drifts by
+/// a third within seconds (the same loop's CPU time went from 0.17 to
+/// 0.13 s over twelve runs), an unchanged commit measured seconds after the
+/// good one is sometimes significantly "slower". Noise must fool every
+/// attempt to fail the test; a bisection that is wrong fails them all.
+const ATTEMPTS: usize = 3;
 
 impl Fixture {
     fn path(&self) -> &Path {
@@ -74,6 +88,7 @@ impl Fixture {
 ///  (good)                 └─ helper ─ SLOWDOWN ─ tidy helper ─┘
 /// ```
 fn fixture() -> Fixture {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     let clock = std::cell::Cell::new(0);
@@ -145,6 +160,7 @@ fn fixture() -> Fixture {
         good,
         slow,
         bad,
+        _turn: turn,
     }
 }
 
@@ -232,11 +248,20 @@ fn is_ancestor(repo: &Path, ancestor: &str, of: &str) -> bool {
 fn a_slowdown_on_a_merged_branch_is_found_without_touching_the_user_s_repository() {
     let f = fixture();
     let before = user_state(f.path());
-    let into = tempfile::tempdir().unwrap();
-    let mut options = options(&f, "sh work.sh", 5);
-    options.into = Some(into.path().join("input"));
-    let (report, lines) = run(&options);
-    let report = report.unwrap_or_else(|e| panic!("{e}\nprogress:\n{}", lines.join("\n")));
+    let mut attempt = 0;
+    let (into, report) = loop {
+        attempt += 1;
+        let into = tempfile::tempdir().unwrap();
+        let mut options = options(&f, "sh work.sh", 5);
+        options.into = Some(into.path().join("input"));
+        let (report, lines) = run(&options);
+        let report = report.unwrap_or_else(|e| panic!("{e}\nprogress:\n{}", lines.join("\n")));
+        let found = report.responsible.as_ref().map(|r| r.oid.clone());
+        if found.as_deref() == Some(f.slow.as_str()) || attempt == ATTEMPTS {
+            break (into, report);
+        }
+        eprintln!("attempt {attempt} found {found:?}:\n{}", report.table());
+    };
 
     let responsible = report.responsible.as_ref().expect("a regression");
     assert_eq!(responsible.oid, f.slow, "{}", report.table());
@@ -434,10 +459,9 @@ fn a_worktree_left_by_a_killed_bisection_is_removed_by_the_next() {
     assert_untouched(&before, f.path());
 }
 
-#[test]
-fn the_command_line_finds_the_commit_with_welch_and_the_site_shows_it() {
-    let f = fixture();
-    let before = user_state(f.path());
+/// `perfatlas bisect --into` over the fixture, then `perfatlas build` of
+/// what it measured: (the site's regression pages, bisect's stdout).
+fn bisect_and_build(f: &Fixture) -> (Vec<String>, String) {
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("input");
     let out = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
@@ -449,17 +473,9 @@ fn the_command_line_finds_the_commit_with_welch_and_the_site_shows_it() {
         .arg(&input)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains(&format!("responsible: {}", &f.slow[..10])),
-        "{stdout}"
-    );
-    assert_untouched(&before, f.path());
-
-    // The measured commits are versions of a report: the regression page
-    // names the slow commit's folder.
     let site = work.path().join("site");
     let build = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
         .arg("build")
@@ -474,10 +490,39 @@ fn the_command_line_finds_the_commit_with_welch_and_the_site_shows_it() {
         "{}",
         String::from_utf8_lossy(&build.stderr)
     );
-    let pages: Vec<String> = std::fs::read_dir(site.join("regressions/work"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut pages: Vec<String> = std::fs::read_dir(site.join("regressions/work"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    pages.sort();
+    (pages, stdout)
+}
+
+#[test]
+fn the_command_line_finds_the_commit_with_welch_and_the_site_shows_it() {
+    let f = fixture();
+    let before = user_state(f.path());
+    let mut attempt = 0;
+    let (pages, found) = loop {
+        attempt += 1;
+        let (pages, found) = bisect_and_build(&f);
+        let right = found.contains(&format!("responsible: {}", &f.slow[..10]))
+            && pages.len() == 1
+            && pages[0].ends_with(&format!("-{}.html", &f.slow[..10]));
+        if right || attempt == ATTEMPTS {
+            break (pages, found);
+        }
+        eprintln!("attempt {attempt}: pages {pages:?}\n{found}");
+    };
+    assert!(
+        found.contains(&format!("responsible: {}", &f.slow[..10])),
+        "{found}"
+    );
+    assert_untouched(&before, f.path());
+    // The measured commits are versions of a report: the regression page
+    // names the slow commit's folder.
     assert_eq!(pages.len(), 1, "{pages:?}");
     assert!(
         pages[0].ends_with(&format!("-{}.html", &f.slow[..10])),
