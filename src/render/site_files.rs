@@ -50,18 +50,6 @@ impl SiteFiles {
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Body)> {
         self.files.iter()
     }
-
-    pub fn get(&self, path: &str) -> Option<&Body> {
-        self.files.get(path)
-    }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
 }
 
 /// Rendered files as site files.
