@@ -9,13 +9,15 @@
 //! one process (Criterion's iterations, pytest-benchmark's rounds) are
 //! averaged into their run's one value and never counted as runs.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::stats::{self, Comparison, Summary, Test};
 use crate::input::config::RegressionConfig;
-use crate::model::{History, MeasurementEntry, ProfileEntry, Unit};
+use crate::model::{History, MeasurementEntry, ProfileEntry, RunMeans, Unit};
 
 /// The settings every comparison uses.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -62,16 +64,16 @@ pub struct Point {
     /// Index into the history's versions.
     pub version: usize,
     /// One value per independent run (the mean of the run's samples).
-    pub values: Vec<f64>,
+    pub values: RunMeans,
     /// Samples read in all, counting in-process ones.
     pub samples: usize,
     /// Some run holds several in-process samples.
     pub in_process: bool,
     pub summary: Option<Summary>,
     /// Files the figures came from.
-    pub sources: Vec<String>,
+    pub sources: Vec<Arc<str>>,
     /// Readers' notes on which figure was taken.
-    pub notes: Vec<String>,
+    pub notes: Vec<Arc<str>>,
 }
 
 /// A benchmark's points in version order (versions without data left out).
@@ -103,11 +105,20 @@ impl Series {
 
 /// Every benchmark's series: from its measurement files when it has any,
 /// else from its profiles' totals. In benchmark-name order, built in
-/// parallel; each benchmark's entries are gathered in one pass over the
-/// history, so the cost grows with the number of entries, not with
-/// entries × benchmarks.
+/// parallel. The measurements are in benchmark order already, so each
+/// benchmark's are found as runs of equal names rather than gathered one
+/// by one (millions of entries in a long history).
 pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
-    let measured = group_by_benchmark(history.measurements.iter(), |m| &m.benchmark);
+    let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
+    for run in history
+        .measurements
+        .chunk_by(|a, b| a.benchmark == b.benchmark)
+    {
+        measured
+            .entry(&run[0].benchmark)
+            .or_default()
+            .extend(run.iter());
+    }
     let profiled = group_by_benchmark(history.profiles.iter(), |p| &p.benchmark);
     let mut names: Vec<&str> = measured.keys().chain(profiled.keys()).copied().collect();
     names.sort_unstable();
@@ -155,44 +166,64 @@ fn measured_series(
     formats.sort_unstable();
     formats.dedup();
     let formats: Vec<String> = formats.into_iter().map(str::to_string).collect();
-    let mut points = Vec::new();
-    for here in by_version(entries, |m| m.version) {
-        let here: Vec<_> = here.into_iter().filter(|m| m.unit == unit).collect();
-        let Some(first) = here.first() else {
-            continue;
-        };
-        let version = first.version;
-        if version >= history.versions.len() {
-            continue;
-        }
-        let runs: Vec<&Vec<f64>> = here
-            .iter()
-            .flat_map(|m| m.runs.iter())
-            .filter(|r| !r.is_empty())
-            .collect();
-        let values: Vec<f64> = runs
-            .iter()
-            .map(|r| r.iter().sum::<f64>() / r.len() as f64)
-            .collect();
-        let mut notes: Vec<String> = here.iter().map(|m| m.note.clone()).collect();
-        notes.sort();
-        notes.dedup();
-        notes.retain(|n| !n.is_empty());
-        points.push(Point {
-            version,
-            summary: stats::summary(&values, confidence),
-            values,
-            samples: runs.iter().map(|r| r.len()).sum(),
-            in_process: here.iter().any(|m| m.in_process) && runs.iter().any(|r| r.len() > 1),
-            sources: here.iter().map(|m| m.source.clone()).collect(),
-            notes,
-        });
-    }
+    let mut sorted;
+    let entries = if entries.windows(2).all(|w| w[0].version <= w[1].version) {
+        entries
+    } else {
+        sorted = entries.to_vec();
+        sorted.sort_by_key(|m| m.version);
+        &sorted[..]
+    };
+    let points = entries
+        .chunk_by(|a, b| a.version == b.version)
+        .filter_map(|here| measured_point(history, here, &unit, confidence))
+        .collect();
     Some(Series {
         benchmark: benchmark.to_string(),
-        unit,
+        unit: unit.to_string(),
         origin: Origin::Measurements { formats },
         points,
+    })
+}
+
+/// The point of one version from its entries (of one benchmark), counting
+/// only those in `unit`.
+fn measured_point(
+    history: &History,
+    here: &[&MeasurementEntry],
+    unit: &Arc<str>,
+    confidence: f64,
+) -> Option<Point> {
+    let version = here.first()?.version;
+    if version >= history.versions.len() {
+        return None;
+    }
+    let in_unit = || here.iter().filter(|m| m.unit == *unit);
+    let first = in_unit().next()?;
+    // One file's runs are shared as they are, with the moments taken
+    // when the file was read; several files' runs are joined.
+    let values: RunMeans = if here.len() == 1 {
+        first.run_means.clone()
+    } else {
+        in_unit()
+            .flat_map(|m| m.run_means.iter().copied())
+            .collect::<Vec<f64>>()
+            .into()
+    };
+    let mut notes: Vec<Arc<str>> = in_unit()
+        .filter(|m| !m.note.is_empty())
+        .map(|m| m.note.clone())
+        .collect();
+    notes.sort();
+    notes.dedup();
+    Some(Point {
+        version,
+        summary: stats::summary_of(values.moments(), confidence),
+        values,
+        samples: in_unit().map(|m| m.samples as usize).sum(),
+        in_process: in_unit().any(|m| m.in_process) && in_unit().any(|m| m.multi_sample),
+        sources: in_unit().map(|m| m.source.clone()).collect(),
+        notes,
     })
 }
 
@@ -234,7 +265,7 @@ fn profile_series(
                 continue;
             };
             values.push(entry.profile.tree.total(m) * scale);
-            sources.push(entry.source.clone());
+            sources.push(Arc::from(entry.source.as_str()));
         }
         if values.is_empty() {
             continue;
@@ -243,7 +274,7 @@ fn profile_series(
             version,
             summary: stats::summary(&values, config.confidence),
             samples: values.len(),
-            values,
+            values: values.into(),
             in_process: false,
             sources,
             notes: Vec::new(),
@@ -374,8 +405,12 @@ pub fn verdict(
     if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
         return Verdict::NotEnoughData { reason };
     }
-    let significance =
-        stats::significant_difference(settings.test, &a.values, &b.values, settings.confidence);
+    let significance = stats::significant_difference_of(
+        settings.test,
+        (&a.values, a.values.moments()),
+        (&b.values, b.values.moments()),
+        settings.confidence,
+    );
     verdict_of(a, b, categories, significance)
 }
 

@@ -13,6 +13,8 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, FisherSnedecor, StudentsT};
 
+use crate::model::Moments;
+
 /// Which test decides whether two versions differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -106,10 +108,6 @@ fn squared_deviations(xs: &[f64], m: f64) -> f64 {
     xs.iter().map(|x| (x - m) * (x - m)).sum()
 }
 
-fn sample_variance(xs: &[f64]) -> f64 {
-    squared_deviations(xs, mean(xs)) / (xs.len() - 1) as f64
-}
-
 /// The two-sided critical value of Student's t at `confidence`.
 fn t_critical(df: f64, confidence: f64) -> f64 {
     if df.fract() == 0.0 && (1.0..=MEMO_DF as f64).contains(&df) {
@@ -162,25 +160,29 @@ fn t_p_value(t: f64, df: f64) -> f64 {
 /// Mean, standard deviation and confidence interval of one sample; `None`
 /// for an empty one.
 pub fn summary(xs: &[f64], confidence: f64) -> Option<Summary> {
-    if xs.is_empty() {
+    summary_of(&Moments::of(xs), confidence)
+}
+
+/// [`summary`] of a sample from its moments.
+pub fn summary_of(m: &Moments, confidence: f64) -> Option<Summary> {
+    if m.n == 0 {
         return None;
     }
-    let m = mean(xs);
-    if xs.len() < 2 {
+    if m.n < 2 {
         return Some(Summary {
             n: 1,
-            mean: m,
+            mean: m.mean,
             sd: 0.0,
             ci: None,
         });
     }
-    let sd = sample_variance(xs).sqrt();
-    let half = t_critical((xs.len() - 1) as f64, confidence) * sd / (xs.len() as f64).sqrt();
+    let sd = m.variance.sqrt();
+    let half = t_critical((m.n - 1) as f64, confidence) * sd / (m.n as f64).sqrt();
     Some(Summary {
-        n: xs.len(),
-        mean: m,
+        n: m.n,
+        mean: m.mean,
         sd,
-        ci: Some((m - half, m + half)),
+        ci: Some((m.mean - half, m.mean + half)),
     })
 }
 
@@ -207,8 +209,19 @@ pub fn significant_difference(
     b: &[f64],
     confidence: f64,
 ) -> Option<(bool, f64)> {
+    significant_difference_of(test, (a, &Moments::of(a)), (b, &Moments::of(b)), confidence)
+}
+
+/// [`significant_difference`] of two samples given with their moments
+/// (Welch's test reads only the moments).
+pub fn significant_difference_of(
+    test: Test,
+    (a, moments_a): (&[f64], &Moments),
+    (b, moments_b): (&[f64], &Moments),
+    confidence: f64,
+) -> Option<(bool, f64)> {
     let w = match test {
-        Test::Welch => WelchParts::of(a, b)?,
+        Test::Welch => WelchParts::of(moments_a, moments_b)?,
         Test::Anova => {
             return compare(test, a, b, confidence).map(|c| (c.significant(), c.difference))
         }
@@ -243,21 +256,18 @@ struct WelchParts {
 }
 
 impl WelchParts {
-    fn of(a: &[f64], b: &[f64]) -> Option<WelchParts> {
-        if a.len() < 2 || b.len() < 2 {
+    fn of(a: &Moments, b: &Moments) -> Option<WelchParts> {
+        if a.n < 2 || b.n < 2 {
             return None;
         }
-        let (ma, mb) = (mean(a), mean(b));
-        let (qa, qb) = (
-            sample_variance(a) / a.len() as f64,
-            sample_variance(b) / b.len() as f64,
-        );
+        let (ma, mb) = (a.mean, b.mean);
+        let (qa, qb) = (a.variance / a.n as f64, b.variance / b.n as f64);
         let se = (qa + qb).sqrt();
         let difference = mb - ma;
         let df = if se == 0.0 {
-            (a.len() + b.len() - 2) as f64
+            (a.n + b.n - 2) as f64
         } else {
-            (qa + qb).powi(2) / (qa * qa / (a.len() - 1) as f64 + qb * qb / (b.len() - 1) as f64)
+            (qa + qb).powi(2) / (qa * qa / (a.n - 1) as f64 + qb * qb / (b.n - 1) as f64)
         };
         Some(WelchParts {
             mean_a: ma,
@@ -271,7 +281,7 @@ impl WelchParts {
 
 /// Welch's t-test of `b` against `a`.
 pub fn welch(a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
-    let w = WelchParts::of(a, b)?;
+    let w = WelchParts::of(&Moments::of(a), &Moments::of(b))?;
     Some(Comparison {
         test: Test::Welch,
         confidence,

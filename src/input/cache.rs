@@ -24,23 +24,23 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use super::measurements::{self, Measured, MeasurementFile};
+use super::measurements::{self, Reduced, ReducedBenchmark};
 use super::{Loaded, Parsed};
 use crate::error::{ParseError, Place};
 use crate::model::{
     Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile,
-    Timeline, TimelineSample, Unit,
+    RunMeans, Timeline, TimelineSample, Unit,
 };
 
 /// The cache's directory inside a site.
 pub const DIR: &str = ".perfatlas-cache";
 /// Bumped whenever the encoding or what a parser produces changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 /// Where an entry of the new site comes from.
@@ -179,8 +179,11 @@ type FrameRecord = (
     Option<u32>,
     Option<String>,
 );
-/// (name, unit, runs, in_process, note) of one measured benchmark.
-type MeasuredRecord = (String, String, Vec<Vec<f64>>, bool, String);
+/// (name length, unit, note, runs, samples, in_process, multi_sample) of
+/// one measured benchmark: its name and run means follow the previous
+/// benchmark's in the file's `names` and `run_means`; unit and note index
+/// the file's tables.
+type MeasuredRecord = (u64, u32, u32, u64, u64, bool, bool);
 /// (node, class, count, bytes, live count, live bytes)
 type SiteRecord = (u32, u32, f64, f64, Option<f64>, Option<f64>);
 
@@ -213,6 +216,10 @@ struct CachedAllocations {
 #[derive(Serialize, Deserialize)]
 struct CachedMeasurements {
     format: String,
+    units: Vec<String>,
+    notes: Vec<String>,
+    names: String,
+    run_means: Vec<f64>,
     benchmarks: Vec<MeasuredRecord>,
     warnings: Vec<(u8, u64, String, String)>,
 }
@@ -493,40 +500,74 @@ fn rebuild_allocations(a: CachedAllocations, nodes: u32) -> Option<Allocations> 
     Some(alloc)
 }
 
-fn measurements_record(m: &MeasurementFile) -> CachedMeasurements {
+fn measurements_record(m: &Reduced) -> CachedMeasurements {
+    // Names and run means are written in benchmark order, one after
+    // another, whatever ranges the file had.
+    let mut names = String::with_capacity(m.names.len());
+    let mut run_means = Vec::new();
+    let benchmarks = m
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let means = &b.means;
+            names.push_str(m.name_of(b));
+            run_means.extend_from_slice(means.as_slice());
+            (
+                m.name_of(b).len() as u64,
+                b.unit,
+                b.note,
+                means.as_slice().len() as u64,
+                b.samples,
+                b.in_process,
+                b.multi_sample,
+            )
+        })
+        .collect();
     CachedMeasurements {
         format: m.format.to_string(),
-        benchmarks: m
-            .benchmarks
-            .iter()
-            .map(|b| {
-                (
-                    b.name.clone(),
-                    b.unit.clone(),
-                    b.runs.clone(),
-                    b.in_process,
-                    b.note.clone(),
-                )
-            })
-            .collect(),
+        units: m.units.clone(),
+        notes: m.notes.clone(),
+        names,
+        run_means,
+        benchmarks,
         warnings: m.warnings.iter().map(warning_record).collect(),
     }
 }
 
 fn rebuild_measurements(c: CachedMeasurements) -> Option<Loaded> {
-    Some(Loaded::Measurements(MeasurementFile {
+    let (mut name_at, mut runs_at) = (0usize, 0usize);
+    let mut benchmarks = Vec::with_capacity(c.benchmarks.len());
+    let shared: Arc<[f64]> = c.run_means.into();
+    for (name_len, unit, note, runs, samples, in_process, multi_sample) in c.benchmarks {
+        let name = name_at..name_at.checked_add(usize::try_from(name_len).ok()?)?;
+        let run_range = runs_at..runs_at.checked_add(usize::try_from(runs).ok()?)?;
+        let fits = c.names.get(name.clone()).is_some()
+            && run_range.end <= shared.len()
+            && (unit as usize) < c.units.len()
+            && (note as usize) < c.notes.len();
+        if !fits {
+            return None;
+        }
+        (name_at, runs_at) = (name.end, run_range.end);
+        benchmarks.push(ReducedBenchmark {
+            name,
+            unit,
+            note,
+            means: RunMeans::new(shared.clone(), run_range),
+            samples,
+            in_process,
+            multi_sample,
+        });
+    }
+    if name_at != c.names.len() || runs_at != shared.len() {
+        return None;
+    }
+    Some(Loaded::Measurements(Reduced {
         format: measurements::format_named(&c.format)?,
-        benchmarks: c
-            .benchmarks
-            .into_iter()
-            .map(|(name, unit, runs, in_process, note)| Measured {
-                name,
-                unit,
-                runs,
-                in_process,
-                note,
-            })
-            .collect(),
+        units: c.units,
+        notes: c.notes,
+        names: c.names,
+        benchmarks,
         warnings: c
             .warnings
             .into_iter()

@@ -2,17 +2,19 @@
 //! order, every file parsed in parallel, frames interned into one table, and
 //! every problem recorded as a [`Skipped`] entry instead of stopping.
 
+mod gathered;
+
 use std::path::Path;
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cache::Cache;
 use super::config::{Config, VersionConfig};
 use super::walk::{self, InputFile, VersionDir};
 use super::{load_bytes, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed};
 use crate::error::{BuildError, ParseError};
-use crate::model::{visible, History, MeasurementEntry, ProfileEntry, Skipped, Version};
+use crate::model::{History, ProfileEntry, Skipped, Version};
+use crate::site::timings::phase;
 
 use crate::model::limits::MAX_INPUT_BYTES;
 
@@ -67,31 +69,22 @@ pub fn load_history_cached(
         })
         .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
-    let results: Vec<Result<Loaded, ParseError>> = jobs
-        .par_iter()
-        .map(|(_, f, inside)| read_input(&f.path, inside, cache))
-        .collect();
+    let results: Vec<Result<Loaded, ParseError>> = phase("load: files", || {
+        jobs.par_iter()
+            .map(|(_, f, inside)| read_input(&f.path, inside, cache))
+            .collect()
+    });
 
     let mut history = History {
         title: config.title.clone().unwrap_or_else(|| default_title(input)),
         ..History::default()
     };
+    let mut measured = Vec::new();
     for ((version, file, _), result) in jobs.iter().zip(results) {
         match result {
             Ok(Loaded::Measurements(read)) => {
                 skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
-                history
-                    .measurements
-                    .extend(read.benchmarks.into_iter().map(|m| MeasurementEntry {
-                        version: *version,
-                        benchmark: visible(&m.name).into_owned(),
-                        unit: m.unit,
-                        runs: m.runs,
-                        in_process: m.in_process,
-                        source: file.relative.clone(),
-                        format: read.format,
-                        note: m.note,
-                    }));
+                measured.push((*version, file.relative.as_str(), read));
             }
             Ok(Loaded::Profile(format, parsed)) => {
                 let parsed = *parsed;
@@ -111,6 +104,8 @@ pub fn load_history_cached(
             Err(e) => skipped.push(skip(&file.relative, &e)),
         }
     }
+    (history.measurements, history.measured_files) =
+        phase("load: measurements", || gathered::gather(measured));
     for (v, (_, dir)) in versions.iter().enumerate() {
         let field_dir = dir.path.join("field");
         if field_dir.is_dir() {
@@ -133,62 +128,9 @@ pub fn load_history_cached(
             &b.source,
         ))
     });
-    sort_measurements(&mut history.measurements);
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     history.skipped = skipped;
     Ok(history)
-}
-
-/// Orders measurements by benchmark, version and file. Names are ranked
-/// once and small keys sorted, then the entries moved into place: comparing
-/// the names themselves in the sort (millions of entries in a long
-/// history, a few thousand names) was most of the load time of a long
-/// measurement history.
-fn sort_measurements(measurements: &mut [MeasurementEntry]) {
-    let ranks = name_ranks(measurements);
-    let mut keys: Vec<(u32, usize, usize)> = measurements
-        .iter()
-        .zip(ranks)
-        .enumerate()
-        .map(|(i, (m, rank))| (rank, m.version, i))
-        .collect();
-    // Ties of name and version (several files of one benchmark in one
-    // version) are ordered by file, then as read.
-    keys.sort_unstable_by(|&(ra, va, a), &(rb, vb, b)| {
-        (ra, va)
-            .cmp(&(rb, vb))
-            .then_with(|| measurements[a].source.cmp(&measurements[b].source))
-            .then(a.cmp(&b))
-    });
-    permute(measurements, keys.into_iter().map(|(_, _, i)| i).collect());
-}
-
-/// Reorders `items` so that position `k` holds the item that was at
-/// `order[k]` (`order` a permutation of the positions), following its
-/// cycles.
-fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
-    for start in 0..items.len() {
-        let mut k = start;
-        while order[k] != start {
-            let from = order[k];
-            items.swap(k, from);
-            order[k] = k;
-            k = from;
-        }
-        order[k] = k;
-    }
-}
-
-/// Each entry's benchmark name's rank among the distinct names.
-fn name_ranks(measurements: &[MeasurementEntry]) -> Vec<u32> {
-    let distinct: FxHashSet<&str> = measurements.iter().map(|m| m.benchmark.as_str()).collect();
-    let mut names: Vec<&str> = distinct.into_iter().collect();
-    names.sort_unstable();
-    let rank: FxHashMap<&str, u32> = names.iter().zip(0..).map(|(&n, i)| (n, i)).collect();
-    measurements
-        .iter()
-        .map(|m| rank.get(m.benchmark.as_str()).copied().unwrap_or(0))
-        .collect()
 }
 
 fn skip(file: &str, e: &ParseError) -> Skipped {
@@ -390,27 +332,5 @@ mod tests {
         // A file longer or shorter than the size first seen.
         assert_eq!(read_in_parts(&path, 1000).unwrap(), bytes);
         assert_eq!(read_in_parts(&path, 4_000_000).unwrap(), bytes);
-    }
-}
-
-#[cfg(test)]
-mod sort_tests {
-    use super::permute;
-
-    #[test]
-    fn permute_moves_every_item_to_its_place() {
-        for n in 0..40usize {
-            // A permutation with cycles of several lengths.
-            let order: Vec<usize> = (0..n).map(|k| (k * 7 + 3) % n.max(1)).collect();
-            let mut sorted = order.clone();
-            sorted.sort_unstable();
-            if sorted != (0..n).collect::<Vec<_>>() {
-                continue;
-            }
-            let mut items: Vec<String> = (0..n).map(|k| k.to_string()).collect();
-            let expected: Vec<String> = order.iter().map(|&k| k.to_string()).collect();
-            permute(&mut items, order);
-            assert_eq!(items, expected);
-        }
     }
 }

@@ -106,8 +106,9 @@ pub enum Loaded {
     /// A profile, and the name of the format that read it (boxed: it is
     /// large beside a measurement file, and moved around in a Vec).
     Profile(&'static str, Box<Parsed>),
-    /// Repeated measurements from a benchmark tool.
-    Measurements(measurements::MeasurementFile),
+    /// Repeated measurements from a benchmark tool, reduced to what a
+    /// build reads of them.
+    Measurements(measurements::Reduced),
 }
 
 /// Decompresses if needed and reads a measurement file or a profile.
@@ -119,7 +120,7 @@ pub fn load_bytes(
 ) -> Result<Loaded, ParseError> {
     let bytes = unwrapped(bytes)?;
     if let Some(read) = measurements::sniff_and_parse(relative_path, &bytes) {
-        return read.map(Loaded::Measurements);
+        return read.map(|file| Loaded::Measurements(measurements::Reduced::of(file)));
     }
     let (format, parsed) = parse_profile(file_name, &bytes)?;
     Ok(Loaded::Profile(format, Box::new(parsed)))

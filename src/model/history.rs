@@ -72,6 +72,9 @@ pub struct History {
     /// Repeated measurements from benchmark tools, sorted by (benchmark,
     /// version, source).
     pub measurements: Vec<super::MeasurementEntry>,
+    /// (format, file) of every file that gave measurements, sorted, each
+    /// once.
+    pub measured_files: Vec<(&'static str, String)>,
     /// Field executions, one set per version that has a `field/` folder.
     pub field: Vec<super::field::FieldSet>,
     /// Sorted by file.
@@ -79,23 +82,17 @@ pub struct History {
 }
 
 impl History {
-    /// The measurement files read, as (format, file), each once.
+    /// The measurement files read, as (format, file), each once, sorted.
     pub fn measurement_sources(&self) -> Vec<(&'static str, &str)> {
-        // Distinct first: a long history has millions of entries from a
-        // few thousand files.
-        let distinct: rustc_hash::FxHashSet<(&'static str, &str)> = self
-            .measurements
+        self.measured_files
             .iter()
-            .map(|m| (m.format, m.source.as_str()))
-            .collect();
-        let mut files: Vec<(&'static str, &str)> = distinct.into_iter().collect();
-        files.sort_unstable();
-        files
+            .map(|(format, file)| (*format, file.as_str()))
+            .collect()
     }
 
     /// How many files the measurements came from.
     pub fn measurement_files(&self) -> usize {
-        self.measurement_sources().len()
+        self.measured_files.len()
     }
 
     /// Benchmark names in sorted order.

@@ -21,7 +21,7 @@ pub use allocation::{AllocationSite, Allocations, ClassSource, CountKind};
 pub use component::{component_path, stable_path, Component, Language};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};
-pub use measurement::MeasurementEntry;
+pub use measurement::{MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
 pub use tree::{CallTree, NodeId};
 pub use visible::visible;

@@ -322,9 +322,7 @@ fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
         if let Some(s) = p.summary {
             top = top.max(s.ci.map_or(s.mean, |c| c.1));
         }
-        for v in &p.values {
-            top = top.max(*v);
-        }
+        top = top.max(p.values.moments().largest);
     }
     if let Some(c) = categories {
         // Show the next edge above the data when it is close.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::input::measurements::{Measured, MeasurementFile, Reduced};
 
 /// A point of five runs around `level` (±1%, fixed pattern).
 fn point(version: usize, level: f64) -> Point {
@@ -10,7 +11,7 @@ fn point(version: usize, level: f64) -> Point {
         version,
         summary: stats::summary(&values, 0.99),
         samples: values.len(),
-        values,
+        values: values.into(),
         in_process: false,
         sources: vec![],
         notes: vec![],
@@ -147,7 +148,7 @@ fn configured_categories_decide_major() {
 #[test]
 fn too_few_runs_give_no_verdict() {
     let mut s = series_of(&[10.0, 20.0]);
-    s.points[1].values.truncate(2);
+    s.points[1].values = s.points[1].values[..2].to_vec().into();
     let (verdict, c) = judge(&s.points[0], &s.points[1], None, &settings());
     assert!(c.is_none());
     let Verdict::NotEnoughData { reason } = verdict else {
@@ -162,15 +163,33 @@ fn one_criterion_run_is_one_run_however_many_samples() {
     let history = History {
         versions: vec![Default::default(), Default::default()],
         measurements: (0..2)
-            .map(|v| crate::model::MeasurementEntry {
-                version: v,
-                benchmark: "fib".into(),
-                unit: "s".into(),
-                runs: vec![(0..100).map(|i| 1.0 + v as f64 + i as f64 * 1e-3).collect()],
-                in_process: true,
-                source: format!("v{v}/criterion/fib/new/sample.json"),
-                format: "criterion",
-                note: String::new(),
+            .map(|v| {
+                // As a build reads Criterion's sample.json: one run of 100
+                // in-process samples, reduced to its mean.
+                let read = Reduced::of(MeasurementFile {
+                    format: "criterion",
+                    benchmarks: vec![Measured {
+                        name: "fib".into(),
+                        unit: "s".into(),
+                        runs: vec![(0..100).map(|i| 1.0 + v as f64 + i as f64 * 1e-3).collect()],
+                        in_process: true,
+                        note: String::new(),
+                    }],
+                    warnings: Vec::new(),
+                });
+                let b = &read.benchmarks[0];
+                crate::model::MeasurementEntry {
+                    version: v,
+                    benchmark: "fib".into(),
+                    unit: read.unit_of(b).into(),
+                    run_means: b.means.clone(),
+                    samples: b.samples,
+                    in_process: b.in_process,
+                    multi_sample: b.multi_sample,
+                    source: format!("v{v}/criterion/fib/new/sample.json").into(),
+                    format: "criterion",
+                    note: read.note_of(b).into(),
+                }
             })
             .collect(),
         ..History::default()

@@ -20,6 +20,9 @@ pub mod hyperfine;
 pub mod native;
 mod native_fast;
 pub mod pytest_benchmark;
+pub mod reduced;
+
+pub use reduced::{Reduced, ReducedBenchmark};
 
 use std::borrow::Cow;
 
