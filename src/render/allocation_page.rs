@@ -394,10 +394,11 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
                 live: live[c]
                     .map(|(lc, lb)| live_text(tree, lc, lb))
                     .unwrap_or_default(),
+                // Against the largest class's own size: `now` may be a share.
                 bar: format!(
                     "{:.1}",
                     if largest > 0.0 {
-                        now / largest * 100.0
+                        size(totals[c]) / largest * 100.0
                     } else {
                         0.0
                     }
@@ -935,6 +936,32 @@ process.stdin.on('data', d => input += d).on('end', () => {
         for (i, (e, j)) in expected.iter().zip(&js).enumerate() {
             same(e, j, &format!("case {i}"));
         }
+    }
+
+    /// (name, bar width) of the class list.
+    fn bars(tree: &AllocTree) -> Vec<(String, String)> {
+        let colours = vec![String::new(); tree.classes.len()];
+        class_rows(tree, Some(tree), &colours)
+            .into_iter()
+            .map(|r| (r.name, r.bar))
+            .collect()
+    }
+
+    #[test]
+    fn class_bars_are_relative_to_the_largest_class_whatever_the_count() {
+        let (mut tree, _) = canvas();
+        let want = [
+            ("Circle", "100.0"),
+            ("Box", "53.3"),
+            ("Canvas", "3.3"),
+            ("ShapeFactory", "3.3"),
+        ]
+        .map(|(n, b)| (n.to_string(), b.to_string()));
+        assert_eq!(bars(&tree), want);
+        // Sampled counts compare shares across versions; the bars do not
+        // change for that.
+        tree.count_kind = CountKind::Samples;
+        assert_eq!(bars(&tree), want);
     }
 
     #[test]
