@@ -357,9 +357,18 @@
       var d = (tree.byBytes ? per[b][1] - per[a][1] : per[b][0] - per[a][0]);
       return d || (tree.classes[a][0] < tree.classes[b][0] ? -1 : 1);
     });
+    /* The source lines of the classes created here, where the input has them. */
+    var lineOf = {};
+    if (it.kind === 'node') {
+      tree.nodes[it.node].direct.forEach(function (d) {
+        if (d.lines.length) lineOf[d.cls] = (d.lines.length > 1 ? 'lines ' : 'line ') + d.lines.join(', ');
+      });
+    }
+    var hasLines = Object.keys(lineOf).length > 0;
     var table = document.createElement('table');
     var hr = table.insertRow();
     ['', 'class' + (it.kind === 'node' ? ' (\u25cf created here)' : ''), tree.byBytes ? 'bytes' : tree.noun, tree.bytesKnown ? 'memory' : '']
+      .concat(hasLines ? ['allocated at'] : [])
       .forEach(function (h) { var c = document.createElement('th'); c.textContent = h; hr.appendChild(c); });
     rows.slice(0, 30).forEach(function (c) {
       var tr = table.insertRow();
@@ -371,6 +380,7 @@
       tr.insertCell().textContent = (per[c][2] ? '\u25cf ' : '') + tree.classes[c][0];
       tr.insertCell().textContent = tree.byBytes ? fmtBytes(per[c][1]) : fmt(per[c][0]);
       tr.insertCell().textContent = tree.bytesKnown && !tree.byBytes ? fmtBytes(per[c][1]) : '';
+      if (hasLines) tr.insertCell().textContent = per[c][2] ? (lineOf[c] || '') : '';
     });
     popup.appendChild(table);
     if (rows.length > 30) {

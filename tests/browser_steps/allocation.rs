@@ -85,7 +85,8 @@ fn row_event(ctx: &Ctx, class: &str, event: &str) {
 }
 
 /// Hovers the `n`th item labelled `label` and returns the popup's rows as
-/// [class, amount, memory, created here].
+/// [class, amount, memory, allocation line (null without a line column),
+/// created here].
 fn popup_rows(ctx: &Ctx, label: &str, n: usize) -> Value {
     ctx.js(&format!(
         "(function () {{ var g = Array.from(document.querySelectorAll('svg.al-tree .al-item')).filter(function (g) {{ return g.querySelector('text').textContent === {label}; }})[{n}];
@@ -93,7 +94,8 @@ fn popup_rows(ctx: &Ctx, label: &str, n: usize) -> Value {
             var p = document.getElementById('al-popup');
             if (p.hidden) return null;
             return Array.from(p.querySelectorAll('tr')).slice(1).map(function (tr) {{
-              return [tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[3].textContent, tr.className === 'al-direct']; }}); }})()",
+              return [tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[3].textContent,
+                tr.cells[4] ? tr.cells[4].textContent : null, tr.className === 'al-direct']; }}); }})()",
         label = serde_json::to_string(label).unwrap()
     ))
 }
@@ -179,14 +181,15 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     row_event(ctx, "Box", "mouseleave");
     assert_eq!(labels(ctx, ".al-item.al-shaded").len(), 0);
 
-    // Popups: the lower create makes both classes directly, called 23
-    // times; main creates the Canvas directly and the rest below.
+    // Popups: the lower create makes both classes directly, each at its
+    // own line, called 23 times; main creates the Canvas directly (line
+    // 27) and the rest below.
     let rows = popup_rows(ctx, "ShapeFactory.create", 2);
     assert_eq!(
         rows,
         json!([
-            ["● Circle", "15", "360 B", true],
-            ["● Box", "8", "256 B", true]
+            ["● Circle", "15", "360 B", "line 8", true],
+            ["● Box", "8", "256 B", "line 10", true]
         ])
     );
     let text = ctx.js_str("document.getElementById('al-popup').textContent");
@@ -195,10 +198,10 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert_eq!(
         rows,
         json!([
-            ["Circle", "30", "720 B", false],
-            ["Box", "16", "512 B", false],
-            ["● Canvas", "1", "24 B", true],
-            ["ShapeFactory", "1", "16 B", false]
+            ["Circle", "30", "720 B", "", false],
+            ["Box", "16", "512 B", "", false],
+            ["● Canvas", "1", "24 B", "line 27", true],
+            ["ShapeFactory", "1", "16 B", "", false]
         ])
     );
 
@@ -275,6 +278,8 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert!(names.as_array().unwrap().contains(&json!(EVIL)), "{names}");
     let rows = popup_rows(ctx, "small3", 0);
     assert_eq!(rows[0][0], json!(format!("● {EVIL}")));
+    // The input has no lines: no line column.
+    assert_eq!(rows[0][3], Value::Null);
     assert_eq!(ctx.js("window.__pwned === undefined"), json!(true));
     ctx.screenshot("62-allocation-expanded");
 }
