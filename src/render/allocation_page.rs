@@ -127,6 +127,8 @@ struct PageView {
     svg_href: String,
     classes: Vec<ClassRow>,
     below_unit: String,
+    /// "class", or "allocating function" when the input records no type.
+    class_noun: &'static str,
     has_live: bool,
     previous: Option<Link>,
     next: Option<Link>,
@@ -202,6 +204,7 @@ fn render(
         svg_href: svg_path.rsplit('/').next().unwrap_or_default().to_string(),
         classes: class_rows(tree, plan.previous(at).map(|p| &p.tree), &colours),
         has_live: class_live(tree).iter().any(Option::is_some),
+        class_noun: class_noun(tree),
         below_unit: match tree.count_kind {
             CountKind::Objects => "instances",
             CountKind::Samples => "samples",
@@ -234,6 +237,14 @@ fn render(
         (path, html.into_bytes()),
         (svg_path, standalone.into_bytes()),
     ])
+}
+
+/// What the class list's and the popups' rows are.
+fn class_noun(tree: &AllocTree) -> &'static str {
+    match tree.class_source {
+        ClassSource::Recorded => "class",
+        ClassSource::AllocatingFunction => "allocating function",
+    }
 }
 
 /// What the counts, classes, bytes and order mean for this input.
@@ -708,6 +719,7 @@ struct PageData {
     by_bytes: bool,
     bytes_known: bool,
     count_noun: &'static str,
+    class_noun: &'static str,
     share: f64,
 }
 
@@ -745,6 +757,7 @@ fn page_data(
         by_bytes: tree.by_bytes(),
         bytes_known: tree.bytes_known,
         count_noun: tree.count_kind.noun(),
+        class_noun: class_noun(tree),
         share: view::DEFAULT_SHARE,
     }
 }

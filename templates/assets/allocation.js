@@ -25,7 +25,7 @@
     });
     nodes.forEach(function (n, i) { if (n.parent >= 0) nodes[n.parent].children.push(i); });
     return { nodes: nodes, classes: data.classes, byBytes: data.by_bytes, bytesKnown: data.bytes_known,
-      noun: data.count_noun, share: data.share };
+      noun: data.count_noun, classNoun: data.class_noun || 'class', share: data.share };
   }
 
   function size(tree, d) { return tree.byBytes ? d.bytes : d.count; }
@@ -367,7 +367,7 @@
     var hasLines = Object.keys(lineOf).length > 0;
     var table = document.createElement('table');
     var hr = table.insertRow();
-    ['', 'class' + (it.kind === 'node' ? ' (\u25cf created here)' : ''), tree.byBytes ? 'bytes' : tree.noun, tree.bytesKnown ? 'memory' : '']
+    ['', tree.classNoun + (it.kind === 'node' ? ' (\u25cf created here)' : ''), tree.byBytes ? 'bytes' : tree.noun, tree.bytesKnown ? 'memory' : '']
       .concat(hasLines ? ['allocated at'] : [])
       .forEach(function (h) { var c = document.createElement('th'); c.textContent = h; hr.appendChild(c); });
     rows.slice(0, 30).forEach(function (c) {

@@ -64,6 +64,13 @@ fn write_input(dir: &Path, sources: &Path) {
         std::fs::write(v.join("canvas.json"), text).unwrap();
         std::fs::write(v.join("generated.json"), generated()).unwrap();
     }
+    // A Go heap profile (pprof records no type) in 1.0.
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pprof/go-demo/1.0/demo-heap.heap.pb.gz"),
+        dir.join("1.0/demo-heap.heap.pb.gz"),
+    )
+    .unwrap();
     std::fs::create_dir_all(sources).unwrap();
     let java: String = (1..=30)
         .map(|l| format!("// Canvas.java line {l}\n"))
@@ -175,12 +182,46 @@ pub fn step_allocation_pages(ctx: &Ctx) {
         json!([
             "alloc/canvas/1.0.html",
             "alloc/canvas/2.0.html",
+            "alloc/demo-heap/1.0.html",
             "alloc/generated/1.0.html",
             "alloc/generated/2.0.html"
         ])
     );
 
+    // A pprof heap profile names the allocating function instead of a
+    // class, and the page says so; its counts are objects, with what was
+    // still live at the end.
+    ctx.open(&site.join("alloc/demo-heap/1.0.html"));
+    let text = ctx.js_str("document.querySelector('main').textContent");
+    assert!(
+        text.contains("This profiler records no allocated type: each box stands for the allocating function itself."),
+        "{text}"
+    );
+    assert!(text.contains("children are in order of first appearance"));
+    assert!(text.contains("every edge has the same width"));
+    let heads = ctx.js("Array.from(document.querySelectorAll('.al-class-table th')).map(function (th) { return th.textContent; })");
+    assert_eq!(
+        heads,
+        json!([
+            "✓",
+            "allocating function",
+            "instances",
+            "memory",
+            "live at end"
+        ])
+    );
+    let first = ctx.js_str("document.querySelector('svg.al-tree .al-item:not(.al-more) rect.al-cls').closest('.al-item').querySelector('text').textContent");
+    popup_rows(ctx, &first, 0);
+    let head = ctx.js_str("document.querySelector('#al-popup th:nth-child(2)').textContent");
+    assert_eq!(head, "allocating function (● created here)");
+
     ctx.open(&site.join("alloc/canvas/1.0.html"));
+    let text = ctx.js_str("document.querySelector('main').textContent");
+    assert!(
+        text.contains("Children are in call order, top to bottom."),
+        "{text}"
+    );
+    assert!(!text.contains("same width"), "{text}");
     // Fig. 1: eleven contexts; the class list sorted by instances.
     assert_eq!(drawn(ctx), 11);
     let classes = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return [r.querySelector('.al-name').textContent, r.cells[2].textContent]; })");
