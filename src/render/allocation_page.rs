@@ -127,6 +127,8 @@ struct PageView {
     svg_href: String,
     classes: Vec<ClassRow>,
     below_unit: String,
+    /// "class", or "allocating function" when the input records no type.
+    class_noun: &'static str,
     has_live: bool,
     previous: Option<Link>,
     next: Option<Link>,
@@ -202,6 +204,7 @@ fn render(
         svg_href: svg_path.rsplit('/').next().unwrap_or_default().to_string(),
         classes: class_rows(tree, plan.previous(at).map(|p| &p.tree), &colours),
         has_live: class_live(tree).iter().any(Option::is_some),
+        class_noun: class_noun(tree),
         below_unit: match tree.count_kind {
             CountKind::Objects => "instances",
             CountKind::Samples => "samples",
@@ -234,6 +237,14 @@ fn render(
         (path, html.into_bytes()),
         (svg_path, standalone.into_bytes()),
     ])
+}
+
+/// What the class list's and the popups' rows are.
+fn class_noun(tree: &AllocTree) -> &'static str {
+    match tree.class_source {
+        ClassSource::Recorded => "class",
+        ClassSource::AllocatingFunction => "allocating function",
+    }
 }
 
 /// What the counts, classes, bytes and order mean for this input.
@@ -394,10 +405,11 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
                 live: live[c]
                     .map(|(lc, lb)| live_text(tree, lc, lb))
                     .unwrap_or_default(),
+                // Against the largest class's own size: `now` may be a share.
                 bar: format!(
                     "{:.1}",
                     if largest > 0.0 {
-                        now / largest * 100.0
+                        size(totals[c]) / largest * 100.0
                     } else {
                         0.0
                     }
@@ -707,6 +719,7 @@ struct PageData {
     by_bytes: bool,
     bytes_known: bool,
     count_noun: &'static str,
+    class_noun: &'static str,
     share: f64,
 }
 
@@ -744,6 +757,7 @@ fn page_data(
         by_bytes: tree.by_bytes(),
         bytes_known: tree.bytes_known,
         count_noun: tree.count_kind.noun(),
+        class_noun: class_noun(tree),
         share: view::DEFAULT_SHARE,
     }
 }
@@ -935,6 +949,32 @@ process.stdin.on('data', d => input += d).on('end', () => {
         for (i, (e, j)) in expected.iter().zip(&js).enumerate() {
             same(e, j, &format!("case {i}"));
         }
+    }
+
+    /// (name, bar width) of the class list.
+    fn bars(tree: &AllocTree) -> Vec<(String, String)> {
+        let colours = vec![String::new(); tree.classes.len()];
+        class_rows(tree, Some(tree), &colours)
+            .into_iter()
+            .map(|r| (r.name, r.bar))
+            .collect()
+    }
+
+    #[test]
+    fn class_bars_are_relative_to_the_largest_class_whatever_the_count() {
+        let (mut tree, _) = canvas();
+        let want = [
+            ("Circle", "100.0"),
+            ("Box", "53.3"),
+            ("Canvas", "3.3"),
+            ("ShapeFactory", "3.3"),
+        ]
+        .map(|(n, b)| (n.to_string(), b.to_string()));
+        assert_eq!(bars(&tree), want);
+        // Sampled counts compare shares across versions; the bars do not
+        // change for that.
+        tree.count_kind = CountKind::Samples;
+        assert_eq!(bars(&tree), want);
     }
 
     #[test]

@@ -25,7 +25,7 @@
     });
     nodes.forEach(function (n, i) { if (n.parent >= 0) nodes[n.parent].children.push(i); });
     return { nodes: nodes, classes: data.classes, byBytes: data.by_bytes, bytesKnown: data.bytes_known,
-      noun: data.count_noun, share: data.share };
+      noun: data.count_noun, classNoun: data.class_noun || 'class', share: data.share };
   }
 
   function size(tree, d) { return tree.byBytes ? d.bytes : d.count; }
@@ -53,9 +53,13 @@
         .map(function (d) { return [d.cls, size(tree, d)]; });
     });
     var inclusive = direct.map(function (d) { return d.reduce(function (s, x) { return s + x[1]; }, 0); });
+    /* Memory colours the contexts: bytes when the input has sizes. */
+    var memory = !tree.bytesKnown ? inclusive.slice() : tree.nodes.map(function (n) {
+      return n.direct.reduce(function (s, d) { return shown[d.cls] && size(tree, d) > 0 ? s + d.bytes : s; }, 0);
+    });
     for (var i = tree.nodes.length - 1; i >= 1; i--) {
       var p = tree.nodes[i].parent;
-      if (p >= 0) inclusive[p] += inclusive[i];
+      if (p >= 0) { inclusive[p] += inclusive[i]; memory[p] += memory[i]; }
     }
     function keptChildren(n) { return tree.nodes[n].children.filter(function (c) { return inclusive[c] > 0; }); }
     function passes(n) { return n !== 0 && direct[n].length === 0 && keptChildren(n).length === 1; }
@@ -66,7 +70,8 @@
       var task = stack.pop();
       if (task.group) {
         out.push({ kind: 'group', nodes: task.group, parent: task.parent, depth: task.depth, direct: [],
-          inclusive: task.group.reduce(function (s, m) { return s + inclusive[m]; }, 0) });
+          inclusive: task.group.reduce(function (s, m) { return s + inclusive[m]; }, 0),
+          memory: task.group.reduce(function (s, m) { return s + memory[m]; }, 0) });
         continue;
       }
       var node = task.node;
@@ -79,8 +84,8 @@
       var last = collapsed ? run[run.length - 1] : node;
       var id = out.length;
       out.push(collapsed
-        ? { kind: 'chain', nodes: run, parent: task.parent, depth: task.depth, direct: [], inclusive: inclusive[node] }
-        : { kind: 'node', node: node, parent: task.parent, depth: task.depth, direct: direct[node], inclusive: inclusive[node] });
+        ? { kind: 'chain', nodes: run, parent: task.parent, depth: task.depth, direct: [], inclusive: inclusive[node], memory: memory[node] }
+        : { kind: 'node', node: node, parent: task.parent, depth: task.depth, direct: direct[node], inclusive: inclusive[node], memory: memory[node] });
       var children = keptChildren(last);
       var small = children.filter(function (c) { return inclusive[c] < threshold; });
       var grouped = small.length >= 2 && !choice.expanded['g' + small[0]];
@@ -160,10 +165,10 @@
     list.forEach(function (it, i) { placed[i].x = xs[it.depth]; });
     var height = placeRows(list, placed);
     var largest = 0;
-    list.forEach(function (it) { if (it.depth > 0) largest = Math.max(largest, it.inclusive); });
+    list.forEach(function (it) { if (it.depth > 0) largest = Math.max(largest, it.memory); });
     list.forEach(function (it, i) {
       placed[i].bin = (it.depth === 0 || largest <= 0) ? L.BINS - 1
-        : Math.min(Math.floor(Math.max(1 + Math.log10(it.inclusive / largest) / L.DECADES, 0) * L.BINS), L.BINS - 1);
+        : Math.min(Math.floor(Math.max(1 + Math.log10(it.memory / largest) / L.DECADES, 0) * L.BINS), L.BINS - 1);
     });
     var edges = [];
     list.forEach(function (it, i) {
@@ -357,9 +362,18 @@
       var d = (tree.byBytes ? per[b][1] - per[a][1] : per[b][0] - per[a][0]);
       return d || (tree.classes[a][0] < tree.classes[b][0] ? -1 : 1);
     });
+    /* The source lines of the classes created here, where the input has them. */
+    var lineOf = {};
+    if (it.kind === 'node') {
+      tree.nodes[it.node].direct.forEach(function (d) {
+        if (d.lines.length) lineOf[d.cls] = (d.lines.length > 1 ? 'lines ' : 'line ') + d.lines.join(', ');
+      });
+    }
+    var hasLines = Object.keys(lineOf).length > 0;
     var table = document.createElement('table');
     var hr = table.insertRow();
-    ['', 'class' + (it.kind === 'node' ? ' (\u25cf created here)' : ''), tree.byBytes ? 'bytes' : tree.noun, tree.bytesKnown ? 'memory' : '']
+    ['', tree.classNoun + (it.kind === 'node' ? ' (\u25cf created here)' : ''), tree.byBytes ? 'bytes' : tree.noun, tree.bytesKnown ? 'memory' : '']
+      .concat(hasLines ? ['allocated at'] : [])
       .forEach(function (h) { var c = document.createElement('th'); c.textContent = h; hr.appendChild(c); });
     rows.slice(0, 30).forEach(function (c) {
       var tr = table.insertRow();
@@ -371,6 +385,7 @@
       tr.insertCell().textContent = (per[c][2] ? '\u25cf ' : '') + tree.classes[c][0];
       tr.insertCell().textContent = tree.byBytes ? fmtBytes(per[c][1]) : fmt(per[c][0]);
       tr.insertCell().textContent = tree.bytesKnown && !tree.byBytes ? fmtBytes(per[c][1]) : '';
+      if (hasLines) tr.insertCell().textContent = per[c][2] ? (lineOf[c] || '') : '';
     });
     popup.appendChild(table);
     if (rows.length > 30) {

@@ -43,15 +43,18 @@ fn generated() -> String {
     format!("{{\"perfatlas\":1,{}", &body[1..])
 }
 
-fn write_input(dir: &Path) {
+/// Writes the input versions, and a source directory holding the
+/// running example's `Canvas.java` (for the code links).
+fn write_input(dir: &Path, sources: &Path) {
     let canvas = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/allocation/canvas.json"),
     )
     .unwrap();
-    // 2.0 makes 20 boxes instead of 8 in createBoxes.
+    // 2.0 makes 30 boxes instead of 8 in createBoxes: Box (38) overtakes
+    // Circle (30), so a palette ranked per page would swap their colours.
     let more_boxes = canvas.replacen(
         "{\"node\": 7, \"class\": \"Box\", \"count\": 8, \"bytes\": 256}",
-        "{\"node\": 7, \"class\": \"Box\", \"count\": 20, \"bytes\": 640}",
+        "{\"node\": 7, \"class\": \"Box\", \"count\": 30, \"bytes\": 960}",
         1,
     );
     assert_ne!(more_boxes, canvas);
@@ -61,6 +64,18 @@ fn write_input(dir: &Path) {
         std::fs::write(v.join("canvas.json"), text).unwrap();
         std::fs::write(v.join("generated.json"), generated()).unwrap();
     }
+    // A Go heap profile (pprof records no type) in 1.0.
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pprof/go-demo/1.0/demo-heap.heap.pb.gz"),
+        dir.join("1.0/demo-heap.heap.pb.gz"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(sources).unwrap();
+    let java: String = (1..=30)
+        .map(|l| format!("// Canvas.java line {l}\n"))
+        .collect();
+    std::fs::write(sources.join("Canvas.java"), java).unwrap();
 }
 
 fn labels(ctx: &Ctx, selector: &str) -> Vec<String> {
@@ -85,7 +100,8 @@ fn row_event(ctx: &Ctx, class: &str, event: &str) {
 }
 
 /// Hovers the `n`th item labelled `label` and returns the popup's rows as
-/// [class, amount, memory, created here].
+/// [class, amount, memory, allocation line (null without a line column),
+/// created here].
 fn popup_rows(ctx: &Ctx, label: &str, n: usize) -> Value {
     ctx.js(&format!(
         "(function () {{ var g = Array.from(document.querySelectorAll('svg.al-tree .al-item')).filter(function (g) {{ return g.querySelector('text').textContent === {label}; }})[{n}];
@@ -93,7 +109,8 @@ fn popup_rows(ctx: &Ctx, label: &str, n: usize) -> Value {
             var p = document.getElementById('al-popup');
             if (p.hidden) return null;
             return Array.from(p.querySelectorAll('tr')).slice(1).map(function (tr) {{
-              return [tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[3].textContent, tr.className === 'al-direct']; }}); }})()",
+              return [tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[3].textContent,
+                tr.cells[4] ? tr.cells[4].textContent : null, tr.className === 'al-direct']; }}); }})()",
         label = serde_json::to_string(label).unwrap()
     ))
 }
@@ -112,12 +129,44 @@ fn colours(ctx: &Ctx) -> Value {
             return out; })()")
 }
 
+/// `#rrggbb` as the browser writes computed colours, `rgb(r, g, b)`.
+fn hex_rgb(hex: &str) -> String {
+    let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();
+    format!("rgb({}, {}, {})", channel(1), channel(3), channel(5))
+}
+
+/// The hue, in degrees, of a computed `rgb(r, g, b)` colour.
+fn hue_of(rgb: &str) -> f64 {
+    let v: Vec<f64> = rgb
+        .trim_start_matches("rgb(")
+        .trim_end_matches(')')
+        .split(',')
+        .map(|c| c.trim().parse::<f64>().unwrap() / 255.0)
+        .collect();
+    let (r, g, b) = (v[0], v[1], v[2]);
+    let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+    let d = max - min;
+    if d == 0.0 {
+        return 0.0;
+    }
+    let h = if max == r {
+        ((g - b) / d).rem_euclid(6.0)
+    } else if max == g {
+        (b - r) / d + 2.0
+    } else {
+        (r - g) / d + 4.0
+    };
+    h * 60.0
+}
+
 pub fn step_allocation_pages(ctx: &Ctx) {
     let input = ctx.site.parent().unwrap().join("alloc-input");
+    let sources = ctx.site.parent().unwrap().join("alloc-sources");
     let site = ctx.site.parent().unwrap().join("alloc-site");
     let _ = std::fs::remove_dir_all(&input);
-    write_input(&input);
-    let out = crate::common::build(&input, &site, &["--force"]);
+    write_input(&input, &sources);
+    let sources_arg = sources.to_str().unwrap();
+    let out = crate::common::build(&input, &site, &["--force", "--sources", sources_arg]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -133,12 +182,46 @@ pub fn step_allocation_pages(ctx: &Ctx) {
         json!([
             "alloc/canvas/1.0.html",
             "alloc/canvas/2.0.html",
+            "alloc/demo-heap/1.0.html",
             "alloc/generated/1.0.html",
             "alloc/generated/2.0.html"
         ])
     );
 
+    // A pprof heap profile names the allocating function instead of a
+    // class, and the page says so; its counts are objects, with what was
+    // still live at the end.
+    ctx.open(&site.join("alloc/demo-heap/1.0.html"));
+    let text = ctx.js_str("document.querySelector('main').textContent");
+    assert!(
+        text.contains("This profiler records no allocated type: each box stands for the allocating function itself."),
+        "{text}"
+    );
+    assert!(text.contains("children are in order of first appearance"));
+    assert!(text.contains("every edge has the same width"));
+    let heads = ctx.js("Array.from(document.querySelectorAll('.al-class-table th')).map(function (th) { return th.textContent; })");
+    assert_eq!(
+        heads,
+        json!([
+            "✓",
+            "allocating function",
+            "instances",
+            "memory",
+            "live at end"
+        ])
+    );
+    let first = ctx.js_str("document.querySelector('svg.al-tree .al-item:not(.al-more) rect.al-cls').closest('.al-item').querySelector('text').textContent");
+    popup_rows(ctx, &first, 0);
+    let head = ctx.js_str("document.querySelector('#al-popup th:nth-child(2)').textContent");
+    assert_eq!(head, "allocating function (● created here)");
+
     ctx.open(&site.join("alloc/canvas/1.0.html"));
+    let text = ctx.js_str("document.querySelector('main').textContent");
+    assert!(
+        text.contains("Children are in call order, top to bottom."),
+        "{text}"
+    );
+    assert!(!text.contains("same width"), "{text}");
     // Fig. 1: eleven contexts; the class list sorted by instances.
     assert_eq!(drawn(ctx), 11);
     let classes = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return [r.querySelector('.al-name').textContent, r.cells[2].textContent]; })");
@@ -179,14 +262,15 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     row_event(ctx, "Box", "mouseleave");
     assert_eq!(labels(ctx, ".al-item.al-shaded").len(), 0);
 
-    // Popups: the lower create makes both classes directly, called 23
-    // times; main creates the Canvas directly and the rest below.
+    // Popups: the lower create makes both classes directly, each at its
+    // own line, called 23 times; main creates the Canvas directly (line
+    // 27) and the rest below.
     let rows = popup_rows(ctx, "ShapeFactory.create", 2);
     assert_eq!(
         rows,
         json!([
-            ["● Circle", "15", "360 B", true],
-            ["● Box", "8", "256 B", true]
+            ["● Circle", "15", "360 B", "line 8", true],
+            ["● Box", "8", "256 B", "line 10", true]
         ])
     );
     let text = ctx.js_str("document.getElementById('al-popup').textContent");
@@ -195,11 +279,87 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert_eq!(
         rows,
         json!([
-            ["Circle", "30", "720 B", false],
-            ["Box", "16", "512 B", false],
-            ["● Canvas", "1", "24 B", true],
-            ["ShapeFactory", "1", "16 B", false]
+            ["Circle", "30", "720 B", "", false],
+            ["Box", "16", "512 B", "", false],
+            ["● Canvas", "1", "24 B", "line 27", true],
+            ["ShapeFactory", "1", "16 B", "", false]
         ])
+    );
+
+    // A context links to its method's line on the source page.
+    let href = ctx.js_str("(function () { var g = Array.from(document.querySelectorAll('svg.al-tree .al-item')).filter(function (g) { return g.querySelector('text').textContent === 'ShapeFactory.create'; })[2]; return g.parentNode.getAttribute('href'); })()");
+    assert_eq!(href, "../../source/1.0/Canvas.java.html#L8");
+    let source = std::fs::read_to_string(site.join("source/1.0/Canvas.java.html")).unwrap();
+    assert!(
+        source.contains("id=\"L8\""),
+        "no line anchor in the source page"
+    );
+    assert!(source.contains("// Canvas.java line 8"));
+
+    // The memory metrics have their flame graphs, linked from the page,
+    // and the evolution matrix a memory matrix beside the one in objects.
+    let flames = ctx.js("Array.from(document.querySelectorAll('a')).filter(function (a) { return a.textContent.indexOf('flame graph: ') === 0; }).map(function (a) { return [a.textContent, a.getAttribute('href')]; })");
+    assert_eq!(
+        flames,
+        json!([
+            [
+                "flame graph: alloc_objects",
+                "../../profiles/canvas/1.0/r1.alloc_objects.html"
+            ],
+            [
+                "flame graph: alloc_space",
+                "../../profiles/canvas/1.0/r1.alloc_space.html"
+            ]
+        ])
+    );
+    assert!(site
+        .join("profiles/canvas/1.0/r1.alloc_space.html")
+        .is_file());
+    let memory = std::fs::read_to_string(site.join("matrix/b/canvas/memory/index.html")).unwrap();
+    assert!(memory.contains("canvas (memory)") && memory.contains("alloc_space"));
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("href=\"matrix/b/canvas/memory/index.html\""));
+
+    // The colour-blind theme colours contexts from pale blue to dark
+    // orange: none of the eight steps is red or green.
+    let bins = |ctx: &Ctx| {
+        ctx.js(
+            "(function () { var svg = document.querySelector('svg.al-tree'), out = [];
+            for (var i = 0; i < 8; i++) {
+              var g = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+              g.setAttribute('class', 'al-item al-h' + i);
+              var r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+              r.setAttribute('class', 'al-ctx');
+              g.appendChild(r); svg.appendChild(g);
+              out.push(getComputedStyle(r).fill); svg.removeChild(g);
+            }
+            return out; })()",
+        )
+    };
+    let light = bins(ctx);
+    assert_eq!(
+        light[7],
+        json!("rgb(215, 48, 39)"),
+        "light: most memory is red"
+    );
+    assert_eq!(light[0], json!("rgb(69, 117, 180)"), "light: least is blue");
+    ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'colorblind'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        "getComputedStyle(document.querySelector('svg.al-tree .al-h7 .al-ctx')).fill === 'rgb(179, 71, 0)'",
+        "colorblind: most memory is dark orange",
+    );
+    for (i, fill) in bins(ctx).as_array().unwrap().iter().enumerate() {
+        let hue = hue_of(fill.as_str().unwrap());
+        assert!(
+            (20.0..=45.0).contains(&hue) || (195.0..=220.0).contains(&hue),
+            "colorblind step {i}: {fill} (hue {hue:.0}) is neither blue nor orange"
+        );
+    }
+    ctx.screenshot("63-allocation-colorblind");
+    ctx.js("(function () { var s = document.getElementById('pa-theme-select'); s.value = 'light'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        "getComputedStyle(document.querySelector('svg.al-tree .al-h7 .al-ctx')).fill === 'rgb(215, 48, 39)'",
+        "back to the light theme",
     );
 
     // Exclusion: unticking Box removes its boxes and createBoxes' branch.
@@ -227,18 +387,24 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     ctx.js("document.getElementById('al-reset').click(), true");
     assert_eq!(drawn(ctx), 11);
 
-    // Class colours are the same on every page: both versions and the
-    // other benchmark (for the classes they share), and the standalone SVG.
+    // Class colours are the same on every page: in both versions (whose
+    // class rankings differ), in the list and the tree, and in the
+    // standalone SVG.
     let first = colours(ctx);
     assert!(!first.to_string().contains("MISMATCH"), "{first}");
     ctx.open(&site.join("alloc/canvas/2.0.html"));
     let second = colours(ctx);
     assert_eq!(first, second);
-    let change = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return r.cells[r.cells.length - 1].textContent; })");
-    // Box: 16 → 28 (createBoxes makes 20 instead of 8); Circle still first.
+    let change = ctx.js("Array.from(document.querySelectorAll('.al-class')).map(function (r) { return [r.querySelector('.al-name').textContent, r.cells[r.cells.length - 1].textContent]; })");
+    // Box: 16 → 38 (createBoxes makes 30 instead of 8), now first.
     assert_eq!(
         change,
-        json!(["no change", "+75.0%", "no change", "no change"])
+        json!([
+            ["Box", "+137.5%"],
+            ["Circle", "no change"],
+            ["Canvas", "no change"],
+            ["ShapeFactory", "no change"]
+        ])
     );
     let svg = std::fs::read_to_string(site.join("alloc/canvas/2.0.svg")).unwrap();
     for (name, colour) in first.as_object().unwrap() {
@@ -250,8 +416,23 @@ pub fn step_allocation_pages(ctx: &Ctx) {
             "(function () {{ var d = document.createElement('div'); d.style.color = getComputedStyle(document.querySelector('svg.al-tree .al-cls[data-class=\"{index}\"]')).fill; return d.style.color; }})()"
         ));
         assert_eq!(&Value::String(rgb), colour, "{name}");
+        // The standalone SVG fills the class's boxes with the same colour.
         let needle = format!("data-class=\"{index}\"");
-        assert!(svg.contains(&needle), "{name} in the standalone SVG");
+        let at = svg
+            .find(&needle)
+            .unwrap_or_else(|| panic!("{name} in the standalone SVG"));
+        let fill = svg[at..]
+            .split("fill=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(
+            Value::String(hex_rgb(fill)),
+            *colour,
+            "{name} in the standalone SVG"
+        );
     }
 
     // Collapsed parts: the chain opens into its ten contexts, the group of
@@ -275,6 +456,8 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert!(names.as_array().unwrap().contains(&json!(EVIL)), "{names}");
     let rows = popup_rows(ctx, "small3", 0);
     assert_eq!(rows[0][0], json!(format!("● {EVIL}")));
+    // The input has no lines: no line column.
+    assert_eq!(rows[0][3], Value::Null);
     assert_eq!(ctx.js("window.__pwned === undefined"), json!(true));
     ctx.screenshot("62-allocation-expanded");
 }

@@ -8,7 +8,8 @@
 //! √(size / largest size of any box in the tree), never under [`BOX_MIN`]
 //! so a tiny class stays visible — four to a row, in class order. The
 //! context's colour bin (0 = least, 7 = most) comes from its inclusive
-//! size against the largest below the root, on a log scale. Edge width is 1 + 4 × calls /
+//! memory (bytes, or the size when the input has none) against the
+//! largest below the root, on a log scale. Edge width is 1 + 4 × calls /
 //! most calls when the input counts calls, else 1.
 //!
 //! Labels are measured as monospace text ([`CHAR_W`] per character) so the
@@ -258,7 +259,7 @@ fn place_rows(items: &[Item], placed: &mut [Placed]) -> f64 {
     rows.cursor - ROW_GAP
 }
 
-/// Colour bins from the inclusive sizes against the largest below the
+/// Colour bins from the inclusive memory against the largest below the
 /// root, on a log scale over [`DECADES`] decades: the largest is bin 7,
 /// a thousandth of it or less bin 0. (Memory per context is very skewed: a
 /// linear scale would paint every context but the few largest blue.)
@@ -266,13 +267,13 @@ fn colour_bins(items: &[Item], placed: &mut [Placed]) {
     let largest = items
         .iter()
         .filter(|i| i.depth > 0)
-        .map(|i| i.inclusive)
+        .map(|i| i.memory)
         .fold(0.0, f64::max);
     for (item, p) in items.iter().zip(placed.iter_mut()) {
         p.bin = if item.depth == 0 || largest <= 0.0 {
             BINS - 1
         } else {
-            let share = (1.0 + (item.inclusive / largest).log10() / DECADES).max(0.0);
+            let share = (1.0 + (item.memory / largest).log10() / DECADES).max(0.0);
             ((share * BINS as f64) as usize).min(BINS - 1)
         };
     }

@@ -196,15 +196,43 @@ fn the_tree_reads_left_to_right_and_top_to_bottom() {
     // first create at depth 4 is the circles' (15 calls).
     assert_eq!(width_to("ShapeFactory.create", 3), 5.0);
     assert_eq!(width_to("ShapeFactory.create", 4), 1.0 + 4.0 * 15.0 / 23.0);
-    // Colour: the root and main hold everything; createBoxes' branch
-    // (8 of 48 objects) is lower.
+    // Colour is memory, inclusive: the root and main hold everything;
+    // createBoxes' branch (256 of 1,272 bytes) is lower, the constructor
+    // (16 bytes) lower still. By objects (8 and 1 of 48) they would be
+    // bins 5 and 3.
     assert_eq!(placed.items[1].bin, 7);
-    let boxes_branch = (0..items.len())
-        .find(|&i| placed.items[i].label == "Canvas.createBoxes")
-        .unwrap();
-    // log scale over 3 decades: 8/48 of the largest is bin ⌊8 × (1 + log₁₀(1/6) / 3)⌋.
-    assert_eq!(placed.items[boxes_branch].bin, 5);
-    assert_eq!((8.0 * (1.0 + (8.0_f64 / 48.0).log10() / 3.0)) as usize, 5);
+    let bin_of = |label: &str| {
+        let i = (0..items.len())
+            .find(|&i| placed.items[i].label == label)
+            .unwrap();
+        placed.items[i].bin
+    };
+    // log scale over 3 decades: a share s of the largest is bin
+    // ⌊8 × (1 + log₁₀ s / 3)⌋.
+    let bin = |s: f64| (8.0 * (1.0 + s.log10() / 3.0)) as usize;
+    assert_eq!(bin_of("Canvas.createBoxes"), 6);
+    assert_eq!(bin(256.0 / 1272.0), 6);
+    assert_eq!(bin_of("Canvas.<init>"), 2);
+    assert_eq!(bin(16.0 / 1272.0), 2);
+    assert_eq!((bin(8.0 / 48.0), bin(1.0 / 48.0)), (5, 3));
+    // Without sizes, the objects colour the contexts.
+    let mut counts_only = tree.clone();
+    counts_only.bytes_known = false;
+    let items = view::items(&counts_only, &Choice::initial());
+    let placed = layout::layout(&counts_only, &items, &Scale::of(&counts_only));
+    let bins: Vec<(String, usize)> = placed
+        .items
+        .iter()
+        .filter(|p| p.label == "Canvas.createBoxes" || p.label == "Canvas.<init>")
+        .map(|p| (p.label.clone(), p.bin))
+        .collect();
+    assert_eq!(
+        bins,
+        [
+            ("Canvas.<init>".to_string(), 3),
+            ("Canvas.createBoxes".to_string(), 5)
+        ]
+    );
 }
 
 #[test]

@@ -70,6 +70,10 @@ pub struct Item {
     pub direct: Vec<(usize, f64)>,
     /// Size of everything visible at and below it.
     pub inclusive: f64,
+    /// Memory of everything visible at and below it: bytes when the input
+    /// has sizes, else the size. Colours the item (section III-A: "the
+    /// amount of memory directly and indirectly consumed").
+    pub memory: f64,
 }
 
 impl Item {
@@ -96,10 +100,14 @@ pub fn visible_classes(tree: &AllocTree, choice: &Choice) -> Vec<bool> {
         .collect()
 }
 
-/// The visible sizes per node: (direct visible classes, inclusive size).
-fn visible_sizes(tree: &AllocTree, shown: &[bool]) -> (Vec<Vec<(usize, f64)>>, Vec<f64>) {
+/// Per node: the visible classes it creates directly, as (class, size).
+type Direct = Vec<Vec<(usize, f64)>>;
+
+/// The visible sizes per node: direct visible classes, inclusive size,
+/// inclusive memory.
+fn visible_sizes(tree: &AllocTree, shown: &[bool]) -> (Direct, Vec<f64>, Vec<f64>) {
     let by_bytes = tree.by_bytes();
-    let direct: Vec<Vec<(usize, f64)>> = tree
+    let direct: Direct = tree
         .nodes
         .iter()
         .map(|n| {
@@ -111,12 +119,27 @@ fn visible_sizes(tree: &AllocTree, shown: &[bool]) -> (Vec<Vec<(usize, f64)>>, V
         })
         .collect();
     let mut inclusive: Vec<f64> = direct.iter().map(|d| d.iter().map(|x| x.1).sum()).collect();
+    let mut memory: Vec<f64> = if tree.bytes_known {
+        tree.nodes
+            .iter()
+            .map(|n| {
+                n.direct
+                    .iter()
+                    .filter(|a| shown[a.class] && a.size(by_bytes) > 0.0)
+                    .map(|a| a.bytes)
+                    .sum()
+            })
+            .collect()
+    } else {
+        inclusive.clone()
+    };
     for i in (1..tree.nodes.len()).rev() {
         if let Some(p) = tree.nodes[i].parent {
             inclusive[p] += inclusive[i];
+            memory[p] += memory[i];
         }
     }
-    (direct, inclusive)
+    (direct, inclusive, memory)
 }
 
 /// Work left for [`items`]: a context to place, or a group of them.
@@ -128,7 +151,7 @@ enum Task {
 /// The items drawn for `choice`, in pre-order.
 pub fn items(tree: &AllocTree, choice: &Choice) -> Vec<Item> {
     let shown = visible_classes(tree, choice);
-    let (direct, inclusive) = visible_sizes(tree, &shown);
+    let (direct, inclusive, memory) = visible_sizes(tree, &shown);
     let kept_children = |n: usize| -> Vec<usize> {
         tree.nodes[n]
             .children
@@ -145,12 +168,14 @@ pub fn items(tree: &AllocTree, choice: &Choice) -> Vec<Item> {
         let node = match task {
             Task::Group(members) => {
                 let sum = members.iter().map(|&m| inclusive[m]).sum();
+                let bytes = members.iter().map(|&m| memory[m]).sum();
                 out.push(Item {
                     kind: ItemKind::Group(members),
                     parent,
                     depth,
                     direct: Vec::new(),
                     inclusive: sum,
+                    memory: bytes,
                 });
                 continue;
             }
@@ -180,6 +205,7 @@ pub fn items(tree: &AllocTree, choice: &Choice) -> Vec<Item> {
             parent,
             depth,
             inclusive: inclusive[node],
+            memory: memory[node],
         });
         let children = kept_children(last);
         let small: Vec<usize> = children
