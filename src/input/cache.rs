@@ -229,15 +229,19 @@ fn encode(loaded: &Loaded) -> Vec<u8> {
         Loaded::Profile(format, parsed) => Entry::Profile(profile_record(format, parsed)),
         Loaded::Measurements(m) => Entry::Measurements(measurements_record(m)),
     };
-    let payload = postcard::to_stdvec(&entry).unwrap_or_default();
+    framed(&postcard::to_stdvec(&entry).unwrap_or_default())
+}
+
+/// `payload` behind the header that [`decode`] checks.
+fn framed(payload: &[u8]) -> Vec<u8> {
     let version = env!("CARGO_PKG_VERSION").as_bytes();
     let mut out = Vec::with_capacity(payload.len() + 32);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT.to_le_bytes());
     out.push(version.len() as u8);
     out.extend_from_slice(version);
-    out.extend_from_slice(&xxh3_64(&payload).to_le_bytes());
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(&xxh3_64(payload).to_le_bytes());
+    out.extend_from_slice(payload);
     out
 }
 

@@ -102,3 +102,51 @@ fn keys_change_with_the_bytes_and_the_name() {
     let streamed = Cache::key_of_reader("x.folded", "x.folded", &b"main 1\n"[..]).unwrap();
     assert_eq!(streamed, a);
 }
+
+/// A measurement entry whose checksum holds but whose parts do not fit
+/// together (a bug, or a hand-made file) is not trusted either.
+#[test]
+fn measurement_entries_whose_parts_do_not_fit_are_ignored() {
+    let entry = |names: &str, means: Vec<f64>, benchmarks: Vec<MeasuredRecord>| {
+        framed(
+            &postcard::to_stdvec(&Entry::Measurements(CachedMeasurements {
+                format: "hyperfine".into(),
+                units: vec!["s".into()],
+                notes: vec![String::new()],
+                names: names.into(),
+                run_means: means,
+                benchmarks,
+                warnings: Vec::new(),
+            }))
+            .unwrap(),
+        )
+    };
+    let good = entry(
+        "ab",
+        vec![1.0, 2.0, 3.0],
+        vec![(1, 0, 0, 2, 2, false, false), (1, 0, 0, 1, 1, false, false)],
+    );
+    let Some(Loaded::Measurements(m)) = decode(&good) else {
+        panic!("a well-formed entry did not decode")
+    };
+    assert_eq!(m.name_of(&m.benchmarks[1]), "b");
+    assert_eq!(m.benchmarks[0].means.as_slice(), [1.0, 2.0]);
+    assert_eq!(m.benchmarks[1].means.moments().mean, 3.0);
+    let bad = [
+        // A name longer than the names.
+        entry("ab", vec![1.0], vec![(3, 0, 0, 1, 1, false, false)]),
+        // More runs than means.
+        entry("a", vec![1.0], vec![(1, 0, 0, 2, 2, false, false)]),
+        // Means or names left over.
+        entry("a", vec![1.0, 2.0], vec![(1, 0, 0, 1, 1, false, false)]),
+        entry("ab", vec![1.0], vec![(1, 0, 0, 1, 1, false, false)]),
+        // A unit or note outside the tables.
+        entry("a", vec![1.0], vec![(1, 1, 0, 1, 1, false, false)]),
+        entry("a", vec![1.0], vec![(1, 0, 1, 1, 1, false, false)]),
+        // A name cut inside a character.
+        entry("é", vec![1.0], vec![(1, 0, 0, 1, 1, false, false)]),
+    ];
+    for (i, bytes) in bad.iter().enumerate() {
+        assert!(decode(bytes).is_none(), "bad entry {i} was trusted");
+    }
+}
