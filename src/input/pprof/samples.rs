@@ -100,7 +100,7 @@ fn chunks(len: usize, outline: &Outline) -> Vec<(usize, usize, usize)> {
         let target = first_pos + span / wanted * c;
         let next = outline.bookmarks.partition_point(|&(pos, _)| pos < target);
         if let Some(&b) = outline.bookmarks.get(next) {
-            if b.0 > starts.last().unwrap().0 {
+            if starts.last().is_some_and(|last| b.0 > last.0) {
                 starts.push(b);
             }
         }
