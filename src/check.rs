@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::analysis::regression::{self, Categories, Direction, Settings, Severity, Verdict};
+use crate::analysis::regression::{self, Direction, Severity, Verdict};
 use crate::error::BuildError;
 use crate::input;
 use crate::model::Skipped;
@@ -86,18 +86,30 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 ))
             })?,
     };
-    let settings = Settings::from_config(&config.regressions);
-    let benchmarks: Vec<BenchmarkCheck> = regression::series(&history, &config.regressions)
+    // The same verdicts as the build's pages (one per pair, after the
+    // false-discovery control) when the baseline is the version before
+    // the newest; a chosen baseline is one comparison of its own.
+    let (settings, reports, _) = crate::analysis::regression_report::verdicts(
+        &history,
+        &config.regressions,
+        &config.benchmarks,
+    );
+    let benchmarks: Vec<BenchmarkCheck> = reports
         .iter()
-        .map(|series| {
-            let categories = Categories::for_series(series, &config.regressions);
-            let (verdict, c) = regression::judge_versions(
-                series,
-                baseline,
-                newest,
-                categories.as_ref(),
-                &settings,
-            );
+        .map(|report| {
+            let series = &report.series;
+            let categories = report.categories.as_ref();
+            let (mut verdict, c) =
+                regression::judge_versions(series, baseline, newest, categories, &settings);
+            let points = &series.points;
+            let last_pair = points.len() >= 2
+                && points[points.len() - 1].version == newest
+                && points[points.len() - 2].version == baseline;
+            if options.baseline.is_none() && last_pair {
+                if let Some(v) = report.adjacent.last() {
+                    verdict = v.clone();
+                }
+            }
             BenchmarkCheck {
                 benchmark: series.benchmark.clone(),
                 figures: series.origin.describe(),

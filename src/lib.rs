@@ -138,8 +138,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         true => render::reuse::PageReuse::disabled(),
         false => render::reuse::PageReuse::for_site(&options.output),
     };
+    let ids = site::timings::phase("identity", || {
+        let rules = model::PathRules::of_history(&history, &config.identity.rewrites());
+        model::FunctionIds::new(&history, &rules)
+    });
     let hierarchy = site::timings::phase("hierarchy", || {
-        analysis::hierarchy::Hierarchy::new(&history.frames, &history.title)
+        analysis::hierarchy::Hierarchy::new(&history.frames, &ids, &history.title)
     });
     let modifications = code_changes(options, &config, &history, &hierarchy)?;
     let sources = source_texts(options, &config, &history)?;
@@ -149,6 +153,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             &history,
             &config,
             &renderer,
+            &ids,
             hierarchy,
             modifications,
             &sources,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{component_path, FrameId, FrameTable};
+use crate::model::{component_path, FrameId, FrameTable, FunctionIds};
 
 /// Depth of a component in the hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -65,13 +65,21 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
-    /// Builds the hierarchy of every frame in `frames`. Component ids are
-    /// assigned in key order, so they do not depend on load order.
-    pub fn new(frames: &FrameTable, project: &str) -> Hierarchy {
+    /// The hierarchy of `frames` by name and version-independent file alone
+    /// (no versions known), as tests build it.
+    pub fn plain(frames: &FrameTable, project: &str) -> Hierarchy {
+        let ids = FunctionIds::of_frames(frames, &crate::model::PathRules::default());
+        Hierarchy::new(frames, &ids, project)
+    }
+
+    /// Builds the hierarchy of every frame in `frames`, each placed by its
+    /// function as `ids` says (see [`crate::model::identity`]). Component
+    /// ids are assigned in key order, so they do not depend on load order.
+    pub fn new(frames: &FrameTable, ids: &FunctionIds, project: &str) -> Hierarchy {
         let paths: Vec<[String; 3]> = frames
             .iter()
-            .map(|(_, f)| {
-                let c = component_path(f);
+            .map(|(id, f)| {
+                let c = component_path(&ids.function(id, f));
                 [c.package, c.class, c.method]
             })
             .collect();
@@ -193,7 +201,7 @@ mod tests {
         let a = frames.intern(line(361));
         let b = frames.intern(line(384));
         let z = frames.intern_name("zlib.compress");
-        let h = Hierarchy::new(&frames, "proj");
+        let h = Hierarchy::plain(&frames, "proj");
         assert_eq!(h.method_of(a), h.method_of(b));
         let m = h.method_of(a);
         assert_eq!(h.get(m).level, Level::Method);

@@ -400,7 +400,7 @@ mod tests {
                 profile,
             });
         }
-        let h = Hierarchy::new(&history.frames, "p");
+        let h = Hierarchy::plain(&history.frames, "p");
         let m = from_source_hashes(&history, &h);
         let names = |v: usize| -> Vec<(String, bool)> {
             m.versions[v]

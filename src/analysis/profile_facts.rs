@@ -383,7 +383,7 @@ mod tests {
         p.tree.add_stack([main, f, g, f], &[3.0]);
         p.tree.add_stack([main, f], &[2.0]);
         p.tree.add_stack([main, g], &[5.0]);
-        let h = Hierarchy::new(&frames, "p");
+        let h = Hierarchy::plain(&frames, "p");
         let facts = profile_facts(&p, &h, 0);
         let time = |fr| {
             let c = h.method_of(fr);
@@ -431,7 +431,7 @@ mod tests {
                 },
             ],
         });
-        let h = Hierarchy::new(&frames, "p");
+        let h = Hierarchy::plain(&frames, "p");
         let facts = profile_facts(&p, &h, 4);
         let tl = facts.timeline.unwrap();
         let of = |f| &tl.iter().find(|(c, _)| *c == h.method_of(f)).unwrap().1;

@@ -1,8 +1,11 @@
 //! Regression detection over the ordered versions (PRCA, sections 3 and
 //! 4.1): each benchmark's series of repeated samples, the categories that
-//! separate major from minor changes, the verdict on a pair of versions,
-//! and the search that names the version responsible for each regression
-//! (and improvement) by comparing end points and probing in between.
+//! separate major from minor changes, the verdict on a pair of versions
+//! with a false-discovery-rate control over every pair of a build, and the
+//! changes: every pair of consecutive measured versions that differs
+//! significantly, named by its later version, and marked when a later
+//! change undid it. (PRCA's probing search is for versions that were not
+//! measured: `perfatlas bisect` measures the commits it probes.)
 //!
 //! The unit of replication is an independent run: a hyperfine run, a
 //! profile repetition, a Google Benchmark repetition. Samples taken inside
@@ -16,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::stats::{self, Comparison, Summary, Test};
-use crate::input::config::RegressionConfig;
+use crate::input::config::{BenchmarkConfig, RegressionConfig};
 use crate::model::{History, MeasurementEntry, ProfileEntry, RunMeans, Unit};
 
 /// The settings every comparison uses.
@@ -109,6 +112,16 @@ impl Series {
 /// benchmark's are found as runs of equal names rather than gathered one
 /// by one (millions of entries in a long history).
 pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
+    series_named(history, config, &[])
+}
+
+/// [`series`], measured benchmarks shown under their configured
+/// `display` names (`[[benchmarks]]`), in name order.
+pub fn series_named(
+    history: &History,
+    config: &RegressionConfig,
+    configured: &[BenchmarkConfig],
+) -> Vec<Series> {
     let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
     for run in history
         .measurements
@@ -123,13 +136,34 @@ pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
     let mut names: Vec<&str> = measured.keys().chain(profiled.keys()).copied().collect();
     names.sort_unstable();
     names.dedup();
-    names
+    let mut all: Vec<Series> = names
         .into_par_iter()
         .filter_map(|name| match measured.get(name) {
             Some(entries) => measured_series(history, name, entries, config.confidence),
             None => profile_series(history, name, profiled.get(name)?, config),
         })
-        .collect()
+        .collect();
+    let shown = |b: &str| {
+        names_of(b, configured)
+            .and_then(|c| c.display.clone())
+            .filter(|d| !d.is_empty())
+    };
+    let mut renamed = false;
+    for s in &mut all {
+        if let Some(d) = shown(&s.benchmark) {
+            s.benchmark = d;
+            renamed = true;
+        }
+    }
+    if renamed {
+        all.sort_by(|a, b| a.benchmark.cmp(&b.benchmark));
+    }
+    all
+}
+
+/// The `[[benchmarks]]` entry of benchmark `name`, by its read name.
+pub fn names_of<'a>(name: &str, config: &'a [BenchmarkConfig]) -> Option<&'a BenchmarkConfig> {
+    config.iter().find(|c| c.name == name)
 }
 
 /// The items of each benchmark, in the order given.
@@ -472,18 +506,26 @@ fn too_little(p: &Point, settings: &Settings) -> Option<String> {
     Some(reason)
 }
 
-/// One probe of the search: the pair it narrowed and what it found.
+/// How a change was found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Probe {
-    /// Version indices: the pair's good end, the probe, the pair's bad end.
-    pub good: usize,
-    pub probe: usize,
-    pub bad: usize,
-    /// The probe's weight w = min(a + 1, N − (a + 1)).
-    pub weight: usize,
-    /// The probe changed against the good end (in the search's direction).
-    pub changed: bool,
-    pub p_value: Option<f64>,
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Method {
+    /// Two consecutive versions, both measured, compared directly.
+    Adjacent,
+    /// Two measured versions with `unmeasured` versions between them that
+    /// have no figures: the responsible version is one of those or the
+    /// later one (`perfatlas bisect` narrows it by PRCA's probing).
+    Gap { unmeasured: usize },
+}
+
+/// A later change in the other direction that took a change back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Undone {
+    /// Version index of the change that took it back.
+    pub by: usize,
+    /// The mean there against the mean before the change, (x − before) /
+    /// before: near 0 when fully undone.
+    pub relative_to_before: f64,
 }
 
 /// A regression or improvement with the version responsible for it.
@@ -496,12 +538,12 @@ pub struct Change {
     /// one.
     pub before: usize,
     pub after: usize,
-    /// The end points whose comparison started the search.
-    pub span: (usize, usize),
+    pub method: Method,
     /// `after` against `before`.
     pub comparison: Option<Comparison>,
     pub categories: (String, String),
-    pub probes: Vec<Probe>,
+    /// A later change that took at least half of this one back.
+    pub undone: Option<Undone>,
 }
 
 impl Change {
@@ -516,159 +558,204 @@ impl Change {
     }
 }
 
-/// Every regression and improvement in `series`, each with its responsible
-/// version, found by the PRCA search.
-pub fn find_changes(
+/// One point against the one before it, before the build's false-discovery
+/// control: the verdict at the test's own confidence and, where that found
+/// a change, the exact p-value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairTest {
+    pub verdict: Verdict,
+    pub p_value: Option<f64>,
+}
+
+impl PairTest {
+    /// Whether a test was made (both points had enough runs and variance).
+    pub fn tested(&self) -> bool {
+        matches!(self.verdict, Verdict::Change { .. } | Verdict::NoChange)
+    }
+}
+
+/// Every point of `series` against the one before it, at the test's own
+/// confidence (the p-value only where a change was found: only those can
+/// survive a false-discovery control at the same level).
+pub fn pair_tests(
     series: &Series,
     categories: Option<&Categories>,
     settings: &Settings,
-) -> Vec<Change> {
-    let judgeable: Vec<&Point> = series
+) -> Vec<PairTest> {
+    series
         .points
+        .windows(2)
+        .map(|w| {
+            let verdict = verdict(&w[0], &w[1], categories, settings);
+            let p_value = match verdict {
+                Verdict::Change { .. } => stats::compare(
+                    settings.test,
+                    &w[0].values,
+                    &w[1].values,
+                    settings.confidence,
+                )
+                .map(|c| c.p_value),
+                _ => None,
+            };
+            PairTest { verdict, p_value }
+        })
+        .collect()
+}
+
+/// The false-discovery-rate control of a build.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fdr {
+    /// Benjamini–Hochberg in force (else each test alone).
+    pub in_force: bool,
+    /// The rate controlled (1 − confidence).
+    pub rate: f64,
+    /// Comparisons made in the build (the family).
+    pub tests: usize,
+    /// The largest p-value still called a change; `None`: none is.
+    pub threshold: Option<f64>,
+    /// Changes at the test's own confidence that the control held back.
+    pub held_back: usize,
+}
+
+/// Benjamini–Hochberg over `p_values` (the candidates) of a family of
+/// `tests` comparisons at `rate`: the largest p-value that is a discovery.
+pub fn benjamini_hochberg(p_values: &[f64], tests: usize, rate: f64) -> Option<f64> {
+    let mut sorted: Vec<f64> = p_values.iter().copied().filter(|p| p.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let m = tests.max(sorted.len()) as f64;
+    sorted
         .iter()
-        .filter(|p| too_little(p, settings).is_none())
+        .enumerate()
+        .filter(|&(k, &p)| p <= (k + 1) as f64 / m * rate)
+        .map(|(_, &p)| p)
+        .next_back()
+}
+
+/// The verdicts of every benchmark's pairs after the false-discovery
+/// control (when `in_force`) over all of them: a change whose p-value is
+/// above the Benjamini–Hochberg threshold becomes no change.
+pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Vec<Verdict>>, Fdr) {
+    let family = tests.iter().flatten().filter(|t| t.tested()).count();
+    let candidates: Vec<f64> = tests.iter().flatten().filter_map(|t| t.p_value).collect();
+    let threshold = benjamini_hochberg(&candidates, family, rate);
+    let mut held_back = 0;
+    let verdicts = tests
+        .iter()
+        .map(|pairs| {
+            pairs
+                .iter()
+                .map(|t| {
+                    let discovered = t.p_value.zip(threshold).is_some_and(|(p, th)| p <= th);
+                    match &t.verdict {
+                        Verdict::Change { .. } if in_force && !discovered => {
+                            held_back += 1;
+                            Verdict::NoChange
+                        }
+                        v => v.clone(),
+                    }
+                })
+                .collect()
+        })
         .collect();
-    let verdict_of = |a: usize, b: usize| judge(judgeable[a], judgeable[b], categories, settings);
-    let direction_of = |a: usize, b: usize| match verdict_of(a, b) {
-        (Verdict::Change { direction, .. }, c) => (Some(direction), c.map(|c| c.p_value)),
-        (_, c) => (None, c.map(|c| c.p_value)),
+    let fdr = Fdr {
+        in_force,
+        rate,
+        tests: family,
+        threshold,
+        held_back: if in_force { held_back } else { 0 },
     };
+    (verdicts, fdr)
+}
+
+/// Every regression and improvement of `series`: each pair of consecutive
+/// points whose verdict (`verdicts`, one per pair) is a change, named by
+/// its later version, with the later change that undid it, if any.
+pub fn find_changes(
+    series: &Series,
+    categories: Option<&Categories>,
+    verdicts: &[Verdict],
+    settings: &Settings,
+) -> Vec<Change> {
     let name = |p: &Point| {
         categories
             .map(|c| c.name_of(mean(p)).to_string())
             .unwrap_or_default()
     };
-    let v = |i: usize| judgeable[i].version;
-    search(judgeable.len(), &direction_of)
-        .into_iter()
-        .map(|found| {
-            let (a, b) = (judgeable[found.before], judgeable[found.after]);
-            let (verdict, comparison) = verdict_of(found.before, found.after);
-            let severity = match verdict {
-                Verdict::Change { severity, .. } => severity,
-                _ => Severity::Minor,
-            };
+    let mut found: Vec<(usize, Change)> = Vec::new();
+    for (i, (w, verdict)) in series.points.windows(2).zip(verdicts).enumerate() {
+        let Verdict::Change {
+            direction,
+            severity,
+        } = *verdict
+        else {
+            continue;
+        };
+        let (a, b) = (&w[0], &w[1]);
+        let comparison = stats::compare(settings.test, &a.values, &b.values, settings.confidence);
+        let method = match b.version - a.version {
+            1 => Method::Adjacent,
+            n => Method::Gap { unmeasured: n - 1 },
+        };
+        found.push((
+            i,
             Change {
                 benchmark: series.benchmark.clone(),
-                direction: found.direction,
+                direction,
                 severity,
                 before: a.version,
                 after: b.version,
-                span: (v(found.span.0), v(found.span.1)),
+                method,
                 comparison,
                 categories: (name(a), name(b)),
-                probes: found
-                    .probes
-                    .into_iter()
-                    .map(|p| Probe {
-                        good: v(p.good),
-                        probe: v(p.probe),
-                        bad: v(p.bad),
-                        ..p
-                    })
-                    .collect(),
-            }
-        })
+                undone: None,
+            },
+        ));
+    }
+    let undone: Vec<Option<Undone>> = found
+        .iter()
+        .map(|(i, c)| undone_by(series, &found, *i, c))
+        .collect();
+    found
+        .into_iter()
+        .zip(undone)
+        .map(|((_, c), undone)| Change { undone, ..c })
         .collect()
 }
 
-/// A change found by [`search`], in positions of the judged points.
-struct Found {
-    direction: Direction,
-    before: usize,
-    after: usize,
-    span: (usize, usize),
-    probes: Vec<Probe>,
-}
-
-/// How the later of two positions differs from the earlier (`None`: not
-/// significantly), with the test's p-value.
-type DirectionOf<'a> = dyn Fn(usize, usize) -> (Option<Direction>, Option<f64>) + 'a;
-
-/// PRCA over positions `0..n` in order: compare the end points of a span;
-/// when the later one changed, probe by weight in that direction until the
-/// pair is adjacent, report it, and search the spans on either side of it
-/// the same way (so a regression hidden behind a later improvement of the
-/// same span is still found once the span is split).
-fn search(n: usize, direction_of: &DirectionOf) -> Vec<Found> {
-    let mut found = Vec::new();
-    let mut spans = if n >= 2 { vec![(0, n - 1)] } else { vec![] };
-    while let Some((start, end)) = spans.pop() {
-        if end <= start {
-            continue;
-        }
-        let Some(direction) = direction_of(start, end).0 else {
-            continue;
-        };
-        let changed = |a: usize, b: usize| {
-            let (d, p) = direction_of(a, b);
-            (d == Some(direction), p)
-        };
-        let (before, after, probes) = bisect_linear(start, end, &changed);
-        found.push(Found {
-            direction,
-            before,
-            after,
-            span: (start, end),
-            probes,
-        });
-        spans.push((after, end));
-        spans.push((start, before));
-    }
-    found.sort_by_key(|f| f.after);
+/// The first later change in the other direction after which the series
+/// has come back at least half-way to where it was before change `c` (at
+/// pair `i`).
+fn undone_by(series: &Series, found: &[(usize, Change)], i: usize, c: &Change) -> Option<Undone> {
+    let before = mean(&series.points[i]);
+    let after = mean(&series.points[i + 1]);
+    let half_way = before + (after - before) / 2.0;
     found
-}
-
-/// Narrows (good, bad) on a linear history until nothing lies between.
-fn bisect_linear(
-    mut good: usize,
-    mut bad: usize,
-    changed: &dyn Fn(usize, usize) -> (bool, Option<f64>),
-) -> (usize, usize, Vec<Probe>) {
-    let mut probes = Vec::new();
-    while let Some((probe, weight)) = next_linear_probe(good, bad) {
-        let (hit, p_value) = changed(good, probe);
-        probes.push(Probe {
-            good,
-            probe,
-            bad,
-            weight,
-            changed: hit,
-            p_value,
-        });
-        if hit {
-            bad = probe;
-        } else {
-            good = probe;
-        }
-    }
-    (bad - 1, bad, probes)
+        .iter()
+        .filter(|(j, later)| *j > i && later.direction != c.direction)
+        .find_map(|(j, later)| {
+            let there = mean(&series.points[j + 1]);
+            let back = match c.direction {
+                Direction::Regression => there <= half_way,
+                Direction::Improvement => there >= half_way,
+            };
+            (back && before != 0.0).then(|| Undone {
+                by: later.after,
+                relative_to_before: (there - before) / before,
+            })
+        })
 }
 
 /// Section 4.1 on a linear history: the filtered set is good+1..=bad; the
 /// k-th of its N members has a = k ancestors in it; the probe has the
 /// highest w = min(a + 1, N − (a + 1)), the earliest on ties. `None` when
-/// good and bad are adjacent.
+/// good and bad are adjacent. (`perfatlas bisect` probes the commit graph
+/// by the same weights, see [`crate::vcs::bisect`].)
 pub fn next_linear_probe(good: usize, bad: usize) -> Option<(usize, usize)> {
     let n = bad - good;
     (0..n)
         .map(|a| (good + 1 + a, (a + 1).min(n - (a + 1))))
         .filter(|&(_, w)| w > 0)
         .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
-}
-
-/// The verdicts of every version against the one before it with data
-/// (the test's figures of one pair come from [`judge`]).
-pub fn adjacent(
-    series: &Series,
-    categories: Option<&Categories>,
-    settings: &Settings,
-) -> Vec<Verdict> {
-    series
-        .points
-        .windows(2)
-        .map(|w| verdict(&w[0], &w[1], categories, settings))
-        .collect()
 }
 
 /// Judges version `newer` against `older` for one series (the CI gate).

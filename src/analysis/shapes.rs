@@ -6,14 +6,14 @@
 //!
 //! Every shape is an ordinary [`CallTree`]: a node's inclusive value is the
 //! sum of the self values below it, so one layout and one writer serve all
-//! shapes. Bottom-up and flat trees group frames by *function* (name and
-//! file, the line dropped); the frames they need besides the profile's own
+//! shapes. Bottom-up and flat trees group frames by *function* (see
+//! [`crate::model::identity`]); the frames they need besides the profile's own
 //! live in [`ShapeFrames`], one table for the whole history so that the same
 //! function has the same id in every profile and trees can be merged.
 
 use rustc_hash::FxHashMap;
 
-use crate::model::{stable_path, CallTree, Frame, FrameId, FrameTable, NodeId};
+use crate::model::{CallTree, Frame, FrameId, FrameTable, FunctionIds, NodeId};
 
 /// The history's frames plus the function, file and module frames that
 /// bottom-up and flat trees use. Ids of the history's own frames are kept.
@@ -29,10 +29,14 @@ pub struct ShapeFrames {
     function_of: Vec<FrameId>,
     file_of: Vec<FrameId>,
     module_of: Vec<FrameId>,
+    /// Shape frame → a history frame it was made from.
+    origin: Vec<FrameId>,
 }
 
 impl ShapeFrames {
-    pub fn new(frames: &FrameTable) -> ShapeFrames {
+    /// The shape frames of `frames`, each frame's function as `ids` says
+    /// (see [`crate::model::identity`]).
+    pub fn new(frames: &FrameTable, ids: &FunctionIds) -> ShapeFrames {
         let mut table = frames.clone();
         let n = frames.len();
         let (mut function_of, mut file_of, mut module_of) = (
@@ -40,18 +44,21 @@ impl ShapeFrames {
             Vec::with_capacity(n),
             Vec::with_capacity(n),
         );
-        for (_, frame) in frames.iter() {
-            function_of.push(table.intern(function_frame(frame)));
-            file_of.push(table.intern(file_frame(frame)));
-            module_of.push(table.intern(module_frame(frame)));
+        for (id, frame) in frames.iter() {
+            let function = ids.function(id, frame);
+            function_of.push(table.intern(function.clone()));
+            file_of.push(table.intern(file_frame(&function)));
+            module_of.push(table.intern(module_frame(&function)));
         }
         // The frames just added map too (to themselves, or to frames added
         // in turn), so trees already by function can be reshaped again.
         while function_of.len() < table.len() {
-            let frame = table.get(FrameId(function_of.len() as u32)).clone();
-            function_of.push(table.intern(function_frame(&frame)));
-            file_of.push(table.intern(file_frame(&frame)));
-            module_of.push(table.intern(module_frame(&frame)));
+            let id = FrameId(function_of.len() as u32);
+            let frame = table.get(id).clone();
+            let function = line_free(&frame);
+            function_of.push(table.intern(function.clone()));
+            file_of.push(table.intern(file_frame(&function)));
+            module_of.push(table.intern(module_frame(&function)));
         }
         let no_stack = table.intern(Frame {
             function: "(no stack)".to_string(),
@@ -63,6 +70,20 @@ impl ShapeFrames {
             module: Some("(narrower callers)".to_string()),
             ..Frame::default()
         });
+        // The first history frame of each shape frame made from one.
+        let mut origin: Vec<Option<FrameId>> = vec![None; table.len()];
+        for i in 0..n {
+            let id = FrameId(i as u32);
+            origin[i] = Some(id);
+            for made in [function_of[i], file_of[i], module_of[i]] {
+                origin[made.0 as usize].get_or_insert(id);
+            }
+        }
+        let origin = origin
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| o.unwrap_or(FrameId(i as u32)))
+            .collect();
         ShapeFrames {
             table,
             no_stack,
@@ -70,7 +91,15 @@ impl ShapeFrames {
             function_of,
             file_of,
             module_of,
+            origin,
         }
+    }
+
+    /// A frame of the history standing for shape frame `frame` (itself
+    /// for the history's own): for questions asked of history frames, such
+    /// as whether a version modified a function.
+    pub fn origin(&self, frame: FrameId) -> FrameId {
+        self.origin.get(frame.0 as usize).copied().unwrap_or(frame)
     }
 
     /// The frame standing for `frame`'s function (its line dropped).
@@ -96,24 +125,19 @@ impl ShapeFrames {
     }
 }
 
-/// A function is its name and its file's stable path (see
-/// [`stable_path`]), so the same function of two versions installed in
-/// different environments is one frame.
-fn function_frame(frame: &Frame) -> Frame {
+/// A frame without its lines (function frames made from function frames).
+fn line_free(frame: &Frame) -> Frame {
     Frame {
         function: frame.function.clone(),
-        file: stable_file(frame),
+        file: frame.file.clone(),
         module: frame.module.clone(),
         ..Frame::default()
     }
 }
 
-fn stable_file(frame: &Frame) -> Option<String> {
-    frame.file.as_deref().map(|f| stable_path(f).to_string())
-}
-
+/// The file of a function frame (whose file is version-independent).
 fn file_frame(frame: &Frame) -> Frame {
-    let file = stable_file(frame);
+    let file = frame.file.clone();
     Frame {
         function: file.clone().unwrap_or_else(|| "(no file)".to_string()),
         file,
@@ -124,7 +148,7 @@ fn file_frame(frame: &Frame) -> Frame {
 /// The load module when the profiler names one, else the file's directory
 /// (a package, for interpreted languages).
 fn module_frame(frame: &Frame) -> Frame {
-    let file = stable_file(frame);
+    let file = frame.file.clone();
     let name = match (&frame.module, &file) {
         (Some(m), _) if !m.is_empty() => m.clone(),
         (_, Some(f)) => match f.rfind(['/', '\\']) {

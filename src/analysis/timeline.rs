@@ -119,7 +119,7 @@ mod tests {
             });
         }
         history.frames = frames;
-        let h = Hierarchy::new(&history.frames, "p");
+        let h = Hierarchy::plain(&history.frames, "p");
         let facts: Vec<ProfileFacts> = history
             .profiles
             .iter()

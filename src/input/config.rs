@@ -36,6 +36,47 @@ pub struct Config {
     /// Field executions: named views.
     #[serde(default)]
     pub field: FieldConfig,
+    /// What makes two frames of different versions the same function.
+    #[serde(default)]
+    pub identity: IdentityConfig,
+    /// Measured benchmarks: display names and the profiles that explain
+    /// them (`[[benchmarks]]`).
+    #[serde(default)]
+    pub benchmarks: Vec<BenchmarkConfig>,
+}
+
+/// `[identity]`: file-path rewrites the built-in rules miss (see
+/// [`crate::model::identity`]).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdentityConfig {
+    /// Prefix rewrites; `{version}` in `from` stands for any version's name
+    /// or label.
+    pub path_map: Vec<PathRule>,
+}
+
+impl IdentityConfig {
+    pub fn rewrites(&self) -> Vec<(String, String)> {
+        self.path_map
+            .iter()
+            .map(|r| (r.from.clone(), r.to.clone()))
+            .collect()
+    }
+}
+
+/// `[[benchmarks]]`: one measured benchmark.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkConfig {
+    /// The benchmark as read (a hyperfine command or `--command-name`, a
+    /// file's benchmark name).
+    pub name: String,
+    /// The name shown instead.
+    #[serde(default)]
+    pub display: Option<String>,
+    /// The profiled benchmark whose call trees explain its changes.
+    #[serde(default)]
+    pub profiles: Option<String>,
 }
 
 /// `[field]`: named views of the field executions, each a page.
@@ -69,6 +110,10 @@ pub struct RegressionConfig {
     /// Most version rows in a benchmark page's table; the versions beyond
     /// are summed up in a line per run left out. 0: a row per version.
     pub table_rows: usize,
+    /// Benjamini–Hochberg control of the false-discovery rate over every
+    /// version-to-version comparison of a build, at 1 − `confidence`
+    /// (default on); `false`: each comparison at `confidence` alone.
+    pub fdr: bool,
 }
 
 impl Default for RegressionConfig {
@@ -82,6 +127,7 @@ impl Default for RegressionConfig {
             auto_bands: vec![1.5, 3.0],
             metric: None,
             table_rows: 60,
+            fdr: true,
         }
     }
 }

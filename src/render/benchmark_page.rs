@@ -8,8 +8,11 @@ use serde::Serialize;
 use super::format::{measured, p_value, signed_percent};
 use super::series_table::{self, Line};
 use super::{paths, series_svg, Common, Renderer};
-use crate::analysis::regression::{Categories, Change, Direction, Point, Series, Verdict};
+use crate::analysis::regression::{
+    Categories, Change, Direction, Fdr, Method, Point, Series, Verdict,
+};
 use crate::analysis::regression_report::{BenchmarkReport, RegressionReport};
+use crate::analysis::root_cause::RootCause;
 use crate::analysis::stats::Comparison;
 use crate::error::BuildError;
 use crate::model::History;
@@ -25,6 +28,62 @@ pub fn regression_path(benchmark: &str, before: &str, after: &str) -> String {
         paths::slug(benchmark),
         paths::slug(before),
         paths::slug(after)
+    )
+}
+
+/// The page of a change: under `regressions/` or `improvements/`.
+pub fn change_path(c: &Change, before: &str, after: &str) -> String {
+    match c.direction {
+        Direction::Regression => regression_path(&c.benchmark, before, after),
+        Direction::Improvement => format!(
+            "improvements/{}/{}--{}.html",
+            paths::slug(&c.benchmark),
+            paths::slug(before),
+            paths::slug(after)
+        ),
+    }
+}
+
+/// The function that explains most of a change, with its share of the
+/// difference and whether `after` modified it.
+pub fn cause_summary(cause: &RootCause, after: &str) -> Option<String> {
+    let f = cause.main_function()?;
+    Some(format!(
+        "{}{} explains {:.0}% of the difference{}",
+        f.name,
+        f.file
+            .as_deref()
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default(),
+        f.share * 100.0,
+        if f.modified {
+            format!(", modified in {after} ●")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+/// Which false-discovery control is in force, in one sentence.
+pub fn fdr_note(fdr: &Fdr) -> String {
+    if !fdr.in_force {
+        return format!(
+            "No false-discovery-rate control: each of the {} comparisons of this build stands alone (`[regressions] fdr = false`).",
+            fdr.tests
+        );
+    }
+    let held = match fdr.held_back {
+        0 => String::new(),
+        n => format!(
+            " {n} difference{} significant alone {} not reported because of it.",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "was" } else { "were" }
+        ),
+    };
+    format!(
+        "Benjamini–Hochberg false-discovery-rate control at {}% over the {} version-to-version comparisons of this build.{held}",
+        format!("{:.4}", fdr.rate * 100.0).trim_end_matches('0').trim_end_matches('.'),
+        fdr.tests
     )
 }
 
@@ -52,6 +111,8 @@ pub struct ChangeRow {
     pub class: &'static str,
     pub summary: String,
     pub href: Option<String>,
+    /// The function that explains most of the change, in one line.
+    pub cause: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -94,12 +155,16 @@ pub fn render(
     let page = path(&bench.series.benchmark);
     let series = &bench.series;
     let settings = &report.settings;
-    let found: Vec<&Change> = report
+    let mut found: Vec<(&Change, Option<&RootCause>)> = report
         .changes
         .iter()
-        .filter(|c| c.benchmark == series.benchmark)
+        .zip(&report.causes)
+        .filter(|(c, _)| c.benchmark == series.benchmark)
+        .map(|(c, cause)| (c, cause.as_ref()))
         .collect();
-    let (lines, marked) = table_lines(series, &bench.adjacent, &found, table_rows);
+    found.sort_by_key(|(c, _)| c.after);
+    let found_changes: Vec<&Change> = found.iter().map(|(c, _)| *c).collect();
+    let (lines, marked) = table_lines(series, &bench.adjacent, &found_changes, table_rows);
     let shown = lines.iter().filter(|l| matches!(l, Line::Point(_))).count();
     let rows = lines
         .iter()
@@ -116,13 +181,17 @@ pub fn render(
         .collect();
     let changes = found
         .iter()
-        .map(|c| change_row(history, c, &page))
+        .map(|(c, cause)| change_row(history, c, *cause, &page))
         .collect();
     let view = View {
         common: Common::new(renderer, history, &page),
         benchmark: series.benchmark.clone(),
         origin: series.origin.describe(),
-        method: method_note(settings.test.label(), settings.confidence, settings.min_runs),
+        method: format!(
+            "{} {}",
+            method_note(settings.test.label(), settings.confidence, settings.min_runs),
+            fdr_note(&report.fdr)
+        ),
         categories: categories_note(history, bench.categories.as_ref(), &series.unit),
         chart: series_svg::chart(
             series,
@@ -332,6 +401,7 @@ pub fn severity_word(s: crate::analysis::regression::Severity) -> &'static str {
 pub fn change_row(
     history: &History,
     c: &crate::analysis::regression::Change,
+    cause: Option<&RootCause>,
     page: &str,
 ) -> ChangeRow {
     let name = |v: usize| history.versions[v].name.as_str();
@@ -366,20 +436,26 @@ pub fn change_row(
         ),
         class: if regression { "pa-bad" } else { "pa-good" },
         summary: format!(
-            "{} → {} ({figures}{category}); found by {} probe{} between {} and {}",
+            "{} → {} ({figures}{category}){}{}",
             label(c.before),
             label(c.after),
-            c.probes.len(),
-            if c.probes.len() == 1 { "" } else { "s" },
-            label(c.span.0),
-            label(c.span.1)
+            match c.method {
+                Method::Adjacent => String::new(),
+                Method::Gap { unmeasured } => format!(
+                    "; {unmeasured} version{} between not measured",
+                    if unmeasured == 1 { "" } else { "s" }
+                ),
+            },
+            c.undone
+                .as_ref()
+                .map(|u| format!("; undone in {}", label(u.by)))
+                .unwrap_or_default()
         ),
-        href: regression.then(|| {
-            format!(
-                "{}{}",
-                paths::root_of(page),
-                regression_path(&c.benchmark, name(c.before), name(c.after))
-            )
-        }),
+        href: Some(format!(
+            "{}{}",
+            paths::root_of(page),
+            change_path(c, name(c.before), name(c.after))
+        )),
+        cause: cause.and_then(|x| cause_summary(x, &label(c.after))),
     }
 }

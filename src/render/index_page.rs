@@ -159,7 +159,13 @@ pub fn render(
     let (regressions, improvements) = report
         .changes
         .iter()
-        .map(|c| (c.direction, change_row(history, c, "index.html")))
+        .zip(&report.causes)
+        .map(|(c, cause)| {
+            (
+                c.direction,
+                change_row(history, c, cause.as_ref(), "index.html"),
+            )
+        })
         .partition::<Vec<_>, _>(|(d, _)| *d == Direction::Regression);
     let settings = &report.settings;
     let with_figures: Vec<&BenchmarkReport> = report
@@ -189,10 +195,14 @@ pub fn render(
                 )
             })
             .collect(),
-        regression_method: method_note(
-            settings.test.label(),
-            settings.confidence,
-            settings.min_runs,
+        regression_method: format!(
+            "{} {}",
+            method_note(
+                settings.test.label(),
+                settings.confidence,
+                settings.min_runs
+            ),
+            benchmark_page::fdr_note(&report.fdr)
         ),
         aggregate_sets: aggregate_sets.to_vec(),
         matrices: evolution

@@ -48,7 +48,7 @@ use crate::analysis::shapes::ShapeFrames;
 use crate::error::BuildError;
 use crate::input::config::Config;
 use crate::input::sources::Sources;
-use crate::model::{History, Unit};
+use crate::model::{FunctionIds, History, Unit};
 use crate::ThemeChoice;
 use evolution::EvolutionPlan;
 use reuse::PageReuse;
@@ -341,12 +341,14 @@ pub fn site_files(
     history: &History,
     config: &Config,
     renderer: &Renderer,
+    ids: &FunctionIds,
     hierarchy: Hierarchy,
     modifications: Modifications,
     sources: &Sources,
     output: &Output,
 ) -> Result<SiteFiles, BuildError> {
     let mut files = SiteFiles::new();
+    let frames = ShapeFrames::new(&history.frames, ids);
     let field_assets: &[&str] = if history.field.is_empty() {
         &[]
     } else {
@@ -374,7 +376,7 @@ pub fn site_files(
     let plan = profile_page::plan(history);
     let links = SourceLinks::new(history, sources, &config.flame.editor);
     let regressions = crate::site::timings::phase("regressions", || {
-        regression_report(history, config, &hierarchy, &modifications)
+        regression_report(history, config, &frames, &hierarchy, &modifications)
     });
     let source_diffs: Vec<bool> = modifications
         .versions
@@ -387,7 +389,15 @@ pub fn site_files(
         || {
             (
                 crate::site::timings::phase("flame_pages", || {
-                    flame_pages(history, config, renderer, &plan, (&links, sources), output)
+                    flame_pages(
+                        history,
+                        config,
+                        renderer,
+                        &plan,
+                        &frames,
+                        (&links, sources),
+                        output,
+                    )
                 }),
                 source_pages(history, renderer, &links, sources),
             )
@@ -489,6 +499,7 @@ pub(crate) type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
 fn regression_report(
     history: &History,
     config: &Config,
+    frames: &ShapeFrames,
     hierarchy: &Hierarchy,
     modifications: &Modifications,
 ) -> RegressionReport {
@@ -498,7 +509,7 @@ fn regression_report(
             .get(version)
             .is_some_and(|v| v.modified.contains_key(&hierarchy.method_of(frame)))
     };
-    crate::analysis::regression_report::build(history, &config.regressions, &modified)
+    crate::analysis::regression_report::build(history, config, frames, &modified)
 }
 
 /// A page per benchmark with figures, and one per regression.
@@ -515,7 +526,7 @@ fn regression_pages(
         .par_iter()
         .filter(|b| !b.series.points.is_empty())
         .map(|b| benchmark_page::render(history, report, b, table_rows, renderer));
-    let regressions = report.regressions().map(|(i, _)| i).collect::<Vec<_>>();
+    let regressions = (0..report.changes.len()).collect::<Vec<_>>();
     let pages = regressions
         .par_iter()
         .map(|&i| regression_page::render(history, report, i, renderer, flame_diffs, source_diffs));
@@ -570,15 +581,15 @@ fn flame_pages(
     config: &Config,
     renderer: &Renderer,
     plan: &profile_page::Plan,
+    frames: &ShapeFrames,
     (links, sources): (&SourceLinks, &Sources),
     output: &Output,
 ) -> Vec<Result<Vec<(String, Body)>, BuildError>> {
     let reuse = output.reuse;
     let inputs = reuse
         .enabled()
-        .then(|| reuse::Inputs::new(history, config, renderer, sources));
+        .then(|| reuse::Inputs::new(history, config, renderer, frames, sources));
     let inputs = inputs.as_ref();
-    let frames = ShapeFrames::new(&history.frames);
     let diffs = flame_diff_page::plan(history, config);
     let diff_links = flame_diff_page::links_by_version(history, &diffs);
     let cx = profile_page::Context {
@@ -586,7 +597,7 @@ fn flame_pages(
         config,
         renderer,
         plan,
-        frames: &frames,
+        frames,
         diffs: &diff_links,
         links,
     };
@@ -627,16 +638,14 @@ fn flame_pages(
         .filter(|(_, key)| !key.is_some_and(|k| reuse.has(k)))
         .map(|(p, _)| p.clone())
         .collect();
-    let means = flame_diff_page::means(history, &frames, &to_render);
+    let means = flame_diff_page::means(history, frames, &to_render);
     out.extend(
         diffs
             .par_iter()
             .zip(&diff_keys)
             .map(|(page, key)| {
                 kept_or_render(*key, &|| {
-                    flame_diff_page::render(
-                        history, config, renderer, &frames, &means, &diffs, page,
-                    )
+                    flame_diff_page::render(history, config, renderer, frames, &means, &diffs, page)
                 })
             })
             .collect::<Vec<_>>(),

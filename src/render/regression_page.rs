@@ -1,28 +1,34 @@
 //! A regression's page, after PRCA's Fig. 7: the benchmark, the change
 //! with its test figures and categories, the series with the responsible
-//! version highlighted, the probes that found it, and the call tree of the
-//! responsible version with the flagged path, candidates and modified
-//! methods; links to the flame-graph diff, the source diff and the matrix.
+//! version highlighted, how it was found (and whether a later version
+//! undid it), the functions whose own change explains it, and the call
+//! tree of the responsible version with the flagged path, candidates and
+//! modified methods; links to the flame-graph diff, the source diff and
+//! the matrix. Improvements get the same page.
 
 use serde::Serialize;
 
 use super::benchmark_page::{self, categories_note, method_note, severity_word};
 use super::format::{measured, p_value, signed_percent};
 use super::{matrix_page, paths, series_svg, Common, Renderer};
-use crate::analysis::regression::{Change, Direction, Series};
+use crate::analysis::regression::{Change, Direction, Method, Series};
 use crate::analysis::regression_report::RegressionReport;
 use crate::analysis::root_cause::RootCause;
 use crate::error::BuildError;
 use crate::model::History;
 
 #[derive(Serialize)]
-struct ProbeRow {
-    step: usize,
-    good: String,
-    bad: String,
-    probe: String,
-    weight: usize,
-    outcome: String,
+struct FunctionRow {
+    name: String,
+    file: String,
+    before: String,
+    after: String,
+    delta: String,
+    share: String,
+    test: String,
+    significant: bool,
+    modified: bool,
+    cause: bool,
 }
 
 #[derive(Serialize)]
@@ -57,8 +63,14 @@ struct View {
     chart: String,
     /// What a long series' chart draws.
     chart_note: Option<String>,
-    probes: Vec<ProbeRow>,
-    span: String,
+    kind: &'static str,
+    found_by: String,
+    undone: Option<(String, Option<String>)>,
+    fdr: String,
+    cause_line: Option<String>,
+    cause_benchmark: String,
+    cause_link: String,
+    functions: Vec<FunctionRow>,
     tree: Vec<TreeRow>,
     no_cause: Option<String>,
     cause_metric: String,
@@ -82,7 +94,7 @@ pub fn render(
     let unit = &bench.series.unit;
     let label = |v: usize| history.versions[v].label.clone();
     let name = |v: usize| history.versions[v].name.clone();
-    let page = benchmark_page::regression_path(&c.benchmark, &name(c.before), &name(c.after));
+    let page = benchmark_page::change_path(c, &name(c.before), &name(c.after));
     let root = paths::root_of(&page);
     let cause = report.causes[index].as_ref();
     let mean_of = |v: usize| {
@@ -137,35 +149,43 @@ pub fn render(
             settings.confidence,
         ),
         chart_note: series_svg::long_series_note(bench.series.points.len(), settings.confidence),
-        probes: c
-            .probes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| ProbeRow {
-                step: i + 1,
-                good: label(p.good),
-                bad: label(p.bad),
-                probe: label(p.probe),
-                weight: p.weight,
-                outcome: format!(
-                    "{} than {}{}",
-                    probe_word(p.changed, c.direction),
-                    label(p.good),
-                    p.p_value
-                        .map(|x| format!(" ({})", p_value(x)))
-                        .unwrap_or_default()
-                ),
-            })
-            .collect(),
-        span: format!("{} and {}", label(c.span.0), label(c.span.1)),
+        kind: kind_word(c.direction),
+        found_by: found_by(c, &label),
+        undone: c.undone.as_ref().map(|u| {
+            let back = format!(
+                "Undone in {}: the mean came back to {} against {}.",
+                label(u.by),
+                signed_percent(u.relative_to_before),
+                label(c.before)
+            );
+            let link = report
+                .changes
+                .iter()
+                .find(|x| x.benchmark == c.benchmark && x.after == u.by)
+                .map(|x| format!("{root}{}", benchmark_page::change_path(x, &name(x.before), &name(x.after))));
+            (back, link)
+        }),
+        fdr: benchmark_page::fdr_note(&report.fdr),
+        cause_line: cause.and_then(|x| cause_line(x, &label(c.after))),
+        cause_benchmark: cause.map(|x| x.benchmark.clone()).unwrap_or_default(),
+        cause_link: bench
+            .explained_by
+            .as_ref()
+            .filter(|(b, _)| b != &c.benchmark)
+            .map(|(b, why)| format!("The call trees are those of the profiled benchmark `{b}` ({why})."))
+            .unwrap_or_default(),
+        functions: cause.map(function_rows).unwrap_or_default(),
         tree: cause.map(|x| tree_rows(x, &x.unit)).unwrap_or_default(),
         no_cause: match cause {
             Some(x) => x.none.clone(),
-            None => Some("Root causes are sought for regressions only.".into()),
+            None => Some(format!(
+                "no profiles explain `{}`: profile it in these versions, or name its profiled benchmark in `[[benchmarks]]` (`profiles = \"…\"`)",
+                c.benchmark
+            )),
         },
         cause_metric: cause.map(|x| x.metric.clone()).unwrap_or_default(),
         repetitions: cause.map(|x| x.repetitions).unwrap_or((0, 0)),
-        links: links(history, c, &root, flame_diffs, source_diff_versions),
+        links: links(history, c, cause, &root, flame_diffs, source_diff_versions),
     };
     Ok((
         page,
@@ -191,14 +211,89 @@ fn marked_points(report: &RegressionReport, series: &Series) -> Vec<usize> {
     around.chain(ends).flatten().collect()
 }
 
-/// `slower` / `not slower` (or `faster` for an improvement's search).
-fn probe_word(changed: bool, direction: Direction) -> &'static str {
-    match (changed, direction) {
-        (true, Direction::Regression) => "slower",
-        (false, Direction::Regression) => "not slower",
-        (true, Direction::Improvement) => "faster",
-        (false, Direction::Improvement) => "not faster",
+fn kind_word(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Regression => "Regression",
+        Direction::Improvement => "Improvement",
     }
+}
+
+/// How the responsible version was found.
+fn found_by(c: &Change, label: &dyn Fn(usize) -> String) -> String {
+    match c.method {
+        Method::Adjacent => format!(
+            "{} and {} are consecutive versions, both measured, and differ significantly: {} is responsible. Every pair of consecutive versions is compared this way.",
+            label(c.before),
+            label(c.after),
+            label(c.after)
+        ),
+        Method::Gap { unmeasured } => format!(
+            "{} and {} differ significantly, but the {unmeasured} version{} between them {} no figures: the responsible version is one of {} or {}. `perfatlas bisect` narrows it down by measuring commits, chosen by PRCA's weight w = min(a + 1, N − (a + 1)) (section 4.1).",
+            label(c.before),
+            label(c.after),
+            if unmeasured == 1 { "" } else { "s" },
+            if unmeasured == 1 { "has" } else { "have" },
+            if unmeasured == 1 { "it" } else { "them" },
+            label(c.after)
+        ),
+    }
+}
+
+/// One sentence: the function that explains most of the change.
+fn cause_line(cause: &RootCause, after: &str) -> Option<String> {
+    let f = cause.main_function()?;
+    let unit = crate::model::Unit::parse(&cause.unit);
+    Some(format!(
+        "`{}`{}: {} of its own {}, {} of the difference{}.",
+        f.name,
+        f.file
+            .as_deref()
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default(),
+        signed_value(f.delta, &unit),
+        cause.metric,
+        percent(f.share),
+        if f.modified {
+            format!("; modified in {after} ●")
+        } else {
+            format!("; not modified in {after} (as far as the sources tell)")
+        }
+    ))
+}
+
+fn signed_value(v: f64, unit: &crate::model::Unit) -> String {
+    let sign = if v < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", super::format::with_unit(v.abs(), unit))
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.0}%", share * 100.0)
+}
+
+/// The functions by their own change, largest share first.
+fn function_rows(cause: &RootCause) -> Vec<FunctionRow> {
+    let unit = crate::model::Unit::parse(&cause.unit);
+    let value = |s: Option<crate::analysis::stats::Summary>| {
+        s.map(|s| super::format::with_unit(s.mean, &unit))
+            .unwrap_or_default()
+    };
+    cause
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FunctionRow {
+            name: f.name.clone(),
+            file: f.file.clone().unwrap_or_default(),
+            before: value(f.before),
+            after: value(f.after),
+            delta: signed_value(f.delta, &unit),
+            share: percent(f.share),
+            test: f.p_value.map(p_value).unwrap_or_default(),
+            significant: f.significant,
+            modified: f.modified,
+            cause: cause.cause == Some(i),
+        })
+        .collect()
 }
 
 fn headline(c: &Change, before: &str, after: &str) -> String {
@@ -287,6 +382,7 @@ fn format_value(v: f64, unit: &str) -> String {
 fn links(
     history: &History,
     c: &Change,
+    cause: Option<&RootCause>,
     root: &str,
     flame_diffs: &std::collections::BTreeSet<String>,
     source_diff_versions: &[bool],
@@ -296,10 +392,11 @@ fn links(
         format!("{} over all versions", c.benchmark),
         format!("{root}{}", benchmark_page::path(&c.benchmark)),
     )];
+    let profiled = cause.map_or(c.benchmark.as_str(), |x| x.benchmark.as_str());
     if let Some(path) = flame_diffs.iter().find(|p| {
         p.starts_with(&format!(
             "flamediff/{}/{}--{}.",
-            paths::slug(&c.benchmark),
+            paths::slug(profiled),
             paths::slug(&before.name),
             paths::slug(&after.name)
         )) && !p.contains(".bottom-up")

@@ -32,6 +32,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::site_files::{rendered, Body};
 use super::{Rendered, Renderer};
+use crate::analysis::shapes::ShapeFrames;
 use crate::error::BuildError;
 use crate::input::config::Config;
 use crate::model::{FrameTable, History, ProfileEntry};
@@ -255,10 +256,11 @@ impl Inputs {
         history: &History,
         config: &Config,
         renderer: &Renderer,
+        shape_frames: &ShapeFrames,
         sources: &crate::input::sources::Sources,
     ) -> Inputs {
         use rayon::prelude::*;
-        let frames = frame_digests(&history.frames);
+        let frames = frame_digests(&history.frames, shape_frames);
         Inputs {
             salt: salt(renderer, config, history),
             profiles: history
@@ -285,11 +287,16 @@ pub fn salt(renderer: &Renderer, config: &Config, history: &History) -> u128 {
 }
 
 /// One digest per frame of `frames`, from its content (function, file,
-/// line, module...), so profile digests never depend on frame ids.
-pub fn frame_digests(frames: &FrameTable) -> Vec<u64> {
+/// line, module...) and its function's identity (which can change with the
+/// other versions of the history), so profile digests never depend on
+/// frame ids.
+pub fn frame_digests(frames: &FrameTable, shape: &ShapeFrames) -> Vec<u64> {
     frames
         .iter()
-        .map(|(_, frame)| xxhash_rust::xxh3::xxh3_64(format!("{frame:?}").as_bytes()))
+        .map(|(id, frame)| {
+            let function = shape.table.get(shape.function(id));
+            xxhash_rust::xxh3::xxh3_64(format!("{frame:?}{function:?}").as_bytes())
+        })
         .collect()
 }
 

@@ -37,7 +37,7 @@ fn fixture() -> Fixture {
         ("1.0", "bench", 2, V1_R2),
         ("2.0", "bench", 1, V2_R1),
     ]);
-    let hierarchy = Hierarchy::new(&history.frames, "proj");
+    let hierarchy = Hierarchy::plain(&history.frames, "proj");
     let facts = facts(&history, &hierarchy);
     Fixture {
         history,
@@ -157,7 +157,7 @@ fn a_benchmark_missing_in_a_version_compares_with_the_one_before() {
         ("2", "other", 1, "main (m/x.py:1) 99\n"),
         ("3", "b", 1, "main (m/x.py:1) 15\n"),
     ]);
-    let h = Hierarchy::new(&history.frames, "p");
+    let h = Hierarchy::plain(&history.frames, "p");
     let facts = facts(&history, &h);
     let scope = Scope::new(&history, "b", &["b".to_string()]);
     let m = build(&scope, &h, &facts, &[], 2.0);

@@ -37,65 +37,143 @@ fn settings() -> Settings {
     Settings::from_config(&RegressionConfig::default())
 }
 
-/// Probes as (good, probe, changed against good).
-type Probes = Vec<(usize, usize, bool)>;
+/// Every change of a series, each pair judged alone (no false-discovery
+/// control: a single series).
+fn changes_of(s: &Series, cats: Option<&Categories>) -> Vec<Change> {
+    let tests = pair_tests(s, cats, &settings());
+    let (verdicts, _) = controlled(&[tests], false, 0.01);
+    find_changes(s, cats, &verdicts[0], &settings())
+}
 
-/// (responsible version, probes) of each regression.
-fn regressions(levels: &[f64]) -> Vec<(usize, Probes)> {
+/// (direction, responsible version, undone by) of each change.
+fn found(levels: &[f64]) -> Vec<(Direction, usize, Option<usize>)> {
     let s = series_of(levels);
     let cats = Categories::for_series(&s, &RegressionConfig::default());
-    find_changes(&s, cats.as_ref(), &settings())
+    changes_of(&s, cats.as_ref())
         .into_iter()
-        .filter(|c| c.direction == Direction::Regression)
-        .map(|c| {
-            let probes = c
-                .probes
-                .iter()
-                .map(|p| (p.good, p.probe, p.changed))
-                .collect();
-            (c.after, probes)
-        })
+        .map(|c| (c.direction, c.after, c.undone.map(|u| u.by)))
         .collect()
 }
 
+use Direction::{Improvement as Imp, Regression as Reg};
+
 // The four controlled experiments of PRCA section 5.1 over r1..r6
-// (indices 0..5), with the probes the paper describes.
+// (indices 0..5): the paper's answer is found, and with every version
+// measured every other significant step is found too.
 
 #[test]
 fn simple_regression_at_r5() {
-    let found = regressions(&[10.0, 10.0, 10.0, 10.0, 20.0, 20.0]);
-    // r1–r3 not rejected, then r3–r4 not, then r4–r5 rejected.
     assert_eq!(
-        found,
-        vec![(4, vec![(0, 2, false), (2, 3, false), (3, 4, true)])]
+        found(&[10.0, 10.0, 10.0, 10.0, 20.0, 20.0]),
+        [(Reg, 4, None)]
     );
 }
 
 #[test]
 fn improvement_then_regression_finds_r4() {
-    let found = regressions(&[10.0, 10.0, 5.0, 20.0, 20.0, 20.0]);
-    assert_eq!(found[0].0, 3);
-    // r1–r3 differs but r3 is faster: the search goes on with (r3, r6).
-    assert_eq!(found[0].1[..2], [(0, 2, false), (2, 3, true)]);
+    assert_eq!(
+        found(&[10.0, 10.0, 5.0, 20.0, 20.0, 20.0]),
+        [(Imp, 2, Some(3)), (Reg, 3, None)]
+    );
 }
 
 #[test]
 fn regression_then_improvement_finds_r4() {
-    let found = regressions(&[10.0, 10.0, 10.0, 30.0, 20.0, 20.0]);
-    assert_eq!(found[0].0, 3);
+    // 30 → 20 takes back half of the 10 → 30 step: undone (half-way).
+    assert_eq!(
+        found(&[10.0, 10.0, 10.0, 30.0, 20.0, 20.0]),
+        [(Reg, 3, Some(4)), (Imp, 4, None)]
+    );
+    assert_eq!(
+        found(&[10.0, 10.0, 10.0, 30.0, 25.0, 25.0])[0],
+        (Reg, 3, None)
+    );
 }
 
 #[test]
-fn oscillation_finds_r3() {
-    let found = regressions(&[10.0, 10.0, 20.0, 10.0, 20.0, 20.0]);
-    assert_eq!(found[0], (2, vec![(0, 2, true), (0, 1, false)]));
+fn oscillation_finds_r3_undone_at_r4_and_r5() {
+    // The paper's bisection stops at r3 (section 6 discusses the rest).
+    assert_eq!(
+        found(&[10.0, 10.0, 20.0, 10.0, 20.0, 20.0]),
+        [(Reg, 2, Some(3)), (Imp, 3, Some(4)), (Reg, 4, None)]
+    );
+}
+
+#[test]
+fn a_slowdown_later_undone_is_reported_with_the_undoing_version() {
+    // 1.06 s → 10.5 s → back two versions later: the ends are equal.
+    let got = found(&[1.06, 1.05, 10.5, 10.4, 1.07, 1.06]);
+    assert_eq!(got, [(Reg, 2, Some(4)), (Imp, 4, None)]);
+    let s = series_of(&[1.06, 1.05, 10.5, 10.4, 1.07, 1.06]);
+    let c = &changes_of(&s, None)[0];
+    assert_eq!(c.method, Method::Adjacent);
+    assert!(c.undone.as_ref().unwrap().relative_to_before.abs() < 0.05);
+}
+
+#[test]
+fn a_change_across_unmeasured_versions_says_so() {
+    let mut s = series_of(&[10.0, 10.0, 20.0]);
+    s.points[2].version = 5;
+    let c = changes_of(&s, None);
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].before, c[0].after), (1, 5));
+    assert_eq!(c[0].method, Method::Gap { unmeasured: 3 });
+}
+
+#[test]
+fn benjamini_hochberg_follows_its_definition() {
+    // Sorted p: .001 .008 .039 .041 .042, m = 10, q = .05: thresholds
+    // k/10 × .05 = .005 .010 .015 .020 .025: the second is the last below.
+    let p = [0.039, 0.001, 0.041, 0.008, 0.042];
+    assert_eq!(benjamini_hochberg(&p, 10, 0.05), Some(0.008));
+    assert_eq!(benjamini_hochberg(&[0.02], 10, 0.05), None);
+    assert_eq!(benjamini_hochberg(&[], 10, 0.05), None);
+}
+
+#[test]
+fn the_false_discovery_control_holds_back_a_borderline_pair_everywhere() {
+    // One clear change and one borderline one among many quiet pairs.
+    let mut levels = vec![10.0; 30];
+    for l in levels.iter_mut().skip(10) {
+        *l = 20.0;
+    }
+    let mut s = series_of(&levels);
+    // Pair 20→21 differs a little: significant alone at 99%, not among 29.
+    let a: Vec<f64> = [0.99, 1.005, 1.0, 1.01, 0.995]
+        .iter()
+        .map(|f| f * 20.0)
+        .collect();
+    let b: Vec<f64> = [1.012, 1.026, 1.019, 1.031, 1.015]
+        .iter()
+        .map(|f| f * 20.0)
+        .collect();
+    s.points[20].values = a.into();
+    s.points[21].values = b.clone().into();
+    s.points[21].summary = stats::summary(&b, 0.99);
+    let tests = pair_tests(&s, None, &settings());
+    let alone = tests
+        .iter()
+        .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
+        .count();
+    let p21 = tests[20].p_value.unwrap();
+    // The step up at 20→21 and back down at 21→22.
+    assert_eq!(alone, 3, "p of the borderline pair: {p21}");
+    let (verdicts, fdr) = controlled(&[tests], true, 0.01);
+    let kept: Vec<usize> = verdicts[0]
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v, Verdict::Change { .. }))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(kept, [10], "only the clear change, p21 = {p21}, {fdr:?}");
+    assert_eq!((fdr.tests, fdr.held_back), (29, 2));
 }
 
 #[test]
 fn two_regressions_are_both_reported_with_the_improvement() {
     let s = series_of(&[10.0, 20.0, 20.0, 20.0, 40.0, 40.0, 30.0, 30.0]);
     let cats = Categories::for_series(&s, &RegressionConfig::default()).unwrap();
-    let changes = find_changes(&s, Some(&cats), &settings());
+    let changes = changes_of(&s, Some(&cats));
     let got: Vec<(Direction, usize, Severity)> = changes
         .iter()
         .map(|c| (c.direction, c.after, c.severity))
@@ -118,7 +196,7 @@ fn two_regressions_are_both_reported_with_the_improvement() {
 fn a_minor_regression_stays_in_its_category() {
     let s = series_of(&[10.0, 10.0, 11.0, 11.0]);
     let cats = Categories::for_series(&s, &RegressionConfig::default()).unwrap();
-    let changes = find_changes(&s, Some(&cats), &settings());
+    let changes = changes_of(&s, Some(&cats));
     assert_eq!(changes.len(), 1);
     assert_eq!(
         (changes[0].after, changes[0].severity),
@@ -139,7 +217,7 @@ fn configured_categories_decide_major() {
     let s = series_of(&[0.005, 0.005, 0.009, 0.011]);
     let cats = Categories::for_series(&s, &config).unwrap();
     assert_eq!(cats.edges, vec![0.01, 0.1]);
-    let changes = find_changes(&s, Some(&cats), &settings());
+    let changes = changes_of(&s, Some(&cats));
     let got: Vec<_> = changes.iter().map(|c| (c.after, c.severity)).collect();
     assert_eq!(got, vec![(2, Severity::Minor), (3, Severity::Major)]);
     assert_eq!(changes[1].categories, ("fast".into(), "medium".into()));
@@ -155,7 +233,7 @@ fn too_few_runs_give_no_verdict() {
         panic!("{verdict:?}")
     };
     assert_eq!(reason, "2 independent runs (at least 3 needed)");
-    assert!(find_changes(&s, None, &settings()).is_empty());
+    assert!(changes_of(&s, None).is_empty());
 }
 
 #[test]

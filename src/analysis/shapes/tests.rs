@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::PathRules;
 
 /// A history-like frame table and one tree from `stacks`, where a frame is
 /// written `name` or `name@file:line`.
@@ -50,7 +51,10 @@ fn paths(tree: &CallTree, frames: &FrameTable, m: usize) -> Vec<String> {
 #[test]
 fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
     let (frames, tree) = profile(&[("main;a;c", 3.0), ("main;b;c", 2.0), ("main;a", 1.0)]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(up.cut_depth, None);
     assert_eq!(
@@ -71,7 +75,10 @@ fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
 #[test]
 fn bottom_up_inclusive_counts_a_recursive_function_once_per_sample() {
     let (frames, tree) = profile(&[("main;f;f;g", 4.0), ("main;f", 1.0)]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let up = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -90,7 +97,10 @@ fn bottom_up_inclusive_counts_a_recursive_function_once_per_sample() {
 #[test]
 fn bottom_up_groups_lines_of_one_function() {
     let (frames, tree) = profile(&[("main@m.py:1;f@m.py:3", 2.0), ("main@m.py:2;f@m.py:4", 5.0)]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(paths(&up.tree, &sf.table, 0), ["f = 7", "f;main = 7"]);
     let root = up.tree.children(NodeId::ROOT)[0];
@@ -102,7 +112,10 @@ fn bottom_up_groups_lines_of_one_function() {
 fn very_deep_stacks_are_cut_with_values_kept() {
     let chain: Vec<String> = (0..5_000).map(|i| format!("f{i}")).collect();
     let (frames, tree) = profile(&[(chain.join(";").as_str(), 1.0)]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     // Inclusive: 5,000 outermost occurrences, 12.5 million path frames.
     let up = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
     let cut = up.cut_depth.expect("cut");
@@ -127,7 +140,10 @@ fn flat_groups_by_module_file_function() {
         ("main@app/m.py:2;g@lib/x.py:9", 5.0),
         ("main@app/m.py:1", 1.0),
     ]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let exclusive = flat(&tree, &sf, Values::Exclusive);
     assert_eq!(
         paths(&exclusive, &sf.table, 0),
@@ -227,7 +243,10 @@ fn by_function_matches_a_function_across_versions_whose_lines_and_environment_mo
     .map(|f| frames.intern(frame(f)))
     .collect();
     new.add_stack(stack, &[5.0]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let merged = merge(&[&by_function(&old, &sf), &by_function(&new, &sf)], &[]);
     assert_eq!(paths(&merged, &sf.table, 0), ["main = 3", "main;f = 3"]);
     assert_eq!(paths(&merged, &sf.table, 1), ["main = 5", "main;f = 5"]);
@@ -239,7 +258,10 @@ fn by_function_matches_a_function_across_versions_whose_lines_and_environment_mo
 fn samples_without_frames_keep_exclusive_totals_whole() {
     let (frames, mut tree) = profile(&[("main;a", 3.0)]);
     tree.add_stack([], &[2.0]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -258,7 +280,10 @@ fn narrow_callers_are_merged_while_building_with_totals_kept() {
     }
     let refs: Vec<(&str, f64)> = stacks.iter().map(|(s, v)| (s.as_str(), *v)).collect();
     let (frames, tree) = profile(&refs);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.05);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -275,7 +300,10 @@ fn narrow_callers_are_merged_while_building_with_totals_kept() {
 #[test]
 fn trees_already_by_function_can_be_reshaped() {
     let (frames, tree) = profile(&[("main@m.py:1;f@m.py:3", 2.0), ("main@m.py:2;f@m.py:4", 1.0)]);
-    let sf = ShapeFrames::new(&frames);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
     let by = by_function(&tree, &sf);
     let up = bottom_up(&by, &sf, Values::Exclusive, 0.0);
     assert_eq!(paths(&up.tree, &sf.table, 0), ["f = 3", "f;main = 3"]);

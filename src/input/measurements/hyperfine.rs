@@ -7,7 +7,10 @@
 //! ```
 //!
 //! Each result is a benchmark named by its `command` (hyperfine writes the
-//! `--command-name` there when one is given). Every element of `times` is
+//! `--command-name` there when one is given), with every path in it
+//! shortened to its file name (`node /ci/install/2.29.4/bench.mjs` →
+//! `node bench.mjs`): the same command run from each version's install
+//! directory is one benchmark. `[[benchmarks]] display` renames it. Every element of `times` is
 //! the wall-clock time of one process: its own run with one sample. The
 //! summary figures are not read. A run whose `exit_codes` entry is not 0
 //! (hyperfine `-i`) is kept, with one warning per benchmark.
@@ -57,7 +60,7 @@ fn read_result(result: &Value, path: &str, out: &mut Collected) -> Result<(), Pa
     out.benchmark(
         path,
         Measured {
-            name: name.to_string(),
+            name: command_name(name),
             unit: "s".to_string(),
             runs,
             in_process: false,
@@ -65,6 +68,25 @@ fn read_result(result: &Value, path: &str, out: &mut Collected) -> Result<(), Pa
         },
     );
     Ok(())
+}
+
+/// `command` with each word that is a path cut to its last part.
+pub(crate) fn command_name(command: &str) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    if !words.iter().any(|w| w.contains('/')) {
+        return command.to_string();
+    }
+    words
+        .iter()
+        .map(|w| {
+            let trimmed = w.trim_end_matches('/');
+            match trimmed.rfind('/') {
+                Some(i) if i + 1 < trimmed.len() => &trimmed[i + 1..],
+                _ => w,
+            }
+        })
+        .collect::<Vec<&str>>()
+        .join(" ")
 }
 
 /// One warning for the runs that failed, at the first of them.
@@ -189,6 +211,7 @@ mod tests {
     fn nan_and_infinity_tokens_are_warnings_not_a_broken_file() {
         let file = parse("{\"results\": [{\"command\": \"NaN Infinity\", \"times\": [NaN, 1, -Infinity, Infinity]}]}").unwrap();
         assert_eq!(file.benchmarks[0].name, "NaN Infinity");
+
         assert_eq!(file.benchmarks[0].runs, vec![vec![1.0]]);
         assert_eq!(file.warnings.len(), 3);
         assert_eq!(
@@ -239,5 +262,20 @@ mod tests {
             file.benchmarks[0].runs,
             vec![vec![1.0], vec![2.0], vec![3.0]]
         );
+    }
+
+    #[test]
+    fn commands_run_from_install_directories_are_one_benchmark() {
+        // sample-data/moment, hyperfine 1.15 without --command-name.
+        use super::command_name;
+        assert_eq!(
+            command_name("node /tmp/pa-js/install/2.18.0/bench.mjs"),
+            "node bench.mjs"
+        );
+        assert_eq!(
+            command_name("/usr/bin/python3 bench.py --size 4 /data/corpus.md"),
+            "python3 bench.py --size 4 corpus.md"
+        );
+        assert_eq!(command_name("convert-basic"), "convert-basic");
     }
 }

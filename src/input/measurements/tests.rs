@@ -95,9 +95,13 @@ fn no_profile_is_sniffed_as_measurements() {
             // The sample data's hyperfine files are the only measurements
             // there, and they must be recognised.
             let is_timings = rel.starts_with("sample-data/")
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("timings."));
+                && path.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n.starts_with("timings.")
+                        || (rel.starts_with("sample-data/moment/")
+                            && n.starts_with("bench.")
+                            && n.ends_with(".json"))
+                });
             assert_eq!(
                 sniff_and_parse(&rel, &bytes).is_some(),
                 is_timings,

@@ -164,8 +164,11 @@ fn profile_digests_follow_content_not_frame_ids() {
     let a = profile(&mut one, ["main", "work"], 5.0);
     let b = profile(&mut two, ["work", "main"], 5.0);
     assert_ne!(one.iter().next().unwrap().1, two.iter().next().unwrap().1);
-    let digest =
-        |entry: &ProfileEntry, frames: &FrameTable| profile_digest(entry, &frame_digests(frames));
+    let digest = |entry: &ProfileEntry, frames: &FrameTable| {
+        let ids = crate::model::FunctionIds::of_frames(frames, &Default::default());
+        let shape = ShapeFrames::new(frames, &ids);
+        profile_digest(entry, &frame_digests(frames, &shape))
+    };
     assert_eq!(digest(&a, &one), digest(&b, &two));
     let mut three = FrameTable::default();
     let c = profile(&mut three, ["main", "work"], 6.0);
