@@ -632,3 +632,51 @@ fn matrix_marks_methods_changed_in_git_and_says_when_it_cannot() {
     assert_eq!(basic["versions"][6]["known"], false);
     assert_eq!(basic["versions"][5]["known"], true);
 }
+
+/// A V8 heap profile as node 20 writes it (tests/fixtures/heapprofile, a
+/// real capture): 6 of its 439 samples (243,696 bytes) name node 74, which
+/// V8 created after it wrote the tree (ids end at 73). Those samples are
+/// counted on the profile's pages, on the allocation page and in the
+/// build's summary, and the input is not skipped: exit code 0.
+#[test]
+fn heap_profile_samples_past_the_tree_are_noted_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heapprofile/alloc.heapprofile");
+    fs::copy(fixture, input.join("1.0/alloc.heapprofile")).unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    let note = "6 samples (238 KiB) name nodes that V8 created after it wrote the call tree \
+                (allocations sampled while it wrote the profile): they are not placed, and no \
+                figure counts them.";
+    assert!(
+        err.contains(&format!("perfatlas: note: 1.0/alloc.heapprofile: {note}\n")),
+        "{err}"
+    );
+    let tree = read_tree(&out);
+    let text = |path: &str| String::from_utf8_lossy(&tree[path]).into_owned();
+    // Every page of the profile (each shape and metric) says it.
+    let profile_pages: Vec<&String> = tree
+        .keys()
+        .filter(|k| k.starts_with("profiles/alloc/1.0/") && k.ends_with(".html"))
+        .collect();
+    assert!(profile_pages.len() >= 6, "{profile_pages:?}");
+    for page in profile_pages {
+        assert!(
+            text(page).contains(&format!(
+                "<dt>note</dt><dd class=\"pa-input-note\">{note}</dd>"
+            )),
+            "{page}"
+        );
+    }
+    assert!(text("alloc/alloc/1.0.html").contains(&format!(
+        "<p class=\"pa-note pa-input-note\">1.0/alloc.heapprofile: {note}</p>"
+    )));
+    // The index lists no skipped input.
+    assert!(!text("index.html").contains("alloc.heapprofile: "));
+}

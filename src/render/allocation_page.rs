@@ -121,6 +121,9 @@ struct PageView {
     benchmark: String,
     version: String,
     notes: Vec<String>,
+    /// The notes of the inputs (`FILE: note`), e.g. samples a V8 heap
+    /// profile could not place.
+    input_notes: Vec<String>,
     totals: String,
     drawn: String,
     svg: String,
@@ -198,6 +201,10 @@ fn render(
         benchmark: entry.benchmark.clone(),
         version: version.label.clone(),
         notes: notes(tree),
+        input_notes: history
+            .profiles_of(&entry.benchmark, entry.version)
+            .flat_map(|p| p.profile.notes.iter().map(|n| format!("{}: {n}", p.source)))
+            .collect(),
         totals: totals_text(tree),
         drawn: drawn_text(tree, &items),
         svg: svg.clone(),
