@@ -78,6 +78,9 @@ pub struct BuildReport {
     pub measurement_files: usize,
     pub pages: usize,
     pub skipped: Vec<model::Skipped>,
+    /// The notes of the profiles read ([`model::Profile::notes`]), as
+    /// (input file, note), in the order of the profiles.
+    pub notes: Vec<(String, String)>,
     /// Input files taken from the build cache, and input files parsed.
     pub cached: (usize, usize),
     /// Groups of flame-graph pages kept from the previous site, and
@@ -185,6 +188,16 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
         measurement_files: history.measurement_files(),
         pages,
         skipped: std::mem::take(&mut history.skipped),
+        notes: history
+            .profiles
+            .iter()
+            .flat_map(|p| {
+                p.profile
+                    .notes
+                    .iter()
+                    .map(|n| (p.source.clone(), n.clone()))
+            })
+            .collect(),
         cached,
         pages_kept: reuse.counts(),
     };

@@ -245,6 +245,11 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 };
                 eprintln!("perfatlas: skipped: {}: {place}{}", s.file, s.reason);
             }
+            // Facts of the inputs that are not problems (the exit code
+            // ignores them), also shown on the profiles' pages.
+            for (file, note) in &report.notes {
+                eprintln!("perfatlas: note: {file}: {note}");
+            }
             eprintln!(
                 "perfatlas: wrote {} to {}{}",
                 summary(&report),
@@ -299,6 +304,9 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             let m = perfatlas::convert::pick_metric(&parsed, metric.as_deref())?;
             for w in &parsed.warnings {
                 eprintln!("perfatlas: skipped: {}: {w}", input.display());
+            }
+            for note in &parsed.profile.notes {
+                eprintln!("perfatlas: note: {}: {note}", input.display());
             }
             // The file is created only once the input has parsed.
             match output {

@@ -632,3 +632,125 @@ fn matrix_marks_methods_changed_in_git_and_says_when_it_cannot() {
     assert_eq!(basic["versions"][6]["known"], false);
     assert_eq!(basic["versions"][5]["known"], true);
 }
+
+/// A V8 heap profile as node 20 writes it (tests/fixtures/heapprofile, a
+/// real capture): 6 of its 439 samples (243,696 bytes) name node 74, which
+/// V8 created after it wrote the tree (ids end at 73). Those samples are
+/// counted on the profile's pages, on the allocation page and in the
+/// build's summary, and the input is not skipped: exit code 0.
+#[test]
+fn heap_profile_samples_past_the_tree_are_noted_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heapprofile/alloc.heapprofile");
+    fs::copy(fixture, input.join("1.0/alloc.heapprofile")).unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    let note = "6 samples (238 KiB) name nodes that V8 created after it wrote the call tree \
+                (allocations sampled while it wrote the profile): they are not placed, and no \
+                figure counts them.";
+    assert!(
+        err.contains(&format!("perfatlas: note: 1.0/alloc.heapprofile: {note}\n")),
+        "{err}"
+    );
+    let tree = read_tree(&out);
+    let text = |path: &str| String::from_utf8_lossy(&tree[path]).into_owned();
+    // Every page of the profile (each shape and metric) says it.
+    let profile_pages: Vec<&String> = tree
+        .keys()
+        .filter(|k| k.starts_with("profiles/alloc/1.0/") && k.ends_with(".html"))
+        .collect();
+    assert!(profile_pages.len() >= 6, "{profile_pages:?}");
+    for page in profile_pages {
+        assert!(
+            text(page).contains(&format!(
+                "<dt>note</dt><dd class=\"pa-input-note\">{note}</dd>"
+            )),
+            "{page}"
+        );
+    }
+    assert!(text("alloc/alloc/1.0.html").contains(&format!(
+        "<p class=\"pa-note pa-input-note\">1.0/alloc.heapprofile: {note}</p>"
+    )));
+    // The index lists no skipped input.
+    assert!(!text("index.html").contains("alloc.heapprofile: "));
+}
+
+/// The class list of an allocation page, top to bottom.
+fn class_list(page: &str) -> Vec<String> {
+    page.split("<span class=\"al-name\">")
+        .skip(1)
+        .map(|s| s.split('<').next().unwrap().to_string())
+        .collect()
+}
+
+/// JFR's `jdk.ObjectAllocationSample` events weigh each sample by the bytes
+/// it stands for: the class list (and the class colours) follow the
+/// weights, as JFR's own tools rank classes, not the sample counts. The
+/// order is computed here from the `jfr print --json` output itself
+/// (tests/fixtures/jfr/alloc.json.gz): `shapes.Box` (49 samples, 335 MB)
+/// comes first and `shapes.Circle` (57 samples, the most, but 15.6 MB)
+/// fifth.
+#[test]
+fn jfr_allocation_classes_are_ranked_by_sampled_weight() {
+    use std::io::Read;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jfr/alloc.json.gz");
+    let mut json = String::new();
+    flate2::read::GzDecoder::new(fs::File::open(&fixture).unwrap())
+        .read_to_string(&mut json)
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut by_class: std::collections::BTreeMap<String, (u64, f64)> = Default::default();
+    for e in v["recording"]["events"].as_array().unwrap() {
+        let name = e["values"]["objectClass"]["name"].as_str().unwrap();
+        // As Java writes the names: `[B` is `byte[]`, `[Lx;` is `x[]`.
+        let shown = match name.strip_prefix('[') {
+            Some("B") => "byte[]".to_string(),
+            Some(l) => format!("{}[]", l.trim_start_matches('L').trim_end_matches(';')),
+            None => name.to_string(),
+        }
+        .replace('/', ".");
+        let slot = by_class.entry(shown).or_default();
+        slot.0 += 1;
+        slot.1 += e["values"]["weight"].as_f64().unwrap();
+    }
+    let mut want: Vec<(String, (u64, f64))> = by_class.into_iter().collect();
+    want.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1).then_with(|| a.0.cmp(&b.0)));
+    let want: Vec<String> = want.into_iter().map(|(name, _)| name).collect();
+    assert_eq!(
+        want,
+        [
+            "shapes.Box",
+            "byte[]",
+            "java.lang.String",
+            "java.util.concurrent.ConcurrentHashMap$Node[]",
+            "shapes.Circle",
+            "java.util.concurrent.CopyOnWriteArrayList$COWIterator",
+        ]
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    fs::copy(&fixture, input.join("1.0/shapes.json.gz")).unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = fs::read_to_string(out.join("alloc/shapes/1.0.html")).unwrap();
+    assert!(
+        page.contains("<p class=\"pa-muted al-ranking\">Classes ranked by allocated bytes (sampled weights).</p>"),
+        "{page}"
+    );
+    assert_eq!(class_list(&page), want);
+    // The first class gets the palette's first colour (Okabe–Ito orange).
+    let first_row = page.split("<tr class=\"al-class\"").nth(1).unwrap();
+    assert!(
+        first_row.contains("shapes.Box") && first_row.contains("background:#E69F00"),
+        "{first_row}"
+    );
+}

@@ -89,6 +89,40 @@ impl AllocTree {
         self.count_kind == CountKind::Unknown
     }
 
+    /// True when classes are ranked by bytes (the class list, the class
+    /// colours): where the input has sampled weights (JFR's
+    /// `jdk.ObjectAllocationSample`, V8's sampling heap profiler), a sample
+    /// count is not what was allocated, and a profiler's own tools rank by
+    /// the weights; where it has exact counts, by instances as the paper
+    /// does; without counts, by bytes.
+    pub fn ranks_by_bytes(&self) -> bool {
+        match self.count_kind {
+            CountKind::Objects => false,
+            CountKind::Samples => self.bytes_known,
+            CountKind::Unknown => true,
+        }
+    }
+
+    /// The amount classes are ranked by, of a (count, bytes) total.
+    pub fn rank_amount(&self, (count, bytes): (f64, f64)) -> f64 {
+        if self.ranks_by_bytes() {
+            bytes
+        } else {
+            count
+        }
+    }
+
+    /// What the classes are ranked by, for the page: "allocated bytes
+    /// (sampled weights)", "instances", …
+    pub fn ranking(&self) -> &'static str {
+        match (self.count_kind, self.bytes_known) {
+            (CountKind::Objects, _) => "instances",
+            (CountKind::Samples, true) => "allocated bytes (sampled weights)",
+            (CountKind::Samples, false) => "sampled allocations",
+            (CountKind::Unknown, _) => "allocated bytes",
+        }
+    }
+
     /// Whether any node has a call count.
     pub fn has_calls(&self) -> bool {
         self.nodes.iter().any(|n| n.calls.is_some())

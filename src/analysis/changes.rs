@@ -13,8 +13,10 @@
 //! 2. **Brace languages** with the source: from the start line, else the
 //!    nearest line at or above the smallest sampled line that names the
 //!    method followed by `(`, the block from the first `{` to its matching
-//!    `}` (strings, characters and comments skipped). The block must hold
-//!    every sampled line, else the next rule applies.
+//!    `}` (strings, characters and comments skipped; in JavaScript and
+//!    TypeScript also regular expressions and template strings, see
+//!    [`js_braces`]). The block must hold every sampled line, else the
+//!    next rule applies.
 //! 3. Without usable source: from the start line to the largest sampled line
 //!    (`DeclaredStart`), or from the smallest to the largest sampled line
 //!    (`SampledLines`).
@@ -37,6 +39,8 @@
 use serde::Serialize;
 
 use crate::vcs::{DiffLine, FileDiff, FileStatus, LineKind};
+
+mod js_braces;
 
 /// A method as the profiles know it, in one version.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +83,9 @@ const BRACE_EXTENSIONS: [&str; 19] = [
     ".go", ".java", ".kt", ".scala", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".c", ".h",
     ".cc", ".cpp", ".cxx", ".hpp", ".rs", ".cs", ".swift",
 ];
+/// Brace languages whose braces are matched by [`js_braces`]: regular
+/// expressions and template strings hide braces and quotes.
+const JS_EXTENSIONS: [&str; 6] = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"];
 /// How far up from a sampled line a definition is looked for.
 const SCAN_UP: usize = 400;
 
@@ -100,7 +107,19 @@ pub fn method_range(site: &MethodSite, source: Option<&str>) -> Option<LineRange
         let found = if is_python(&site.file) {
             python_def(&lines, anchor, short)
         } else if BRACE_EXTENSIONS.iter().any(|e| site.file.ends_with(e)) {
-            brace_block(&lines, site.start_line, anchor, short, &site.sampled_lines)
+            let scan = if JS_EXTENSIONS.iter().any(|e| site.file.ends_with(e)) {
+                js_braces::closing_brace
+            } else {
+                closing_brace
+            };
+            brace_block(
+                &lines,
+                site.start_line,
+                anchor,
+                short,
+                &site.sampled_lines,
+                scan,
+            )
         } else {
             None
         };
@@ -285,6 +304,7 @@ fn brace_block(
     anchor: u32,
     name: &str,
     sampled: &[u32],
+    closing_brace: fn(&[&str], usize) -> Option<usize>,
 ) -> Option<LineRange> {
     let block = |head: usize| -> Option<LineRange> {
         let close_line = closing_brace(lines, head)?;

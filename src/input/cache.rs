@@ -19,7 +19,7 @@
 //! - **Encoding.** postcard (a compact serde format) of plain records that
 //!   mirror the model: frames as tuples, the tree as (frame, parent) pairs in
 //!   node order (replaying them rebuilds the same node ids), self values,
-//!   timeline, allocation sites, warnings.
+//!   timeline, allocation sites, notes, warnings.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ use crate::model::{
 /// The cache's directory inside a site.
 pub const DIR: &str = ".perfatlas-cache";
 /// Bumped whenever the encoding or what a parser produces changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 /// Where an entry of the new site comes from.
@@ -198,6 +198,7 @@ struct CachedProfile {
     self_values: Vec<f64>,
     timeline: Option<Vec<(f64, f64, u32)>>,
     allocations: Option<CachedAllocations>,
+    notes: Vec<String>,
     warnings: Vec<(u8, u64, String, String)>,
 }
 
@@ -359,6 +360,7 @@ fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
                 .collect()
         }),
         allocations: p.allocations.as_deref().map(allocations_record),
+        notes: p.notes.clone(),
         warnings: parsed.warnings.iter().map(warning_record).collect(),
     }
 }
@@ -459,6 +461,7 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
     if let Some(a) = c.allocations {
         profile.allocations = Some(Box::new(rebuild_allocations(a, nodes)?));
     }
+    profile.notes = c.notes;
     let warnings = c
         .warnings
         .into_iter()

@@ -21,8 +21,10 @@
 //! `samples`, `alloc_samples` (how many samples each context took).
 //! Samples naming an id above every node of the tree are allocations V8
 //! sampled while it wrote the profile, after the tree (node 20 captures
-//! have a few): they are dropped quietly. A sample naming another unknown
-//! id, or none, is skipped with a warning. V8
+//! have a few): they cannot be placed, and are counted in a note on the
+//! profile ([`Profile::notes`]), not a warning, so a normal capture is not
+//! a skipped input. A sample naming another unknown id, or none, is
+//! skipped with a warning. V8
 //! scales `selfSize` up from its samples to estimate all the bytes
 //! allocated there; by default it also forgets a sample once its object is
 //! garbage-collected, so unless the recording asked to keep those
@@ -96,6 +98,8 @@ struct RawNode {
 
 struct RawSample {
     node_id: Option<f64>,
+    /// Bytes of the sampled allocation.
+    size: Option<f64>,
     index: u32,
 }
 
@@ -350,6 +354,7 @@ fn read(data: &str) -> Result<RawProfile, ParseError> {
                 if let Some(list) = samples.as_mut() {
                     list.push(RawSample {
                         node_id: None,
+                        size: None,
                         index: at,
                     });
                 }
@@ -373,9 +378,11 @@ fn read(data: &str) -> Result<RawProfile, ParseError> {
                 match field.as_str() {
                     "nodeId" | "size" => match value!() {
                         Some(Event::Number(n)) => {
-                            if field == "nodeId" {
-                                if let Some(s) = samples.as_mut().and_then(|s| s.last_mut()) {
+                            if let Some(s) = samples.as_mut().and_then(|s| s.last_mut()) {
+                                if field == "nodeId" {
                                     s.node_id = Some(n);
+                                } else {
+                                    s.size = Some(n);
                                 }
                             }
                         }
@@ -481,19 +488,28 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         // V8 numbers its nodes as it creates them, writes the tree, then
         // lists the samples: samples of allocations made while it wrote
         // (nodes created after the tree) name ids above every id in the
-        // tree. They cannot be placed and are dropped without a warning;
-        // any other sample without a node is a fault of the file.
+        // tree. They cannot be placed: counted and noted, not warned about
+        // (a normal capture has a few). Any other sample without a node is
+        // a fault of the file.
         let newest = by_id.keys().copied().max();
         let mut unknown: Vec<u32> = Vec::new();
+        let (mut late, mut late_bytes) = (0u64, 0.0);
         for s in &samples {
             let id = s.node_id.filter(|id| id.fract() == 0.0 && id.is_finite());
             match id.and_then(|id| by_id.get(&(id as i64))) {
                 Some(&i) => profile.tree.add_self(tree_node[i], count, 1.0),
                 None if id
                     .zip(newest)
-                    .is_some_and(|(id, newest)| id > newest as f64) => {}
+                    .is_some_and(|(id, newest)| id > newest as f64) =>
+                {
+                    late += 1;
+                    late_bytes += s.size.filter(|b| b.is_finite() && *b > 0.0).unwrap_or(0.0);
+                }
                 None => unknown.push(s.index),
             }
+        }
+        if late > 0 {
+            profile.notes.push(late_note(late, late_bytes));
         }
         if let Some(&first) = unknown.first() {
             let what = match samples
@@ -526,6 +542,35 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         profile,
         warnings,
     })
+}
+
+/// The note on samples naming nodes created after the tree:
+/// "6 samples (238 KiB) name nodes …". Sizes are written as the pages
+/// write bytes (three significant digits, binary units).
+fn late_note(samples: u64, bytes: f64) -> String {
+    let (value, unit) = match bytes {
+        b if b >= 1024.0 * 1024.0 => (b / (1024.0 * 1024.0), "MiB"),
+        b if b >= 1024.0 => (b / 1024.0, "KiB"),
+        b => (b, "B"),
+    };
+    let digits = match value {
+        v if v >= 100.0 || unit == "B" => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    let size = match bytes > 0.0 {
+        true => format!(" ({value:.digits$} {unit})"),
+        false => String::new(),
+    };
+    let (noun, verb, they, them) = match samples {
+        1 => ("sample", "names a node", "it is", "it"),
+        _ => ("samples", "name nodes", "they are", "them"),
+    };
+    format!(
+        "{samples} {noun}{size} {verb} that V8 created after it wrote the call tree \
+         (allocations sampled while it wrote the profile): {they} not placed, and no \
+         figure counts {them}."
+    )
 }
 
 #[cfg(test)]
@@ -665,9 +710,16 @@ mod tests {
         );
         // 439 samples, 6 of them (the newest ordinals) naming node 74, past
         // the tree's largest id 73: allocations made while V8 wrote the
-        // profile, dropped without a warning.
+        // profile, 243,696 bytes in all (python3: the sum of their `size`).
+        // Counted in a note, not a warning.
         assert_eq!(p.profile.totals(), vec![total, 433.0]);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(p.profile.notes.len(), 1);
+        assert!(
+            p.profile.notes[0].starts_with("6 samples (238 KiB) name nodes that V8 created"),
+            "{:?}",
+            p.profile.notes
+        );
         assert_eq!(site_of(&p, "makeArrays"), Some((10_642_496.0, 322.0)));
         assert_eq!(site_of(&p, "makeStrings"), Some((1_751_016.0, 42.0)));
         assert_eq!(site_of(&p, "repeat"), Some((1_966_944.0, 60.0)));
@@ -756,9 +808,17 @@ mod tests {
         assert_eq!(alloc.sites[1].node, anon);
         assert_eq!((alloc.sites[1].count, alloc.sites[1].bytes), (2.0, 300.0));
         // Node 99, past the tree's largest id, is a sample V8 took while
-        // writing the profile: dropped quietly. Node 0 is inside the tree's
-        // range but absent, and the last sample names no node: skipped with
-        // one warning at the first of them.
+        // writing the profile: not placed, and noted, not warned about.
+        // Node 0 is inside the tree's range but absent, and the last sample
+        // names no node: skipped with one warning at the first of them.
+        assert_eq!(
+            p.profile.notes,
+            [
+                "1 sample (8 B) names a node that V8 created after it wrote the call tree \
+                 (allocations sampled while it wrote the profile): it is not placed, and no \
+                 figure counts it."
+            ]
+        );
         assert_eq!(p.warnings.len(), 1);
         assert_eq!(
             p.warnings[0].place,

@@ -101,6 +101,12 @@ pub struct Profile {
     pub timeline: Option<Timeline>,
     /// Present when the input records what each context allocates.
     pub allocations: Option<Box<Allocations>>,
+    /// What the reader of the profile's pages should know about the input
+    /// that the tree cannot show and that is no fault of the file (a fault
+    /// is a warning, and makes the input "skipped"): e.g. samples a V8 heap
+    /// profile could not place. Whole sentences, shown on the profile's
+    /// pages and in the build's summary.
+    pub notes: Vec<String>,
 }
 
 impl Profile {
@@ -113,6 +119,7 @@ impl Profile {
             tree,
             timeline: None,
             allocations: None,
+            notes: Vec::new(),
         }
     }
 

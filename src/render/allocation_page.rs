@@ -68,9 +68,8 @@ impl Plan {
             .collect();
         let mut totals: BTreeMap<String, f64> = BTreeMap::new();
         for e in &entries {
-            let by_bytes = e.tree.by_bytes();
-            for (name, (count, bytes)) in e.tree.classes.iter().zip(e.tree.class_totals()) {
-                *totals.entry(name.clone()).or_default() += if by_bytes { bytes } else { count };
+            for (name, t) in e.tree.classes.iter().zip(e.tree.class_totals()) {
+                *totals.entry(name.clone()).or_default() += e.tree.rank_amount(t);
             }
         }
         let palette = Palette::new(&totals);
@@ -121,11 +120,16 @@ struct PageView {
     benchmark: String,
     version: String,
     notes: Vec<String>,
+    /// The notes of the inputs (`FILE: note`), e.g. samples a V8 heap
+    /// profile could not place.
+    input_notes: Vec<String>,
     totals: String,
     drawn: String,
     svg: String,
     svg_href: String,
     classes: Vec<ClassRow>,
+    /// What the class list is ranked by, as a sentence.
+    ranking: String,
     below_unit: String,
     /// "class", or "allocating function" when the input records no type.
     class_noun: &'static str,
@@ -198,11 +202,16 @@ fn render(
         benchmark: entry.benchmark.clone(),
         version: version.label.clone(),
         notes: notes(tree),
+        input_notes: history
+            .profiles_of(&entry.benchmark, entry.version)
+            .flat_map(|p| p.profile.notes.iter().map(|n| format!("{}: {n}", p.source)))
+            .collect(),
         totals: totals_text(tree),
         drawn: drawn_text(tree, &items),
         svg: svg.clone(),
         svg_href: svg_path.rsplit('/').next().unwrap_or_default().to_string(),
         classes: class_rows(tree, plan.previous(at).map(|p| &p.tree), &colours),
+        ranking: ranking_text(tree),
         has_live: class_live(tree).iter().any(Option::is_some),
         class_noun: class_noun(tree),
         below_unit: match tree.count_kind {
@@ -282,6 +291,15 @@ fn notes(tree: &AllocTree) -> Vec<String> {
     notes
 }
 
+/// "Classes ranked by allocated bytes (sampled weights)."
+fn ranking_text(tree: &AllocTree) -> String {
+    let what = match tree.class_source {
+        ClassSource::Recorded => "Classes",
+        ClassSource::AllocatingFunction => "Allocating functions",
+    };
+    format!("{what} ranked by {}.", tree.ranking())
+}
+
 fn count_text(tree: &AllocTree, count: f64) -> String {
     match tree.count_kind {
         CountKind::Unknown => "—".to_string(),
@@ -336,11 +354,13 @@ fn drawn_text(tree: &AllocTree, items: &[Item]) -> String {
     )
 }
 
-/// The class list: most instances (or bytes) first, then classes gone
-/// since the previous version.
+/// The class list: ranked by [`AllocTree::ranking`] (allocated bytes where
+/// the input has sampled weights, instances where it has exact counts),
+/// then classes gone since the previous version.
 fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]) -> Vec<ClassRow> {
     let by_bytes = tree.by_bytes();
     let size = |t: (f64, f64)| if by_bytes { t.1 } else { t.0 };
+    let rank = |t: (f64, f64)| tree.rank_amount(t);
     let totals = tree.class_totals();
     let live = class_live(tree);
     let before: BTreeMap<&str, f64> = previous
@@ -372,11 +392,11 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
         .into_iter()
         .map(|(k, v)| (k, v / before_scale))
         .collect();
-    let largest = totals.iter().map(|&t| size(t)).fold(0.0, f64::max);
+    let largest = totals.iter().map(|&t| rank(t)).fold(0.0, f64::max);
     let mut order: Vec<usize> = (0..tree.classes.len()).collect();
     order.sort_by(|&a, &b| {
-        size(totals[b])
-            .total_cmp(&size(totals[a]))
+        rank(totals[b])
+            .total_cmp(&rank(totals[a]))
             .then_with(|| tree.classes[a].cmp(&tree.classes[b]))
     });
     let mut rows: Vec<ClassRow> = order
@@ -405,11 +425,12 @@ fn class_rows(tree: &AllocTree, previous: Option<&AllocTree>, colours: &[String]
                 live: live[c]
                     .map(|(lc, lb)| live_text(tree, lc, lb))
                     .unwrap_or_default(),
-                // Against the largest class's own size: `now` may be a share.
+                // The ranked amount against the largest class's: the bars
+                // shorten down the list (`now` may be a share).
                 bar: format!(
                     "{:.1}",
                     if largest > 0.0 {
-                        size(totals[c]) / largest * 100.0
+                        rank(totals[c]) / largest * 100.0
                     } else {
                         0.0
                     }
@@ -717,6 +738,8 @@ struct PageData {
     classes: Vec<(String, String)>,
     nodes: Vec<NodeData>,
     by_bytes: bool,
+    /// Popups list classes by bytes (see [`AllocTree::ranks_by_bytes`]).
+    rank_by_bytes: bool,
     bytes_known: bool,
     count_noun: &'static str,
     class_noun: &'static str,
@@ -755,6 +778,7 @@ fn page_data(
             })
             .collect(),
         by_bytes: tree.by_bytes(),
+        rank_by_bytes: tree.ranks_by_bytes(),
         bytes_known: tree.bytes_known,
         count_noun: tree.count_kind.noun(),
         class_noun: class_noun(tree),
@@ -971,10 +995,54 @@ process.stdin.on('data', d => input += d).on('end', () => {
         ]
         .map(|(n, b)| (n.to_string(), b.to_string()));
         assert_eq!(bars(&tree), want);
+        assert_eq!(ranking_text(&tree), "Classes ranked by instances.");
         // Sampled counts compare shares across versions; the bars do not
-        // change for that.
+        // change for that. Samples weighted by bytes rank (and draw their
+        // bars) by the bytes: Circle 720, Box 512, Canvas 24, ShapeFactory 16.
         tree.count_kind = CountKind::Samples;
+        let by_weight = [
+            ("Circle", "100.0"),
+            ("Box", "71.1"),
+            ("Canvas", "3.3"),
+            ("ShapeFactory", "2.2"),
+        ]
+        .map(|(n, b)| (n.to_string(), b.to_string()));
+        assert_eq!(bars(&tree), by_weight);
+        assert_eq!(
+            ranking_text(&tree),
+            "Classes ranked by allocated bytes (sampled weights)."
+        );
+        // Without sizes, sampled counts are all there is.
+        tree.bytes_known = false;
         assert_eq!(bars(&tree), want);
+        assert_eq!(
+            ranking_text(&tree),
+            "Classes ranked by sampled allocations."
+        );
+    }
+
+    #[test]
+    fn sampled_weights_outrank_sample_counts() {
+        // Two classes: A sampled 10 times for 100 bytes, B 2 times for 4,000.
+        let mut frames = FrameTable::default();
+        let mut profile = Profile::new(vec![Metric::new("samples", Unit::Samples)]);
+        let mut alloc = Allocations::new(CountKind::Samples, true, ClassSource::Recorded);
+        let node = profile.tree.path(vec![frames.intern_name("main")]);
+        let (a, b) = (alloc.class("A"), alloc.class("B"));
+        alloc.add(node, a, 10.0, 100.0);
+        alloc.add(node, b, 2.0, 4000.0);
+        profile.tree.add_self(node, 0, 12.0);
+        profile.allocations = Some(Box::new(alloc));
+        let tree = allocation::build(&[&profile], &frames).unwrap();
+        let names: Vec<String> = bars(&tree).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["B", "A"]);
+        assert!(tree.ranks_by_bytes());
+        assert_eq!(tree.rank_amount((10.0, 100.0)), 100.0);
+        // Exact counts rank by instances.
+        let mut exact = tree.clone();
+        exact.count_kind = CountKind::Objects;
+        let names: Vec<String> = bars(&exact).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["A", "B"]);
     }
 
     #[test]

@@ -205,6 +205,8 @@ struct Nav {
     repetition: String,
     source: String,
     format: String,
+    /// [`crate::model::Profile::notes`] of the input.
+    input_notes: Vec<String>,
     metric: String,
     shape: &'static str,
     total: String,
@@ -336,6 +338,7 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
         repetition: cx.plan.rep_names[page.entry].clone(),
         source: entry.source.clone(),
         format: entry.format.to_string(),
+        input_notes: entry.profile.notes.clone(),
         metric: metric.name.clone(),
         shape: page.shape.name(),
         total: with_unit(entry.profile.tree.total(page.metric), &metric.unit),

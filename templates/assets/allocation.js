@@ -24,8 +24,8 @@
       };
     });
     nodes.forEach(function (n, i) { if (n.parent >= 0) nodes[n.parent].children.push(i); });
-    return { nodes: nodes, classes: data.classes, byBytes: data.by_bytes, bytesKnown: data.bytes_known,
-      noun: data.count_noun, classNoun: data.class_noun || 'class', share: data.share };
+    return { nodes: nodes, classes: data.classes, byBytes: data.by_bytes, rankByBytes: data.rank_by_bytes,
+      bytesKnown: data.bytes_known, noun: data.count_noun, classNoun: data.class_noun || 'class', share: data.share };
   }
 
   function size(tree, d) { return tree.byBytes ? d.bytes : d.count; }
@@ -359,7 +359,8 @@
       });
     });
     var rows = Object.keys(per).map(Number).sort(function (a, b) {
-      var d = (tree.byBytes ? per[b][1] - per[a][1] : per[b][0] - per[a][0]);
+      /* The class list's ranking (allocation_page.rs `class_rows`). */
+      var d = (tree.rankByBytes ? per[b][1] - per[a][1] : per[b][0] - per[a][0]);
       return d || (tree.classes[a][0] < tree.classes[b][0] ? -1 : 1);
     });
     /* The source lines of the classes created here, where the input has them. */

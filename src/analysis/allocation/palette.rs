@@ -1,9 +1,11 @@
 //! One colour per class across every page and version of a site (the
-//! paper's "unique color by class"): classes are ranked by their objects
-//! over the whole history (most first, ties by name) and the most frequent
-//! get the distinct colours of a fixed categorical palette; the rest get a
-//! colour derived from a hash of the name, so it does not depend on which
-//! page asks. The palette starts with Okabe and Ito's eight colours, which
+//! paper's "unique color by class"): classes are ranked over the whole
+//! history by what each page ranks its class list by
+//! ([`super::AllocTree::rank_amount`]: objects, or allocated bytes where
+//! the input has sampled weights or no counts), most first, ties by name,
+//! and the first get the distinct colours of a fixed categorical palette;
+//! the rest get a colour derived from a hash of the name, so it does not
+//! depend on which page asks. The palette starts with Okabe and Ito's eight colours, which
 //! stay distinguishable for the common colour-vision deficiencies.
 
 use std::collections::{BTreeMap, HashMap};

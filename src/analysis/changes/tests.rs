@@ -366,3 +366,156 @@ func fact(n int) int {
     );
     assert!(method_range(&site("a.js", "(anonymous)", Some(1), &[2]), None).is_some());
 }
+
+/// A file of tests/fixtures/js-sources: real library sources from npm
+/// packages (the README there says which), with a short header.
+fn js_source(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/js-sources")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// (first, last, rule) of `name` in fixture `file`.
+fn js_range(file: &str, name: &str, start: Option<u32>, sampled: &[u32]) -> (u32, u32, RangeRule) {
+    let text = js_source(file);
+    let r = method_range(&site(file, name, start, sampled), Some(&text)).unwrap();
+    (r.first, r.last, r.rule)
+}
+
+#[test]
+fn js_regex_literals_holding_backticks_do_not_open_template_strings() {
+    // marked@4.0.10 src/Tokenizer.js: line 44 matches /^(\s+)(?:```)/; the
+    // three backticks used to open a template string that ran to line 189,
+    // so the function's block never closed where it does.
+    let f = "marked-Tokenizer.js";
+    let want = (43, 69, RangeRule::BraceBlock);
+    assert_eq!(js_range(f, "indentCodeCompensation", Some(43), &[55]), want);
+    assert_eq!(js_range(f, "indentCodeCompensation", None, &[55]), want);
+    // Before it, a regex with an escaped bracket and strings with `$1`.
+    assert_eq!(
+        js_range(f, "outputLink", None, &[18]),
+        (15, 41, RangeRule::BraceBlock)
+    );
+    // After it: class methods, by name; `fences` calls the function above.
+    assert_eq!(
+        js_range(f, "Tokenizer.fences", None, &[108]),
+        (104, 117, RangeRule::BraceBlock)
+    );
+    assert_eq!(
+        js_range(f, "Tokenizer.code", None, &[92]),
+        (89, 102, RangeRule::BraceBlock)
+    );
+    // `list`: template strings with `${…}` between `{0,` and `}` of a
+    // regex quantifier (line 234), regexes with quantifier braces, arrow
+    // functions with block bodies.
+    assert_eq!(
+        js_range(f, "list", Some(171), &[196, 234, 330]),
+        (171, 334, RangeRule::BraceBlock)
+    );
+}
+
+#[test]
+fn js_single_quoted_strings_holding_braces_and_comment_marks_are_skipped() {
+    // lodash@4.17.21 template.js: 'with (obj) {\n' (line 232) and
+    // 'function(' + … + ') {\n' (line 246) hold an opening brace each; the
+    // old scan took `'w` for a Rust lifetime and counted them.
+    assert_eq!(
+        js_range("lodash-template.js", "template", None, &[205, 262]),
+        (161, 276, RangeRule::BraceBlock)
+    );
+    // lodash@4.17.21 _insertWrapDetails.js: '{\n/* [wrapped with ' (line
+    // 26) holds a brace and a comment opener.
+    assert_eq!(
+        js_range(
+            "lodash-insertWrapDetails.js",
+            "insertWrapDetails",
+            None,
+            &[26]
+        ),
+        (18, 27, RangeRule::BraceBlock)
+    );
+}
+
+#[test]
+fn js_template_strings_nest_through_their_expressions() {
+    // @babel/code-frame@7.18.6 lib/index.js, line 131:
+    // ` ${maybeHighlight(defs.gutter, gutter)}${line.length > 0 ? ` ${line}` : ""}`
+    // inside the arrow function given to `.map` (lines 109–133), inside
+    // codeFrameColumns (91–144), whose head has a default `opts = {}`;
+    // line 136 has a string inside `${…}`.
+    let f = "babel-code-frame.js";
+    assert_eq!(
+        js_range(f, "codeFrameColumns", None, &[131, 136]),
+        (91, 144, RangeRule::BraceBlock)
+    );
+    assert_eq!(
+        js_range(f, "(anonymous)", Some(109), &[131]),
+        (109, 133, RangeRule::BraceBlock)
+    );
+    // Before and after: destructuring braces, a message string with
+    // backticks in double quotes (line 149).
+    assert_eq!(
+        js_range(f, "getMarkerLines", None, &[60]),
+        (28, 89, RangeRule::BraceBlock)
+    );
+    assert_eq!(
+        js_range(f, "_default", None, &[149, 167]),
+        (146, 168, RangeRule::BraceBlock)
+    );
+}
+
+#[test]
+fn js_regex_literals_holding_braces_are_skipped() {
+    // handlebars@4.7.7 lib/handlebars/compiler/helpers.js: `id` tests
+    // /^\[.*\]$/, `stripComment` strips /^\{\{~?!-?-?/ and /-?-?~?\}\}$/,
+    // `prepareMustache` compares with '{' and tests /\*/.
+    let f = "handlebars-helpers.js";
+    assert_eq!(
+        js_range(f, "id", None, &[35]),
+        (33, 39, RangeRule::BraceBlock)
+    );
+    assert_eq!(
+        js_range(f, "stripComment", None, &[49]),
+        (48, 50, RangeRule::BraceBlock)
+    );
+    assert_eq!(
+        js_range(f, "prepareMustache", Some(87), &[92]),
+        (87, 102, RangeRule::BraceBlock)
+    );
+}
+
+#[test]
+fn js_braces_hidden_in_regexes_templates_and_strings() {
+    let js = r#"function a(s) {
+  if (/\{/.test(s)) return s.replace(/[{"'`]/g, '');
+  const t = `x ${ s.map(v => { return `{${v}`; }) } '"`;
+  const u = s / 2 / 3; // a division, not a regex: {
+  /* { */ const w = "}" + '{' + `\`{`;
+  return String(t) / u;
+}
+function b() { return 2; }
+"#;
+    let r = method_range(&site("x.ts", "a", None, &[6]), Some(js)).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (1, 7, RangeRule::BraceBlock));
+    // A `/` after `)` divides (as a regex it would end inside the
+    // template string and leave its closing backtick open).
+    let js = "function c(x) {\n  const y = (x) / 2 + `/{`.length;\n  return y;\n}\n";
+    let r = method_range(&site("x.mjs", "c", Some(1), &[3]), Some(js)).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (1, 4, RangeRule::BraceBlock));
+    // First on its line a `/` starts a regex, but one that does not end
+    // on its line was a division: the line is read again after it, and
+    // its `{` counts.
+    let js = "function d(x) {\n  let y = x\n    / 2; if (y) { y = 0;\n  }\n  return y;\n}\n";
+    let r = method_range(&site("x.jsx", "d", Some(1), &[5]), Some(js)).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (1, 6, RangeRule::BraceBlock));
+    // Object literals and patterns among the parameters are not the body,
+    // nor is a TypeScript return type.
+    let ts = "function e({ a, b } = {}, c = { d: {} }): { x: number } {\n  return a;\n}\n";
+    let r = method_range(&site("x.ts", "e", None, &[2]), Some(ts)).unwrap();
+    assert_eq!((r.first, r.last, r.rule), (1, 3, RangeRule::BraceBlock));
+    // Other brace languages keep their scan: a Rust lifetime is no quote.
+    let rs = "fn f<'a>(x: &'a str) -> &'a str {\n    x\n}\n";
+    let r = method_range(&site("x.rs", "f", Some(1), &[2]), Some(rs)).unwrap();
+    assert_eq!((r.first, r.last), (1, 3));
+}
