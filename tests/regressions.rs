@@ -125,7 +125,7 @@ fn experiment(name: &str, sizes: &[u32], expected: &[&str]) -> (tempfile::TempDi
         if found == expected {
             return (work, site);
         }
-        eprintln!("{name}: attempt {attempt} found {found:?}, expected [{expected}]");
+        eprintln!("{name}: attempt {attempt} found {found:?}, expected [{expected:?}]");
     }
     panic!("{name}: found {found:?}, expected only {expected:?}");
 }
