@@ -45,7 +45,10 @@ fn text(html: &str) -> String {
             _ => {}
         }
     }
-    let out = out.replace("&#x27;", "'").replace("&amp;", "&").replace("&#96;", "`");
+    let out = out
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+        .replace("&#96;", "`");
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -95,9 +98,8 @@ fn the_regression_and_its_fix_are_found_with_the_changed_method() {
 
     // The root cause is the method moment's history names, modified there.
     assert!(
-        index.contains(
-            "Root cause: configFromRFC2822 (moment/moment.js) explains"
-        ) && index.contains("modified in 2.18.0 ●"),
+        index.contains("Root cause: configFromRFC2822 (moment/moment.js) explains")
+            && index.contains("modified in 2.18.0 ●"),
         "{index}"
     );
     assert!(
@@ -124,8 +126,7 @@ fn the_regression_and_its_fix_are_found_with_the_changed_method() {
 
     // The top-down diff of the fix matches functions across the install
     // paths: before issue 18, 361 of its 445 drawn frames were [A] or [D].
-    let svg =
-        std::fs::read_to_string(site.join("flamediff/cpu/2.29.3--2.29.4.cpu.svg")).unwrap();
+    let svg = std::fs::read_to_string(site.join("flamediff/cpu/2.29.3--2.29.4.cpu.svg")).unwrap();
     let tags = tag_counts(&svg);
     let drawn: usize = tags.values().sum();
     let added_or_deleted = tags.get(&'A').unwrap_or(&0) + tags.get(&'D').unwrap_or(&0);
@@ -133,5 +134,8 @@ fn the_regression_and_its_fix_are_found_with_the_changed_method() {
         added_or_deleted * 2 < drawn,
         "{added_or_deleted} of {drawn} frames added or deleted: {tags:?}"
     );
-    assert!(svg.contains("[−] preprocessRFC2822"), "the fixed method shrank");
+    assert!(
+        svg.contains("[−] preprocessRFC2822"),
+        "the fixed method shrank"
+    );
 }
