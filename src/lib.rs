@@ -158,6 +158,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             },
         )
     })?;
+    site::pause::point("render");
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     let cached = cache.counts();
     let mut entries = cache.into_entries();

@@ -169,6 +169,7 @@ fn read_input(path: &Path, within_version: &str, cache: &Cache) -> Result<Loaded
         });
     }
     let bytes = read_bounded(path)?;
+    crate::site::pause::point("read");
     let key = Cache::key(within_version, &name, &bytes);
     cached(cache, &key, || load_bytes(within_version, &name, &bytes))
 }

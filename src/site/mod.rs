@@ -3,6 +3,7 @@
 //! the previous site untouched. A marker file says perfatlas wrote a
 //! directory; any other non-empty directory is replaced only with `--force`.
 
+pub mod pause;
 pub mod timings;
 pub mod zip;
 
@@ -143,6 +144,7 @@ impl Staging {
     ) -> Result<(), BuildError> {
         write_tree(&self.dir, files)?;
         write_cache(&self.dir, cache)?;
+        pause::point("swap");
         swap_into_place(&self.dir, &self.output, &self.parent, &self.name)?;
         self.finished = true;
         Ok(())
@@ -244,6 +246,7 @@ fn swap_into_place(
         let _ = fs::rename(&old, output);
         return Err(BuildError::io(output, e));
     }
+    pause::point("swapped");
     fs::remove_dir_all(&old).map_err(|e| BuildError::io(&old, e))
 }
 
