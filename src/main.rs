@@ -391,8 +391,36 @@ fn check(
     })
 }
 
+/// On SIGINT or SIGTERM during a bisection: stop the measured command,
+/// remove the worktree and the scratch directory, say so, and exit 128 +
+/// the signal's number (130, 143), as a shell reports such a death.
+fn clean_up_bisect_on_signals() -> Result<(), BuildError> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .map_err(|e| BuildError::Usage(format!("cannot handle SIGINT and SIGTERM: {e}")))?;
+    std::thread::Builder::new()
+        .name("perfatlas-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let name = if signal == SIGINT {
+                    "SIGINT"
+                } else {
+                    "SIGTERM"
+                };
+                eprintln!("perfatlas: interrupted ({name}); cleaning up");
+                for line in perfatlas::bisect::clean_up_interrupted() {
+                    eprintln!("perfatlas: {line}");
+                }
+                std::process::exit(128 + signal);
+            }
+        })
+        .map_err(|e| BuildError::Usage(format!("cannot start the signal thread: {e}")))?;
+    Ok(())
+}
+
 /// `perfatlas bisect`: progress on stderr, the table on stdout.
 fn bisect(options: perfatlas::bisect::BisectOptions) -> Result<ExitCode, BuildError> {
+    clean_up_bisect_on_signals()?;
     use perfatlas::analysis::stats;
     use perfatlas::vcs::bisect::Judgement;
     let confidence = options.confidence;
