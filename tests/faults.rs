@@ -270,12 +270,14 @@ fn clean_site(input: &Path, scratch: &Path) -> BTreeMap<String, Vec<u8>> {
     snapshot(&out)
 }
 
-/// A PID that no process has: a child that has run and been reaped.
+/// A PID that no process has: the kernel's `pid_max`, one above the
+/// highest PID it hands out (a reaped child's PID could be reused by the
+/// time the build looks, on a machine that starts many processes).
 fn dead_pid() -> u32 {
-    let mut child = Command::new("true").spawn().unwrap();
-    let pid = child.id();
-    child.wait().unwrap();
-    pid
+    std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(4_194_304)
 }
 
 // ---------------------------------------------------------------------------
