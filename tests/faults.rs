@@ -360,6 +360,52 @@ fn a_sample_data_rebuild_killed_while_rendering_is_cleaned_up_by_the_next() {
     assert!(out.join("index.html").is_file());
 }
 
+/// Without the hook: the sample data's rebuild killed after growing
+/// delays (fractions of the time a clean build took), so that kills also land where no pause point is (inside the
+/// swap, while the old site is deleted). After each kill the output is a
+/// whole site, the old one or the new one; after a last build, nothing is
+/// left beside it.
+#[test]
+fn sample_data_rebuilds_killed_at_random_moments_leave_a_whole_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean");
+    let started = Instant::now();
+    build_ok(&sample_data(), &clean);
+    let took = started.elapsed();
+    let new_site = common::read_tree(&clean);
+    let parent = dir.path().join("www");
+    let out = parent.join("site");
+    let old_input = tiny_input(dir.path(), "old", 2);
+    let mut outcomes = Vec::new();
+    // Fractions of a clean build's time, denser towards the end, where
+    // the site is written and swapped.
+    for percent in [10, 40, 70, 85, 92, 96, 99, 102] {
+        let delay_ms = (took.as_millis() * percent / 100) as u64;
+        build_ok(&old_input, &out);
+        let old_site = common::read_tree(&out);
+        let mut running = Running::start(build_command(&sample_data(), &out, &[], None, None));
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let finished = running.child.try_wait().unwrap().is_some();
+        running.kill9();
+        let now = common::read_tree(&out);
+        let outcome = if now == old_site {
+            "old"
+        } else if now == new_site {
+            "new"
+        } else {
+            panic!("killed after {delay_ms} ms: the output is neither the old nor the new site")
+        };
+        outcomes.push(format!(
+            "{delay_ms} ms: {outcome}{}",
+            if finished { " (had finished)" } else { "" }
+        ));
+    }
+    eprintln!("kills: {}", outcomes.join(", "));
+    build_ok(&sample_data(), &out);
+    assert!(common::read_tree(&out) == new_site, "the last build's site");
+    assert_eq!(debris(&parent), Vec::<String>::new());
+}
+
 /// Only perfatlas's own stale staging directories are removed: the name
 /// pattern, the marker and a dead owner must all be there.
 #[test]
