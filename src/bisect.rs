@@ -22,10 +22,14 @@
 //! the last lines of its stderr. The judge gets every sample of every run.
 //!
 //! The user's working tree, index, HEAD and refs are never touched;
-//! checkout hooks do not run. A bisection killed outright (Ctrl-C) cannot
-//! remove its worktree; the next bisection in the same repository does.
+//! checkout hooks do not run. A bisection interrupted by SIGINT (Ctrl-C)
+//! or SIGTERM stops the command and removes its worktree when the caller's
+//! signal handler calls [`clean_up_interrupted`] (the binary does); one
+//! killed outright (SIGKILL) cannot, and the next bisection in the same
+//! repository removes what it left.
 
 mod checkout;
+mod interrupt;
 mod measure;
 mod record;
 
@@ -37,6 +41,7 @@ use serde::Serialize;
 pub use crate::vcs::bisect::Judgement;
 use crate::vcs::bisect::{Dag, DagCommit};
 use crate::vcs::{Repo, VcsError};
+pub use interrupt::clean_up_interrupted;
 pub use measure::RunTimes;
 
 /// Everything `perfatlas bisect` needs.

@@ -100,6 +100,13 @@ pub enum BuildError {
     Template { name: String, message: String },
     #[error("{skipped} input file(s) could not be read and --strict is set; first: {first}")]
     Strict { skipped: usize, first: String },
+    /// Another build holds the output's lock.
+    #[error("another perfatlas build ({}) is writing {} (lock {}); run again when it is done, or pass --wait to wait for it", .pid.map_or_else(|| "PID unknown".to_string(), |p| format!("PID {p}")), .output.display(), .lock.display())]
+    Busy {
+        output: PathBuf,
+        lock: PathBuf,
+        pid: Option<u32>,
+    },
 }
 
 impl BuildError {

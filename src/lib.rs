@@ -67,6 +67,9 @@ pub struct BuildOptions {
     pub sources: Option<PathBuf>,
     /// Parse every input file again, and write no build cache.
     pub no_cache: bool,
+    /// When another build is writing the same output, wait for it
+    /// instead of failing at once.
+    pub wait: bool,
 }
 
 /// What a build did.
@@ -90,6 +93,15 @@ pub struct BuildReport {
 
 /// Reads `options.input`, renders every page and writes the site.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    build_with_progress(options, &mut |_| {})
+}
+
+/// [`build`], telling `progress` what it does besides building: waiting
+/// for another build of the same output, removing what killed builds left.
+pub fn build_with_progress(
+    options: &BuildOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BuildReport, BuildError> {
     check_input_dir(&options.input)?;
     // Refusals first, before any work (writing checks them again).
     site::check_apart(&options.input, &options.output, "output directory")?;
@@ -97,6 +109,25 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
     if let Some(zip) = &options.zip {
         site::check_apart(&options.input, zip, "--zip")?;
         site::zip::check_replaceable(zip, options.force)?;
+    }
+    // Held until the new site is in place: before the previous site is
+    // read for the cache, so that no other build swaps it meanwhile.
+    let output = options.output.display();
+    let _lock = site::lock::OutputLock::acquire(&options.output, options.wait, &mut |pid| {
+        progress(&format!(
+            "waiting for another perfatlas build ({}) writing {output}",
+            pid.map_or_else(|| "PID unknown".to_string(), |p| format!("PID {p}"))
+        ))
+    })?;
+    let mut stale = site::remove_stale(&options.output)?;
+    if let Some(zip) = &options.zip {
+        stale.extend(site::zip::remove_stale(zip));
+    }
+    for path in stale {
+        progress(&format!(
+            "removed {}, left by a build that was interrupted",
+            path.display()
+        ));
     }
     let mut config = input::load::read_config(&options.input, options.config.as_deref())?;
     if let Some(share) = options.min_share {
@@ -166,6 +197,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             },
         )
     })?;
+    site::pause::point("render");
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     let cached = cache.counts();
     let mut entries = cache.into_entries();
@@ -175,10 +207,19 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
             input::cache::Written::New(manifest),
         );
     }
-    site::timings::phase("write", || staging.finish(&files, entries))?;
-    if let Some(zip) = &options.zip {
-        site::zip::check_replaceable(zip, options.force)?;
-        site::zip::write_zip(zip, &files, &options.output)?;
+    site::timings::phase("write", || staging.write_rest(&files, entries))?;
+    // The zip before the swap: a zip that cannot be written (a full disk)
+    // fails the build with the previous site and zip untouched.
+    let zip = match &options.zip {
+        Some(zip) => {
+            site::zip::check_replaceable(zip, options.force)?;
+            Some(site::zip::prepare(zip, &files, staging.dir())?)
+        }
+        None => None,
+    };
+    site::timings::phase("swap", || staging.swap())?;
+    if let Some(zip) = zip {
+        zip.commit()?;
     }
     site::timings::phase("drop", || drop(files));
     let mut history = history;

@@ -71,6 +71,10 @@ enum Command {
         /// parses only new or changed files).
         #[arg(long)]
         no_cache: bool,
+        /// When another build is writing the same output, wait for it to
+        /// finish (by default the build fails at once, exit 2).
+        #[arg(long)]
+        wait: bool,
     },
     /// Convert one profile to folded stacks or the native JSON, on stdout.
     #[command(
@@ -159,6 +163,14 @@ enum To {
 
 fn main() -> ExitCode {
     report_panics_as_bugs();
+    // Past a file-size limit (`ulimit -f`) the default action of SIGXFSZ
+    // kills the process, leaving its staging directory; ignored, the write
+    // fails with EFBIG, which names the file and cleans up like any other
+    // write error.
+    // SAFETY: setting a signal's disposition to SIG_IGN, before any thread.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -211,6 +223,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             min_share,
             sources,
             no_cache,
+            wait,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -235,8 +248,11 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 min_share,
                 sources,
                 no_cache,
+                wait,
             };
-            let report = perfatlas::build(&options)?;
+            let report = perfatlas::build_with_progress(&options, &mut |line| {
+                eprintln!("perfatlas: {line}")
+            })?;
             for s in &report.skipped {
                 let place = if s.place.is_empty() {
                     String::new()
@@ -383,8 +399,36 @@ fn check(
     })
 }
 
+/// On SIGINT or SIGTERM during a bisection: stop the measured command,
+/// remove the worktree and the scratch directory, say so, and exit 128 +
+/// the signal's number (130, 143), as a shell reports such a death.
+fn clean_up_bisect_on_signals() -> Result<(), BuildError> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .map_err(|e| BuildError::Usage(format!("cannot handle SIGINT and SIGTERM: {e}")))?;
+    std::thread::Builder::new()
+        .name("perfatlas-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let name = if signal == SIGINT {
+                    "SIGINT"
+                } else {
+                    "SIGTERM"
+                };
+                eprintln!("perfatlas: interrupted ({name}); cleaning up");
+                for line in perfatlas::bisect::clean_up_interrupted() {
+                    eprintln!("perfatlas: {line}");
+                }
+                std::process::exit(128 + signal);
+            }
+        })
+        .map_err(|e| BuildError::Usage(format!("cannot start the signal thread: {e}")))?;
+    Ok(())
+}
+
 /// `perfatlas bisect`: progress on stderr, the table on stdout.
 fn bisect(options: perfatlas::bisect::BisectOptions) -> Result<ExitCode, BuildError> {
+    clean_up_bisect_on_signals()?;
     use perfatlas::analysis::stats;
     use perfatlas::vcs::bisect::Judgement;
     let confidence = options.confidence;

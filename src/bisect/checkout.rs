@@ -11,9 +11,11 @@
 //!
 //! Worktrees live in a scratch directory named `perfatlas-bisect-<pid>-…`
 //! under the system temp directory. A bisection stopped by an error or a
-//! panic removes its worktrees as it unwinds; one killed outright (Ctrl-C)
-//! cannot, so each bisection first removes the worktrees that a bisection
-//! no longer running left in the same repository.
+//! panic removes its worktrees as it unwinds, and one interrupted by
+//! SIGINT or SIGTERM from the signal handler (see `interrupt`); one killed
+//! outright (SIGKILL) cannot, so each bisection first removes the
+//! worktrees that a bisection no longer running left in the same
+//! repository.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -112,7 +114,9 @@ impl Scratch {
             .unwrap_or(0);
         let dir =
             std::env::temp_dir().join(format!("{SCRATCH_PREFIX}{}-{nanos}", std::process::id()));
+        let mut made = super::interrupt::made();
         std::fs::create_dir_all(&dir).map_err(|e| BisectError::io(&dir, e))?;
+        made.scratch.push(dir.clone());
         Ok(Scratch { dir })
     }
 
@@ -123,7 +127,9 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        let mut made = super::interrupt::made();
         let _ = std::fs::remove_dir_all(&self.dir);
+        made.scratch.retain(|d| *d != self.dir);
     }
 }
 
@@ -142,7 +148,11 @@ impl<'a> Worktree<'a> {
         dir: PathBuf,
         oid: &str,
     ) -> Result<Worktree<'a>, BisectError> {
-        git(
+        // Recorded before git runs, so that an interruption also removes a
+        // worktree git had half made.
+        let mut made = super::interrupt::made();
+        made.worktrees.push((repo.to_path_buf(), dir.clone()));
+        let added = git(
             repo,
             &[
                 "worktree".as_ref(),
@@ -152,7 +162,12 @@ impl<'a> Worktree<'a> {
                 dir.as_os_str(),
                 oid.as_ref(),
             ],
-        )?;
+        );
+        if let Err(e) = added {
+            let _ = remove_worktree(repo, &dir);
+            made.forget_worktree(&dir);
+            return Err(e);
+        }
         Ok(Worktree {
             repo,
             dir,
@@ -167,21 +182,26 @@ impl<'a> Worktree<'a> {
     /// Removes the worktree and its entry in the repository.
     pub(super) fn remove(mut self) -> Result<(), BisectError> {
         self.removed = true;
-        remove_worktree(self.repo, &self.dir)
+        let mut made = super::interrupt::made();
+        let removed = remove_worktree(self.repo, &self.dir);
+        made.forget_worktree(&self.dir);
+        removed
     }
 }
 
 impl Drop for Worktree<'_> {
     fn drop(&mut self) {
         if !self.removed {
+            let mut made = super::interrupt::made();
             let _ = remove_worktree(self.repo, &self.dir);
+            made.forget_worktree(&self.dir);
         }
     }
 }
 
 /// `git worktree remove --force DIR`; when that fails because the
 /// directory is already gone, `git worktree prune` drops the entry.
-fn remove_worktree(repo: &Path, dir: &Path) -> Result<(), BisectError> {
+pub(super) fn remove_worktree(repo: &Path, dir: &Path) -> Result<(), BisectError> {
     let removed = git(
         repo,
         &[

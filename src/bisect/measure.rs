@@ -12,6 +12,7 @@
 //! A run that exits non-zero or reports no time is a [`RunFailure`]; nothing
 //! is skipped silently.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -60,8 +61,25 @@ pub(super) fn run_once(cmd: &str, dir: &Path, out_file: &Path) -> Result<RunTime
     for var in GIT_LOCATION_VARS {
         command.env_remove(var);
     }
-    let output = command.output().map_err(|e| RunFailure {
-        message: format!("could not start sh: {e}"),
+    // A process group of its own, so that an interrupted bisection can stop
+    // the command and everything it started (see `interrupt`).
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let child = {
+        let mut made = super::interrupt::made();
+        let child = command.spawn().map_err(|e| RunFailure {
+            message: format!("could not start sh: {e}"),
+            stderr: String::new(),
+        })?;
+        made.child = Some(child.id());
+        child
+    };
+    let output = child.wait_with_output();
+    super::interrupt::made().child = None;
+    let output = output.map_err(|e| RunFailure {
+        message: format!("could not read the output of sh: {e}"),
         stderr: String::new(),
     })?;
     let written = std::fs::read(out_file).ok();

@@ -151,26 +151,122 @@ fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
 }
 
 /// Reads one file of a version: measurements or a profile, from the cache
-/// when the file is unchanged.
+/// when the file is unchanged. A file that changes while it is read (a
+/// profiler still writing it) is refused, not parsed half-written.
 fn read_input(path: &Path, within_version: &str, cache: &Cache) -> Result<Loaded, ParseError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let before = Stamp::of_path(path)?;
     if is_binary_jfr(path) {
         // Read by the JDK's tool from the file; hashed as a stream.
         let file = std::fs::File::open(path)
             .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
         let key = Cache::key_of_reader(within_version, &name, file)
             .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
-        return cached(cache, &key, || {
+        let loaded = cached(cache, &key, || {
             let (format, parsed) = parse_jfr_recording(path)?;
             Ok(Loaded::Profile(format, Box::new(parsed)))
         });
+        before.check_unchanged(path)?;
+        return loaded;
     }
     let bytes = read_bounded(path)?;
+    crate::site::pause::point("read");
+    before.check_unchanged(path)?;
     let key = Cache::key(within_version, &name, &bytes);
     cached(cache, &key, || load_bytes(within_version, &name, &bytes))
+}
+
+/// What says whether a file changed: which file a path names, its size and
+/// modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Stamp {
+            dev,
+            ino,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+
+    /// The file at `path`, which must be a regular file: anything else (a
+    /// named pipe, a device) could block the build or never end.
+    fn of_path(path: &Path) -> Result<Stamp, ParseError> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+        if !meta.is_file() {
+            return Err(ParseError::whole(not_a_regular_file(&meta)));
+        }
+        Ok(Stamp::of(&meta))
+    }
+
+    /// Fails when `path` no longer names the same file with the same size
+    /// and modification time.
+    fn check_unchanged(self, path: &Path) -> Result<(), ParseError> {
+        let again = "; a program may still be writing it: build again once it is complete";
+        let now = match std::fs::metadata(path) {
+            Ok(meta) => Stamp::of(&meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ParseError::whole(format!(
+                    "disappeared while it was read{again}"
+                )))
+            }
+            Err(e) => return Err(ParseError::whole(format!("cannot be read: {e}"))),
+        };
+        let what = if (now.dev, now.ino) != (self.dev, self.ino) {
+            "it was replaced by another file".to_string()
+        } else if now.len != self.len {
+            format!("{} bytes before, {} after", self.len, now.len)
+        } else if now.modified != self.modified {
+            "its modification time changed".to_string()
+        } else {
+            return Ok(());
+        };
+        Err(ParseError::whole(format!(
+            "changed while it was read ({what}){again}"
+        )))
+    }
+}
+
+/// Why a file that is not a regular file is not read.
+pub(super) fn not_a_regular_file(meta: &std::fs::Metadata) -> String {
+    #[cfg(unix)]
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            " (a named pipe)"
+        } else if t.is_socket() {
+            " (a socket)"
+        } else if t.is_block_device() || t.is_char_device() {
+            " (a device)"
+        } else {
+            ""
+        }
+    };
+    #[cfg(not(unix))]
+    let kind = {
+        let _ = meta;
+        ""
+    };
+    format!("not a regular file{kind}; not read")
 }
 
 /// The cache's entry for `key`, or `read()` (remembered when it succeeds).
@@ -252,12 +348,17 @@ fn read_in_parts(path: &Path, size: usize) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads one file and parses it; I/O problems become whole-file errors.
+/// Reads one file and parses it; I/O problems become whole-file errors,
+/// and so does a file that changes while it is read.
 pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError> {
+    let before = Stamp::of_path(path)?;
     if is_binary_jfr(path) {
-        return parse_jfr_recording(path);
+        let parsed = parse_jfr_recording(path);
+        before.check_unchanged(path)?;
+        return parsed;
     }
     let bytes = read_bounded(path)?;
+    before.check_unchanged(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

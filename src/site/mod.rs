@@ -2,7 +2,14 @@
 //! output and moved into place only when complete, so a failed build leaves
 //! the previous site untouched. A marker file says perfatlas wrote a
 //! directory; any other non-empty directory is replaced only with `--force`.
+//!
+//! One build at a time writes an output ([`lock`]). A build that was killed
+//! leaves its staging directory (`.SITE.perfatlas-tmp-PID`, holding the
+//! marker) behind; the next build into the same output removes it
+//! ([`remove_stale`]) once its owner no longer runs.
 
+pub mod lock;
+pub mod pause;
 pub mod timings;
 pub mod zip;
 
@@ -61,6 +68,96 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
+/// The directory a site's staging directory and lock go in (the output's
+/// parent, `.` for a bare name) and the output's name.
+pub(crate) fn parent_and_name(output: &Path) -> (PathBuf, String) {
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "site".into());
+    (parent, name)
+}
+
+/// The two kinds of directory a build makes beside its output, named
+/// `.NAME.perfatlas-KIND-PID`: the site being written, and (where the
+/// swap cannot be atomic) the previous site moved aside.
+const BESIDE_KINDS: [&str; 2] = ["tmp", "old"];
+
+/// Removes what builds that no longer run left beside `output`: a
+/// directory named `.NAME.perfatlas-tmp-PID` or `.NAME.perfatlas-old-PID`
+/// (NAME the output's name, PID digits) that holds perfatlas's marker file
+/// and whose PID is no running process. Anything else (no marker, a
+/// running owner, another output's name, a link) is left alone. Returns
+/// the directories removed. Called with the output's lock held, so no
+/// live build of this output can own one of them.
+pub fn remove_stale(output: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let (parent, name) = parent_and_name(output);
+    let entries = match fs::read_dir(&parent) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(BuildError::io(&parent, e)),
+    };
+    let prefix = format!(".{name}.perfatlas-");
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let owner = BESIDE_KINDS.iter().find_map(|kind| {
+            let digits = rest.strip_prefix(kind)?.strip_prefix('-')?;
+            match digits.bytes().all(|b| b.is_ascii_digit()) {
+                true => digits.parse::<u32>().ok(),
+                false => None,
+            }
+        });
+        let Some(pid) = owner else {
+            continue;
+        };
+        let path = entry.path();
+        let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        let marked = fs::symlink_metadata(path.join(MARKER)).is_ok_and(|m| m.is_file());
+        if !is_dir || !marked || pid == std::process::id() || process_runs(pid) {
+            continue;
+        }
+        fs::remove_dir_all(&path).map_err(|e| BuildError::io(&path, e))?;
+        removed.push(path);
+    }
+    removed.sort();
+    Ok(removed)
+}
+
+/// Whether process `pid` still runs: it exists and has not exited (a
+/// zombie waiting for its parent has). In doubt, yes.
+pub(crate) fn process_runs(pid: u32) -> bool {
+    let Ok(id) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if id <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 sends nothing; it only checks that the process exists.
+    if unsafe { libc::kill(id, 0) } != 0
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    {
+        return false;
+    }
+    !is_zombie(pid)
+}
+
+/// A process that has exited but not been waited for, per `/proc`.
+fn is_zombie(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .and_then(|i| stat[i + 1..].trim_start().chars().next())
+            == Some('Z')
+    })
+}
+
 /// Writes `files` as the site at `output`.
 pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), BuildError> {
     write_site_with_cache(output, files, force, BTreeMap::new())
@@ -95,15 +192,8 @@ impl Staging {
     /// directory with the marker.
     pub fn begin(output: &Path, force: bool) -> Result<Staging, BuildError> {
         check_replaceable(output, force)?;
-        let parent = match output.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let (parent, name) = parent_and_name(output);
         fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
-        let name = output
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "site".into());
         let dir = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
         if dir.exists() {
             fs::remove_dir_all(&dir).map_err(|e| BuildError::io(&dir, e))?;
@@ -134,15 +224,35 @@ impl Staging {
         fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))
     }
 
+    /// The staging directory: the new site as far as it is written.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Writes the rest of `files` and the cache entries, and moves the
     /// site into place.
     pub fn finish(
-        mut self,
+        self,
+        files: &SiteFiles,
+        cache: BTreeMap<String, Written>,
+    ) -> Result<(), BuildError> {
+        self.write_rest(files, cache)?;
+        self.swap()
+    }
+
+    /// Writes the rest of `files` and the cache entries.
+    pub fn write_rest(
+        &self,
         files: &SiteFiles,
         cache: BTreeMap<String, Written>,
     ) -> Result<(), BuildError> {
         write_tree(&self.dir, files)?;
-        write_cache(&self.dir, cache)?;
+        write_cache(&self.dir, cache)
+    }
+
+    /// Moves the complete site into place.
+    pub fn swap(mut self) -> Result<(), BuildError> {
+        pause::point("swap");
         swap_into_place(&self.dir, &self.output, &self.parent, &self.name)?;
         self.finished = true;
         Ok(())
@@ -228,15 +338,28 @@ fn write_cache(root: &Path, entries: BTreeMap<String, Written>) -> Result<(), Bu
     Ok(())
 }
 
-/// Moves the old site aside, the new one in, then deletes the old one.
+/// Puts the staging directory in place of the output. Where the system
+/// can, the two are exchanged in one step (`renameat2` with
+/// `RENAME_EXCHANGE`), so at every moment the output is a complete site, the
+/// old or the new; the old one, now under the staging name, is then
+/// deleted. Elsewhere the old site is moved aside, the new one in, and the
+/// old one deleted.
 fn swap_into_place(
     staging: &Path,
     output: &Path,
     parent: &Path,
     name: &str,
 ) -> Result<(), BuildError> {
-    if !output.exists() {
+    if fs::symlink_metadata(output).is_err() {
         return fs::rename(staging, output).map_err(|e| BuildError::io(output, e));
+    }
+    match exchange(staging, output) {
+        Ok(()) => {
+            pause::point("swapped");
+            return fs::remove_dir_all(staging).map_err(|e| BuildError::io(staging, e));
+        }
+        Err(e) if !exchange_unsupported(&e) => return Err(BuildError::io(output, e)),
+        Err(_) => {}
     }
     let old = parent.join(format!(".{name}.perfatlas-old-{}", std::process::id()));
     fs::rename(output, &old).map_err(|e| BuildError::io(output, e))?;
@@ -244,7 +367,45 @@ fn swap_into_place(
         let _ = fs::rename(&old, output);
         return Err(BuildError::io(output, e));
     }
+    pause::point("swapped");
     fs::remove_dir_all(&old).map_err(|e| BuildError::io(&old, e))
+}
+
+/// Exchanges two paths atomically.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: two NUL-terminated paths that live across the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    match done {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// The errors of a system or file system without an atomic exchange.
+fn exchange_unsupported(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::Unsupported
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP)
+        )
 }
 
 #[cfg(test)]
