@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::analysis::regression::{self, Direction, Severity, Verdict};
-use crate::error::BuildError;
-use crate::input;
-use crate::model::Skipped;
-use crate::render::format::{measured, p_value, signed_percent};
+use analysis::regression::{self, Direction, Severity, Verdict};
+use input;
+use model::error::BuildError;
+use model::Skipped;
+use render::format::{measured, p_value, signed_percent};
 
 /// From which severity a regression fails the check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,11 +89,8 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
     // The same verdicts as the build's pages (one per pair, after the
     // false-discovery control) when the baseline is the version before
     // the newest; a chosen baseline is one comparison of its own.
-    let (settings, reports, _) = crate::analysis::regression_report::verdicts(
-        &history,
-        &config.regressions,
-        &config.benchmarks,
-    );
+    let (settings, reports, _) =
+        analysis::regression_report::verdicts(&history, &config.regressions, &config.benchmarks);
     let benchmarks: Vec<BenchmarkCheck> = reports
         .iter()
         .map(|report| {

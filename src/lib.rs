@@ -16,37 +16,24 @@
 //! [`bisect`] finds the commit that made a command
 //! slower, measuring commits in temporary git worktrees.
 
-pub mod analysis;
 pub mod bisect;
 pub mod check;
-pub mod convert;
-pub mod error;
-pub mod input;
-pub mod model;
-pub mod render;
-pub mod site;
-#[cfg(test)]
-mod test_support;
-pub mod vcs;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-pub use error::{BuildError, InputError, ParseError, Place};
+use trace::timings::phase;
 
-/// Which theme the site starts in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ThemeChoice {
-    /// One of the embedded themes: `light`, `dark`, `colorblind`.
-    Builtin(String),
-    /// A directory holding a `theme.css`.
-    Dir(PathBuf),
-}
-
-impl Default for ThemeChoice {
-    fn default() -> ThemeChoice {
-        ThemeChoice::Builtin("light".into())
-    }
-}
+pub use analysis;
+pub use config;
+pub use config::ThemeChoice;
+pub use input;
+pub use input::convert;
+pub use model;
+pub use model::error;
+pub use model::error::{BuildError, InputError, ParseError, Place};
+pub use render;
+pub use site;
+pub use vcs;
 
 /// Everything `perfatlas build` needs, already validated.
 #[derive(Debug, Clone, Default)]
@@ -98,22 +85,73 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildError> {
 
 /// [`build`], telling `progress` what it does besides building: waiting
 /// for another build of the same output, removing what killed builds left.
+///
+/// The pipeline: read (settings, then every input) → analyse (every
+/// derived result, once, in order) → render (pages to bytes) → write (the
+/// site crate owns the output tree: staging, zip, swap, caches).
 pub fn build_with_progress(
     options: &BuildOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<BuildReport, BuildError> {
+    let _lock = claim_output(options, progress)?;
+    let config = read_settings(&options.input, options.config.as_deref(), options.min_share)?;
+    let parse_cache = match options.no_cache {
+        true => site::parse_cache::Cache::disabled(),
+        false => site::parse_cache::Cache::for_site(&options.output),
+    };
+    let history = phase("load", || read_history(options, &config, &parse_cache))?;
+    let (analysis, sources) = analyse(options, &config, &history)?;
+    let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
+    let page_cache = match options.no_cache {
+        true => site::page_cache::PageReuse::disabled(),
+        false => site::page_cache::PageReuse::for_site(&options.output),
+    };
+    let staging = site::Staging::begin(&options.output, options.force)?;
+    let files = phase("render", || {
+        render::site_files(
+            &history,
+            &config,
+            &renderer,
+            &analysis,
+            &sources,
+            &render::Output {
+                pages: &page_cache,
+                sink: Some(&staging),
+            },
+        )
+    })?;
+    trace::pause::point("render");
+    let pages = files.keys().filter(|k| k.ends_with(".html")).count();
+    let cached = parse_cache.counts();
+    let mut caches = parse_cache.into_entries();
+    if let Some(manifest) = page_cache.manifest() {
+        caches.insert(
+            site::page_cache::MANIFEST.to_string(),
+            site::parse_cache::Written::New(manifest),
+        );
+    }
+    write_site(options, staging, &files, caches)?;
+    phase("drop", || drop(files));
+    Ok(report(history, pages, cached, page_cache.counts()))
+}
+
+/// Refuses what must not be replaced, before any work (writing checks
+/// again), takes the output's lock (held until the new site is in place,
+/// so no other build swaps it meanwhile) and removes what killed builds
+/// left.
+fn claim_output(
+    options: &BuildOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<site::lock::OutputLock, BuildError> {
     check_input_dir(&options.input)?;
-    // Refusals first, before any work (writing checks them again).
     site::check_apart(&options.input, &options.output, "output directory")?;
     site::check_replaceable(&options.output, options.force)?;
     if let Some(zip) = &options.zip {
         site::check_apart(&options.input, zip, "--zip")?;
         site::zip::check_replaceable(zip, options.force)?;
     }
-    // Held until the new site is in place: before the previous site is
-    // read for the cache, so that no other build swaps it meanwhile.
     let output = options.output.display();
-    let _lock = site::lock::OutputLock::acquire(&options.output, options.wait, &mut |pid| {
+    let lock = site::lock::OutputLock::acquire(&options.output, options.wait, &mut |pid| {
         progress(&format!(
             "waiting for another perfatlas build ({}) writing {output}",
             pid.map_or_else(|| "PID unknown".to_string(), |p| format!("PID {p}"))
@@ -129,8 +167,25 @@ pub fn build_with_progress(
             path.display()
         ));
     }
-    let mut config = input::load::read_config(&options.input, options.config.as_deref())?;
-    if let Some(share) = options.min_share {
+    Ok(lock)
+}
+
+/// The settings: `explicit` or `INPUT/perfatlas.toml` (else defaults),
+/// checked whole, with `--min-share` applied.
+pub fn read_settings(
+    input: &Path,
+    explicit: Option<&Path>,
+    min_share: Option<f64>,
+) -> Result<config::Config, BuildError> {
+    let mut config = input::load::read_config(input, explicit)?;
+    let path = || explicit.map_or_else(|| input.join("perfatlas.toml"), Path::to_path_buf);
+    for view in &config.field.views {
+        analysis::field_filter::check_view(view).map_err(|message| BuildError::Config {
+            path: path(),
+            message,
+        })?;
+    }
+    if let Some(share) = min_share {
         if !(0.0..=100.0).contains(&share) {
             return Err(BuildError::Usage(format!(
                 "--min-share {share}: expected a percentage from 0 to 100"
@@ -138,91 +193,99 @@ pub fn build_with_progress(
         }
         config.matrix.min_share = share;
     }
-    let derived = analysis::derived_metrics::parse_all(&config.metrics)
-        .map_err(|message| config_error(options, message))?;
-    let cache = match options.no_cache {
-        true => input::cache::Cache::disabled(),
-        false => input::cache::Cache::for_site(&options.output),
+    Ok(config)
+}
+
+/// Every version and input, with the derived metrics added; with
+/// `--strict`, the first input that could not be read stops the build.
+fn read_history(
+    options: &BuildOptions,
+    config: &config::Config,
+    cache: &dyn input::load::ParseCache,
+) -> Result<model::History, BuildError> {
+    let config_error = |message| BuildError::Config {
+        path: options
+            .config
+            .clone()
+            .unwrap_or_else(|| options.input.join("perfatlas.toml")),
+        message,
     };
-    let mut history = site::timings::phase("load", || {
-        input::load::load_history_cached(&options.input, &config, &cache)
-    })?;
-    analysis::derived_metrics::apply(&mut history, &derived)
-        .map_err(|message| config_error(options, message))?;
-    let history = history;
+    let derived = analysis::derived_metrics::parse_all(&config.metrics).map_err(config_error)?;
+    let mut history = input::load::load_history_cached(&options.input, config, cache)?;
+    analysis::derived_metrics::apply(&mut history, &derived).map_err(config_error)?;
     if options.strict && !history.skipped.is_empty() {
-        let s = &history.skipped[0];
-        let first = format!(
-            "{}{}: {}",
-            s.file,
-            if s.place.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", s.place)
-            },
-            s.reason
-        );
         return Err(BuildError::Strict {
             skipped: history.skipped.len(),
-            first,
+            first: history.skipped[0].to_string(),
         });
     }
-    let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
-    let reuse = match options.no_cache {
-        true => render::reuse::PageReuse::disabled(),
-        false => render::reuse::PageReuse::for_site(&options.output),
+    Ok(history)
+}
+
+/// The analysis of the history, and the source texts for code links.
+fn analyse(
+    options: &BuildOptions,
+    config: &config::Config,
+    history: &model::History,
+) -> Result<(analysis::report::Analysis, vcs::sources::Sources), BuildError> {
+    let repo = match &options.repo {
+        Some(path) => Some(
+            vcs::Repo::open(path)
+                .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))?,
+        ),
+        None => None,
     };
-    let ids = site::timings::phase("identity", || {
-        let rules = model::PathRules::of_history(&history, &config.identity.rewrites());
-        model::FunctionIds::new(&history, &rules)
+    let ids = phase("identity", || {
+        let rules = model::PathRules::of_history(history, &config.identity.rewrites());
+        model::FunctionIds::new(history, &rules)
     });
-    let hierarchy = site::timings::phase("hierarchy", || {
+    let hierarchy = phase("hierarchy", || {
         analysis::hierarchy::Hierarchy::new(&history.frames, &ids, &history.title)
     });
-    let modifications = code_changes(options, &config, &history, &hierarchy)?;
-    let sources = source_texts(options, &config, &history)?;
-    let staging = site::Staging::begin(&options.output, options.force)?;
-    let files = site::timings::phase("render", || {
-        render::site_files(
-            &history,
-            &config,
-            &renderer,
-            &ids,
-            hierarchy,
-            modifications,
-            &sources,
-            &render::Output {
-                reuse: &reuse,
-                staging: Some(&staging),
-            },
-        )
-    })?;
-    site::pause::point("render");
-    let pages = files.keys().filter(|k| k.ends_with(".html")).count();
-    let cached = cache.counts();
-    let mut entries = cache.into_entries();
-    if let Some(manifest) = reuse.manifest() {
-        entries.insert(
-            render::reuse::MANIFEST.to_string(),
-            input::cache::Written::New(manifest),
-        );
-    }
-    site::timings::phase("write", || staging.write_rest(&files, entries))?;
-    // The zip before the swap: a zip that cannot be written (a full disk)
-    // fails the build with the previous site and zip untouched.
+    let modifications = code_changes(repo.as_ref(), config, history, &hierarchy);
+    let sources = source_texts(options, repo.as_ref(), config, history)?;
+    let analysis = analysis::report::Analysis::new(
+        history,
+        config,
+        ids,
+        hierarchy,
+        modifications,
+        &render::paths::MatrixPages,
+    );
+    Ok((analysis, sources))
+}
+
+/// Writes what was not written yet, the zip (before the swap: a zip that
+/// cannot be written, a full disk, fails the build with the previous site
+/// and zip untouched), then puts the new site in place.
+fn write_site(
+    options: &BuildOptions,
+    staging: site::Staging,
+    files: &render::SiteFiles,
+    caches: std::collections::BTreeMap<String, site::parse_cache::Written>,
+) -> Result<(), BuildError> {
+    phase("write", || staging.write_rest(files, caches))?;
     let zip = match &options.zip {
         Some(zip) => {
             site::zip::check_replaceable(zip, options.force)?;
-            Some(site::zip::prepare(zip, &files, staging.dir())?)
+            Some(site::zip::prepare(zip, files, staging.dir())?)
         }
         None => None,
     };
-    site::timings::phase("swap", || staging.swap())?;
+    phase("swap", || staging.swap())?;
     if let Some(zip) = zip {
         zip.commit()?;
     }
-    site::timings::phase("drop", || drop(files));
-    let mut history = history;
+    Ok(())
+}
+
+/// What the build did; the history is freed in the background.
+fn report(
+    mut history: model::History,
+    pages: usize,
+    cached: (usize, usize),
+    pages_kept: (usize, usize),
+) -> BuildReport {
     let report = BuildReport {
         versions: history.versions.len(),
         profiles: history.profiles.len(),
@@ -240,10 +303,10 @@ pub fn build_with_progress(
             })
             .collect(),
         cached,
-        pages_kept: reuse.counts(),
+        pages_kept,
     };
     drop_in_background(history);
-    Ok(report)
+    report
 }
 
 /// Frees the history on a thread of its own: a long measurement history is
@@ -269,23 +332,13 @@ fn check_input_dir(input: &std::path::Path) -> Result<(), BuildError> {
     }
 }
 
-/// An error in the settings, naming the file they came from.
-fn config_error(options: &BuildOptions, message: String) -> BuildError {
-    BuildError::Config {
-        path: options
-            .config
-            .clone()
-            .unwrap_or_else(|| options.input.join("perfatlas.toml")),
-        message,
-    }
-}
-
 /// Source files for code links: from `--sources`, else `--repo`, else none.
 fn source_texts(
     options: &BuildOptions,
-    config: &input::config::Config,
+    repo: Option<&vcs::Repo>,
+    config: &config::Config,
     history: &model::History,
-) -> Result<input::sources::Sources, BuildError> {
+) -> Result<vcs::sources::Sources, BuildError> {
     if let Some(dir) = &options.sources {
         if !dir.is_dir() {
             return Err(BuildError::Usage(format!(
@@ -293,42 +346,39 @@ fn source_texts(
                 dir.display()
             )));
         }
-        return Ok(input::sources::from_dir(dir, history, &config.vcs));
+        return Ok(vcs::sources::from_dir(dir, history, &config.vcs));
     }
-    if let Some(path) = &options.repo {
-        let repo = vcs::Repo::open(path)
-            .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))?;
-        return Ok(input::sources::from_repo(&repo, history, &config.vcs));
-    }
-    Ok(input::sources::Sources::default())
+    Ok(match repo {
+        Some(repo) => vcs::sources::from_repo(repo, history, &config.vcs),
+        None => vcs::sources::Sources::default(),
+    })
 }
 
 /// Which methods each version modified: from `--repo` when given, else
 /// from source hashes in the inputs.
 fn code_changes(
-    options: &BuildOptions,
-    config: &input::config::Config,
+    repo: Option<&vcs::Repo>,
+    config: &config::Config,
     history: &model::History,
     hierarchy: &analysis::hierarchy::Hierarchy,
-) -> Result<analysis::modifications::Modifications, BuildError> {
-    if let Some(path) = &options.repo {
-        let repo = vcs::Repo::open(path)
-            .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))?;
-        return Ok(analysis::modifications::from_git(
-            &repo,
+) -> analysis::modifications::Modifications {
+    use analysis::modifications::{from_git, from_source_hashes, Modifications};
+    if let Some(repo) = repo {
+        return from_git(
+            repo,
             history,
             hierarchy,
             &config.vcs,
             config.matrix.diff_popup_lines,
-        ));
+        );
     }
-    let from_hashes = analysis::modifications::from_source_hashes(history, hierarchy);
+    let from_hashes = from_source_hashes(history, hierarchy);
     if from_hashes.any_known() {
-        Ok(from_hashes)
+        from_hashes
     } else {
-        Ok(analysis::modifications::Modifications::unknown(
+        Modifications::unknown(
             history.versions.len(),
             "no --repo given and no source hashes in the inputs",
-        ))
+        )
     }
 }

@@ -254,12 +254,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 eprintln!("perfatlas: {line}")
             })?;
             for s in &report.skipped {
-                let place = if s.place.is_empty() {
-                    String::new()
-                } else {
-                    format!("{}: ", s.place)
-                };
-                eprintln!("perfatlas: skipped: {}: {place}{}", s.file, s.reason);
+                eprintln!("perfatlas: skipped: {s}");
             }
             // Facts of the inputs that are not problems (the exit code
             // ignores them), also shown on the profiles' pages.
@@ -367,16 +362,7 @@ fn check(
     };
     let report = perfatlas::check::check(&options)?;
     for s in &report.skipped {
-        eprintln!(
-            "perfatlas: skipped: {}: {}{}",
-            s.file,
-            if s.place.is_empty() {
-                String::new()
-            } else {
-                format!("{}: ", s.place)
-            },
-            s.reason
-        );
+        eprintln!("perfatlas: skipped: {s}");
     }
     let text = match format {
         CheckFormat::Text => report.text(),

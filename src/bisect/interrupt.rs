@@ -82,7 +82,7 @@ fn stop_group(pid: u32) {
         libc::kill(-id, libc::SIGKILL);
     }
     let deadline = Instant::now() + Duration::from_secs(2);
-    while crate::site::process_runs(pid) && Instant::now() < deadline {
+    while site::process_runs(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::measure::{shorten, RunTimes};
 use super::BisectError;
-use crate::vcs::bisect::DagCommit;
+use vcs::bisect::DagCommit;
 
 /// Creates `into` when missing; it must be a directory.
 pub(super) fn prepare(into: &Path) -> Result<(), BisectError> {
@@ -162,7 +162,7 @@ fn same_content(dir: &Path, files: &[(&str, String)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::config::VersionConfig;
+    use config::VersionConfig;
 
     fn commit(summary: &str) -> DagCommit {
         DagCommit {

@@ -1,0 +1,161 @@
+//! The evolution part of the site, planned before any page is written: the
+//! component hierarchy, each profile's facts (computed once, in parallel),
+//! one matrix per benchmark plus one over all benchmarks, each scope's
+//! timelines and call edges per version, and where every page lives (as
+//! [`MatrixUrls`] names it).
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::callgraph::{version_edges, Edges};
+use crate::hierarchy::{CompId, Hierarchy, Level};
+use crate::matrix::{self, Matrix};
+use crate::modifications::Modifications;
+use crate::profile_facts::{profile_facts, ProfileFacts};
+use crate::scope::Scope;
+use crate::timeline::{version_timelines, VersionTimelines};
+use config::MatrixConfig;
+use model::History;
+
+/// One matrix and everything its pages need.
+pub struct ScopePlan {
+    pub scope: Scope,
+    pub matrix: Matrix,
+    /// Site directory of the scope's pages, e.g. `matrix/b/convert-basic`.
+    pub dir: String,
+    /// Per version, when any profile there has a time order.
+    pub timelines: Vec<Option<VersionTimelines>>,
+    /// Per version, edges at the method, class and package levels.
+    pub edges: Vec<[Edges; 3]>,
+    /// Row index of each component in the matrix.
+    pub row_of: HashMap<CompId, usize>,
+    /// Component page of every row that is ever visible.
+    pub pages: HashMap<CompId, String>,
+}
+
+/// Where the pages of each matrix live. The render stage owns every URL
+/// (`render::paths`); the plan records the ones it is given.
+pub trait MatrixUrls: Sync {
+    /// Site directory of one benchmark's matrix, or (`None`) of the matrix
+    /// over all benchmarks.
+    fn scope_dir(&self, benchmark: Option<&str>) -> String;
+    /// Site directory of the memory matrix of the scope at `dir`.
+    fn memory_dir(&self, dir: &str) -> String;
+    /// The page of component `comp` of the matrix at `dir`.
+    fn component_page(&self, dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String;
+}
+
+impl ScopePlan {
+    /// Edges of version `v` at the level of `comp`'s level (methods for the
+    /// project, which has no callers of its own).
+    pub fn edges_for(&self, v: usize, level: Level) -> &Edges {
+        let l = match level {
+            Level::Method | Level::Project => 0,
+            Level::Class => 1,
+            Level::Package => 2,
+        };
+        &self.edges[v][l]
+    }
+}
+
+pub struct EvolutionPlan {
+    pub hierarchy: Hierarchy,
+    pub modifications: Modifications,
+    pub scopes: Vec<ScopePlan>,
+}
+
+impl EvolutionPlan {
+    /// Plans every matrix of `history`.
+    pub fn new(
+        history: &History,
+        config: &MatrixConfig,
+        hierarchy: Hierarchy,
+        modifications: Modifications,
+        urls: &dyn MatrixUrls,
+    ) -> EvolutionPlan {
+        let facts: Vec<ProfileFacts> = trace::timings::phase("facts", || {
+            history
+                .profiles
+                .par_iter()
+                .map(|p| profile_facts(&p.profile, &hierarchy, config.timeline_frames))
+                .collect()
+        });
+        let benchmarks = history.benchmarks();
+        let mut scopes: Vec<(String, Vec<String>, String)> = benchmarks
+            .iter()
+            .map(|b| (b.clone(), vec![b.clone()], urls.scope_dir(Some(b))))
+            .collect();
+        if benchmarks.len() > 1 {
+            scopes.push((
+                "all benchmarks".into(),
+                benchmarks.clone(),
+                urls.scope_dir(None),
+            ));
+        }
+        let sets = modifications.sets();
+        // Each scope measured in time, then (where profiles carry
+        // allocation bytes) a second matrix of the same scope in memory.
+        let scopes: Vec<(Scope, String)> = scopes
+            .into_iter()
+            .flat_map(|(name, benches, dir)| {
+                let memory = Scope::memory(history, &format!("{name} (memory)"), &benches)
+                    .map(|s| (s, urls.memory_dir(&dir)));
+                std::iter::once((Scope::new(history, &name, &benches), dir)).chain(memory)
+            })
+            .collect();
+        let scopes = scopes
+            .into_par_iter()
+            .map(|(scope, dir)| plan_scope(scope, dir, &hierarchy, &facts, &sets, config, urls))
+            .collect();
+        EvolutionPlan {
+            hierarchy,
+            modifications,
+            scopes,
+        }
+    }
+}
+
+fn plan_scope(
+    scope: Scope,
+    dir: String,
+    hierarchy: &Hierarchy,
+    facts: &[ProfileFacts],
+    modified: &[Option<std::collections::BTreeSet<CompId>>],
+    config: &MatrixConfig,
+    urls: &dyn MatrixUrls,
+) -> ScopePlan {
+    let mut matrix = matrix::build(&scope, hierarchy, facts, modified, config.min_share);
+    matrix::cap_visible_rows(&mut matrix, config.max_rows);
+    let versions = scope.versions.len();
+    let timelines = (0..versions)
+        .map(|v| version_timelines(&scope, hierarchy, facts, v))
+        .collect();
+    let edges = (0..versions)
+        .map(|v| {
+            [Level::Method, Level::Class, Level::Package]
+                .map(|level| version_edges(&scope, facts, v, level))
+        })
+        .collect();
+    let row_of = matrix
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.comp, i))
+        .collect();
+    let pages = matrix
+        .rows
+        .iter()
+        .filter(|r| r.visible)
+        .map(|r| (r.comp, urls.component_page(&dir, hierarchy, r.comp)))
+        .collect();
+    ScopePlan {
+        scope,
+        matrix,
+        dir,
+        timelines,
+        edges,
+        row_of,
+        pages,
+    }
+}

@@ -1,0 +1,216 @@
+//! The component hierarchy of a whole history: project → packages →
+//! classes → methods, built once from the shared frame table so a method
+//! has the same id in every version and benchmark.
+//!
+//! Frames that differ only by line (or start line, or source hash) belong
+//! to the same method; the method is what [`component_path`] derives.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use model::{component_path, FrameId, FrameTable, FunctionIds};
+
+/// Depth of a component in the hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Project,
+    Package,
+    Class,
+    Method,
+}
+
+impl Level {
+    /// 1 for the project, 4 for methods (the config's `matrix.depth`).
+    pub fn depth(self) -> u8 {
+        match self {
+            Level::Project => 1,
+            Level::Package => 2,
+            Level::Class => 3,
+            Level::Method => 4,
+        }
+    }
+}
+
+/// Index of a component in a [`Hierarchy`]; `CompId(0)` is the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct CompId(pub u32);
+
+impl CompId {
+    pub const PROJECT: CompId = CompId(0);
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One component.
+#[derive(Debug, Clone)]
+pub struct Comp {
+    pub level: Level,
+    /// Its name at its level: `markdown`, `core.py`, `Markdown.convert`.
+    pub name: String,
+    /// Unique, stable across versions: the names from the project down,
+    /// joined by `\u{1f}`.
+    pub key: String,
+    pub parent: Option<CompId>,
+}
+
+/// Every component of a history, and the method of every frame.
+#[derive(Debug, Clone)]
+pub struct Hierarchy {
+    pub comps: Vec<Comp>,
+    /// Frame id → its method's component.
+    frame_method: Vec<CompId>,
+}
+
+impl Hierarchy {
+    /// The hierarchy of `frames` by name and version-independent file alone
+    /// (no versions known), as tests build it.
+    pub fn plain(frames: &FrameTable, project: &str) -> Hierarchy {
+        let ids = FunctionIds::of_frames(frames, &model::PathRules::default());
+        Hierarchy::new(frames, &ids, project)
+    }
+
+    /// Builds the hierarchy of every frame in `frames`, each placed by its
+    /// function as `ids` says (see [`model::identity`]). Component
+    /// ids are assigned in key order, so they do not depend on load order.
+    pub fn new(frames: &FrameTable, ids: &FunctionIds, project: &str) -> Hierarchy {
+        let paths: Vec<[String; 3]> = frames
+            .iter()
+            .map(|(id, f)| {
+                let c = component_path(&ids.function(id, f));
+                [c.package, c.class, c.method]
+            })
+            .collect();
+        // Sorted keys of every package, class and method.
+        let mut keys: BTreeMap<(String, String, String, Level), ()> = BTreeMap::new();
+        for [p, c, m] in &paths {
+            keys.insert(
+                (p.clone(), String::new(), String::new(), Level::Package),
+                (),
+            );
+            keys.insert((p.clone(), c.clone(), String::new(), Level::Class), ());
+            keys.insert((p.clone(), c.clone(), m.clone(), Level::Method), ());
+        }
+        let mut comps = vec![Comp {
+            level: Level::Project,
+            name: project.to_string(),
+            key: String::new(),
+            parent: None,
+        }];
+        let mut ids: BTreeMap<(String, String, String, Level), CompId> = BTreeMap::new();
+        for (k, _) in keys {
+            let (p, c, m, level) = &k;
+            let (name, parent) = match level {
+                Level::Package => (p.clone(), CompId::PROJECT),
+                Level::Class => (
+                    c.clone(),
+                    ids[&(p.clone(), String::new(), String::new(), Level::Package)],
+                ),
+                _ => (
+                    m.clone(),
+                    ids[&(p.clone(), c.clone(), String::new(), Level::Class)],
+                ),
+            };
+            let key = match level {
+                Level::Package => p.clone(),
+                Level::Class => format!("{p}\u{1f}{c}"),
+                _ => format!("{p}\u{1f}{c}\u{1f}{m}"),
+            };
+            ids.insert(k.clone(), CompId(comps.len() as u32));
+            comps.push(Comp {
+                level: *level,
+                name,
+                key,
+                parent: Some(parent),
+            });
+        }
+        let frame_method = paths
+            .into_iter()
+            .map(|[p, c, m]| ids[&(p, c, m, Level::Method)])
+            .collect();
+        Hierarchy {
+            comps,
+            frame_method,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.comps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.comps.len() <= 1
+    }
+
+    pub fn get(&self, id: CompId) -> &Comp {
+        &self.comps[id.index()]
+    }
+
+    /// The method component of a frame.
+    pub fn method_of(&self, frame: FrameId) -> CompId {
+        self.frame_method[frame.0 as usize]
+    }
+
+    /// The ancestor of `id` at `level` (itself when already there).
+    pub fn at_level(&self, mut id: CompId, level: Level) -> CompId {
+        while self.comps[id.index()].level > level {
+            match self.comps[id.index()].parent {
+                Some(p) => id = p,
+                None => break,
+            }
+        }
+        id
+    }
+
+    /// Names from the package down, for display: `markdown › core.py ›
+    /// Markdown.convert`.
+    pub fn path_name(&self, id: CompId) -> String {
+        let mut parts = Vec::new();
+        let mut at = Some(id);
+        while let Some(c) = at {
+            if c != CompId::PROJECT {
+                parts.push(self.comps[c.index()].name.as_str());
+            }
+            at = self.comps[c.index()].parent;
+        }
+        parts.reverse();
+        if parts.is_empty() {
+            self.comps[0].name.clone()
+        } else {
+            parts.join(" › ")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::Frame;
+
+    #[test]
+    fn frames_of_one_method_share_a_component_and_ids_follow_keys() {
+        let mut frames = FrameTable::new();
+        let line = |l: u32| Frame {
+            function: "Markdown.convert".into(),
+            file: Some("markdown/core.py".into()),
+            line: Some(l),
+            ..Frame::default()
+        };
+        let a = frames.intern(line(361));
+        let b = frames.intern(line(384));
+        let z = frames.intern_name("zlib.compress");
+        let h = Hierarchy::plain(&frames, "proj");
+        assert_eq!(h.method_of(a), h.method_of(b));
+        let m = h.method_of(a);
+        assert_eq!(h.get(m).level, Level::Method);
+        assert_eq!(h.path_name(m), "markdown › core.py › Markdown.convert");
+        let class = h.at_level(m, Level::Class);
+        assert_eq!(h.get(class).name, "core.py");
+        assert_eq!(h.at_level(m, Level::Project), CompId::PROJECT);
+        // Packages sort by name: "markdown" before "zlib".
+        let pkg_of = |f| h.at_level(h.method_of(f), Level::Package);
+        assert!(pkg_of(a) < pkg_of(z));
+    }
+}

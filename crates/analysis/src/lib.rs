@@ -1,0 +1,29 @@
+//! Pure functions from model values to the figures pages show. Nothing here
+//! reads files or writes HTML.
+
+pub mod aggregate;
+pub mod allocation;
+pub mod callgraph;
+pub mod changes;
+pub mod derived;
+pub mod derived_metrics;
+pub mod evolution;
+pub mod field;
+pub mod field_filter;
+pub mod flame;
+pub mod flame_diff;
+pub mod hierarchy;
+pub mod line_costs;
+pub mod matrix;
+pub mod modifications;
+pub mod profile_facts;
+pub mod regression;
+pub mod regression_report;
+pub mod report;
+pub mod root_cause;
+pub mod scope;
+pub mod shapes;
+pub mod stats;
+pub mod timeline;
+pub mod totals;
+pub mod treemap;

@@ -1,0 +1,418 @@
+//! Which methods were modified in each version, compared with the version
+//! before it: from a git repository (see [`vcs`] and
+//! [`super::changes`]) or, without one, from the source hashes a native
+//! JSON input carries per frame. A version without change data says why;
+//! nothing is ever guessed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::hierarchy::{CompId, Hierarchy};
+use model::History;
+
+/// One line of a method's source diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeLine {
+    /// `+` added, `-` removed, ` ` context.
+    pub kind: char,
+    pub old: Option<u32>,
+    pub new: Option<u32>,
+    pub text: String,
+}
+
+/// How one method changed in one version.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MethodChange {
+    /// New in this version (its whole range is new code, or its file is).
+    pub added: bool,
+    /// Repository path of its file.
+    pub file: String,
+    /// Its line range in this version and the rule that found it.
+    pub range: Option<(u32, u32, String)>,
+    /// The diff lines inside the range (bounded).
+    pub lines: Vec<ChangeLine>,
+    pub truncated: bool,
+}
+
+/// Change data of one version against the one before it.
+#[derive(Debug, Clone, Default)]
+pub struct VersionChanges {
+    /// False when there is no change data (first version, no revision, no
+    /// repository, no hashes); `note` says why.
+    pub known: bool,
+    /// Where the data comes from, or why there is none.
+    pub note: String,
+    pub modified: BTreeMap<CompId, MethodChange>,
+    /// Revisions compared, as `(old, new)` short ids, when from git.
+    pub revisions: Option<(String, String)>,
+    /// Whole-file diffs for the version's diff page (git only).
+    pub files: Vec<vcs::FileDiff>,
+    /// Profile file paths that could not be found in the repository.
+    pub unmapped: Vec<String>,
+}
+
+/// Change data for every version, in version order.
+#[derive(Debug, Clone, Default)]
+pub struct Modifications {
+    pub versions: Vec<VersionChanges>,
+}
+
+impl Modifications {
+    /// No change data anywhere, for `reason`.
+    pub fn unknown(versions: usize, reason: &str) -> Modifications {
+        Modifications {
+            versions: (0..versions)
+                .map(|v| VersionChanges {
+                    note: if v == 0 {
+                        "first version: nothing to compare with".into()
+                    } else {
+                        reason.to_string()
+                    },
+                    ..VersionChanges::default()
+                })
+                .collect(),
+        }
+    }
+
+    /// The modified methods of each version (`None` where unknown).
+    pub fn sets(&self) -> Vec<Option<BTreeSet<CompId>>> {
+        self.versions
+            .iter()
+            .map(|v| v.known.then(|| v.modified.keys().copied().collect()))
+            .collect()
+    }
+
+    /// Whether any version has change data.
+    pub fn any_known(&self) -> bool {
+        self.versions.iter().any(|v| v.known)
+    }
+}
+
+/// Modified methods from the `source_hash` of frames (native JSON): a
+/// method is modified in a version when its hash differs from the one it
+/// had in the version before; a method with a hash only in the newer
+/// version is new. A version pair where neither side has hashes has no
+/// change data.
+pub fn from_source_hashes(history: &History, hierarchy: &Hierarchy) -> Modifications {
+    let n = history.versions.len();
+    // Per version: method → hash (the smallest, if frames disagree).
+    let mut hashes: Vec<BTreeMap<CompId, String>> = vec![BTreeMap::new(); n];
+    for entry in &history.profiles {
+        let tree = &entry.profile.tree;
+        for node in tree.node_ids() {
+            let Some(f) = tree.frame(node) else { continue };
+            if let Some(h) = &history.frames.get(f).source_hash {
+                let slot = hashes[entry.version]
+                    .entry(hierarchy.method_of(f))
+                    .or_insert_with(|| h.clone());
+                if h < slot {
+                    *slot = h.clone();
+                }
+            }
+        }
+    }
+    let mut out = Modifications::unknown(n, "no source hashes in the inputs of this version");
+    for v in 1..n {
+        if hashes[v].is_empty() || hashes[v - 1].is_empty() {
+            continue;
+        }
+        let changes = &mut out.versions[v];
+        changes.known = true;
+        changes.note = "from the source hashes in the inputs".into();
+        for (method, hash) in &hashes[v] {
+            let before = hashes[v - 1].get(method);
+            if before != Some(hash) {
+                changes.modified.insert(
+                    *method,
+                    MethodChange {
+                        added: before.is_none(),
+                        ..MethodChange::default()
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Where the git data came from, for one version.
+fn resolution_note(r: &vcs::Resolved) -> String {
+    format!("{} ({})", r.short, r.how)
+}
+
+/// Modified methods from a git repository: each version is mapped to a
+/// revision, consecutive revisions are diffed, and each method the
+/// profiles know in the newer version is modified when a changed line
+/// falls inside its line range there (see [`super::changes`] for how the
+/// range is found and its limits).
+pub fn from_git(
+    repo: &vcs::Repo,
+    history: &History,
+    hierarchy: &Hierarchy,
+    config: &config::VcsConfig,
+    popup_lines: usize,
+) -> Modifications {
+    use super::changes::{is_modified, method_diff, method_range};
+    use vcs::PathMap;
+    let n = history.versions.len();
+    let resolved: Vec<Result<Option<vcs::Resolved>, String>> = history
+        .versions
+        .iter()
+        .map(|v| {
+            repo.resolve(&v.name, v.revision.as_deref(), &config.tag_patterns)
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let rules: Vec<(String, String)> = config
+        .path_map
+        .iter()
+        .map(|r| (r.from.clone(), r.to.clone()))
+        .collect();
+    let mut out = Modifications::unknown(n, "");
+    for v in 0..n {
+        let here = &mut out.versions[v];
+        let new = match &resolved[v] {
+            Err(e) => {
+                here.note = format!("no change data: {e}");
+                continue;
+            }
+            Ok(None) => {
+                here.note = format!(
+                    "no change data: version {} has no revision (no `revision` in its version.toml and no tag named like it)",
+                    history.versions[v].name
+                );
+                continue;
+            }
+            Ok(Some(r)) => r,
+        };
+        if v == 0 {
+            here.note = format!(
+                "first version ({}): nothing to compare with",
+                resolution_note(new)
+            );
+            continue;
+        }
+        let old = match &resolved[v - 1] {
+            Ok(Some(r)) => r,
+            _ => {
+                here.note = format!(
+                    "no change data: the previous version {} has no revision",
+                    history.versions[v - 1].name
+                );
+                continue;
+            }
+        };
+        let files = match repo.diff(old, new) {
+            Ok(f) => f,
+            Err(e) => {
+                here.note = format!("no change data: {e}");
+                continue;
+            }
+        };
+        let paths = repo.paths(new).unwrap_or_default();
+        let map = PathMap::new(rules.clone(), paths);
+        let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
+        let mut unmapped: BTreeSet<String> = BTreeSet::new();
+        for (method, site) in method_sites(history, hierarchy, v) {
+            let Some(path) = map.map(&site.file) else {
+                unmapped.insert(site.file.clone());
+                continue;
+            };
+            let Some(file) = files
+                .iter()
+                .find(|f| f.new_path.as_deref() == Some(path.as_str()))
+            else {
+                continue;
+            };
+            let source = sources
+                .entry(path.clone())
+                .or_insert_with(|| repo.file_text(new, &path));
+            let site = super::changes::MethodSite {
+                file: path.clone(),
+                ..site
+            };
+            let Some(range) = method_range(&site, source.as_deref()) else {
+                continue;
+            };
+            if !is_modified(&range, file) {
+                continue;
+            }
+            let diff = method_diff(&range, file, popup_lines);
+            let added = file.status == vcs::FileStatus::Added
+                || (!diff.lines.is_empty()
+                    && diff
+                        .lines
+                        .iter()
+                        .filter(|l| {
+                            l.new_line
+                                .is_some_and(|n| n >= range.first && n <= range.last)
+                        })
+                        .all(|l| l.kind == vcs::LineKind::Added));
+            here.modified.insert(
+                method,
+                MethodChange {
+                    added,
+                    file: path,
+                    range: Some((range.first, range.last, rule_name(range.rule).to_string())),
+                    lines: diff
+                        .lines
+                        .iter()
+                        .map(|l| ChangeLine {
+                            kind: match l.kind {
+                                vcs::LineKind::Added => '+',
+                                vcs::LineKind::Removed => '-',
+                                vcs::LineKind::Context => ' ',
+                            },
+                            old: l.old_line,
+                            new: l.new_line,
+                            text: l.text.clone(),
+                        })
+                        .collect(),
+                    truncated: diff.truncated,
+                },
+            );
+        }
+        here.known = true;
+        here.note = format!(
+            "from git: {} → {}, {} changed file{}",
+            resolution_note(old),
+            resolution_note(new),
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        );
+        if !unmapped.is_empty() {
+            here.note.push_str(&format!(
+                "; {} profile file{} not found in the repository (see [vcs] path_map)",
+                unmapped.len(),
+                if unmapped.len() == 1 { "" } else { "s" }
+            ));
+        }
+        here.revisions = Some((old.short.clone(), new.short.clone()));
+        here.files = files;
+        here.unmapped = unmapped.into_iter().collect();
+    }
+    out
+}
+
+fn rule_name(rule: super::changes::RangeRule) -> &'static str {
+    use super::changes::RangeRule;
+    match rule {
+        RangeRule::PythonDef => "its Python def block",
+        RangeRule::BraceBlock => "its brace block",
+        RangeRule::DeclaredStart => "its start line and sampled lines",
+        RangeRule::SampledLines => "its sampled lines",
+    }
+}
+
+/// Every method the profiles of version `v` know, with its file (the
+/// first in path order when frames disagree), declared start line and
+/// sampled lines.
+fn method_sites(
+    history: &History,
+    hierarchy: &Hierarchy,
+    v: usize,
+) -> BTreeMap<CompId, super::changes::MethodSite> {
+    let mut seen = vec![false; history.frames.len()];
+    for entry in history.profiles.iter().filter(|p| p.version == v) {
+        let tree = &entry.profile.tree;
+        for node in tree.node_ids() {
+            if let Some(f) = tree.frame(node) {
+                seen[f.0 as usize] = true;
+            }
+        }
+    }
+    let mut sites: BTreeMap<CompId, super::changes::MethodSite> = BTreeMap::new();
+    for (id, frame) in history.frames.iter() {
+        let Some(file) = frame.file.as_ref().filter(|_| seen[id.0 as usize]) else {
+            continue;
+        };
+        let method = hierarchy.method_of(id);
+        let site = sites
+            .entry(method)
+            .or_insert_with(|| super::changes::MethodSite {
+                file: file.clone(),
+                name: frame.function.clone(),
+                start_line: None,
+                sampled_lines: Vec::new(),
+            });
+        if file < &site.file {
+            *site = super::changes::MethodSite {
+                file: file.clone(),
+                name: frame.function.clone(),
+                start_line: None,
+                sampled_lines: Vec::new(),
+            };
+        }
+        if file != &site.file {
+            continue;
+        }
+        if let Some(s) = frame.start_line {
+            site.start_line = Some(site.start_line.map_or(s, |x| x.min(s)));
+        }
+        if let Some(l) = frame.line {
+            site.sampled_lines.push(l);
+        }
+    }
+    for site in sites.values_mut() {
+        site.sampled_lines.sort_unstable();
+        site.sampled_lines.dedup();
+    }
+    sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use input::parse_bytes;
+    use model::{ProfileEntry, Version};
+
+    fn native(frames: &str) -> String {
+        format!(
+            r#"{{"perfatlas":1,"metrics":[{{"name":"samples","unit":"samples"}}],"frames":{frames},"nodes":[{{"frame":0,"parent":null,"self":[1]}},{{"frame":1,"parent":0,"self":[1]}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_changed_hash_marks_the_method_modified_and_a_new_one_added() {
+        let v1 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b1"}]"#,
+        );
+        let v2 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"f","source_hash":"b2"}]"#,
+        );
+        let v3 = native(
+            r#"[{"function":"main","source_hash":"a1"},{"function":"g","source_hash":"c1"}]"#,
+        );
+        let mut history = History::default();
+        for (v, text) in [v1, v2, v3].iter().enumerate() {
+            history.versions.push(Version {
+                name: format!("{v}"),
+                ..Version::default()
+            });
+            let (format, parsed) = parse_bytes("x.json", text.as_bytes()).unwrap();
+            let map = history.frames.absorb(parsed.frames);
+            let mut profile = parsed.profile;
+            profile.tree.remap_frames(&map);
+            history.profiles.push(ProfileEntry {
+                version: v,
+                benchmark: "b".into(),
+                repetition: 1,
+                source: String::new(),
+                format,
+                profile,
+            });
+        }
+        let h = Hierarchy::plain(&history.frames, "p");
+        let m = from_source_hashes(&history, &h);
+        let names = |v: usize| -> Vec<(String, bool)> {
+            m.versions[v]
+                .modified
+                .iter()
+                .map(|(c, ch)| (h.get(*c).name.clone(), ch.added))
+                .collect()
+        };
+        assert!(!m.versions[0].known);
+        assert_eq!(names(1), [("f".to_string(), false)]);
+        assert_eq!(names(2), [("g".to_string(), true)]);
+        assert_eq!(m.sets()[1].as_ref().map(|s| s.len()), Some(1));
+    }
+}

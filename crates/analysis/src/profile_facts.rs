@@ -1,0 +1,442 @@
+//! What the matrix, call graphs and timelines need from one profile, in one
+//! pass over its calling-context tree: each method's inclusive value, each
+//! call edge's value at the method, class and package levels, and each
+//! method's share of every fixed time frame of the run.
+//!
+//! Recursion is counted once per sample: a method (or an edge) adds a
+//! node's inclusive value only at its outermost occurrence on the path from
+//! the root, so `f → g → f` does not count `f`'s time twice.
+
+use rustc_hash::FxHashMap;
+
+use super::hierarchy::{CompId, Hierarchy, Level};
+use model::{NodeId, Profile};
+
+/// A call from one component to another at one level.
+pub type Edge = (CompId, CompId);
+
+/// The levels call edges are aggregated at, in [`ProfileFacts::edges`] order.
+pub const EDGE_LEVELS: [Level; 3] = [Level::Method, Level::Class, Level::Package];
+
+#[derive(Debug, Clone, Default)]
+pub struct ProfileFacts {
+    /// Total per metric.
+    pub totals: Vec<f64>,
+    /// Inclusive value per metric of every method that appears, sorted by id.
+    pub method_time: Vec<(CompId, Vec<f64>)>,
+    /// Per level of [`EDGE_LEVELS`]: value per metric of every call edge
+    /// (caller ≠ callee at that level), sorted by edge.
+    pub edges: [Vec<(Edge, Vec<f64>)>; 3],
+    /// With a timeline: every method's share (0–1) of each time frame, sorted.
+    pub timeline: Option<Vec<(CompId, Vec<f64>)>>,
+}
+
+/// Computes the facts of `profile`, with `frames` time frames for its
+/// timeline.
+pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
+    let tree = &profile.tree;
+    let metrics = profile.metrics.len();
+    let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
+    let method: Vec<Option<CompId>> = tree
+        .node_ids()
+        .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
+        .collect();
+    let mut sums = PathSums::new(hierarchy, metrics);
+    let add_node = |row: &mut [f64], n: NodeId| {
+        for (a, v) in row.iter_mut().zip(&inclusive) {
+            *a += v[n.index()];
+        }
+    };
+    // Depth-first, parents before children in stored order (the order the
+    // sums are taken in); `Exit` undoes what `Enter` counted on the path.
+    let mut stack: Vec<Step> = tree
+        .children(NodeId::ROOT)
+        .iter()
+        .rev()
+        .map(|c| Step::Enter(*c, None))
+        .collect();
+    while let Some(step) = stack.pop() {
+        let (node, parent) = match step {
+            Step::Exit(c, edges) => {
+                sums.leave(c, edges);
+                continue;
+            }
+            Step::Enter(node, parent) => (node, parent),
+        };
+        let Some(c) = method[node.index()] else {
+            continue;
+        };
+        let edges = sums.enter(parent, c, |row| add_node(row, node));
+        stack.push(Step::Exit(c, edges));
+        stack.extend(
+            tree.children(node)
+                .iter()
+                .rev()
+                .map(|n| Step::Enter(*n, Some(c))),
+        );
+    }
+
+    let timeline = profile
+        .timeline
+        .as_ref()
+        .filter(|t| !t.samples.is_empty() && frames > 0)
+        .map(|_| timeline_shares(profile, &method, frames));
+
+    let (method_time, edges) = sums.finish();
+    ProfileFacts {
+        totals: profile.totals(),
+        method_time,
+        edges,
+        timeline,
+    }
+}
+
+/// One step of the depth-first walk: entering a node (called from the
+/// method of its parent, none for the root's children), or leaving one of
+/// method `CompId` whose call edges (one id per level) were counted.
+enum Step {
+    Enter(NodeId, Option<CompId>),
+    Exit(CompId, EdgeIds),
+}
+
+/// The id of a node's call edge at each level of [`EDGE_LEVELS`], if any.
+type EdgeIds = [Option<u32>; 3];
+
+/// Callers with more callees than this find them through a hash map.
+const SCANNED_CALLEES: usize = 16;
+
+/// Sums per method and per call edge, each counted at its outermost
+/// occurrence on the current path. Everything is a dense array indexed by
+/// component or by edge id; a call edge gets its ids the first time its
+/// (caller method, callee method) pair is seen, and is found again in its
+/// caller's short list of callees (a hash map only for callers with many).
+struct PathSums<'h> {
+    hierarchy: &'h Hierarchy,
+    metrics: usize,
+    /// Per component: times on the current path, inclusive values, seen.
+    on_path: Vec<u32>,
+    time: Vec<f64>,
+    seen: Vec<bool>,
+    /// Per caller method: its callees so far with the call's edge ids;
+    /// for callers with many, also by method pair.
+    callees: Vec<Vec<(CompId, EdgeIds)>>,
+    pair_ids: FxHashMap<Edge, EdgeIds>,
+    /// Per level: edge → id, the edges by id, and per id the times on the
+    /// current path and the values (`metrics` per edge).
+    edge_ids: [FxHashMap<Edge, u32>; 3],
+    edge_keys: [Vec<Edge>; 3],
+    edge_on_path: [Vec<u32>; 3],
+    edge_values: [Vec<f64>; 3],
+}
+
+impl<'h> PathSums<'h> {
+    fn new(hierarchy: &'h Hierarchy, metrics: usize) -> PathSums<'h> {
+        let comps = hierarchy.len();
+        PathSums {
+            hierarchy,
+            metrics,
+            on_path: vec![0; comps],
+            time: vec![0.0; comps * metrics],
+            seen: vec![false; comps],
+            callees: vec![Vec::new(); comps],
+            pair_ids: FxHashMap::default(),
+            edge_ids: Default::default(),
+            edge_keys: Default::default(),
+            edge_on_path: Default::default(),
+            edge_values: Default::default(),
+        }
+    }
+
+    /// Enters a node of method `c` called from method `parent`: adds the
+    /// node's values (through `add`) to the method and to its call edges
+    /// where they are outermost. Returns the edge ids to leave with.
+    fn enter(
+        &mut self,
+        parent: Option<CompId>,
+        c: CompId,
+        mut add: impl FnMut(&mut [f64]),
+    ) -> EdgeIds {
+        let m = self.metrics;
+        let i = c.index();
+        if self.on_path[i] == 0 {
+            self.seen[i] = true;
+            add(&mut self.time[i * m..(i + 1) * m]);
+        }
+        self.on_path[i] += 1;
+        let ids = match parent {
+            Some(p) if p != c => self.edge_ids_of(p, c),
+            _ => [None; 3],
+        };
+        for (l, id) in ids.iter().enumerate() {
+            if let Some(e) = id {
+                let e = *e as usize;
+                if self.edge_on_path[l][e] == 0 {
+                    add(&mut self.edge_values[l][e * m..(e + 1) * m]);
+                }
+                self.edge_on_path[l][e] += 1;
+            }
+        }
+        ids
+    }
+
+    fn leave(&mut self, c: CompId, ids: EdgeIds) {
+        let i = c.index();
+        self.on_path[i] = self.on_path[i].saturating_sub(1);
+        for (l, id) in ids.iter().enumerate() {
+            if let Some(e) = id {
+                let n = &mut self.edge_on_path[l][*e as usize];
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+
+    /// The ids of the call from method `p` to method `c` (`p != c`) at
+    /// each level where the two differ.
+    fn edge_ids_of(&mut self, p: CompId, c: CompId) -> EdgeIds {
+        let known = &self.callees[p.index()];
+        let found = if known.len() <= SCANNED_CALLEES {
+            known.iter().find(|(k, _)| *k == c).map(|(_, ids)| ids)
+        } else {
+            self.pair_ids.get(&(p, c))
+        };
+        if let Some(ids) = found {
+            return *ids;
+        }
+        let mut ids = [None; 3];
+        for (l, level) in EDGE_LEVELS.iter().enumerate() {
+            let key = (
+                self.hierarchy.at_level(p, *level),
+                self.hierarchy.at_level(c, *level),
+            );
+            if key.0 != key.1 {
+                ids[l] = Some(self.edge_id(l, key));
+            }
+        }
+        let known = &mut self.callees[p.index()];
+        known.push((c, ids));
+        if known.len() == SCANNED_CALLEES + 1 {
+            self.pair_ids
+                .extend(known.iter().map(|&(callee, ids)| ((p, callee), ids)));
+        } else if known.len() > SCANNED_CALLEES + 1 {
+            self.pair_ids.insert((p, c), ids);
+        }
+        ids
+    }
+
+    fn edge_id(&mut self, level: usize, key: Edge) -> u32 {
+        if let Some(&id) = self.edge_ids[level].get(&key) {
+            return id;
+        }
+        let id = self.edge_keys[level].len() as u32;
+        self.edge_ids[level].insert(key, id);
+        self.edge_keys[level].push(key);
+        self.edge_on_path[level].push(0);
+        let values = &mut self.edge_values[level];
+        values.resize(values.len() + self.metrics, 0.0);
+        id
+    }
+
+    /// Per method seen, and per level per edge (sorted), the values.
+    #[allow(clippy::type_complexity)]
+    fn finish(self) -> (Vec<(CompId, Vec<f64>)>, [Vec<(Edge, Vec<f64>)>; 3]) {
+        let m = self.metrics;
+        let method_time = (0..self.seen.len())
+            .filter(|&i| self.seen[i])
+            .map(|i| (CompId(i as u32), self.time[i * m..(i + 1) * m].to_vec()))
+            .collect();
+        let mut levels = self.edge_keys.into_iter().zip(self.edge_values);
+        let edges = [(); 3].map(|_| {
+            let (keys, values) = levels.next().unwrap_or_default();
+            let mut v: Vec<(Edge, Vec<f64>)> = keys
+                .into_iter()
+                .enumerate()
+                .map(|(e, k)| (k, values[e * m..(e + 1) * m].to_vec()))
+                .collect();
+            v.sort_by_key(|a| a.0);
+            v
+        });
+        (method_time, edges)
+    }
+}
+
+fn sorted<K: Ord, V>(map: FxHashMap<K, V>) -> Vec<(K, V)> {
+    let mut v: Vec<(K, V)> = map.into_iter().collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Each method's share of each of `frames` equal time frames: the time
+/// (or, for instant samples, the number of samples) in the frame during
+/// which the method was on the stack, over all sampled time in the frame.
+fn timeline_shares(
+    profile: &Profile,
+    method: &[Option<CompId>],
+    frames: usize,
+) -> Vec<(CompId, Vec<f64>)> {
+    let tree = &profile.tree;
+    let samples = match &profile.timeline {
+        Some(t) => &t.samples,
+        None => return Vec::new(),
+    };
+    let instants = samples.iter().all(|s| s.duration_ns <= 0.0);
+    let end = samples
+        .iter()
+        .map(|s| s.start_ns + s.duration_ns.max(0.0))
+        .fold(0.0f64, f64::max);
+    let start = samples
+        .iter()
+        .map(|s| s.start_ns)
+        .fold(f64::INFINITY, f64::min);
+    let span = (end - start).max(f64::MIN_POSITIVE);
+    let width = span / frames as f64;
+    // Time per (node, frame), and sampled time per frame.
+    let mut node_frames: FxHashMap<NodeId, Vec<f64>> = FxHashMap::default();
+    let mut frame_total = vec![0.0; frames];
+    let bin = |t: f64| (((t - start) / width) as usize).min(frames - 1);
+    for s in samples {
+        if s.node.index() >= tree.len() || !s.start_ns.is_finite() {
+            continue;
+        }
+        let slot = node_frames
+            .entry(s.node)
+            .or_insert_with(|| vec![0.0; frames]);
+        if instants {
+            let b = bin(s.start_ns);
+            slot[b] += 1.0;
+            frame_total[b] += 1.0;
+            continue;
+        }
+        let (mut t, stop) = (s.start_ns, s.start_ns + s.duration_ns.max(0.0));
+        while t < stop {
+            let b = bin(t);
+            let frame_end = if b + 1 == frames {
+                stop
+            } else {
+                start + (b + 1) as f64 * width
+            };
+            let piece = frame_end.min(stop) - t;
+            if piece <= 0.0 {
+                break;
+            }
+            slot[b] += piece;
+            frame_total[b] += piece;
+            t += piece;
+        }
+    }
+    // Each (node, frame) adds to every distinct method on its path.
+    let mut shares: FxHashMap<CompId, Vec<f64>> = FxHashMap::default();
+    let mut nodes: Vec<NodeId> = node_frames.keys().copied().collect();
+    nodes.sort();
+    let mut seen: Vec<CompId> = Vec::new();
+    for node in nodes {
+        let values = &node_frames[&node];
+        seen.clear();
+        let mut n = Some(node);
+        while let Some(at) = n {
+            if let Some(c) = method.get(at.index()).copied().flatten() {
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
+            n = tree.parent(at);
+        }
+        for c in &seen {
+            let slot = shares.entry(*c).or_insert_with(|| vec![0.0; frames]);
+            for (a, v) in slot.iter_mut().zip(values) {
+                *a += v;
+            }
+        }
+    }
+    for v in shares.values_mut() {
+        for (a, total) in v.iter_mut().zip(&frame_total) {
+            *a = if *total > 0.0 { *a / total } else { 0.0 };
+        }
+    }
+    sorted(shares)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{Frame, FrameTable, Metric, Timeline, TimelineSample, Unit};
+
+    fn setup(names: &[&str]) -> (FrameTable, Vec<model::FrameId>) {
+        let mut frames = FrameTable::new();
+        let ids = names
+            .iter()
+            .map(|n| {
+                frames.intern(Frame {
+                    function: n.to_string(),
+                    file: Some("pkg/mod.py".into()),
+                    ..Frame::default()
+                })
+            })
+            .collect();
+        (frames, ids)
+    }
+
+    #[test]
+    fn recursion_counts_once_and_edges_exclude_self_calls() {
+        let (frames, ids) = setup(&["main", "f", "g"]);
+        let (main, f, g) = (ids[0], ids[1], ids[2]);
+        let mut p = Profile::new(vec![Metric::new("samples", Unit::Samples)]);
+        p.tree.add_stack([main, f, g, f], &[3.0]);
+        p.tree.add_stack([main, f], &[2.0]);
+        p.tree.add_stack([main, g], &[5.0]);
+        let h = Hierarchy::plain(&frames, "p");
+        let facts = profile_facts(&p, &h, 0);
+        let time = |fr| {
+            let c = h.method_of(fr);
+            facts.method_time.iter().find(|(k, _)| *k == c).unwrap().1[0]
+        };
+        assert_eq!(time(main), 10.0);
+        // f: outermost f covers 3 + 2; the inner f adds nothing.
+        assert_eq!(time(f), 5.0);
+        // g: under f (3) and under main (5).
+        assert_eq!(time(g), 8.0);
+        let edge = |a, b| {
+            let k = (h.method_of(a), h.method_of(b));
+            facts.edges[0]
+                .iter()
+                .find(|(e, _)| *e == k)
+                .map(|(_, v)| v[0])
+        };
+        assert_eq!(edge(main, f), Some(5.0));
+        assert_eq!(edge(f, g), Some(3.0));
+        assert_eq!(edge(g, f), Some(3.0));
+        assert_eq!(edge(main, g), Some(5.0));
+        // All in one class and package: no class or package edges.
+        assert!(facts.edges[1].is_empty() && facts.edges[2].is_empty());
+        assert_eq!(facts.totals, vec![10.0]);
+    }
+
+    #[test]
+    fn timeline_shares_split_samples_across_frames() {
+        let (frames, ids) = setup(&["main", "a", "b"]);
+        let mut p = Profile::new(vec![Metric::new("time", Unit::Nanoseconds)]);
+        let na = p.tree.add_stack([ids[0], ids[1]], &[30.0]);
+        let nb = p.tree.add_stack([ids[0], ids[2]], &[10.0]);
+        // a runs 0..30, b 30..40: with 4 frames of 10, a fills frames 0–2.
+        p.timeline = Some(Timeline {
+            samples: vec![
+                TimelineSample {
+                    start_ns: 0.0,
+                    duration_ns: 30.0,
+                    node: na,
+                },
+                TimelineSample {
+                    start_ns: 30.0,
+                    duration_ns: 10.0,
+                    node: nb,
+                },
+            ],
+        });
+        let h = Hierarchy::plain(&frames, "p");
+        let facts = profile_facts(&p, &h, 4);
+        let tl = facts.timeline.unwrap();
+        let of = |f| &tl.iter().find(|(c, _)| *c == h.method_of(f)).unwrap().1;
+        assert_eq!(of(ids[0]), &vec![1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(of(ids[1]), &vec![1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(of(ids[2]), &vec![0.0, 0.0, 0.0, 1.0]);
+    }
+}

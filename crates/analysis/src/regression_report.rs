@@ -1,0 +1,218 @@
+//! The regression report of a whole history: every benchmark's series,
+//! categories and version-to-version verdicts (one verdict per pair, after
+//! the build's false-discovery-rate control, the same on every page and in
+//! `check`), every regression and improvement with its responsible
+//! version, and a call-tree root cause for each, most severe first.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::regression::{self, Categories, Change, Direction, Fdr, Series, Settings, Verdict};
+use super::root_cause::{self, RootCause};
+use super::shapes::ShapeFrames;
+use super::stats::Comparison;
+use config::{BenchmarkConfig, Config, RegressionConfig};
+use model::{FrameId, History};
+
+/// One benchmark's figures and verdicts.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkReport {
+    pub series: Series,
+    pub categories: Option<Categories>,
+    /// Each point against the one before it (one fewer than the points),
+    /// after the build's false-discovery control; the test's figures of
+    /// one pair: [`BenchmarkReport::against_previous`].
+    pub adjacent: Vec<Verdict>,
+    /// The profiled benchmark whose call trees explain its changes, and
+    /// why that one.
+    pub explained_by: Option<(String, String)>,
+}
+
+impl BenchmarkReport {
+    /// Point `i` against point `i - 1`: the build's verdict, with the
+    /// test's figures; `None` for the first point.
+    pub fn against_previous(
+        &self,
+        i: usize,
+        settings: &Settings,
+    ) -> Option<(Verdict, Option<Comparison>)> {
+        let points = &self.series.points;
+        let (a, b) = (points.get(i.checked_sub(1)?)?, points.get(i)?);
+        let (_, comparison) = regression::judge(a, b, self.categories.as_ref(), settings);
+        Some((self.adjacent.get(i - 1)?.clone(), comparison))
+    }
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct RegressionReport {
+    pub settings: Settings,
+    /// The false-discovery-rate control in force.
+    pub fdr: Fdr,
+    /// In benchmark-name order.
+    pub benchmarks: Vec<BenchmarkReport>,
+    /// Regressions most severe first, then improvements likewise.
+    pub changes: Vec<Change>,
+    /// For each change: its root cause.
+    pub causes: Vec<Option<RootCause>>,
+}
+
+impl RegressionReport {
+    pub fn regressions(&self) -> impl Iterator<Item = (usize, &Change)> {
+        self.changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.direction == Direction::Regression)
+    }
+
+    /// The report of benchmark `name` (benchmarks are in name order).
+    pub fn benchmark(&self, name: &str) -> Option<&BenchmarkReport> {
+        let i = self
+            .benchmarks
+            .binary_search_by(|b| b.series.benchmark.as_str().cmp(name))
+            .ok()?;
+        Some(&self.benchmarks[i])
+    }
+}
+
+/// Every benchmark's series and verdicts, with the false-discovery control
+/// over all of them: what the report and `check` both judge by.
+pub fn verdicts(
+    history: &History,
+    config: &RegressionConfig,
+    names: &[BenchmarkConfig],
+) -> (Settings, Vec<BenchmarkReport>, Fdr) {
+    let settings = Settings::from_config(config);
+    let judged: Vec<(Series, Option<Categories>, Vec<regression::PairTest>)> =
+        regression::series_named(history, config, names)
+            .into_par_iter()
+            .map(|series| {
+                let categories = Categories::for_series(&series, config);
+                let tests = regression::pair_tests(&series, categories.as_ref(), &settings);
+                (series, categories, tests)
+            })
+            .collect();
+    let tests: Vec<Vec<regression::PairTest>> = judged.iter().map(|j| j.2.clone()).collect();
+    let (verdicts, fdr) = regression::controlled(&tests, config.fdr, 1.0 - config.confidence);
+    let benchmarks = judged
+        .into_iter()
+        .zip(verdicts)
+        .map(|((series, categories, _), adjacent)| BenchmarkReport {
+            explained_by: explaining_profiles(history, &series, names),
+            series,
+            categories,
+            adjacent,
+        })
+        .collect();
+    (settings, benchmarks, fdr)
+}
+
+/// `modified(version, frame)`: the version changed the frame's method
+/// (against the version before it).
+pub fn build(
+    history: &History,
+    config: &Config,
+    frames: &ShapeFrames,
+    modified: &(dyn Fn(usize, FrameId) -> bool + Sync),
+) -> RegressionReport {
+    let rc = &config.regressions;
+    let (settings, benchmarks, fdr) = verdicts(history, rc, &config.benchmarks);
+    let mut changes: Vec<Change> = benchmarks
+        .par_iter()
+        .flat_map_iter(|b| {
+            regression::find_changes(&b.series, b.categories.as_ref(), &b.adjacent, &settings)
+        })
+        .collect();
+    changes.sort_by(|a, b| {
+        (a.direction as u8)
+            .cmp(&(b.direction as u8))
+            .then(b.severity_key().cmp(&a.severity_key()))
+            .then(a.benchmark.cmp(&b.benchmark))
+            .then(a.after.cmp(&b.after))
+    });
+    let explained = |name: &str| {
+        benchmarks
+            .binary_search_by(|b| b.series.benchmark.as_str().cmp(name))
+            .ok()
+            .and_then(|i| benchmarks[i].explained_by.as_ref())
+            .map(|(profiled, _)| profiled.clone())
+    };
+    let causes = changes
+        .par_iter()
+        .map(|c| {
+            let profiled = explained(&c.benchmark)?;
+            // Changes of every version after `before` up to `after`.
+            let changed = |f: FrameId| (c.before + 1..=c.after).any(|v| modified(v, f));
+            Some(root_cause::analyse(
+                history,
+                frames,
+                &profiled,
+                (c.before, c.after),
+                c.direction,
+                rc.min_repetitions,
+                &settings,
+                &changed,
+            ))
+        })
+        .collect();
+    RegressionReport {
+        settings,
+        fdr,
+        benchmarks,
+        changes,
+        causes,
+    }
+}
+
+/// The profiled benchmark whose call trees explain `series`, and why: the
+/// benchmark itself when it was profiled; else the `profiles` of its
+/// `[[benchmarks]]` entry; else the one benchmark profiled in every version
+/// folder that measured it.
+fn explaining_profiles(
+    history: &History,
+    series: &Series,
+    names: &[BenchmarkConfig],
+) -> Option<(String, String)> {
+    let profiled = |name: &str| history.profiles.iter().any(|p| p.benchmark == name);
+    if let regression::Origin::ProfileTotals { .. } = series.origin {
+        return Some((series.benchmark.clone(), "its own profiles".into()));
+    }
+    let configured = names
+        .iter()
+        .find(|c| c.display.as_deref() == Some(&series.benchmark) || c.name == series.benchmark)
+        .and_then(|c| c.profiles.clone());
+    if let Some(name) = configured {
+        return profiled(&name).then(|| (name, "configured in `[[benchmarks]]`".into()));
+    }
+    if profiled(&series.benchmark) {
+        return Some((series.benchmark.clone(), "profiles of the same name".into()));
+    }
+    // Profiles of time (or samples): a heap profile beside them explains
+    // no duration.
+    let timed = |p: &&model::ProfileEntry| {
+        p.profile
+            .metrics
+            .first()
+            .is_some_and(|m| matches!(m.unit, model::Unit::Nanoseconds | model::Unit::Samples))
+    };
+    let mut only: Option<&str> = None;
+    for point in &series.points {
+        let mut here = history
+            .profiles
+            .iter()
+            .filter(|p| p.version == point.version)
+            .filter(timed)
+            .map(|p| p.benchmark.as_str());
+        let first = here.next()?;
+        if here.any(|b| b != first) || only.is_some_and(|o| o != first) {
+            return None;
+        }
+        only = Some(first);
+    }
+    only.map(|b| {
+        (
+            b.to_string(),
+            "the one benchmark with time profiles in every version it was measured in".into(),
+        )
+    })
+}

@@ -1,0 +1,553 @@
+//! The three shapes of a profile (EasyView section V-A): top-down (the
+//! calling-context tree itself), bottom-up (call paths reversed, callees as
+//! roots) and flat (module → file → function), each with inclusive or
+//! exclusive values, and the merge of several trees by path that diffs and
+//! aggregates are built on.
+//!
+//! Every shape is an ordinary [`CallTree`]: a node's inclusive value is the
+//! sum of the self values below it, so one layout and one writer serve all
+//! shapes. Bottom-up and flat trees group frames by *function* (see
+//! [`model::identity`]); the frames they need besides the profile's own
+//! live in [`ShapeFrames`], one table for the whole history so that the same
+//! function has the same id in every profile and trees can be merged.
+
+use rustc_hash::FxHashMap;
+
+use model::{CallTree, Frame, FrameId, FrameTable, FunctionIds, NodeId};
+
+/// The history's frames plus the function, file and module frames that
+/// bottom-up and flat trees use. Ids of the history's own frames are kept.
+#[derive(Debug, Clone)]
+pub struct ShapeFrames {
+    pub table: FrameTable,
+    /// Stands for samples recorded without any frame (their value sits on
+    /// the top-down root), so exclusive shapes keep the whole total.
+    pub no_stack: FrameId,
+    /// Stands for callers too narrow to draw, merged while building a
+    /// bottom-up tree.
+    pub narrow: FrameId,
+    function_of: Vec<FrameId>,
+    file_of: Vec<FrameId>,
+    module_of: Vec<FrameId>,
+    /// Shape frame → a history frame it was made from.
+    origin: Vec<FrameId>,
+}
+
+impl ShapeFrames {
+    /// The shape frames of `frames`, each frame's function as `ids` says
+    /// (see [`model::identity`]).
+    pub fn new(frames: &FrameTable, ids: &FunctionIds) -> ShapeFrames {
+        let mut table = frames.clone();
+        let n = frames.len();
+        let (mut function_of, mut file_of, mut module_of) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for (id, frame) in frames.iter() {
+            let function = ids.function(id, frame);
+            function_of.push(table.intern(function.clone()));
+            file_of.push(table.intern(file_frame(&function)));
+            module_of.push(table.intern(module_frame(&function)));
+        }
+        // The frames just added map too (to themselves, or to frames added
+        // in turn), so trees already by function can be reshaped again.
+        while function_of.len() < table.len() {
+            let id = FrameId(function_of.len() as u32);
+            let frame = table.get(id).clone();
+            let function = line_free(&frame);
+            function_of.push(table.intern(function.clone()));
+            file_of.push(table.intern(file_frame(&function)));
+            module_of.push(table.intern(module_frame(&function)));
+        }
+        let no_stack = table.intern(Frame {
+            function: "(no stack)".to_string(),
+            module: Some("(no stack)".to_string()),
+            ..Frame::default()
+        });
+        let narrow = table.intern(Frame {
+            function: "(narrower callers)".to_string(),
+            module: Some("(narrower callers)".to_string()),
+            ..Frame::default()
+        });
+        // The first history frame of each shape frame made from one.
+        let mut origin: Vec<Option<FrameId>> = vec![None; table.len()];
+        for i in 0..n {
+            let id = FrameId(i as u32);
+            origin[i] = Some(id);
+            for made in [function_of[i], file_of[i], module_of[i]] {
+                origin[made.0 as usize].get_or_insert(id);
+            }
+        }
+        let origin = origin
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| o.unwrap_or(FrameId(i as u32)))
+            .collect();
+        ShapeFrames {
+            table,
+            no_stack,
+            narrow,
+            function_of,
+            file_of,
+            module_of,
+            origin,
+        }
+    }
+
+    /// A frame of the history standing for shape frame `frame` (itself
+    /// for the history's own): for questions asked of history frames, such
+    /// as whether a version modified a function.
+    pub fn origin(&self, frame: FrameId) -> FrameId {
+        self.origin.get(frame.0 as usize).copied().unwrap_or(frame)
+    }
+
+    /// The frame standing for `frame`'s function (its line dropped).
+    pub fn function(&self, frame: FrameId) -> FrameId {
+        self.function_of
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(frame)
+    }
+
+    pub fn file(&self, frame: FrameId) -> FrameId {
+        self.file_of
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(self.no_stack)
+    }
+
+    pub fn module(&self, frame: FrameId) -> FrameId {
+        self.module_of
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(self.no_stack)
+    }
+}
+
+/// A frame without its lines (function frames made from function frames).
+fn line_free(frame: &Frame) -> Frame {
+    Frame {
+        function: frame.function.clone(),
+        file: frame.file.clone(),
+        module: frame.module.clone(),
+        ..Frame::default()
+    }
+}
+
+/// The file of a function frame (whose file is version-independent).
+fn file_frame(frame: &Frame) -> Frame {
+    let file = frame.file.clone();
+    Frame {
+        function: file.clone().unwrap_or_else(|| "(no file)".to_string()),
+        file,
+        ..Frame::default()
+    }
+}
+
+/// The load module when the profiler names one, else the file's directory
+/// (a package, for interpreted languages).
+fn module_frame(frame: &Frame) -> Frame {
+    let file = frame.file.clone();
+    let name = match (&frame.module, &file) {
+        (Some(m), _) if !m.is_empty() => m.clone(),
+        (_, Some(f)) => match f.rfind(['/', '\\']) {
+            Some(i) if i > 0 => f[..i].to_string(),
+            _ => "(top level)".to_string(),
+        },
+        _ => "(no module)".to_string(),
+    };
+    Frame {
+        function: name.clone(),
+        module: Some(name),
+        ..Frame::default()
+    }
+}
+
+/// Which values a bottom-up or flat tree carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Each function's own cost: the tree's total equals the profile's.
+    Exclusive,
+    /// Each function's cost including its callees, each sample counted once
+    /// per function even under recursion. A sample counts once for every
+    /// function on its stack, so the tree's total exceeds the profile's.
+    Inclusive,
+}
+
+/// A derived tree and whether paths were cut to bound its size.
+#[derive(Debug, Clone)]
+pub struct Shaped {
+    pub tree: CallTree,
+    /// Reversed paths longer than this were cut; their values stay in the
+    /// last frame kept.
+    pub cut_depth: Option<usize>,
+}
+
+/// Most occurrence steps taken while building one bottom-up tree; beyond
+/// it the caller chains are cut at the level reached.
+pub const BOTTOM_UP_WORK: usize = 4_000_000;
+
+/// The bottom-up tree: roots are functions, children their callers.
+/// Exclusive: every node's self value under its reversed path. Inclusive:
+/// every outermost occurrence of a function (none of its callers is the
+/// same function) with its inclusive value.
+///
+/// Built level by level: at each level the occurrences under one node are
+/// grouped by their next caller. A group worth less than `min_fraction` of
+/// the tree's total in every metric is not expanded: its value goes to one
+/// `(narrower callers)` child of the node, so totals stay exact and the
+/// work is bounded by what can be drawn.
+pub fn bottom_up(
+    tree: &CallTree,
+    frames: &ShapeFrames,
+    values: Values,
+    min_fraction: f64,
+) -> Shaped {
+    let metrics = tree.metric_count();
+    let function = function_ids(tree, frames);
+    let contributing = contributing_nodes(tree, &function, values);
+    let mut out = CallTree::new(metrics);
+    if values == Values::Exclusive {
+        add_rootless(tree, &mut out, &[frames.no_stack]);
+    }
+    // Each contributing node's values, in a row of `metrics` per
+    // occurrence (read in order as the occurrences move up).
+    let value = occurrence_values(tree, &contributing, values);
+    let row = |k: u32| &value[k as usize * metrics..(k as usize + 1) * metrics];
+    // One occurrence per contributing node: the bottom-up node it hangs
+    // under, and the top-down node whose function comes next.
+    let mut live: Vec<Occurrence> = contributing
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| Occurrence {
+            under: NodeId::ROOT,
+            next: n,
+            k: k as u32,
+        })
+        .collect();
+    let grand: Vec<f64> = (0..metrics)
+        .map(|m| live.iter().map(|o| row(o.k)[m]).sum::<f64>())
+        .collect();
+    let threshold: Vec<f64> = grand.iter().map(|g| g * min_fraction).collect();
+    let (mut work, mut level, mut cut_depth) = (0usize, 0usize, None);
+    while !live.is_empty() {
+        if work > BOTTOM_UP_WORK {
+            cut_depth = Some(level);
+            break;
+        }
+        work += live.len();
+        level += 1;
+        live = bottom_up_level(
+            &mut out,
+            &live,
+            &function,
+            frames.narrow,
+            &row,
+            &threshold,
+            tree,
+        );
+    }
+    // Occurrences left when the work ran out end where they are.
+    for o in &live {
+        for (m, v) in row(o.k).iter().enumerate() {
+            out.add_self(o.under, m, *v);
+        }
+    }
+    Shaped {
+        tree: out,
+        cut_depth,
+    }
+}
+
+/// The values a bottom-up tree adds for each contributing node, a row of
+/// one value per metric per node.
+fn occurrence_values(tree: &CallTree, contributing: &[NodeId], values: Values) -> Vec<f64> {
+    let metrics = tree.metric_count();
+    let mut out = Vec::with_capacity(contributing.len() * metrics);
+    match values {
+        Values::Exclusive => {
+            for &n in contributing {
+                out.extend((0..metrics).map(|m| tree.self_value(n, m)));
+            }
+        }
+        Values::Inclusive => {
+            let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
+            for &n in contributing {
+                out.extend(inclusive.iter().map(|v| v[n.index()]));
+            }
+        }
+    }
+    out
+}
+
+/// A path being reversed: under bottom-up node `under`, the function of
+/// top-down node `next` comes next; `k` is the contributing node whose
+/// values it carries.
+#[derive(Debug, Clone, Copy)]
+struct Occurrence {
+    under: NodeId,
+    next: NodeId,
+    k: u32,
+}
+
+/// One level: groups `live` by (node, next function), creates the groups
+/// worth drawing, sends the rest to `(narrower callers)`, and returns the
+/// occurrences that go on (those whose caller is not the root).
+fn bottom_up_level<'v>(
+    out: &mut CallTree,
+    live: &[Occurrence],
+    function: &[Option<FrameId>],
+    narrow: FrameId,
+    row: &impl Fn(u32) -> &'v [f64],
+    threshold: &[f64],
+    tree: &CallTree,
+) -> Vec<Occurrence> {
+    let metrics = threshold.len();
+    let mut groups: FxHashMap<(NodeId, FrameId), usize> = FxHashMap::default();
+    let mut keys: Vec<(NodeId, FrameId)> = Vec::new();
+    let mut sums: Vec<f64> = Vec::new();
+    let mut group_of = Vec::with_capacity(live.len());
+    for o in live {
+        let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
+        let g = *groups.entry(key).or_insert_with(|| {
+            keys.push(key);
+            sums.resize(sums.len() + metrics, 0.0);
+            keys.len() - 1
+        });
+        for (s, v) in sums[g * metrics..(g + 1) * metrics]
+            .iter_mut()
+            .zip(row(o.k))
+        {
+            *s += v;
+        }
+        group_of.push(g);
+    }
+    let sum = |g: usize, m: usize| sums[g * metrics + m];
+    let empty: Vec<bool> = (0..keys.len())
+        .map(|g| (0..metrics).all(|m| sum(g, m) == 0.0))
+        .collect();
+    let wide: Vec<bool> = (0..keys.len())
+        .map(|g| (0..metrics).any(|m| sum(g, m) > 0.0 && sum(g, m) >= threshold[m]))
+        .collect();
+    let mut node_of = vec![NodeId::ROOT; keys.len()];
+    for (g, &(under, frame)) in keys.iter().enumerate() {
+        if !empty[g] {
+            node_of[g] = out.child(under, if wide[g] { frame } else { narrow });
+        }
+    }
+    let mut next = Vec::with_capacity(live.len());
+    for (o, &g) in live.iter().zip(&group_of) {
+        if empty[g] {
+            continue;
+        }
+        let caller = tree.parent(o.next).unwrap_or(NodeId::ROOT);
+        let ends = !wide[g] || function[caller.index()].is_none();
+        if ends {
+            // The path ends here: its value is the node's own.
+            for (m, v) in row(o.k).iter().enumerate() {
+                out.add_self(node_of[g], m, *v);
+            }
+        } else {
+            next.push(Occurrence {
+                under: node_of[g],
+                next: caller,
+                k: o.k,
+            });
+        }
+    }
+    next
+}
+
+/// Samples without frames (the top-down root's own value) under `path`.
+fn add_rootless(tree: &CallTree, out: &mut CallTree, path: &[FrameId]) {
+    let row: Vec<f64> = (0..tree.metric_count())
+        .map(|m| tree.self_value(NodeId::ROOT, m))
+        .collect();
+    if row.iter().any(|v| *v != 0.0) {
+        out.add_stack(path.iter().copied(), &row);
+    }
+}
+
+/// The function frame of every node (`None` for the root).
+fn function_ids(tree: &CallTree, frames: &ShapeFrames) -> Vec<Option<FrameId>> {
+    tree.node_ids()
+        .map(|n| tree.frame(n).map(|f| frames.function(f)))
+        .collect()
+}
+
+/// Nodes whose values a bottom-up tree adds, in node order.
+fn contributing_nodes(
+    tree: &CallTree,
+    function: &[Option<FrameId>],
+    values: Values,
+) -> Vec<NodeId> {
+    match values {
+        Values::Exclusive => tree
+            .node_ids()
+            .skip(1)
+            .filter(|&n| (0..tree.metric_count()).any(|m| tree.self_value(n, m) != 0.0))
+            .collect(),
+        Values::Inclusive => outermost_occurrences(tree, function),
+    }
+}
+
+/// Nodes none of whose ancestors has the same function, in node order.
+/// Depth-first with the functions of the current path on a stack and a
+/// count per function (a dense array); no recursion, so deep stacks are
+/// safe.
+fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<NodeId> {
+    let slots = function
+        .iter()
+        .flatten()
+        .map(|f| f.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut on_path = vec![0u32; slots];
+    let mut path: Vec<Option<FrameId>> = Vec::new();
+    let mut outermost = vec![false; tree.len()];
+    let mut stack: Vec<NodeId> = vec![NodeId::ROOT];
+    while let Some(node) = stack.pop() {
+        // Leave the nodes of the path that are not this node's ancestors.
+        let depth = tree.depth(node) as usize;
+        while path.len() > depth {
+            if let Some(f) = path.pop().flatten() {
+                on_path[f.0 as usize] -= 1;
+            }
+        }
+        let f = function[node.index()];
+        if let Some(f) = f {
+            let count = &mut on_path[f.0 as usize];
+            outermost[node.index()] = *count == 0;
+            *count += 1;
+        }
+        path.push(f);
+        stack.extend(tree.children(node).iter().rev());
+    }
+    tree.node_ids().filter(|n| outermost[n.index()]).collect()
+}
+
+/// The flat tree: module → file → function. Exclusive: each node's self
+/// value under its function. Inclusive: each function's inclusive value
+/// (each sample once), so a file's value is the sum of its functions'.
+pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
+    let metrics = tree.metric_count();
+    let function = function_ids(tree, frames);
+    let nodes = contributing_nodes(tree, &function, values);
+    let inclusive: Vec<Vec<f64>> = match values {
+        Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
+        Values::Exclusive => Vec::new(),
+    };
+    // Sum per function first (a slot per function frame, in first-seen
+    // order), then build the three levels once per function.
+    let mut slot_of: Vec<u32> = Vec::new();
+    let mut firsts: Vec<FrameId> = Vec::new();
+    let mut sums: Vec<f64> = Vec::new();
+    for node in nodes {
+        let (Some(frame), Some(f)) = (tree.frame(node), function[node.index()]) else {
+            continue;
+        };
+        let f = f.0 as usize;
+        if f >= slot_of.len() {
+            slot_of.resize(f + 1, u32::MAX);
+        }
+        if slot_of[f] == u32::MAX {
+            slot_of[f] = firsts.len() as u32;
+            firsts.push(frame);
+            sums.resize(sums.len() + metrics, 0.0);
+        }
+        let slot = slot_of[f] as usize;
+        for m in 0..metrics {
+            sums[slot * metrics + m] += match values {
+                Values::Exclusive => tree.self_value(node, m),
+                Values::Inclusive => inclusive[m][node.index()],
+            };
+        }
+    }
+    let mut out = CallTree::new(metrics);
+    if values == Values::Exclusive {
+        add_rootless(tree, &mut out, &[frames.no_stack; 3]);
+    }
+    for (slot, &frame) in firsts.iter().enumerate() {
+        let path = [
+            frames.module(frame),
+            frames.file(frame),
+            frames.function(frame),
+        ];
+        out.add_stack(path, &sums[slot * metrics..(slot + 1) * metrics]);
+    }
+    out
+}
+
+/// The same tree with every frame replaced by its function (line dropped,
+/// stable path), contexts that become equal merged. Differential views
+/// across versions match on this: a line number moves whenever code above
+/// it changes.
+pub fn by_function(tree: &CallTree, frames: &ShapeFrames) -> CallTree {
+    // Frames without a line (and with a stable path) are their own
+    // function: nothing to merge.
+    let identity = tree
+        .node_ids()
+        .skip(1)
+        .all(|n| tree.frame(n).is_some_and(|f| frames.function(f) == f));
+    if identity {
+        return tree.clone();
+    }
+    let mut out = CallTree::new(tree.metric_count());
+    let mut mapped = vec![NodeId::ROOT; tree.len()];
+    for node in tree.node_ids().skip(1) {
+        let parent = tree.parent(node).unwrap_or(NodeId::ROOT);
+        let frame = tree.frame(node).map_or(FrameId(0), |f| frames.function(f));
+        mapped[node.index()] = out.child(mapped[parent.index()], frame);
+    }
+    for node in tree.node_ids() {
+        for m in 0..tree.metric_count() {
+            out.add_self(mapped[node.index()], m, tree.self_value(node, m));
+        }
+    }
+    out
+}
+
+/// Merges trees by path: a node of the result stands for the nodes of the
+/// inputs reached by the same frames from the root. Every input has `M`
+/// metrics; metric `k * M + m` of the result is metric `m` of tree `k`
+/// times `scale[k]` (1 when missing), and the last `M` metrics are the
+/// means over the trees. Children keep first-seen order, earlier trees
+/// first.
+pub fn merge(trees: &[&CallTree], scale: &[f64]) -> CallTree {
+    let per = trees.first().map_or(0, |t| t.metric_count());
+    let count = trees.len();
+    let Some(first) = trees.first() else {
+        return CallTree::new(0);
+    };
+    // The first tree is copied as it is (no lookups); the others merge in.
+    let factor = scale.first().copied().unwrap_or(1.0);
+    let placement: Vec<(usize, usize, f64)> = (0..per)
+        .flat_map(|m| [(m, m, factor), (m, count * per + m, factor / count as f64)])
+        .collect();
+    let mut out = first.remetric(per * (count + 1), &placement);
+    for (k, tree) in trees.iter().enumerate().skip(1) {
+        let factor = scale.get(k).copied().unwrap_or(1.0);
+        // Node of `tree` → node of `out`, filled parents first.
+        let mut mapped = vec![NodeId::ROOT; tree.len()];
+        for node in tree.node_ids().skip(1) {
+            let parent = tree.parent(node).unwrap_or(NodeId::ROOT);
+            let frame = tree.frame(node).unwrap_or(FrameId(0));
+            mapped[node.index()] = out.child(mapped[parent.index()], frame);
+        }
+        for node in tree.node_ids() {
+            for m in 0..per.min(tree.metric_count()) {
+                let v = tree.self_value(node, m) * factor;
+                if v != 0.0 {
+                    let target = mapped[node.index()];
+                    out.add_self(target, k * per + m, v);
+                    out.add_self(target, count * per + m, v / count as f64);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

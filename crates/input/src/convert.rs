@@ -1,0 +1,124 @@
+//! `perfatlas convert`: any supported input to folded stacks or the native
+//! JSON format.
+//!
+//! Folded output is streamed to a writer: it is often ten times the size of
+//! the profile it comes from (every line repeats its whole stack), so a
+//! gigabyte profile must not be turned into one string first.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::Parsed;
+use model::error::{BuildError, InputError};
+use model::FrameId;
+
+/// Output formats of `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Folded,
+    Json,
+}
+
+/// Reads and parses `path` (any supported format, gzip or not).
+pub fn read_file(path: &Path) -> Result<Parsed, BuildError> {
+    let (_, parsed) = crate::load::read_and_parse(path).map_err(|error| InputError {
+        file: path.display().to_string(),
+        error,
+    })?;
+    Ok(parsed)
+}
+
+/// The index of the metric named `metric` (default: the first).
+pub fn pick_metric(parsed: &Parsed, metric: Option<&str>) -> Result<usize, BuildError> {
+    let Some(name) = metric else {
+        return Ok(0);
+    };
+    let metrics = &parsed.profile.metrics;
+    metrics.iter().position(|m| m.name == name).ok_or_else(|| {
+        let names: Vec<_> = metrics.iter().map(|m| m.name.as_str()).collect();
+        BuildError::Usage(format!(
+            "no metric named {name:?}; the profile has: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Writes `parsed` as `target`; `metric` is the index from [`pick_metric`]
+/// (used by folded output only).
+pub fn write(
+    parsed: &Parsed,
+    target: Target,
+    metric: usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match target {
+        Target::Folded => write_folded(parsed, metric, out),
+        Target::Json => out.write_all(crate::native::to_json(parsed).as_bytes()),
+    }
+}
+
+/// Folded stacks of one metric as a string (see [`write_folded`]).
+pub fn to_folded(parsed: &Parsed, metric: usize) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write_folded(parsed, metric, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Folded stacks of one metric: one line per node with a non-zero self
+/// value, frames root-first joined by `;`, in tree order. `;` and line
+/// breaks inside names are replaced so every line parses back. Samples
+/// without any frame (root self value) are written as ` N`, as py-spy does.
+pub fn write_folded(parsed: &Parsed, metric: usize, out: &mut dyn Write) -> io::Result<()> {
+    let tree = &parsed.profile.tree;
+    let names = folded_names(parsed);
+    let mut out = io::BufWriter::with_capacity(1 << 16, out);
+    let mut stack: Vec<FrameId> = Vec::new();
+    for node in tree.node_ids() {
+        let value = tree.self_value(node, metric);
+        if value == 0.0 {
+            continue;
+        }
+        stack.clear();
+        let mut at = Some(node);
+        while let Some(n) = at {
+            match tree.frame(n) {
+                Some(frame) => stack.push(frame),
+                None => break,
+            }
+            at = tree.parent(n);
+        }
+        for (i, frame) in stack.iter().rev().enumerate() {
+            if i > 0 {
+                out.write_all(b";")?;
+            }
+            out.write_all(names[frame.0 as usize].as_bytes())?;
+        }
+        writeln!(out, " {}", format_count(value))?;
+    }
+    out.flush()
+}
+
+/// Every frame's name as folded output writes it, by frame id: the
+/// function, with its location when the line is known.
+fn folded_names(parsed: &Parsed) -> Vec<String> {
+    parsed
+        .frames
+        .iter()
+        .map(|(_, frame)| {
+            let name = match frame.location() {
+                Some(loc) if frame.line.is_some() => format!("{} ({loc})", frame.function),
+                _ => frame.function.clone(),
+            };
+            name.replace([';', '\n', '\r'], "_")
+        })
+        .collect()
+}
+
+fn format_count(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}

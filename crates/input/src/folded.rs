@@ -1,0 +1,1118 @@
+//! Folded (collapsed) stacks, as written by FlameGraph's stackcollapse
+//! scripts, inferno, async-profiler, py-spy (`--format raw`) and others:
+//! one line per distinct stack, frames root-first separated by `;`, then a
+//! space and a sample count.
+//!
+//! CRLF line ends and UTF-16 with a byte-order mark are accepted. A line
+//! without a count, with a negative or non-numeric count, or with an empty
+//! stack is skipped and reported with its line number. A frame written as
+//! `name (file:line)` (py-spy) keeps its file and line.
+//!
+//! # async-profiler allocation output
+//!
+//! `asprof -e alloc -o collapsed` ends every stack with the allocated
+//! class: `java/lang/Thread.run;Foo.bar;java.lang.String_[i] 12`, where
+//! `_[i]` marks an object allocated in a new TLAB and `_[k]` one allocated
+//! outside a TLAB (with HotSpot's TLAB callbacks; with JVMTI sampling some
+//! versions write only `_[i]`, or `_[k]` for objects the VM itself
+//! allocated). async-profiler writes such class names dotted (the
+//! method frames keep the JVM's `/`), arrays as `byte[]` or
+//! `java.lang.Object[]`, and hidden classes with a `/0x…` or `+0x…` suffix
+//! (`Foo$$Lambda+0x00007f…`). The same suffixes mean something else in CPU
+//! profiles: FlameGraph's `stackcollapse-perf.pl --all` and async-profiler
+//! itself append `_[k]` to kernel frames and `_[i]` to inlined ones.
+//!
+//! A file is read as allocation output when, over the whole file:
+//! - every stack's leaf ends in `_[i]` or `_[k]` (leaves that are wholly a
+//!   bracketed pseudo-frame such as `[frame_buffer_overflow]` or
+//!   `[unknown]` are let through, and count at that frame without a class),
+//! - every such leaf, without its suffix, reads as a Java class name: an
+//!   array (`[]` after a primitive type or a class name), or
+//!   dot-separated identifiers (letters, digits, `_`, `$`) whose last part
+//!   starts with a capital letter or holds a `$`, or a single capitalised
+//!   identifier (a class in the default package), and
+//! - at least one leaf is an array or a dotted class name.
+//!
+//! Kernel symbols fail the second test (`tcp_rtt_estimator`,
+//! `finish_task_switch.isra.0`, `do_syscall_64` are lowercase or end in a
+//! number), and so do method frames (`java/lang/String.hashCode` has a `/`,
+//! C++ names have `::`), so a CPU profile, whose leaves are mostly user-space
+//! frames without any suffix, is never taken for allocation output.
+//!
+//! Then each class leaf is removed from its stack: its count becomes the
+//! self value of the allocating method (the frame before it, or the root
+//! for a stack of the class alone) in the metric `alloc_samples`, and an
+//! allocation site of that class, counted in samples, with no bytes. When
+//! the file has any `_[k]` leaf, a second metric
+//! `alloc_samples_outside_tlab` holds the part allocated outside a TLAB,
+//! so class names stay one per type.
+//!
+//! Limits, all of which fall back to plain folded stacks or misname units:
+//! - async-profiler counts samples by default and bytes with `--total`;
+//!   the file cannot tell which, and the counts are taken as samples.
+//! - With `--dot` (dotted method names) async-profiler writes class leaves
+//!   without a suffix: such files read as plain folded stacks, the class a
+//!   leaf frame.
+//! - Classes whose simple name starts with a lowercase letter (and has no
+//!   `$`) are not recognised, and the file reads as plain folded stacks.
+//! - Lock profiles (`-e lock`) end their stacks with the lock's class and
+//!   `_[i]` just like allocation output: they are read as allocations.
+//! - A CPU profile whose every leaf carries `_[i]` or `_[k]` and looks like
+//!   a class (say, inlined exported Go functions `pkg.Func_[i]` and
+//!   nothing else) would be misread; real CPU profiles have other leaves.
+
+use rustc_hash::FxHashMap;
+
+use super::{text, Format, Input, Parsed};
+use model::error::ParseError;
+use model::limits::LimitHit;
+use model::{
+    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit,
+};
+
+pub struct Folded;
+
+impl Format for Folded {
+    fn name(&self) -> &'static str {
+        "folded"
+    }
+
+    /// Folded when at least half of the first 50 complete lines are
+    /// `stack count` lines (comments and a few bad lines are tolerated;
+    /// callgrind's `key: value` headers and `fl=` lines are not). When the
+    /// first line is longer than the sniffing window (very deep stacks),
+    /// the file's last line decides.
+    fn sniff(&self, input: &Input) -> bool {
+        const WINDOW: usize = 8192;
+        let head = super::head(input.bytes, WINDOW);
+        let text = text::decode_text(head);
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        if input.bytes.len() > head.len() {
+            lines.pop(); // may be cut short
+        }
+        let lines: Vec<&str> = lines
+            .into_iter()
+            .map(str::trim_end)
+            .filter(|l| !l.trim_start().is_empty())
+            .take(50)
+            .collect();
+        if lines.is_empty() && !text::is_utf16(input.bytes) {
+            // The first line is longer than the window (a very deep
+            // stack): it must read like frames, and the last line like a
+            // folded line.
+            let starts_like_stack =
+                text.contains(';') && !text.trim_start().starts_with(['{', '[', '<']);
+            let tail = &input.bytes[input.bytes.len().saturating_sub(256)..];
+            let tail = String::from_utf8_lossy(tail);
+            return starts_like_stack
+                && tail
+                    .trim_end()
+                    .rsplit('\n')
+                    .next()
+                    .is_some_and(|l| split_count(l).is_some());
+        }
+        let valid = lines.iter().filter(|l| split_count(l).is_some()).count();
+        valid > 0 && valid * 2 >= lines.len()
+    }
+
+    fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
+        let data = decode(input.bytes);
+        let mode = survey(&data);
+        // Big files are read in chunks of whole lines on every core (chunk
+        // boundaries depend on the size only, so the result does not
+        // depend on the number of threads), then built into one tree in
+        // file order.
+        parse_chunks(&split_chunks(&data, CHUNK_BYTES), mode)
+    }
+}
+
+/// The text of a file: valid UTF-8 as it is (checked the fast way), else
+/// through [`text::decode_text`] (byte-order marks, UTF-16, invalid bytes).
+fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) if !s.starts_with('\u{feff}') => std::borrow::Cow::Borrowed(s),
+        _ => text::decode_text(bytes),
+    }
+}
+
+/// Files larger than twice this are parsed in chunks of about this size.
+const CHUNK_BYTES: usize = 16 << 20;
+
+/// `data` cut after a newline roughly every `size` bytes.
+fn split_chunks(data: &str, size: usize) -> Vec<&str> {
+    if data.len() < 2 * size {
+        return vec![data];
+    }
+    let mut chunks = Vec::new();
+    let mut rest = data;
+    while rest.len() > size {
+        let Some(cut) = rest[size..].find('\n') else {
+            break;
+        };
+        let (head, tail) = rest.split_at(size + cut + 1);
+        chunks.push(head);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        chunks.push(rest);
+    }
+    chunks
+}
+
+/// Reads `chunks` (consecutive pieces of one file, cut after a newline)
+/// into one profile: chunks are read into frame ids on every core while
+/// this thread builds the tree from them in file order, reading chunks
+/// itself whenever the next one is not ready.
+fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
+    let reads = ChunkQueue::new(chunks, mode);
+    let mut builder = TreeBuilder::new(mode);
+    let helpers = rayon::current_num_threads()
+        .saturating_sub(1)
+        .min(chunks.len().saturating_sub(1));
+    let mut result = Ok(());
+    rayon::scope(|s| {
+        for _ in 0..helpers {
+            s.spawn(|_| while reads.read_next() {});
+        }
+        for i in 0..chunks.len() {
+            let chunk = reads.take(i);
+            if let Err(e) = builder.add(chunk) {
+                reads.stop();
+                result = Err(e);
+                return;
+            }
+        }
+    });
+    result?;
+    builder.finish()
+}
+
+/// Chunks handed out to readers one at a time, and their results.
+struct ChunkQueue<'a> {
+    chunks: &'a [&'a str],
+    mode: Mode,
+    next: std::sync::atomic::AtomicUsize,
+    done: std::sync::Mutex<Vec<Option<ChunkStacks<'a>>>>,
+    ready: std::sync::Condvar,
+}
+
+impl<'a> ChunkQueue<'a> {
+    fn new(chunks: &'a [&'a str], mode: Mode) -> ChunkQueue<'a> {
+        ChunkQueue {
+            chunks,
+            mode,
+            next: Default::default(),
+            done: std::sync::Mutex::new(chunks.iter().map(|_| None).collect()),
+            ready: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Reads the next chunk nobody has taken yet; false when none is left.
+    fn read_next(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let Some(chunk) = self.chunks.get(i) else {
+            return false;
+        };
+        let read = ChunkStacks::read(chunk, self.mode);
+        self.lock()[i] = Some(read);
+        self.ready.notify_all();
+        true
+    }
+
+    /// Chunk `i`, read: reads chunks while it is not ready, then waits for
+    /// the reader that has it.
+    fn take(&self, i: usize) -> ChunkStacks<'a> {
+        loop {
+            if let Some(read) = self.lock()[i].take() {
+                return read;
+            }
+            if !self.read_next() {
+                break;
+            }
+        }
+        let mut done = self.lock();
+        loop {
+            if let Some(read) = done[i].take() {
+                return read;
+            }
+            done = self.ready.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Leaves the chunks not yet taken unread.
+    fn stop(&self) {
+        self.next
+            .store(self.chunks.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Option<ChunkStacks<'a>>>> {
+        self.done.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// How a file's stacks are read, decided once for the whole file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Mode {
+    /// Plain folded stacks: one `samples` metric.
+    #[default]
+    Samples,
+    /// async-profiler allocation output (see the module doc); with a
+    /// second metric for `_[k]` leaves when the file has any.
+    Allocations { outside_tlab: bool },
+}
+
+impl Mode {
+    fn metrics(self) -> Vec<Metric> {
+        match self {
+            Mode::Samples => vec![Metric::new("samples", Unit::Samples)],
+            Mode::Allocations { outside_tlab } => {
+                let mut metrics = vec![Metric::new("alloc_samples", Unit::Samples)];
+                if outside_tlab {
+                    metrics.push(Metric::new("alloc_samples_outside_tlab", Unit::Samples));
+                }
+                metrics
+            }
+        }
+    }
+}
+
+/// Reads every line's leaf to decide whether the file is async-profiler
+/// allocation output (the rule is in the module doc). Stops at the first
+/// leaf that rules it out, so a CPU profile costs a line or two.
+fn survey(data: &str) -> Mode {
+    let (mut dotted, mut outside_tlab) = (false, false);
+    for line in data.split('\n') {
+        let Some((stack, _)) = split_count(line.trim_end()) else {
+            continue; // bad lines are reported when read
+        };
+        let (_, leaf) = split_leaf(stack);
+        if leaf.is_empty() || is_pseudo_frame(leaf) {
+            continue;
+        }
+        let Some((class, outside)) = class_leaf(leaf) else {
+            return Mode::Samples;
+        };
+        match class_shape(class) {
+            Shape::NotAClass => return Mode::Samples,
+            Shape::Dotted => dotted = true,
+            Shape::Simple => {}
+        }
+        outside_tlab |= outside;
+    }
+    if dotted {
+        Mode::Allocations { outside_tlab }
+    } else {
+        Mode::Samples
+    }
+}
+
+/// `stack` without its leaf frame, and the leaf (trailing `;` ignored).
+fn split_leaf(stack: &str) -> (&str, &str) {
+    let stack = stack.trim_end_matches(';');
+    match stack.rsplit_once(';') {
+        Some((rest, leaf)) => (rest, leaf),
+        None => ("", stack),
+    }
+}
+
+/// async-profiler's pseudo-frames: `[unknown]`, `[frame_buffer_overflow]`,
+/// `[main tid=1]`, …
+fn is_pseudo_frame(frame: &str) -> bool {
+    frame.starts_with('[') && frame.ends_with(']')
+}
+
+/// A leaf `Name_[i]` or `Name_[k]` whose name reads as a class: the name,
+/// and whether it was allocated outside a TLAB (`_[k]`).
+fn class_leaf(leaf: &str) -> Option<(&str, bool)> {
+    let (name, outside) = match (leaf.strip_suffix("_[i]"), leaf.strip_suffix("_[k]")) {
+        (Some(name), _) => (name, false),
+        (_, Some(name)) => (name, true),
+        _ => return None,
+    };
+    (class_shape(name) != Shape::NotAClass).then_some((name, outside))
+}
+
+/// How much a name looks like a Java class name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// An array, or a dotted name ending in a capitalised or `$` part.
+    Dotted,
+    /// One capitalised identifier: a class in the default package, but
+    /// also what some kernel symbols look like (`SyS_write`).
+    Simple,
+    NotAClass,
+}
+
+const PRIMITIVES: [&str; 8] = [
+    "boolean", "byte", "char", "short", "int", "long", "float", "double",
+];
+
+fn class_shape(name: &str) -> Shape {
+    // Arrays: `byte[]`, `java.lang.String[][]`, `Foo[]`.
+    let mut element = name;
+    let mut dimensions = 0;
+    while let Some(e) = element.strip_suffix("[]") {
+        element = e;
+        dimensions += 1;
+    }
+    if dimensions > 0 {
+        return if PRIMITIVES.contains(&element) || class_shape(element) != Shape::NotAClass {
+            Shape::Dotted
+        } else {
+            Shape::NotAClass
+        };
+    }
+    // Hidden classes: `Foo$$Lambda$14/0x0000000800c02a00` (JDK 15+) or
+    // `Foo$$Lambda+0x00007f6fdda4bac0` (JDK 21+).
+    let body = match name.find(['/', '+']) {
+        Some(i) => {
+            let tail = &name[i + 1..];
+            let hex_like = tail.starts_with(|c: char| c.is_ascii_digit())
+                && tail.chars().all(|c| c.is_ascii_alphanumeric());
+            if !hex_like {
+                return Shape::NotAClass;
+            }
+            &name[..i]
+        }
+        None => name,
+    };
+    let identifier = |part: &str| {
+        part.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+            && part
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    let parts: Vec<&str> = body.split('.').collect();
+    if !parts.iter().all(|p| identifier(p)) {
+        return Shape::NotAClass;
+    }
+    let last = parts[parts.len() - 1];
+    let capitalised = last.starts_with(char::is_uppercase);
+    match parts.len() {
+        1 if capitalised => Shape::Simple,
+        1 => Shape::NotAClass,
+        _ if capitalised || last.contains('$') => Shape::Dotted,
+        _ => Shape::NotAClass,
+    }
+}
+
+/// Splits `stack count` at the last run of whitespace; `None` when the line
+/// has no numeric count.
+fn split_count(line: &str) -> Option<(&str, f64)> {
+    let cut = line.rfind([' ', '\t'])?;
+    let count: f64 = line[cut + 1..].parse().ok()?;
+    Some((line[..cut].trim(), count))
+}
+
+/// Splits `name (file:line)` into its parts; other names stay whole.
+pub fn frame_from_text(text: &str) -> Frame {
+    if let Some(open) = text
+        .strip_suffix(')')
+        .and_then(|t| t.rfind(" (").map(|i| (i, t)))
+    {
+        let (i, t) = open;
+        let inner = &t[i + 2..];
+        if let Some((file, line)) = inner.rsplit_once(':') {
+            if let Ok(line) = line.parse::<u32>() {
+                if !file.is_empty() {
+                    return Frame {
+                        function: t[..i].to_string(),
+                        file: Some(file.to_string()),
+                        line: Some(line),
+                        module: None,
+                        start_line: None,
+                        source_hash: None,
+                    };
+                }
+            }
+        }
+    }
+    Frame::named(text)
+}
+
+/// One chunk's lines read into frame ids, before any tree is built.
+/// Collapsed stacks are usually sorted, so consecutive lines share long
+/// prefixes: each line keeps only how many leading frames it shares with
+/// the line before (found by one comparison of the two lines' bytes) and
+/// the ids of the frames after those.
+struct ChunkStacks<'a> {
+    /// Frames of this chunk, ids local to it.
+    frames: FrameTable,
+    /// Frame text → id. The keys are copies, close together in memory:
+    /// comparing against the first occurrence in a big input would miss
+    /// the cache on nearly every lookup.
+    by_text: FxHashMap<Box<str>, FrameId>,
+    lines: Vec<StackLine<'a>>,
+    /// The new frames of every line, one after the other.
+    ids: Vec<FrameId>,
+    warnings: Vec<ParseError>,
+    /// Newlines in the chunk (line numbers of the next chunk start after).
+    newlines: usize,
+    mode: Mode,
+    /// The last stack read and where each of its non-empty frames ends.
+    previous: &'a str,
+    previous_ends: Vec<usize>,
+}
+
+/// One line that holds a stack.
+struct StackLine<'a> {
+    /// Leading frames shared with the previous stack of the chunk.
+    shared: u32,
+    /// End of this line's new frames in [`ChunkStacks::ids`].
+    ids_end: u32,
+    count: f64,
+    /// Allocation output: the class leaf, and whether it was allocated
+    /// outside a TLAB.
+    class: Option<(&'a str, bool)>,
+}
+
+impl<'a> ChunkStacks<'a> {
+    fn read(chunk: &'a str, mode: Mode) -> ChunkStacks<'a> {
+        let mut out = ChunkStacks {
+            frames: FrameTable::new(),
+            by_text: FxHashMap::default(),
+            lines: Vec::new(),
+            ids: Vec::new(),
+            warnings: Vec::new(),
+            newlines: 0,
+            mode,
+            previous: "",
+            previous_ends: Vec::new(),
+        };
+        let mut pieces = 0;
+        for (i, line) in chunk.split('\n').enumerate() {
+            out.read_line(i + 1, line);
+            pieces = i + 1;
+        }
+        out.newlines = pieces.saturating_sub(1);
+        out
+    }
+
+    fn read_line(&mut self, number: usize, line: &'a str) {
+        // Leading blanks matter: py-spy writes ` 4` for samples with no frames.
+        let line = line.trim_end();
+        if line.trim_start().is_empty() {
+            return;
+        }
+        let Some((stack, count)) = split_count(line) else {
+            self.warnings.push(ParseError::line(
+                number,
+                "expected `frame;frame;… count`, found no sample count; line skipped",
+            ));
+            return;
+        };
+        if !(count.is_finite() && count >= 0.0) {
+            self.warnings.push(ParseError::line(
+                number,
+                format!("sample count {count} is not a non-negative number; line skipped"),
+            ));
+            return;
+        }
+        // Allocation output: the class leaf comes off the stack.
+        let (stack, class) = match self.mode {
+            Mode::Samples => (stack, None),
+            Mode::Allocations { .. } => {
+                let (rest, leaf) = split_leaf(stack);
+                match class_leaf(leaf) {
+                    Some(class) => (rest, Some(class)),
+                    None => (stack, None),
+                }
+            }
+        };
+        let shared = self.shared_frames(stack);
+        self.previous_ends.truncate(shared);
+        // The frames after the shared ones; an empty stack (a sample with
+        // no frames) counts at the root.
+        let from = match shared {
+            0 => 0,
+            n => self.previous_ends[n - 1],
+        };
+        let mut at = from;
+        for part in stack[from..].split(';') {
+            let end = at + part.len();
+            at = end + 1;
+            if part.is_empty() {
+                continue;
+            }
+            let id = match self.by_text.get(part) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.intern(frame_from_text(part));
+                    self.by_text.insert(part.into(), id);
+                    id
+                }
+            };
+            self.ids.push(id);
+            self.previous_ends.push(end);
+        }
+        self.previous = stack;
+        self.lines.push(StackLine {
+            shared: shared as u32,
+            ids_end: self.ids.len() as u32,
+            count,
+            class,
+        });
+    }
+
+    /// How many leading non-empty frames `stack` shares with the previous
+    /// stack: those that end before the first byte where the two differ,
+    /// or right at it when both stacks end a frame there.
+    fn shared_frames(&self, stack: &str) -> usize {
+        let (a, b) = (self.previous.as_bytes(), stack.as_bytes());
+        let same = common_prefix(a, b);
+        let ends_frame = |s: &[u8]| same == s.len() || s[same] == b';';
+        let mut shared = self.previous_ends.partition_point(|&e| e < same);
+        if self.previous_ends.get(shared) == Some(&same) && ends_frame(a) && ends_frame(b) {
+            shared += 1;
+        }
+        shared
+    }
+}
+
+/// Length of the longest common prefix of `a` and `b`, eight bytes at a
+/// time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let word = |s: &[u8]| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+        let diff = word(a) ^ word(b);
+        if diff != 0 {
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Builds the profile from chunks read in file order: frames joined into
+/// one table, stacks added to one tree.
+struct TreeBuilder<'a> {
+    mode: Mode,
+    frames: FrameTable,
+    profile: Option<Profile>,
+    warnings: Vec<ParseError>,
+    /// Lines before the current chunk.
+    line_offset: usize,
+    /// Allocation output only: the sites, and each class leaf's index.
+    allocations: Option<Allocations>,
+    class_of: FxHashMap<&'a str, u32>,
+}
+
+impl<'a> TreeBuilder<'a> {
+    fn new(mode: Mode) -> TreeBuilder<'a> {
+        TreeBuilder {
+            mode,
+            frames: FrameTable::new(),
+            profile: None,
+            warnings: Vec::new(),
+            line_offset: 0,
+            allocations: None,
+            class_of: FxHashMap::default(),
+        }
+    }
+
+    /// Adds the next chunk: its frames, its stacks and its warnings.
+    fn add(&mut self, chunk: ChunkStacks<'a>) -> Result<(), ParseError> {
+        let offset = self.line_offset;
+        self.warnings
+            .extend(chunk.warnings.into_iter().map(|mut w| {
+                if let model::error::Place::Line(n) = &mut w.place {
+                    *n += offset;
+                }
+                w
+            }));
+        self.line_offset += chunk.newlines;
+        if chunk.frames.over_limit() {
+            return Err(ParseError::whole(LimitHit::Frames.message()));
+        }
+        let map = self.frames.absorb(chunk.frames);
+        // The nodes of the previous stack's frames, the root first.
+        let mut path: Vec<NodeId> = vec![NodeId::ROOT];
+        let mut start = 0;
+        for line in chunk.lines {
+            let mode = self.mode;
+            let profile = self
+                .profile
+                .get_or_insert_with(|| Profile::new(mode.metrics()));
+            path.truncate(line.shared as usize + 1);
+            let mut node = path[path.len() - 1];
+            for id in &chunk.ids[start..line.ids_end as usize] {
+                node = profile.tree.child(node, map[id.0 as usize]);
+                path.push(node);
+            }
+            start = line.ids_end as usize;
+            profile.tree.add_self(node, 0, line.count);
+            if let Some((name, outside_tlab)) = line.class {
+                self.add_site(node, name, outside_tlab, line.count);
+            }
+        }
+        Ok(())
+    }
+
+    /// Allocation output: `count` objects of class `name` at `node`.
+    fn add_site(&mut self, node: NodeId, name: &'a str, outside_tlab: bool, count: f64) {
+        let Mode::Allocations {
+            outside_tlab: split,
+        } = self.mode
+        else {
+            return;
+        };
+        if let (true, true, Some(profile)) = (outside_tlab, split, self.profile.as_mut()) {
+            profile.tree.add_self(node, 1, count);
+        }
+        let alloc = self.allocations.get_or_insert_with(|| {
+            Allocations::new(CountKind::Samples, false, ClassSource::Recorded)
+        });
+        let class = *self
+            .class_of
+            .entry(name)
+            .or_insert_with(|| alloc.class(name));
+        alloc.add(node, class, count, 0.0);
+    }
+
+    fn finish(self) -> Result<Parsed, ParseError> {
+        match self.profile {
+            Some(mut profile) => {
+                profile.allocations = self.allocations.filter(|a| !a.is_empty()).map(Box::new);
+                Ok(Parsed {
+                    frames: self.frames,
+                    profile,
+                    warnings: self.warnings,
+                })
+            }
+            None => Err(self
+                .warnings
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| ParseError::whole("no stacks found"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{ClassSource, CountKind};
+
+    fn parse(text: &str) -> Parsed {
+        Folded
+            .parse(&Input {
+                file_name: "x.folded",
+                bytes: text.as_bytes(),
+            })
+            .unwrap()
+    }
+
+    // First lines of ../shared/corpus/speedscope/stackcollapse/simple.txt
+    #[test]
+    fn merges_paths_and_counts_samples() {
+        let p = parse("a;b;c 1\r\na;b;c 1\na;b;d 4\na;b;c 3\na;b 5\n");
+        assert_eq!(p.profile.tree.total(0), 14.0);
+        let a = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(p.frames.get(p.profile.tree.frame(a).unwrap()).function, "a");
+        assert_eq!(p.profile.tree.inclusive(0)[a.index()], 14.0);
+        assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn chunked_parsing_gives_the_same_profile_and_line_numbers() {
+        let mut text = String::new();
+        for i in 0..3_000 {
+            text.push_str(&format!("main;f{};g{} {}\n", i % 17, i % 5, 1 + i % 3));
+            if i == 2_500 {
+                text.push_str("not a count\n");
+            }
+        }
+        let whole = parse(&text);
+        let (whole_tree, whole_frames) = (&whole.profile.tree, &whole.frames);
+        let chunks = split_chunks(&text, 4096);
+        assert!(chunks.len() > 5);
+        let chunked = parse_chunks(&chunks, Mode::Samples).unwrap();
+        assert_eq!(tree_paths(&chunked), tree_paths(&whole));
+        assert_eq!(chunked.profile.tree.total(0), whole_tree.total(0));
+        assert_eq!(chunked.profile.tree.len(), whole_tree.len());
+        assert_eq!(chunked.frames.len(), whole_frames.len());
+        let lines = |p: &Parsed| {
+            p.warnings
+                .iter()
+                .map(|w| w.place.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines(&chunked), lines(&whole));
+        assert_eq!(lines(&whole), vec![model::error::Place::Line(2_502)]);
+    }
+
+    #[test]
+    fn bad_lines_are_skipped_with_their_line_number() {
+        let p = parse("a;b 1\nnot a count\na;c -3\n 7\na;b 2\n");
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.place.clone()).collect();
+        use model::error::Place::Line;
+        assert_eq!(lines, vec![Line(2), Line(3)]);
+        // ` 7` is py-spy's sample without frames: it counts at the root.
+        assert_eq!(p.profile.tree.total(0), 10.0);
+        assert_eq!(p.profile.tree.self_value(NodeId::ROOT, 0), 7.0);
+    }
+
+    #[test]
+    fn py_spy_frames_keep_file_and_line() {
+        let f = frame_from_text("convert (markdown/core.py:250)");
+        assert_eq!(
+            (f.function.as_str(), f.file.as_deref(), f.line),
+            ("convert", Some("markdown/core.py"), Some(250))
+        );
+        assert_eq!(
+            frame_from_text("<module> (bench.py:3)").function,
+            "<module>"
+        );
+        assert_eq!(frame_from_text("f (x)").function, "f (x)");
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/async-profiler")
+            .join(name);
+        std::fs::read(path).unwrap()
+    }
+
+    /// Every node as (parent, frame name, self values), in node order.
+    fn tree_paths(p: &Parsed) -> Vec<(Option<NodeId>, String, Vec<f64>)> {
+        let tree = &p.profile.tree;
+        tree.node_ids()
+            .map(|n| {
+                let values = (0..tree.metric_count()).map(|m| tree.self_value(n, m));
+                (tree.parent(n), name_of(p, n).to_string(), values.collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_shared_with_the_previous_stack_are_found_by_bytes() {
+        // Unsorted, with empty frames, prefixes of frames and a frame that
+        // ends where the previous stack ends.
+        let text = "a;b;c 1
+a;b;cd 2
+a;;b;c 3
+a;b 4
+a;b;c;d 5
+ab;c 6
+a;b;c 7
+ 8
+a 9
+";
+        let p = parse(text);
+        let mut expected = vec![];
+        for line in text.lines() {
+            let (stack, count) = line.rsplit_once(' ').unwrap();
+            let names: Vec<&str> = stack.split(';').filter(|f| !f.is_empty()).collect();
+            expected.push((names.join(";"), count.parse::<f64>().unwrap()));
+        }
+        // Each stack's node holds its count (`a;;b;c` is `a;b;c`).
+        let tree = &p.profile.tree;
+        let mut found = vec![];
+        for n in tree.node_ids() {
+            let names: Vec<&str> = tree
+                .stack_of(n)
+                .iter()
+                .map(|f| p.frames.get(*f).function.as_str())
+                .collect();
+            if tree.self_value(n, 0) > 0.0 {
+                found.push((names.join(";"), tree.self_value(n, 0)));
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut merged: Vec<(String, f64)> = vec![];
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        for (s, c) in expected {
+            match merged.last_mut() {
+                Some((t, v)) if *t == s => *v += c,
+                _ => merged.push((s, c)),
+            }
+        }
+        assert_eq!(found, merged);
+        // The root, a, b, c, cd, d (under c), ab and the c under ab.
+        assert_eq!(tree.len(), 8);
+        assert_eq!(common_prefix(b"abcdefghij;x", b"abcdefghij;y"), 11);
+        assert_eq!(common_prefix(b"abc", b"abcdef"), 3);
+    }
+
+    fn name_of(p: &Parsed, node: NodeId) -> &str {
+        match p.profile.tree.frame(node) {
+            Some(f) => &p.frames.get(f).function,
+            None => "(root)",
+        }
+    }
+
+    /// (allocating method, class, count) of every site, in order.
+    fn sites(p: &Parsed) -> Vec<(String, String, f64)> {
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        alloc
+            .sites
+            .iter()
+            .map(|s| {
+                (
+                    name_of(p, s.node).to_string(),
+                    alloc.classes[s.class as usize].clone(),
+                    s.count,
+                )
+            })
+            .collect()
+    }
+
+    /// tests/fixtures/async-profiler/alloc-collapsed.txt (hand-written in
+    /// async-profiler's format; see the README there).
+    #[test]
+    fn async_profiler_alloc_output_puts_classes_at_their_allocating_methods() {
+        let bytes = fixture("alloc-collapsed.txt");
+        let (name, p) = crate::parse_bytes("alloc-collapsed.txt", &bytes).unwrap();
+        assert_eq!(name, "folded");
+        assert_eq!(
+            p.profile.metrics,
+            vec![
+                Metric::new("alloc_samples", Unit::Samples),
+                Metric::new("alloc_samples_outside_tlab", Unit::Samples)
+            ]
+        );
+        // awk '{s+=$NF} /_\[k\] [0-9]+$/{k+=$NF} END{print s, k}' → 154 12
+        assert_eq!(p.profile.totals(), vec![154.0, 12.0]);
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.count_kind, CountKind::Samples);
+        assert!(!alloc.bytes_known);
+        assert_eq!(alloc.class_source, ClassSource::Recorded);
+        assert!(!alloc.call_order);
+        assert_eq!(alloc.totals(), (154.0, 0.0));
+        let s = |m: &str, c: &str, n: f64| (m.to_string(), c.to_string(), n);
+        assert_eq!(
+            sites(&p),
+            vec![
+                s("java/lang/StringLatin1.newString", "java.lang.String", 41.0),
+                s("java/util/Arrays.copyOfRange", "byte[]", 40.0),
+                s("java/util/Arrays.copyOf", "java.lang.Object[]", 9.0),
+                s("com/example/Parser.parse", "com.example.Token", 17.0),
+                s(
+                    "com/example/Server$Handler.lambda$run$0",
+                    "com.example.Server$Handler$$Lambda+0x00007f3a1c00b2d8",
+                    2.0
+                ),
+                s("java/nio/file/Files.readAllBytes", "byte[]", 7.0),
+                s("java/util/HashMap.newNode", "java.util.HashMap$Node", 25.0),
+                s("java/util/HashMap.resize", "java.util.HashMap$Node[]", 2.0),
+                s("java/lang/Long.valueOf", "java.lang.Long", 11.0),
+            ]
+        );
+        // The class leaves are gone from the tree; the allocating methods
+        // hold the samples as self values, `_[k]` ones in the second metric.
+        for node in p.profile.tree.node_ids().skip(1) {
+            let f = name_of(&p, node);
+            assert!(!f.ends_with("_[i]") && !f.ends_with("_[k]"), "{f}");
+        }
+        let copy_of = p
+            .profile
+            .tree
+            .node_ids()
+            .find(|&n| name_of(&p, n) == "java/util/Arrays.copyOf")
+            .unwrap();
+        assert_eq!(p.profile.tree.self_value(copy_of, 0), 9.0);
+        assert_eq!(p.profile.tree.self_value(copy_of, 1), 3.0);
+    }
+
+    #[test]
+    fn without_outside_tlab_leaves_there_is_one_metric() {
+        let p = parse("Main.main;Foo.bar;java.lang.String_[i] 3\nMain.main;byte[]_[i] 2\n");
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("alloc_samples", Unit::Samples)]
+        );
+        assert_eq!(p.profile.totals(), vec![5.0]);
+        assert_eq!(
+            sites(&p),
+            vec![
+                ("Foo.bar".into(), "java.lang.String".into(), 3.0),
+                ("Main.main".into(), "byte[]".into(), 2.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn pseudo_frames_and_class_only_stacks_in_allocation_output() {
+        let p = parse(
+            "[frame_buffer_overflow] 5\nMain.main;Work.run;Foo_[i] 2\njava.lang.String_[k] 4\nMain.main;Work.run;int[][]_[i] 1\n",
+        );
+        assert_eq!(p.profile.totals(), vec![12.0, 4.0]);
+        assert_eq!(
+            sites(&p),
+            vec![
+                ("Work.run".into(), "Foo".into(), 2.0),
+                ("(root)".into(), "java.lang.String".into(), 4.0),
+                ("Work.run".into(), "int[][]".into(), 1.0),
+            ]
+        );
+        let first = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(name_of(&p, first), "[frame_buffer_overflow]");
+        assert_eq!(p.profile.tree.self_value(first, 0), 5.0);
+        // Only default-package classes (which kernel symbols resemble): not
+        // allocation output.
+        let p = parse("Main.main;Foo_[i] 2\nMain.main;SyS_write_[k] 1\n");
+        assert_eq!(p.profile.metrics[0].name, "samples");
+        assert!(p.profile.allocations.is_none());
+    }
+
+    /// FlameGraph's stackcollapse-perf --all output of a Java CPU profile:
+    /// kernel leaves end in `_[k]`. Read exactly as plain folded stacks.
+    #[test]
+    fn the_vertx_cpu_profile_is_not_taken_for_allocations() {
+        let Some(bytes) = crate::test_support::corpus(
+            "speedscope/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt",
+        ) else {
+            return;
+        };
+        let data = text::decode_text(&bytes);
+        assert_eq!(survey(&data), Mode::Samples);
+        let (name, p) = crate::parse_bytes("vertx.txt", &bytes).unwrap();
+        assert_eq!(name, "folded");
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("samples", Unit::Samples)]
+        );
+        assert_eq!(p.profile.tree.total(0), 285.0); // as tests/corpus.rs
+        assert!(p.profile.allocations.is_none());
+        let plain = parse_chunks(&[&data], Mode::Samples).unwrap();
+        assert_eq!(p.profile.tree.len(), plain.profile.tree.len());
+        assert_eq!(p.frames.len(), plain.frames.len());
+        let kernel = p
+            .profile
+            .tree
+            .node_ids()
+            .find(|&n| name_of(&p, n) == "tcp_rtt_estimator_[k]");
+        assert!(kernel.is_some_and(|n| p.profile.tree.children(n).is_empty()));
+    }
+
+    #[test]
+    fn a_mixed_file_reads_as_plain_folded_stacks() {
+        for text in [
+            // One leaf is a kernel symbol.
+            "Main.main;java.lang.String_[i] 3\nMain.main;do_syscall_64_[k] 1\n",
+            // One leaf has no suffix.
+            "Main.main;java.lang.String_[i] 3\nMain.main;Foo.bar 1\n",
+            // One leaf is a method frame (inlined, in a CPU profile).
+            "Main.main;java.lang.String_[i] 3\nMain.main;java/lang/String.hashCode_[i] 1\n",
+            // Markup is not a class name.
+            "Main.main;java.lang.String_[i] 3\nMain.main;</script><svg onload=alert(1)>_[i] 1\n",
+        ] {
+            let p = parse(text);
+            assert_eq!(
+                p.profile.metrics,
+                vec![Metric::new("samples", Unit::Samples)],
+                "{text}"
+            );
+            assert!(p.profile.allocations.is_none(), "{text}");
+            assert_eq!(p.profile.tree.total(0), 4.0);
+            let main = p.profile.tree.children(NodeId::ROOT)[0];
+            let leaf = p.profile.tree.children(main)[0];
+            assert_eq!(name_of(&p, leaf), "java.lang.String_[i]");
+        }
+        let p = parse(
+            "Main.main;java.lang.String_[i] 3\nMain.main;</script><svg onload=alert(1)>_[i] 1\n",
+        );
+        let main = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(
+            name_of(&p, p.profile.tree.children(main)[1]),
+            "</script><svg onload=alert(1)>_[i]"
+        );
+    }
+
+    #[test]
+    fn hostile_method_names_before_a_class_stay_visible_text() {
+        let p = parse("</script><svg onload=alert(1)>;x\u{202e}y;java.lang.String_[i] 2\n");
+        assert_eq!(
+            sites(&p),
+            vec![("x[U+202E]y".into(), "java.lang.String".into(), 2.0)]
+        );
+        let top = p.profile.tree.children(NodeId::ROOT)[0];
+        assert_eq!(name_of(&p, top), "</script><svg onload=alert(1)>");
+    }
+
+    #[test]
+    fn class_shapes() {
+        use Shape::*;
+        for (name, shape) in [
+            ("java.lang.String", Dotted),
+            ("java.util.HashMap$Node", Dotted),
+            ("scala.collection.immutable.$colon$colon", Dotted),
+            ("com.example.Foo$$Lambda$14/0x0000000800c02a00", Dotted),
+            ("com.example.Foo$$Lambda+0x00007f6fdda4bac0", Dotted),
+            ("byte[]", Dotted),
+            ("long[][]", Dotted),
+            ("java.lang.Object[]", Dotted),
+            ("Foo[]", Dotted),
+            ("Foo", Simple),
+            ("SyS_write", Simple),
+            ("Ünïcode.Wörld", Dotted),
+            ("tcp_rtt_estimator", NotAClass),
+            ("finish_task_switch.isra.0", NotAClass),
+            ("do_syscall_64", NotAClass),
+            ("java/lang/String.hashCode", NotAClass),
+            ("java.lang.String.hashCode", NotAClass),
+            ("io/netty/channel/nio/NioEventLoop:.run", NotAClass),
+            ("std::vector<int>::push_back", NotAClass),
+            ("main.(*T).Method", NotAClass),
+            ("bytes[]x", NotAClass),
+            ("[]", NotAClass),
+            ("a..B", NotAClass),
+            (".Foo", NotAClass),
+            ("Foo/bar", NotAClass),
+            ("", NotAClass),
+        ] {
+            assert_eq!(class_shape(name), shape, "{name}");
+        }
+        assert_eq!(class_leaf("byte[]_[k]"), Some(("byte[]", true)));
+        assert_eq!(
+            class_leaf("java.lang.String_[i]"),
+            Some(("java.lang.String", false))
+        );
+        assert_eq!(class_leaf("java.lang.String_[j]"), None);
+        assert_eq!(class_leaf("tcp_ack_[k]"), None);
+        assert_eq!(split_leaf("a;b;c;"), ("a;b", "c"));
+        assert_eq!(split_leaf("c"), ("", "c"));
+    }
+
+    #[test]
+    fn chunked_allocation_output_gives_the_same_sites() {
+        // The first chunk holds no class leaf at all.
+        let mut text = "[frame_buffer_overflow] 1\n".repeat(400);
+        for i in 0..3_000 {
+            text.push_str(&format!(
+                "Main.main;app/M{}.run;java.lang.C{}{} {}\n",
+                i % 13,
+                i % 7,
+                if i % 5 == 0 { "_[k]" } else { "_[i]" },
+                1 + i % 3
+            ));
+        }
+        let whole = parse(&text);
+        let mode = survey(&text);
+        assert_eq!(mode, Mode::Allocations { outside_tlab: true });
+        let chunks = split_chunks(&text, 4096);
+        assert!(chunks.len() > 5 && !chunks[0].contains("_["));
+        let chunked = parse_chunks(&chunks, mode).unwrap();
+        assert_eq!(chunked.profile.totals(), whole.profile.totals());
+        assert_eq!(chunked.profile.tree.len(), whole.profile.tree.len());
+        assert_eq!(sites(&chunked), sites(&whole));
+        assert_eq!(sites(&whole).len(), 13 * 7);
+    }
+
+    #[test]
+    fn file_without_any_stack_is_an_error() {
+        let e = Folded
+            .parse(&Input {
+                file_name: "x",
+                bytes: b"garbage\n",
+            })
+            .unwrap_err();
+        assert_eq!(e.place, model::error::Place::Line(1));
+    }
+}

@@ -1,0 +1,998 @@
+//! V8 sampling heap profiles (`.heapprofile`), as written by
+//! `node --heap-prof`, Chrome DevTools' "Allocation sampling" and the
+//! DevTools protocol's `HeapProfiler.stopSampling`:
+//!
+//! ```text
+//! {"head": {"callFrame": {"functionName", "scriptId", "url", "lineNumber", "columnNumber"},
+//!           "selfSize": bytes, "id": n, "children": [ …same… ]},
+//!  "samples": [{"size": bytes, "nodeId": n, "ordinal": n}, …]}
+//! ```
+//!
+//! Older Chrome versions write neither `samples` nor `id`.
+//!
+//! The call tree is nested JSON, one object and one `children` array per
+//! frame, so real stacks go deeper than serde_json's recursion limit. The
+//! file is read with [`super::json_pull`] instead, which keeps its open
+//! containers on the heap: a 100,000-frame stack reads like any other, and
+//! the tree's own depth limit ([`model::limits::MAX_DEPTH`]) is
+//! what bounds it.
+//!
+//! Metrics: `alloc_space` (bytes, from `selfSize`) and, when the file has
+//! `samples`, `alloc_samples` (how many samples each context took).
+//! Samples naming an id above every node of the tree are allocations V8
+//! sampled while it wrote the profile, after the tree (node 20 captures
+//! have a few): they cannot be placed, and are counted in a note on the
+//! profile ([`Profile::notes`]), not a warning, so a normal capture is not
+//! a skipped input. A sample naming another unknown id, or none, is
+//! skipped with a warning. V8
+//! scales `selfSize` up from its samples to estimate all the bytes
+//! allocated there; by default it also forgets a sample once its object is
+//! garbage-collected, so unless the recording asked to keep those
+//! (`includeObjectsCollectedByMajorGC` / `…MinorGC`) the figures are the
+//! sampled allocations still alive when the profile was written.
+//!
+//! Frames follow [`super::cpuprofile`]: `url` is the file, the 0-based
+//! `lineNumber` becomes a 1-based line, an empty function name is
+//! `(anonymous)`, and a parentless `(root)` is the tree's root.
+//!
+//! V8 records no allocated type, so allocation sites name the allocating
+//! function instead ([`ClassSource::AllocatingFunction`]), counted in
+//! samples; children are in order of first appearance (no time order).
+
+use std::collections::HashMap;
+
+use super::json_pull::{Event, Pull};
+use super::{cpuprofile, text, Format, Input, Parsed};
+use model::error::ParseError;
+use model::{CountKind, FrameTable, Metric, NodeId, Profile, Unit};
+
+pub struct HeapProfile;
+
+impl Format for HeapProfile {
+    fn name(&self) -> &'static str {
+        "heapprofile"
+    }
+
+    /// A JSON object whose first few kilobytes have the keys `head`,
+    /// `callFrame` and `selfSize`, and not the `nodes` or `hitCount` keys
+    /// of a `.cpuprofile` (whose old format has a nested `head` too).
+    fn sniff(&self, input: &Input) -> bool {
+        let head = text::decode_text(super::head(input.bytes, 4096));
+        let head = head.trim_start_matches('\u{feff}').trim_start();
+        head.starts_with('{')
+            && has_key(head, "head")
+            && has_key(head, "callFrame")
+            && has_key(head, "selfSize")
+            && !has_key(head, "nodes")
+            && !has_key(head, "hitCount")
+    }
+
+    fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
+        let data = text::decode_text(input.bytes);
+        let data = data.trim_start_matches('\u{feff}');
+        let raw = read(data)?;
+        build(raw)
+    }
+}
+
+/// True when `text` has `"key"` followed by a colon (a member name, not a
+/// string value such as a function called `nodes`).
+fn has_key(text: &str, key: &str) -> bool {
+    let quoted = format!("\"{key}\"");
+    text.match_indices(&quoted)
+        .any(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
+}
+
+/// One node of the nested tree, flattened (parents come before children).
+struct RawNode {
+    function: Option<String>,
+    url: Option<String>,
+    line: Option<f64>,
+    self_size: Option<f64>,
+    id: Option<f64>,
+    /// Index of the parent node; `None` for `head`.
+    parent: Option<u32>,
+    /// Position in the parent's `children`, for JSON paths.
+    position: u32,
+}
+
+struct RawSample {
+    node_id: Option<f64>,
+    /// Bytes of the sampled allocation.
+    size: Option<f64>,
+    index: u32,
+}
+
+struct RawProfile {
+    nodes: Vec<RawNode>,
+    samples: Option<Vec<RawSample>>,
+}
+
+/// Where the reader is inside the document.
+enum Context {
+    /// The top-level object.
+    Top,
+    /// A node object (index into `nodes`).
+    Node(usize),
+    /// A node's `callFrame` object.
+    CallFrame(usize),
+    /// A node's `children` array, with the position of the next child.
+    Children(usize, u32),
+    /// The `samples` array, with the index of the next sample.
+    Samples(u32),
+    /// One sample object.
+    Sample,
+}
+
+/// The JSON path of node `i`, shortened in the middle for deep nodes.
+fn node_path(nodes: &[RawNode], i: usize) -> String {
+    let mut steps = Vec::new();
+    let mut n = i;
+    while let Some(p) = nodes[n].parent {
+        steps.push(nodes[n].position);
+        n = p as usize;
+    }
+    steps.reverse();
+    const KEEP: usize = 8;
+    let mut path = String::from("$.head");
+    if steps.len() > 3 * KEEP {
+        for s in &steps[..KEEP] {
+            path.push_str(&format!(".children[{s}]"));
+        }
+        path.push_str(&format!(".…{} levels…", steps.len() - 2 * KEEP));
+        for s in &steps[steps.len() - KEEP..] {
+            path.push_str(&format!(".children[{s}]"));
+        }
+    } else {
+        for s in &steps {
+            path.push_str(&format!(".children[{s}]"));
+        }
+    }
+    path
+}
+
+fn read(data: &str) -> Result<RawProfile, ParseError> {
+    let mut pull = Pull::new(data);
+    let mut nodes: Vec<RawNode> = Vec::new();
+    let mut samples: Option<Vec<RawSample>> = None;
+    let mut seen_head = false;
+
+    match pull.next_event().map_err(|e| pull.syntax(e))? {
+        Some(Event::ObjectStart) => {}
+        Some(other) => {
+            return Err(ParseError::json(
+                "$",
+                format!(
+                    "expected an object with a `head` tree (a V8 heap profile), found {}",
+                    other.describe()
+                ),
+            ))
+        }
+        None => return Err(ParseError::whole("the file is empty")),
+    }
+    let mut stack = vec![Context::Top];
+    while let Some(context) = stack.last_mut() {
+        let event = match pull.next_event() {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(e) => return Err(pull.syntax(e)),
+        };
+        // The value after a key, checked against what the key needs.
+        macro_rules! value {
+            () => {
+                pull.next_event().map_err(|e| pull.syntax(e))?
+            };
+        }
+        match (context, event) {
+            (Context::Top, Event::Key(key)) => match key.as_ref() {
+                "head" => {
+                    let at = pull.offset();
+                    match value!() {
+                        Some(Event::ObjectStart) if !seen_head => {
+                            seen_head = true;
+                            nodes.push(RawNode::new(None, 0));
+                            stack.push(Context::Node(0));
+                        }
+                        Some(Event::ObjectStart) => {
+                            return Err(pull.error_at(at, "`head` is given twice"))
+                        }
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                "$.head",
+                                format!(
+                                    "expected the root node object, found {}",
+                                    other.describe()
+                                ),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    }
+                }
+                "samples" => match value!() {
+                    Some(Event::ArrayStart) => {
+                        samples = Some(Vec::new());
+                        stack.push(Context::Samples(0));
+                    }
+                    Some(Event::Null) => {}
+                    Some(other) => {
+                        return Err(ParseError::json(
+                            "$.samples",
+                            format!("expected an array of samples, found {}", other.describe()),
+                        ))
+                    }
+                    None => return Err(truncated(&pull)),
+                },
+                _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
+            },
+            (Context::Top, _) => {
+                stack.pop();
+            }
+            (Context::Node(i), Event::Key(key)) => {
+                let i = *i;
+                match key.as_ref() {
+                    "callFrame" => match value!() {
+                        Some(Event::ObjectStart) => stack.push(Context::CallFrame(i)),
+                        Some(Event::Null) => {}
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("{}.callFrame", node_path(&nodes, i)),
+                                format!("expected an object, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    "selfSize" => match value!() {
+                        Some(Event::Number(n)) if n.is_finite() && n >= 0.0 => {
+                            nodes[i].self_size = Some(n)
+                        }
+                        Some(Event::Number(n)) => {
+                            return Err(ParseError::json(
+                                format!("{}.selfSize", node_path(&nodes, i)),
+                                format!("selfSize {n} is not a non-negative number of bytes"),
+                            ))
+                        }
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("{}.selfSize", node_path(&nodes, i)),
+                                format!("expected a number of bytes, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    "id" => match value!() {
+                        Some(Event::Number(n)) => nodes[i].id = Some(n),
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("{}.id", node_path(&nodes, i)),
+                                format!("expected a number, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    "children" => match value!() {
+                        Some(Event::ArrayStart) => stack.push(Context::Children(i, 0)),
+                        Some(Event::Null) => {}
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("{}.children", node_path(&nodes, i)),
+                                format!("expected an array of nodes, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
+                }
+            }
+            (Context::Node(i), _) => {
+                // The node's object ended.
+                let i = *i;
+                if nodes[i].self_size.is_none() {
+                    return Err(ParseError::json(
+                        node_path(&nodes, i),
+                        "the node has no `selfSize` (bytes allocated there)",
+                    ));
+                }
+                stack.pop();
+            }
+            (Context::CallFrame(i), Event::Key(key)) => {
+                let i = *i;
+                let field = key.into_owned();
+                match field.as_str() {
+                    "functionName" | "url" => match value!() {
+                        Some(Event::String(s)) => {
+                            let s = Some(s.into_owned());
+                            if field == "url" {
+                                nodes[i].url = s;
+                            } else {
+                                nodes[i].function = s;
+                            }
+                        }
+                        Some(Event::Null) => {}
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("{}.callFrame.{field}", node_path(&nodes, i)),
+                                format!("expected a string, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    "lineNumber" => match value!() {
+                        Some(Event::Number(n)) => nodes[i].line = Some(n),
+                        Some(Event::Null) => {}
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("{}.callFrame.lineNumber", node_path(&nodes, i)),
+                                format!("expected a number, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
+                }
+            }
+            (Context::CallFrame(_), _) => {
+                stack.pop();
+            }
+            (Context::Children(parent, position), Event::ObjectStart) => {
+                let (parent, at) = (*parent, *position);
+                *position += 1;
+                nodes.push(RawNode::new(Some(parent as u32), at));
+                stack.push(Context::Node(nodes.len() - 1));
+            }
+            (Context::Children(_, _), Event::ArrayEnd) => {
+                stack.pop();
+            }
+            (Context::Children(parent, position), other) => {
+                return Err(ParseError::json(
+                    format!("{}.children[{position}]", node_path(&nodes, *parent)),
+                    format!("expected a node object, found {}", other.describe()),
+                ));
+            }
+            (Context::Samples(index), Event::ObjectStart) => {
+                let at = *index;
+                *index += 1;
+                if let Some(list) = samples.as_mut() {
+                    list.push(RawSample {
+                        node_id: None,
+                        size: None,
+                        index: at,
+                    });
+                }
+                stack.push(Context::Sample);
+            }
+            (Context::Samples(_), Event::ArrayEnd) => {
+                stack.pop();
+            }
+            (Context::Samples(index), other) => {
+                return Err(ParseError::json(
+                    format!("$.samples[{index}]"),
+                    format!("expected a sample object, found {}", other.describe()),
+                ));
+            }
+            (Context::Sample, Event::Key(key)) => {
+                let index = samples
+                    .as_ref()
+                    .and_then(|s| s.last())
+                    .map_or(0, |s| s.index);
+                let field = key.into_owned();
+                match field.as_str() {
+                    "nodeId" | "size" => match value!() {
+                        Some(Event::Number(n)) => {
+                            if let Some(s) = samples.as_mut().and_then(|s| s.last_mut()) {
+                                if field == "nodeId" {
+                                    s.node_id = Some(n);
+                                } else {
+                                    s.size = Some(n);
+                                }
+                            }
+                        }
+                        Some(other) => {
+                            return Err(ParseError::json(
+                                format!("$.samples[{index}].{field}"),
+                                format!("expected a number, found {}", other.describe()),
+                            ))
+                        }
+                        None => return Err(truncated(&pull)),
+                    },
+                    _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
+                }
+            }
+            (Context::Sample, _) => {
+                stack.pop();
+            }
+        }
+    }
+    // Nothing may follow the top-level object.
+    if let Err(e) = pull.next_event() {
+        return Err(pull.syntax(e));
+    }
+    if !seen_head {
+        return Err(ParseError::json(
+            "$",
+            "expected a `head` member holding the call tree (a V8 heap profile)",
+        ));
+    }
+    Ok(RawProfile { nodes, samples })
+}
+
+fn truncated(pull: &Pull) -> ParseError {
+    pull.error_at(
+        pull.offset(),
+        "invalid JSON: unexpected end of the data (the file is truncated)",
+    )
+}
+
+impl RawNode {
+    fn new(parent: Option<u32>, position: u32) -> RawNode {
+        RawNode {
+            function: None,
+            url: None,
+            line: None,
+            self_size: None,
+            id: None,
+            parent,
+            position,
+        }
+    }
+}
+
+fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
+    let RawProfile { mut nodes, samples } = raw;
+    let mut metrics = vec![Metric::new("alloc_space", Unit::Bytes)];
+    if samples.is_some() {
+        metrics.push(Metric::new("alloc_samples", Unit::Samples));
+    }
+    let (space, count) = (0, samples.as_ref().map(|_| 1));
+    let mut frames = FrameTable::new();
+    let mut profile = Profile::new(metrics);
+    let mut tree_node: Vec<NodeId> = Vec::with_capacity(nodes.len());
+    // Node ids, for samples; a node without an id cannot be sampled.
+    let mut by_id: HashMap<i64, usize> = HashMap::new();
+    for i in 0..nodes.len() {
+        let (function, url) = (nodes[i].function.take(), nodes[i].url.take());
+        let node = &nodes[i];
+        let frame = cpuprofile::make_frame(function, url, node.line);
+        let at = match node.parent {
+            None if frame.function == "(root)" => NodeId::ROOT,
+            None => profile.tree.child(NodeId::ROOT, frames.intern(frame)),
+            Some(p) => {
+                let under = tree_node[p as usize];
+                profile.tree.child(under, frames.intern(frame))
+            }
+        };
+        tree_node.push(at);
+        profile
+            .tree
+            .add_self(at, space, node.self_size.unwrap_or(0.0));
+        if let Some(id) = node.id {
+            if id.fract() != 0.0 || !id.is_finite() || id.abs() > 9.0e15 {
+                return Err(ParseError::json(
+                    format!("{}.id", node_path(&nodes, i)),
+                    format!("node id {id} is not an integer"),
+                ));
+            }
+            if let Some(&first) = by_id.get(&(id as i64)) {
+                return Err(ParseError::json(
+                    format!("{}.id", node_path(&nodes, i)),
+                    format!(
+                        "node id {id} is used twice (first by {})",
+                        node_path(&nodes, first)
+                    ),
+                ));
+            }
+            by_id.insert(id as i64, i);
+        }
+    }
+    let mut warnings = Vec::new();
+    if let (Some(samples), Some(count)) = (samples, count) {
+        // V8 numbers its nodes as it creates them, writes the tree, then
+        // lists the samples: samples of allocations made while it wrote
+        // (nodes created after the tree) name ids above every id in the
+        // tree. They cannot be placed: counted and noted, not warned about
+        // (a normal capture has a few). Any other sample without a node is
+        // a fault of the file.
+        let newest = by_id.keys().copied().max();
+        let mut unknown: Vec<u32> = Vec::new();
+        let (mut late, mut late_bytes) = (0u64, 0.0);
+        for s in &samples {
+            let id = s.node_id.filter(|id| id.fract() == 0.0 && id.is_finite());
+            match id.and_then(|id| by_id.get(&(id as i64))) {
+                Some(&i) => profile.tree.add_self(tree_node[i], count, 1.0),
+                None if id
+                    .zip(newest)
+                    .is_some_and(|(id, newest)| id > newest as f64) =>
+                {
+                    late += 1;
+                    late_bytes += s.size.filter(|b| b.is_finite() && *b > 0.0).unwrap_or(0.0);
+                }
+                None => unknown.push(s.index),
+            }
+        }
+        if late > 0 {
+            profile.notes.push(late_note(late, late_bytes));
+        }
+        if let Some(&first) = unknown.first() {
+            let what = match samples
+                .iter()
+                .find(|s| s.index == first)
+                .and_then(|s| s.node_id)
+            {
+                Some(id) => format!("names node id {id}, which is not in the tree"),
+                None => "has no `nodeId`".to_string(),
+            };
+            let others = match unknown.len() {
+                1 => String::new(),
+                n => format!(" ({} more samples without a node were skipped too)", n - 1),
+            };
+            warnings.push(ParseError::json(
+                format!("$.samples[{first}].nodeId"),
+                format!("the sample {what}; skipped{others}"),
+            ));
+        }
+    }
+    profile.allocations_by_function(&frames, count, Some(space), (None, None));
+    if let Some(alloc) = profile.allocations.as_mut() {
+        if count.is_some() {
+            alloc.count_kind = CountKind::Samples;
+        }
+        alloc.call_order = false;
+    }
+    Ok(Parsed {
+        frames,
+        profile,
+        warnings,
+    })
+}
+
+/// The note on samples naming nodes created after the tree:
+/// "6 samples (238 KiB) name nodes …". Sizes are written as the pages
+/// write bytes (three significant digits, binary units).
+fn late_note(samples: u64, bytes: f64) -> String {
+    let (value, unit) = match bytes {
+        b if b >= 1024.0 * 1024.0 => (b / (1024.0 * 1024.0), "MiB"),
+        b if b >= 1024.0 => (b / 1024.0, "KiB"),
+        b => (b, "B"),
+    };
+    let digits = match value {
+        v if v >= 100.0 || unit == "B" => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    let size = match bytes > 0.0 {
+        true => format!(" ({value:.digits$} {unit})"),
+        false => String::new(),
+    };
+    let (noun, verb, they, them) = match samples {
+        1 => ("sample", "names a node", "it is", "it"),
+        _ => ("samples", "name nodes", "they are", "them"),
+    };
+    format!(
+        "{samples} {noun}{size} {verb} that V8 created after it wrote the call tree \
+         (allocations sampled while it wrote the profile): {they} not placed, and no \
+         figure counts {them}."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::corpus;
+    use model::error::Place;
+    use model::ClassSource;
+
+    fn parse(text: &str) -> Result<Parsed, ParseError> {
+        HeapProfile.parse(&Input {
+            file_name: "x.heapprofile",
+            bytes: text.as_bytes(),
+        })
+    }
+
+    fn function(p: &Parsed, node: NodeId) -> &str {
+        &p.frames.get(p.profile.tree.frame(node).unwrap()).function
+    }
+
+    /// (sum of selfSize, number of nodes, the function with the largest
+    /// summed selfSize) computed from the JSON independently of the reader.
+    fn facts_of(json: &[u8]) -> (f64, usize, String) {
+        let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+        let mut stack = vec![&v["head"]];
+        let (mut total, mut count) = (0.0, 0);
+        let mut by_function: std::collections::BTreeMap<String, f64> = Default::default();
+        while let Some(n) = stack.pop() {
+            let size = n["selfSize"].as_f64().unwrap();
+            total += size;
+            count += 1;
+            let name = n["callFrame"]["functionName"].as_str().unwrap();
+            let name = if name.is_empty() { "(anonymous)" } else { name };
+            *by_function.entry(name.to_string()).or_default() += size;
+            stack.extend(n["children"].as_array().unwrap());
+        }
+        let top = by_function
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(k, _)| k.clone())
+            .unwrap();
+        (total, count, top)
+    }
+
+    /// Bytes per allocating function, from the parsed allocation sites.
+    fn top_site(p: &Parsed) -> (String, f64) {
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        let mut by_class = vec![0.0; alloc.classes.len()];
+        for s in &alloc.sites {
+            by_class[s.class as usize] += s.bytes;
+        }
+        let (i, bytes) = by_class
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap();
+        (alloc.classes[i].clone(), *bytes)
+    }
+
+    #[test]
+    fn chrome_69_heap_profile() {
+        let Some(bytes) = corpus("speedscope/Chrome/69/Heap-20181005T144546.heapprofile") else {
+            return;
+        };
+        let (name, p) = crate::parse_bytes("Heap.heapprofile", &bytes).unwrap();
+        assert_eq!(name, "heapprofile");
+        let (total, count, top) = facts_of(&bytes);
+        // python3: walk d["head"] summing selfSize → 10030888 bytes, 543 nodes;
+        // by functionName: (anonymous) 3506144, (V8 API) 1894920, s_$e 426672.
+        assert_eq!((total, count), (10_030_888.0, 543));
+        assert_eq!(top, "(anonymous)");
+        assert_eq!(
+            p.profile.metrics,
+            vec![Metric::new("alloc_space", Unit::Bytes)]
+        );
+        assert_eq!(p.profile.tree.total(0), total);
+        // (root) is the tree's root; every other node is a context (equal
+        // sibling frames merge, so there can be fewer).
+        assert!(p.profile.tree.len() <= count, "{}", p.profile.tree.len());
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.class_source, ClassSource::AllocatingFunction);
+        assert_eq!(alloc.count_kind, CountKind::Unknown);
+        assert!(!alloc.call_order);
+        assert_eq!(alloc.totals().1, total);
+        assert_eq!(top_site(&p), (top, 3_506_144.0));
+        assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn node_10_heap_profile() {
+        let Some(bytes) = corpus("speedscope/node/10.11.0/Heap-20181003T105432.heapprofile") else {
+            return;
+        };
+        let (name, p) = crate::parse_bytes("Heap.heapprofile", &bytes).unwrap();
+        assert_eq!(name, "heapprofile");
+        let (total, count, top) = facts_of(&bytes);
+        // python3: 525704 bytes in 80 nodes; pmessageHandler 164072 is the
+        // heaviest function, then (anonymous) 65600 and cloneArray 65568.
+        assert_eq!((total, count), (525_704.0, 80));
+        assert_eq!(p.profile.tree.total(0), total);
+        assert_eq!(top_site(&p), (top, 164_072.0));
+        assert_eq!(p.profile.allocations.as_ref().unwrap().totals().1, total);
+        let roots = p.profile.tree.children(NodeId::ROOT);
+        assert!(roots.iter().all(|&r| function(&p, r) != "(root)"));
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/heapprofile")
+            .join(name)
+    }
+
+    /// Bytes and samples of the allocation site of function `name`.
+    fn site_of(p: &Parsed, name: &str) -> Option<(f64, f64)> {
+        let alloc = p.profile.allocations.as_ref()?;
+        let class = alloc.classes.iter().position(|c| c == name)? as u32;
+        Some(
+            alloc
+                .sites
+                .iter()
+                .filter(|s| s.class == class)
+                .fold((0.0, 0.0), |(b, c), s| (b + s.bytes, c + s.count)),
+        )
+    }
+
+    /// tests/fixtures/heapprofile/alloc.heapprofile, a node 20 capture (see
+    /// the README there for the command and the figures).
+    #[test]
+    fn node_20_capture_names_both_allocating_functions() {
+        let bytes = std::fs::read(fixture("alloc.heapprofile")).unwrap();
+        let (name, p) = crate::parse_bytes("alloc.heapprofile", &bytes).unwrap();
+        assert_eq!(name, "heapprofile");
+        let (total, count, top) = facts_of(&bytes);
+        assert_eq!(
+            (total, count, top.as_str()),
+            (14_660_424.0, 52, "makeArrays")
+        );
+        // 439 samples, 6 of them (the newest ordinals) naming node 74, past
+        // the tree's largest id 73: allocations made while V8 wrote the
+        // profile, 243,696 bytes in all (python3: the sum of their `size`).
+        // Counted in a note, not a warning.
+        assert_eq!(p.profile.totals(), vec![total, 433.0]);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(p.profile.notes.len(), 1);
+        assert!(
+            p.profile.notes[0].starts_with("6 samples (238 KiB) name nodes that V8 created"),
+            "{:?}",
+            p.profile.notes
+        );
+        assert_eq!(site_of(&p, "makeArrays"), Some((10_642_496.0, 322.0)));
+        assert_eq!(site_of(&p, "makeStrings"), Some((1_751_016.0, 42.0)));
+        assert_eq!(site_of(&p, "repeat"), Some((1_966_944.0, 60.0)));
+        // Its allocations were all collected, and V8 forgot their samples.
+        assert_eq!(site_of(&p, "makeGarbage"), None);
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.count_kind, CountKind::Samples);
+        assert_eq!(alloc.class_source, ClassSource::AllocatingFunction);
+        // node 20 gives the main script's frames no url and line -1.
+        let frame = p
+            .profile
+            .tree
+            .node_ids()
+            .find(|&n| n != NodeId::ROOT && function(&p, n) == "makeArrays")
+            .and_then(|n| p.profile.tree.frame(n))
+            .map(|f| p.frames.get(f).clone())
+            .unwrap();
+        assert_eq!((frame.file, frame.line), (None, None));
+    }
+
+    /// A fresh capture of the same script, when node is installed.
+    #[test]
+    fn node_capture_at_test_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = fixture("alloc.js");
+        let run = std::process::Command::new("node")
+            .current_dir(dir.path())
+            .args([
+                "--heap-prof",
+                "--heap-prof-interval=4096",
+                "--heap-prof-name=t.heapprofile",
+            ])
+            .arg(&script)
+            .output();
+        match run {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => panic!("node failed: {}", String::from_utf8_lossy(&out.stderr)),
+            Err(e) => {
+                eprintln!("note: node not runnable ({e}); test skipped");
+                return;
+            }
+        }
+        let bytes = std::fs::read(dir.path().join("t.heapprofile")).unwrap();
+        let (name, p) = crate::parse_bytes("t.heapprofile", &bytes).unwrap();
+        assert_eq!(name, "heapprofile");
+        assert_eq!(p.profile.tree.total(0), facts_of(&bytes).0);
+        let (arrays, strings) = (site_of(&p, "makeArrays"), site_of(&p, "makeStrings"));
+        assert!(
+            arrays.is_some_and(|(b, c)| b > 1e6 && c > 0.0),
+            "{arrays:?}"
+        );
+        assert!(
+            strings.is_some_and(|(b, c)| b > 1e5 && c > 0.0),
+            "{strings:?}"
+        );
+    }
+
+    #[test]
+    fn samples_give_a_count_metric_and_sampled_sites() {
+        let p = parse(
+            r#"{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[
+                {"callFrame":{"functionName":"main","scriptId":"3","url":"file:///a.js","lineNumber":4,"columnNumber":0},"selfSize":100,"id":2,"children":[
+                  {"callFrame":{"functionName":"","scriptId":"3","url":"file:///a.js","lineNumber":9,"columnNumber":2},"selfSize":300,"id":3,"children":[]}]}]},
+              "samples":[{"size":50,"nodeId":2,"ordinal":1},{"size":20,"nodeId":3,"ordinal":2},{"size":20,"nodeId":3,"ordinal":3},{"size":8,"nodeId":99,"ordinal":4},{"size":8,"nodeId":0,"ordinal":5},{"size":8,"ordinal":6}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            p.profile.metrics,
+            vec![
+                Metric::new("alloc_space", Unit::Bytes),
+                Metric::new("alloc_samples", Unit::Samples)
+            ]
+        );
+        assert_eq!(p.profile.totals(), vec![400.0, 3.0]);
+        let main = p.profile.tree.children(NodeId::ROOT)[0];
+        let f = p.frames.get(p.profile.tree.frame(main).unwrap());
+        assert_eq!(
+            (f.function.as_str(), f.file.as_deref(), f.line),
+            ("main", Some("file:///a.js"), Some(5))
+        );
+        let anon = p.profile.tree.children(main)[0];
+        assert_eq!(function(&p, anon), "(anonymous)");
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.count_kind, CountKind::Samples);
+        assert_eq!(alloc.classes, ["main", "(anonymous)"]);
+        assert_eq!(alloc.sites[1].node, anon);
+        assert_eq!((alloc.sites[1].count, alloc.sites[1].bytes), (2.0, 300.0));
+        // Node 99, past the tree's largest id, is a sample V8 took while
+        // writing the profile: not placed, and noted, not warned about.
+        // Node 0 is inside the tree's range but absent, and the last sample
+        // names no node: skipped with one warning at the first of them.
+        assert_eq!(
+            p.profile.notes,
+            [
+                "1 sample (8 B) names a node that V8 created after it wrote the call tree \
+                 (allocations sampled while it wrote the profile): it is not placed, and no \
+                 figure counts it."
+            ]
+        );
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(
+            p.warnings[0].place,
+            Place::Json("$.samples[4].nodeId".into())
+        );
+        let message = &p.warnings[0].message;
+        assert!(
+            message.contains("node id 0") && message.contains("1 more"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn malformed_profiles_are_errors_with_their_place() {
+        let at = |text: &str| {
+            let e = parse(text).unwrap_err();
+            (e.place.clone(), e.message)
+        };
+        let (place, message) = at(r#"{"samples":[]}"#);
+        assert_eq!(place, Place::Json("$".into()));
+        assert!(message.contains("head"), "{message}");
+        let (place, message) = at(
+            r#"{"head":{"callFrame":{},"selfSize":0,"children":[{"callFrame":{"functionName":7},"selfSize":1}]}}"#,
+        );
+        assert_eq!(
+            place,
+            Place::Json("$.head.children[0].callFrame.functionName".into())
+        );
+        assert!(
+            message.contains("expected a string, found a number"),
+            "{message}"
+        );
+        let (place, message) = at(
+            r#"{"head":{"callFrame":{},"selfSize":0,"children":[{"callFrame":{},"selfSize":1},{"callFrame":{},"selfSize":-5}]}}"#,
+        );
+        assert_eq!(place, Place::Json("$.head.children[1].selfSize".into()));
+        assert!(message.contains("-5"), "{message}");
+        let (place, _) = at(r#"{"head":{"callFrame":{},"selfSize":"big"}}"#);
+        assert_eq!(place, Place::Json("$.head.selfSize".into()));
+        let (place, message) = at(r#"{"head":{"callFrame":{},"children":[]}}"#);
+        assert_eq!(place, Place::Json("$.head".into()));
+        assert!(message.contains("selfSize"), "{message}");
+        let (place, _) = at(r#"{"head":{"callFrame":{},"selfSize":0,"children":[3]}}"#);
+        assert_eq!(place, Place::Json("$.head.children[0]".into()));
+        let (place, _) = at(r#"{"head":{"callFrame":{},"selfSize":0},"samples":[{"nodeId":"a"}]}"#);
+        assert_eq!(place, Place::Json("$.samples[0].nodeId".into()));
+        let (place, message) = at(
+            r#"{"head":{"callFrame":{},"selfSize":0,"id":1,"children":[{"callFrame":{},"selfSize":0,"id":1}]}}"#,
+        );
+        assert_eq!(place, Place::Json("$.head.children[0].id".into()));
+        assert!(message.contains("used twice"), "{message}");
+        let (place, _) = at("[]");
+        assert_eq!(place, Place::Json("$".into()));
+        let (place, message) = at(r#"{"head":{"callFrame":{},"selfSize":0}} x"#);
+        assert_eq!(place, Place::Line(1));
+        assert!(message.contains("after the end"), "{message}");
+    }
+
+    #[test]
+    fn a_truncated_file_is_an_error_with_its_line_and_column() {
+        let Some(bytes) = corpus("speedscope/node/10.11.0/Heap-20181003T105432.heapprofile") else {
+            return;
+        };
+        for cut in [bytes.len() / 2, bytes.len() - 1, 7] {
+            let e = parse(std::str::from_utf8(&bytes[..cut]).unwrap()).unwrap_err();
+            assert!(matches!(e.place, Place::Line(_)), "{e}");
+            assert!(e.message.contains("truncated"), "{e}");
+        }
+    }
+
+    #[test]
+    fn hostile_names_are_kept_as_visible_text() {
+        let p = parse(
+            r#"{"head":{"callFrame":{"functionName":"(root)"},"selfSize":0,"children":[
+                {"callFrame":{"functionName":"</script><svg onload=alert(1)>","url":"x\u0000\u202e.js"},"selfSize":64,"children":[]}]}}"#,
+        )
+        .unwrap();
+        let n = p.profile.tree.children(NodeId::ROOT)[0];
+        let f = p.frames.get(p.profile.tree.frame(n).unwrap());
+        assert_eq!(f.function, "</script><svg onload=alert(1)>");
+        assert_eq!(f.file.as_deref(), Some("x␀[U+202E].js"));
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.classes, ["</script><svg onload=alert(1)>"]);
+    }
+
+    /// A generated 100,000-frame chain: read without recursion, every
+    /// frame a context, and the error path of a bad node deep down stays
+    /// short.
+    #[test]
+    fn a_100000_deep_profile_parses_without_overflowing() {
+        let n = 100_000;
+        let mut s = String::from(r#"{"head":"#);
+        for i in 0..n {
+            s.push_str(&format!(
+                r#"{{"callFrame":{{"functionName":"f{i}","url":"deep.js","lineNumber":{i}}},"selfSize":{},"id":{i},"children":["#,
+                if i == n - 1 { 16 } else { 0 }
+            ));
+        }
+        for _ in 0..n {
+            s.push_str("]}");
+        }
+        s.push_str(&format!(
+            r#","samples":[{{"size":16,"nodeId":{},"ordinal":1}}]}}"#,
+            n - 1
+        ));
+        let (name, p) = crate::parse_bytes("deep.heapprofile", s.as_bytes()).unwrap();
+        assert_eq!(name, "heapprofile");
+        assert_eq!(p.profile.tree.len(), n + 1);
+        assert_eq!(p.profile.totals(), vec![16.0, 1.0]);
+        let alloc = p.profile.allocations.as_ref().unwrap();
+        assert_eq!(alloc.classes, [format!("f{}", n - 1)]);
+        let bad = s.replacen(r#""selfSize":16"#, r#""selfSize":-1"#, 1);
+        let e = parse(&bad).unwrap_err();
+        match &e.place {
+            Place::Json(path) => {
+                assert!(path.len() < 400, "{path}");
+                assert!(path.ends_with(".children[0].selfSize"), "{path}");
+                assert!(path.contains("99983 levels"), "{path}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn sniffing_tells_heap_profiles_from_cpu_profiles() {
+        let yes = |s: &str| {
+            HeapProfile.sniff(&Input {
+                file_name: "x",
+                bytes: s.as_bytes(),
+            })
+        };
+        assert!(yes(
+            r#"{"head":{"callFrame":{"functionName":"nodes"},"selfSize":0,"children":[]}}"#
+        ));
+        assert!(yes(
+            "\u{feff} {\"head\" : {\"callFrame\" : {}, \"selfSize\" : 0}}"
+        ));
+        // Old cpuprofile (nested head with hitCount) and the new one.
+        assert!(!yes(
+            r#"{"head":{"callFrame":{},"hitCount":0,"selfSize":0}}"#
+        ));
+        assert!(!yes(
+            r#"{"nodes":[{"id":1,"callFrame":{},"selfSize":0}],"head":{}}"#
+        ));
+        assert!(!yes("a;b 1\n"));
+        // Both routes through parse_bytes.
+        let heap = r#"{"head":{"callFrame":{"functionName":"nodes"},"selfSize":5,"children":[]}}"#;
+        assert_eq!(
+            crate::parse_bytes("x", heap.as_bytes()).unwrap().0,
+            "heapprofile"
+        );
+        let cpu = r#"{"nodes":[{"id":1,"callFrame":{"functionName":"selfSize"},"hitCount":1}],"startTime":0}"#;
+        assert_eq!(
+            crate::parse_bytes("x", cpu.as_bytes()).unwrap().0,
+            "cpuprofile"
+        );
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for s in [
+            "{",
+            "{}",
+            "null",
+            r#"{"head":null}"#,
+            r#"{"head":{}}"#,
+            r#"{"head":{"selfSize":1e400}}"#,
+            r#"{"head":{"selfSize":1,"id":1.5}}"#,
+            r#"{"head":{"selfSize":1,"children":[{"selfSize":1,"children":[{"#,
+            r#"{"head":{"selfSize":1},"samples":[1]}"#,
+            r#"{"head":{"selfSize":1},"samples":[{"nodeId":1e300}]}"#,
+            r#"{"head":{"selfSize":1},"head":{"selfSize":1}}"#,
+        ] {
+            let _ = parse(s);
+        }
+    }
+}

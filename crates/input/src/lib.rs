@@ -1,0 +1,177 @@
+//! Reading inputs: the directory walk, version order, format sniffing, and
+//! one parser per format. This is the only code that touches input bytes.
+//!
+//! Every format implements [`Format`]; adding one means a new file and one
+//! line in [`FORMATS`]. A parser returns a [`Parsed`] profile whose frames
+//! live in its own [`FrameTable`]; the loader merges them into the history's
+//! shared table.
+
+pub mod convert;
+pub mod cpuprofile;
+pub mod field;
+pub mod folded;
+pub mod heapprofile;
+pub mod jfr;
+pub mod json_pull;
+pub mod load;
+pub mod measurements;
+pub mod names;
+pub mod native;
+pub mod perf_script;
+pub mod pprof;
+pub mod speedscope;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
+pub mod text;
+pub mod walk;
+
+use model::error::ParseError;
+use model::limits::LimitHit;
+use model::{FrameTable, Profile};
+
+/// A profile as one parser produced it, with its own frame table.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub frames: FrameTable,
+    pub profile: Profile,
+    /// Parts of the input that were skipped (bad lines, unknown records),
+    /// each with its place. The profile holds everything else.
+    pub warnings: Vec<ParseError>,
+}
+
+impl Parsed {
+    pub fn new(frames: FrameTable, profile: Profile) -> Parsed {
+        Parsed {
+            frames,
+            profile,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The data of one input file after gzip has been undone.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The file name (not the path), a hint only: content decides.
+    pub file_name: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// One input format.
+pub trait Format: Sync {
+    /// Short name shown on pages, e.g. `pprof`.
+    fn name(&self) -> &'static str;
+    /// True when `input` looks like this format. Must be cheap: look at the
+    /// first few kilobytes only.
+    fn sniff(&self, input: &Input) -> bool;
+    /// Parses the whole input.
+    fn parse(&self, input: &Input) -> Result<Parsed, ParseError>;
+}
+
+/// Every format, in sniffing order: the most specific signatures first.
+pub static FORMATS: &[&dyn Format] = &[
+    &native::Native,
+    &speedscope::Speedscope,
+    // Before cpuprofile: both are JSON objects with V8 call frames.
+    &heapprofile::HeapProfile,
+    &cpuprofile::CpuProfile,
+    &jfr::Jfr,
+    &pprof::Pprof,
+    &perf_script::PerfScript,
+    &folded::Folded,
+];
+
+/// Looks up a format by name (for `--from`).
+pub fn format_named(name: &str) -> Option<&'static dyn Format> {
+    FORMATS.iter().copied().find(|f| f.name() == name)
+}
+
+/// Decompresses if needed, picks the profile format by content and parses.
+pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
+    let bytes = unwrapped(bytes)?;
+    parse_profile(file_name, &bytes)
+}
+
+/// Reads the binary JFR recording at `path` (see [`jfr`]): unlike every
+/// other format it is read by the JDK's `jfr` tool, which needs the file.
+pub fn parse_jfr_recording(path: &std::path::Path) -> Result<(&'static str, Parsed), ParseError> {
+    let mut parsed = jfr::read_recording(path)?;
+    check_limits(&mut parsed)?;
+    Ok((jfr::Jfr.name(), parsed))
+}
+
+/// What one input file held.
+#[derive(Debug)]
+pub enum Loaded {
+    /// A profile, and the name of the format that read it (boxed: it is
+    /// large beside a measurement file, and moved around in a Vec).
+    Profile(&'static str, Box<Parsed>),
+    /// Repeated measurements from a benchmark tool, reduced to what a
+    /// build reads of them.
+    Measurements(measurements::Reduced),
+}
+
+/// Decompresses if needed and reads a measurement file or a profile.
+/// `relative_path` (inside the version) names Criterion's benchmarks.
+pub fn load_bytes(
+    relative_path: &str,
+    file_name: &str,
+    bytes: &[u8],
+) -> Result<Loaded, ParseError> {
+    let bytes = unwrapped(bytes)?;
+    if let Some(read) = measurements::sniff_and_parse(relative_path, &bytes) {
+        return read.map(|file| Loaded::Measurements(measurements::Reduced::of(file)));
+    }
+    let (format, parsed) = parse_profile(file_name, &bytes)?;
+    Ok(Loaded::Profile(format, Box::new(parsed)))
+}
+
+/// The bytes with gzip undone; an empty file is an error.
+fn unwrapped(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ParseError> {
+    let bytes = if text::is_gzip(bytes) {
+        std::borrow::Cow::Owned(text::gunzip(bytes)?)
+    } else {
+        std::borrow::Cow::Borrowed(bytes)
+    };
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ParseError::whole("the file is empty"));
+    }
+    Ok(bytes)
+}
+
+fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
+    let input = Input { file_name, bytes };
+    let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
+        ParseError::whole(format!(
+            "unrecognised format (expected one of: {}; or measurements from hyperfine, Criterion, Google Benchmark, pytest-benchmark)",
+            FORMATS
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    let mut parsed = format.parse(&input)?;
+    check_limits(&mut parsed)?;
+    Ok((format.name(), parsed))
+}
+
+/// Rejects a file whose frames or tree ran into a limit of
+/// [`model::limits`]; otherwise lifts the limits, so the analysis
+/// can grow the structures further (merges, derived trees).
+fn check_limits(parsed: &mut Parsed) -> Result<(), ParseError> {
+    if parsed.frames.over_limit() {
+        return Err(ParseError::whole(LimitHit::Frames.message()));
+    }
+    if let Some(hit) = parsed.profile.tree.over_limit() {
+        return Err(ParseError::whole(hit.message()));
+    }
+    parsed.frames.unbound();
+    parsed.profile.tree.unbound();
+    Ok(())
+}
+
+/// The first `n` bytes of `bytes`, for sniffing.
+pub fn head(bytes: &[u8], n: usize) -> &[u8] {
+    &bytes[..bytes.len().min(n)]
+}

@@ -1,0 +1,494 @@
+//! Loads a whole input directory into a [`History`]: config, versions in
+//! order, every file parsed in parallel, frames interned into one table, and
+//! every problem recorded as a [`Skipped`] entry instead of stopping.
+
+mod gathered;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::walk::{self, InputFile, VersionDir};
+use super::{load_bytes, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed};
+use config::{Config, VersionConfig};
+use model::error::{BuildError, ParseError};
+use model::{History, ProfileEntry, Skipped, Version};
+use trace::timings::phase;
+
+use model::limits::MAX_INPUT_BYTES;
+
+/// Reads the config: `explicit` when given, else `INPUT/perfatlas.toml` when
+/// present, else defaults.
+pub fn read_config(input: &Path, explicit: Option<&Path>) -> Result<Config, BuildError> {
+    match explicit {
+        Some(path) => Config::read(path),
+        None => {
+            let default = input.join("perfatlas.toml");
+            if default.is_file() {
+                Config::read(&default)
+            } else {
+                Ok(Config::default())
+            }
+        }
+    }
+}
+
+/// Loads every version and profile under `input`, parsing every file.
+pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError> {
+    load_history_cached(input, config, &NoCache)
+}
+
+/// Loads every version and profile under `input`, taking what `cache`
+/// already holds for files that have not changed.
+pub fn load_history_cached(
+    input: &Path,
+    config: &Config,
+    cache: &dyn ParseCache,
+) -> Result<History, BuildError> {
+    if !input.is_dir() {
+        return Err(BuildError::Usage(format!(
+            "{}: not a directory",
+            input.display()
+        )));
+    }
+    let (dirs, mut skipped) = walk::find_versions(input)?;
+    let mut versions: Vec<(Version, VersionDir)> = dirs
+        .into_iter()
+        .map(|dir| (read_version(input, &dir, &mut skipped), dir))
+        .collect();
+    order_versions(&mut versions, config);
+
+    let jobs: Vec<(usize, &InputFile, &str)> = versions
+        .iter()
+        .enumerate()
+        .flat_map(|(v, (_, dir))| {
+            dir.files
+                .iter()
+                .map(move |f| (v, f, within_version(&f.relative, &dir.name)))
+        })
+        .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
+        .collect();
+    let results: Vec<Result<Loaded, ParseError>> = phase("load: files", || {
+        jobs.par_iter()
+            .map(|(_, f, inside)| read_input(&f.path, inside, cache))
+            .collect()
+    });
+
+    let mut history = History {
+        title: config.title.clone().unwrap_or_else(|| default_title(input)),
+        ..History::default()
+    };
+    let mut measured = Vec::new();
+    for ((version, file, _), result) in jobs.iter().zip(results) {
+        match result {
+            Ok(Loaded::Measurements(read)) => {
+                skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
+                measured.push((*version, file.relative.as_str(), read));
+            }
+            Ok(Loaded::Profile(format, parsed)) => {
+                let parsed = *parsed;
+                skipped.extend(parsed.warnings.iter().map(|w| skip(&file.relative, w)));
+                let map = history.frames.absorb(parsed.frames);
+                let mut profile = parsed.profile;
+                profile.tree.remap_frames(&map);
+                history.profiles.push(ProfileEntry {
+                    version: *version,
+                    benchmark: file.benchmark.clone(),
+                    repetition: file.repetition,
+                    source: file.relative.clone(),
+                    format,
+                    profile,
+                });
+            }
+            Err(e) => skipped.push(skip(&file.relative, &e)),
+        }
+    }
+    (history.measurements, history.measured_files) =
+        phase("load: measurements", || gathered::gather(measured));
+    for (v, (_, dir)) in versions.iter().enumerate() {
+        let field_dir = dir.path.join("field");
+        if field_dir.is_dir() {
+            let read = super::field::read_field_dir(&field_dir, &format!("{}/field", dir.name));
+            skipped.extend(read.warnings.iter().map(|(file, w)| skip(file, w)));
+            if !read.executions.is_empty() {
+                history.field.push(model::field::FieldSet {
+                    version: v,
+                    executions: read.executions,
+                });
+            }
+        }
+    }
+    history.versions = versions.into_iter().map(|(v, _)| v).collect();
+    history.profiles.sort_by(|a, b| {
+        (&a.benchmark, a.version, a.repetition, &a.source).cmp(&(
+            &b.benchmark,
+            b.version,
+            b.repetition,
+            &b.source,
+        ))
+    });
+    skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    history.skipped = skipped;
+    Ok(history)
+}
+
+fn skip(file: &str, e: &ParseError) -> Skipped {
+    Skipped {
+        file: file.to_string(),
+        place: e.place.to_string(),
+        reason: e.message.clone(),
+    }
+}
+
+/// `1.0/criterion/fib/new/sample.json` inside version `1.0` →
+/// `criterion/fib/new/sample.json`.
+fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
+    relative
+        .strip_prefix(version)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(relative)
+}
+
+/// Reads one file of a version: measurements or a profile, from the cache
+/// when the file is unchanged. A file that changes while it is read (a
+/// profiler still writing it) is refused, not parsed half-written.
+fn read_input(
+    path: &Path,
+    within_version: &str,
+    cache: &dyn ParseCache,
+) -> Result<Loaded, ParseError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let before = Stamp::of_path(path)?;
+    if is_binary_jfr(path) {
+        // Read by the JDK's tool from the file; hashed as a stream.
+        let key = match cache.enabled() {
+            true => {
+                let mut file = std::fs::File::open(path)
+                    .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+                cache
+                    .key_of_reader(within_version, &name, &mut file)
+                    .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?
+            }
+            false => String::new(),
+        };
+        let loaded = cached(cache, &key, || {
+            let (format, parsed) = parse_jfr_recording(path)?;
+            Ok(Loaded::Profile(format, Box::new(parsed)))
+        });
+        before.check_unchanged(path)?;
+        return loaded;
+    }
+    let bytes = read_bounded(path)?;
+    trace::pause::point("read");
+    before.check_unchanged(path)?;
+    let key = match cache.enabled() {
+        true => cache.key(within_version, &name, &bytes),
+        false => String::new(),
+    };
+    cached(cache, &key, || load_bytes(within_version, &name, &bytes))
+}
+
+/// What says whether a file changed: which file a path names, its size and
+/// modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Stamp {
+            dev,
+            ino,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+
+    /// The file at `path`, which must be a regular file: anything else (a
+    /// named pipe, a device) could block the build or never end.
+    fn of_path(path: &Path) -> Result<Stamp, ParseError> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+        if !meta.is_file() {
+            return Err(ParseError::whole(not_a_regular_file(&meta)));
+        }
+        Ok(Stamp::of(&meta))
+    }
+
+    /// Fails when `path` no longer names the same file with the same size
+    /// and modification time.
+    fn check_unchanged(self, path: &Path) -> Result<(), ParseError> {
+        let again = "; a program may still be writing it: build again once it is complete";
+        let now = match std::fs::metadata(path) {
+            Ok(meta) => Stamp::of(&meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ParseError::whole(format!(
+                    "disappeared while it was read{again}"
+                )))
+            }
+            Err(e) => return Err(ParseError::whole(format!("cannot be read: {e}"))),
+        };
+        let what = if (now.dev, now.ino) != (self.dev, self.ino) {
+            "it was replaced by another file".to_string()
+        } else if now.len != self.len {
+            format!("{} bytes before, {} after", self.len, now.len)
+        } else if now.modified != self.modified {
+            "its modification time changed".to_string()
+        } else {
+            return Ok(());
+        };
+        Err(ParseError::whole(format!(
+            "changed while it was read ({what}){again}"
+        )))
+    }
+}
+
+/// Why a file that is not a regular file is not read.
+pub(super) fn not_a_regular_file(meta: &std::fs::Metadata) -> String {
+    #[cfg(unix)]
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            " (a named pipe)"
+        } else if t.is_socket() {
+            " (a socket)"
+        } else if t.is_block_device() || t.is_char_device() {
+            " (a device)"
+        } else {
+            ""
+        }
+    };
+    #[cfg(not(unix))]
+    let kind = {
+        let _ = meta;
+        ""
+    };
+    format!("not a regular file{kind}; not read")
+}
+
+/// What a build keeps of each input file it parsed, to parse only new or
+/// changed files next time. The site keeps it in the output directory
+/// (`site::parse_cache`); [`NoCache`] parses every file.
+pub trait ParseCache: Sync {
+    /// False when nothing is kept: keys are then not computed.
+    fn enabled(&self) -> bool;
+    /// The key of a file: its bytes and how it is named in its version.
+    fn key(&self, within_version: &str, file_name: &str, bytes: &[u8]) -> String;
+    /// [`ParseCache::key`] of a file read as a stream (files read by a tool).
+    fn key_of_reader(
+        &self,
+        within_version: &str,
+        file_name: &str,
+        reader: &mut dyn std::io::Read,
+    ) -> std::io::Result<String>;
+    /// What an earlier build read from a file with this key.
+    fn get(&self, key: &str) -> Option<Loaded>;
+    /// Records what a file gave.
+    fn put(&self, key: &str, loaded: &Loaded);
+}
+
+/// No cache: every file is parsed, nothing is kept.
+pub struct NoCache;
+
+impl ParseCache for NoCache {
+    fn enabled(&self) -> bool {
+        false
+    }
+    fn key(&self, _: &str, _: &str, _: &[u8]) -> String {
+        String::new()
+    }
+    fn key_of_reader(
+        &self,
+        _: &str,
+        _: &str,
+        _: &mut dyn std::io::Read,
+    ) -> std::io::Result<String> {
+        Ok(String::new())
+    }
+    fn get(&self, _: &str) -> Option<Loaded> {
+        None
+    }
+    fn put(&self, _: &str, _: &Loaded) {}
+}
+
+/// The cache's entry for `key`, or `read()` (remembered when it succeeds).
+fn cached(
+    cache: &dyn ParseCache,
+    key: &str,
+    read: impl FnOnce() -> Result<Loaded, ParseError>,
+) -> Result<Loaded, ParseError> {
+    if let Some(hit) = cache.get(key) {
+        return Ok(hit);
+    }
+    let loaded = read()?;
+    cache.put(key, &loaded);
+    Ok(loaded)
+}
+
+/// True when the file starts like a binary JFR recording. Those are read
+/// by the JDK's `jfr` tool from the file itself, streaming, so neither the
+/// whole file nor the input size limit is needed here.
+fn is_binary_jfr(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .is_ok_and(|_| super::jfr::is_binary_recording(&head))
+}
+
+/// The file's bytes, refusing files over the input limit.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, ParseError> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?
+        .len();
+    if size > MAX_INPUT_BYTES {
+        return Err(ParseError::whole(format!(
+            "{size} bytes is over the {} GiB input limit",
+            MAX_INPUT_BYTES >> 30
+        )));
+    }
+    read_whole(path, size).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))
+}
+
+/// Files at least this big are read in parts side by side.
+const PARTED_READ_BYTES: u64 = 8 << 20;
+
+/// The bytes of a file of about `size` bytes. A big one is read in one
+/// part per core at once: copying it out of the page cache, and the page
+/// faults of the fresh buffer, are most of the time a big read takes.
+fn read_whole(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
+    #[cfg(unix)]
+    if size >= PARTED_READ_BYTES {
+        if let Ok(size) = usize::try_from(size) {
+            return read_in_parts(path, size);
+        }
+    }
+    std::fs::read(path)
+}
+
+/// Reads the first `size` bytes in parts on every core, then whatever
+/// the file has beyond them; a file that shrank meanwhile is read again
+/// the plain way.
+#[cfg(unix)]
+fn read_in_parts(path: &Path, size: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::os::unix::fs::FileExt;
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = vec![0u8; size];
+    let part = size.div_ceil(rayon::current_num_threads().max(1)).max(1);
+    let read = bytes
+        .par_chunks_mut(part)
+        .enumerate()
+        .try_for_each(|(i, chunk)| file.read_exact_at(chunk, (i * part) as u64));
+    match read {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return std::fs::read(path),
+        Err(e) => return Err(e),
+    }
+    file.seek(SeekFrom::Start(size as u64))?;
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Reads one file and parses it; I/O problems become whole-file errors,
+/// and so does a file that changes while it is read.
+pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError> {
+    let before = Stamp::of_path(path)?;
+    if is_binary_jfr(path) {
+        let parsed = parse_jfr_recording(path);
+        before.check_unchanged(path)?;
+        return parsed;
+    }
+    let bytes = read_bounded(path)?;
+    before.check_unchanged(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    parse_bytes(&name, &bytes)
+}
+
+fn read_version(input: &Path, dir: &VersionDir, skipped: &mut Vec<Skipped>) -> Version {
+    let toml_path = dir.path.join("version.toml");
+    let meta = if toml_path.is_file() {
+        VersionConfig::read(&toml_path).unwrap_or_else(|e| {
+            let file = format!("{}/version.toml", dir.name);
+            let reason = e
+                .to_string()
+                .replacen(&format!("{}: ", toml_path.display()), "", 1);
+            skipped.push(Skipped {
+                file,
+                place: String::new(),
+                reason,
+            });
+            VersionConfig::default()
+        })
+    } else {
+        VersionConfig::default()
+    };
+    let _ = input;
+    Version {
+        name: dir.name.clone(),
+        label: meta.label.unwrap_or_else(|| dir.name.clone()),
+        date: meta.date,
+        revision: meta.revision,
+    }
+}
+
+/// Config order first; then, when every remaining version has a date, by
+/// date; otherwise natural order of the names. Ties break by name.
+fn order_versions(versions: &mut [(Version, VersionDir)], config: &Config) {
+    let listed = |name: &str| config.versions.iter().position(|v| v == name);
+    let all_dated = versions.iter().all(|(v, _)| v.date.is_some());
+    versions.sort_by(|(a, _), (b, _)| match (listed(&a.name), listed(&b.name)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) if all_dated => a
+            .date
+            .cmp(&b.date)
+            .then_with(|| walk::natural_cmp(&a.name, &b.name)),
+        (None, None) => walk::natural_cmp(&a.name, &b.name),
+    });
+}
+
+fn default_title(input: &Path) -> String {
+    input
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "perfatlas report".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn parted_reads_give_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let bytes: Vec<u8> = (0..3_000_001u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(read_in_parts(&path, bytes.len()).unwrap(), bytes);
+        // A file longer or shorter than the size first seen.
+        assert_eq!(read_in_parts(&path, 1000).unwrap(), bytes);
+        assert_eq!(read_in_parts(&path, 4_000_000).unwrap(), bytes);
+    }
+}

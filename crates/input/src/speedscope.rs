@@ -1,0 +1,651 @@
+//! speedscope's own JSON format (<https://www.speedscope.app/file-format-schema.json>),
+//! written by speedscope's export, py-spy (`--format speedscope`), rbspy,
+//! Austin, pyinstrument and others:
+//!
+//! ```text
+//! {"$schema": "…speedscope…", "shared": {"frames": [{"name", "file"?, "line"?, "col"?}]},
+//!  "profiles": [{"type": "sampled", "name", "unit", "startValue", "endValue",
+//!                "samples": [[frame index, … root first]], "weights": [...]}
+//!             | {"type": "evented", "name", "unit", "startValue", "endValue",
+//!                "events": [{"type": "O" | "C", "at", "frame"}]}]}
+//! ```
+//!
+//! All profiles of a file (usually one per thread) are merged into one call
+//! tree; with more than one, each profile's stacks sit under a root-level
+//! frame named after the profile. The metric follows the unit: `time` in
+//! nanoseconds for time units, `bytes`, or `samples` for `none`. Sampled
+//! profiles add a `samples` count.
+//!
+//! Evented profiles must nest, as speedscope requires: closing a frame that
+//! is not on top of the stack, an `at` going backwards, and frames still open
+//! at the end are errors naming the event.
+
+use serde::Deserialize;
+
+use super::cpuprofile::json_error;
+use super::{text, Format, Input, Parsed};
+use model::error::ParseError;
+use model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
+
+pub struct Speedscope;
+
+impl Format for Speedscope {
+    fn name(&self) -> &'static str {
+        "speedscope"
+    }
+
+    fn sniff(&self, input: &Input) -> bool {
+        let head = text::decode_text(super::head(input.bytes, 4096));
+        let head = head.trim_start_matches('\u{feff}').trim_start();
+        if !head.starts_with('{') {
+            return false;
+        }
+        let schema = head.find("\"$schema\"").is_some_and(|i| {
+            let rest = head[i..]
+                .char_indices()
+                .take_while(|&(k, _)| k < 200)
+                .map(|(_, c)| c);
+            rest.collect::<String>().contains("speedscope")
+        });
+        schema || (head.contains("\"shared\"") && head.contains("\"profiles\""))
+    }
+
+    fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
+        let data = text::decode_text(input.bytes);
+        let data = data.trim_start_matches('\u{feff}');
+        let raw: RawFile = serde_json::from_str(data).map_err(json_error)?;
+        build(raw)
+    }
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    shared: Option<Shared>,
+    profiles: Option<Vec<RawProfile>>,
+}
+
+#[derive(Deserialize, Default)]
+struct Shared {
+    #[serde(default)]
+    frames: Vec<RawFrame>,
+}
+
+#[derive(Deserialize)]
+struct RawFrame {
+    name: Option<String>,
+    file: Option<String>,
+    line: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawProfile {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    name: Option<String>,
+    unit: Option<String>,
+    start_value: Option<f64>,
+    samples: Option<Vec<Vec<i64>>>,
+    weights: Option<Vec<f64>>,
+    events: Option<Vec<RawEvent>>,
+}
+
+#[derive(Deserialize)]
+struct RawEvent {
+    #[serde(rename = "type")]
+    kind: String,
+    at: f64,
+    frame: i64,
+}
+
+/// What the file's values measure.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Time,
+    Bytes,
+    Plain,
+}
+
+fn kind_of(unit: &str) -> (Kind, f64) {
+    if let Some(scale) = Unit::nanoseconds_per(unit) {
+        return (Kind::Time, scale);
+    }
+    match unit.to_ascii_lowercase().as_str() {
+        "bytes" | "byte" => (Kind::Bytes, 1.0),
+        _ => (Kind::Plain, 1.0),
+    }
+}
+
+fn build(raw: RawFile) -> Result<Parsed, ParseError> {
+    let Some(profiles) = raw.profiles else {
+        return Err(ParseError::json(
+            "$",
+            "expected a `profiles` array (a speedscope file)",
+        ));
+    };
+    if profiles.is_empty() {
+        return Err(ParseError::json("$.profiles", "the file has no profiles"));
+    }
+    let shared = raw.shared.unwrap_or_default();
+
+    let mut frames = FrameTable::new();
+    let frame_ids: Vec<FrameId> = shared
+        .frames
+        .into_iter()
+        .map(|f| {
+            let function = match f.name {
+                Some(n) if !n.is_empty() => n,
+                _ => "(anonymous)".to_string(),
+            };
+            let line = f
+                .line
+                .filter(|l| l.is_finite() && *l >= 1.0 && *l <= u32::MAX as f64)
+                .map(|l| l as u32);
+            frames.intern(Frame {
+                function,
+                file: f.file.filter(|s| !s.is_empty()),
+                line,
+                module: None,
+                start_line: None,
+                source_hash: None,
+            })
+        })
+        .collect();
+
+    // One metric for the whole file, from the first profile's unit; the
+    // others must measure the same kind of thing.
+    let first_unit = profiles[0]
+        .unit
+        .clone()
+        .unwrap_or_else(|| "none".to_string());
+    let (kind, _) = kind_of(&first_unit);
+    let mut metrics = vec![match kind {
+        Kind::Time => Metric::new("time", Unit::Nanoseconds),
+        Kind::Bytes => Metric::new("bytes", Unit::Bytes),
+        Kind::Plain => Metric::new("samples", Unit::Count),
+    }];
+    let any_sampled = profiles
+        .iter()
+        .any(|p| p.kind.as_deref() == Some("sampled"));
+    // A second `samples` count for sampled profiles, unless the main metric
+    // already has that name.
+    let count_metric = (any_sampled && kind != Kind::Plain).then(|| {
+        metrics.push(Metric::new("samples", Unit::Samples));
+        1
+    });
+    let mut profile = Profile::new(metrics);
+    let several = profiles.len() > 1;
+    let mut timeline = Vec::new();
+
+    for (p, raw) in profiles.into_iter().enumerate() {
+        let at = format!("$.profiles[{p}]");
+        let unit = raw.unit.clone().unwrap_or_else(|| "none".to_string());
+        let (this_kind, scale) = kind_of(&unit);
+        if this_kind != kind {
+            return Err(ParseError::json(
+                format!("{at}.unit"),
+                format!("unit {unit:?} does not measure the same thing as the first profile's {first_unit:?}"),
+            ));
+        }
+        let base = if several {
+            let name = match raw.name.as_deref() {
+                Some(n) if !n.is_empty() => n.to_string(),
+                _ => format!("profile {p}"),
+            };
+            let thread = frames.intern(Frame::named(name));
+            profile.tree.child(NodeId::ROOT, thread)
+        } else {
+            NodeId::ROOT
+        };
+        // Timelines only make sense for one profile measured in time.
+        let keep_timeline = !several && kind == Kind::Time;
+        let frame_at = |index: i64, path: &dyn Fn() -> String| -> Result<FrameId, ParseError> {
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| frame_ids.get(i).copied())
+                .ok_or_else(|| {
+                    ParseError::json(
+                        path(),
+                        format!(
+                            "frame index {index} is out of range (the file has {} shared frames)",
+                            frame_ids.len()
+                        ),
+                    )
+                })
+        };
+        match raw.kind.as_deref() {
+            Some("sampled") => {
+                let samples = raw.samples.unwrap_or_default();
+                let Some(weights) = raw.weights else {
+                    return Err(ParseError::json(at, "sampled profile has no `weights`"));
+                };
+                if weights.len() != samples.len() {
+                    return Err(ParseError::json(
+                        format!("{at}.weights"),
+                        format!(
+                            "has {} entries but `samples` has {}",
+                            weights.len(),
+                            samples.len()
+                        ),
+                    ));
+                }
+                let mut start = 0.0;
+                for (s, (stack, &w)) in samples.iter().zip(&weights).enumerate() {
+                    if !(w.is_finite() && w >= 0.0) {
+                        return Err(ParseError::json(
+                            format!("{at}.weights[{s}]"),
+                            "weight is not a non-negative number",
+                        ));
+                    }
+                    // An empty stack (py-spy: no Python frames) counts at
+                    // the root (or the profile's own node).
+                    let mut node = base;
+                    for (k, &f) in stack.iter().enumerate() {
+                        let frame = frame_at(f, &|| format!("{at}.samples[{s}][{k}]"))?;
+                        node = profile.tree.child(node, frame);
+                    }
+                    let value = w * scale;
+                    profile.tree.add_self(node, 0, value);
+                    if let Some(m) = count_metric {
+                        profile.tree.add_self(node, m, 1.0);
+                    }
+                    if keep_timeline {
+                        timeline.push(TimelineSample {
+                            start_ns: start,
+                            duration_ns: value,
+                            node,
+                        });
+                        start += value;
+                    }
+                }
+            }
+            Some("evented") => {
+                let events = raw.events.unwrap_or_default();
+                let origin = raw
+                    .start_value
+                    .filter(|v| v.is_finite())
+                    .or_else(|| events.first().map(|e| e.at))
+                    .unwrap_or(0.0);
+                // (frame index, node, index of the opening event)
+                let mut stack: Vec<(i64, NodeId, usize)> = Vec::new();
+                let mut last_at: Option<f64> = None;
+                for (k, e) in events.iter().enumerate() {
+                    let here = || format!("{at}.events[{k}]");
+                    if !e.at.is_finite() {
+                        return Err(ParseError::json(
+                            format!("{}.at", here()),
+                            "`at` is not a finite number",
+                        ));
+                    }
+                    if let Some(prev) = last_at {
+                        if e.at < prev {
+                            return Err(ParseError::json(
+                                here(),
+                                format!("event at {} comes before the previous event at {prev}; events must be in time order", e.at),
+                            ));
+                        }
+                        // Time since the previous event belongs to the top.
+                        if let Some(&(_, top, _)) = stack.last() {
+                            let value = (e.at - prev) * scale;
+                            if value > 0.0 {
+                                profile.tree.add_self(top, 0, value);
+                                if keep_timeline {
+                                    timeline.push(TimelineSample {
+                                        start_ns: (prev - origin) * scale,
+                                        duration_ns: value,
+                                        node: top,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    last_at = Some(e.at);
+                    let frame = frame_at(e.frame, &|| format!("{}.frame", here()))?;
+                    match e.kind.as_str() {
+                        "O" => {
+                            let parent = stack.last().map_or(base, |s| s.1);
+                            stack.push((e.frame, profile.tree.child(parent, frame), k));
+                        }
+                        "C" => match stack.last() {
+                            None => {
+                                return Err(ParseError::json(
+                                    here(),
+                                    format!(
+                                        "closes frame {} ({}) but no frame is open",
+                                        e.frame,
+                                        frames.get(frame).function
+                                    ),
+                                ))
+                            }
+                            Some(&(top, _, _)) if top != e.frame => {
+                                let top_name = frame_at(top, &here)
+                                    .map(|f| frames.get(f).function.clone())
+                                    .unwrap_or_default();
+                                return Err(ParseError::json(
+                                    here(),
+                                    format!(
+                                        "closes frame {} ({}) but frame {top} ({top_name}) is on top of the stack; events must nest",
+                                        e.frame,
+                                        frames.get(frame).function
+                                    ),
+                                ));
+                            }
+                            Some(_) => {
+                                stack.pop();
+                            }
+                        },
+                        other => {
+                            return Err(ParseError::json(
+                                format!("{}.type", here()),
+                                format!(
+                                "event type {other:?} is neither \"O\" (open) nor \"C\" (close)"
+                            ),
+                            ))
+                        }
+                    }
+                }
+                if let Some(&(f, _, k)) = stack.last() {
+                    let name = frame_at(f, &|| String::new())
+                        .map(|f| frames.get(f).function.clone())
+                        .unwrap_or_default();
+                    return Err(ParseError::json(
+                        format!("{at}.events[{k}]"),
+                        format!("frame {f} ({name}) opened here is never closed ({} frame(s) still open at the end)", stack.len()),
+                    ));
+                }
+            }
+            Some(other) => {
+                return Err(ParseError::json(
+                    format!("{at}.type"),
+                    format!("profile type {other:?} is neither \"sampled\" nor \"evented\""),
+                ))
+            }
+            None => return Err(ParseError::json(at, "profile has no `type`")),
+        }
+    }
+    if !timeline.is_empty() {
+        profile.timeline = Some(Timeline { samples: timeline });
+    }
+    Ok(Parsed::new(frames, profile))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::error::Place;
+
+    fn parse(text: &str) -> Result<Parsed, ParseError> {
+        Speedscope.parse(&Input {
+            file_name: "x.speedscope.json",
+            bytes: text.as_bytes(),
+        })
+    }
+
+    fn read(paths: &[String]) -> Option<Vec<u8>> {
+        for p in paths {
+            if let Ok(b) = std::fs::read(p) {
+                return Some(b);
+            }
+        }
+        eprintln!("note: {} not found; test skipped", paths[0]);
+        None
+    }
+
+    use crate::test_support::corpus;
+
+    fn function(p: &Parsed, node: NodeId) -> &str {
+        &p.frames.get(p.profile.tree.frame(node).unwrap()).function
+    }
+
+    fn parse_file(bytes: &[u8]) -> Result<Parsed, ParseError> {
+        let (name, p) = crate::parse_bytes("x.speedscope.json", bytes)?;
+        assert_eq!(name, "speedscope");
+        Ok(p)
+    }
+
+    #[test]
+    fn v0_0_1_evented() {
+        let Some(bytes) = corpus("speedscope/speedscope/0.0.1/simple.speedscope.json") else {
+            return;
+        };
+        let p = parse_file(&bytes).unwrap();
+        // unit "none": one `samples` count metric, no timeline.
+        assert_eq!(p.profile.metrics, vec![Metric::new("samples", Unit::Count)]);
+        // python3 -c "import json;e=json.load(open('simple.speedscope.json'))['profiles'][0]['events'];print(e[-1]['at']-e[0]['at'])"  → 14
+        assert_eq!(p.profile.tree.total(0), 14.0);
+        let a = p.profile.tree.children(NodeId::ROOT)[0];
+        let b = p.profile.tree.children(a)[0];
+        assert_eq!((function(&p, a), function(&p, b)), ("a", "b"));
+        // c: 0..2 and 6..9; d: 2..6; b itself: 9..14
+        let kids: Vec<(&str, f64)> = p
+            .profile
+            .tree
+            .children(b)
+            .iter()
+            .map(|&n| (function(&p, n), p.profile.tree.self_value(n, 0)))
+            .collect();
+        assert_eq!(kids, vec![("c", 5.0), ("d", 4.0)]);
+        assert_eq!(p.profile.tree.self_value(b, 0), 5.0);
+        assert!(p.profile.timeline.is_none());
+    }
+
+    #[test]
+    fn v0_1_2_sampled() {
+        let Some(bytes) = corpus("speedscope/speedscope/0.1.2/simple-sampled.speedscope.json")
+        else {
+            return;
+        };
+        let p = parse_file(&bytes).unwrap();
+        assert_eq!(p.profile.metrics[0], Metric::new("time", Unit::Nanoseconds));
+        // python3 -c "import json;p=json.load(open('simple-sampled.speedscope.json'))['profiles'][0];print(sum(p['weights']),len(p['samples']))"  → 14 5  (seconds)
+        assert_eq!(p.profile.totals(), vec![14e9, 5.0]);
+        let tl = &p.profile.timeline.as_ref().unwrap().samples;
+        assert_eq!(
+            tl.iter().map(|s| s.start_ns / 1e9).collect::<Vec<_>>(),
+            vec![0.0, 1.0, 2.0, 6.0, 9.0]
+        );
+        assert_eq!(function(&p, tl[2].node), "d");
+    }
+
+    #[test]
+    fn v0_6_0_two_profiles_become_two_threads() {
+        let Some(bytes) = corpus("speedscope/speedscope/0.6.0/two-sampled.speedscope.json") else {
+            return;
+        };
+        let p = parse_file(&bytes).unwrap();
+        // python3 -c "import json;ps=json.load(open('two-sampled.speedscope.json'))['profiles'];print(sum(sum(p['weights']) for p in ps),sum(len(p['samples']) for p in ps))"  → 28 10
+        assert_eq!(p.profile.totals(), vec![28e9, 10.0]);
+        let threads: Vec<&str> = p
+            .profile
+            .tree
+            .children(NodeId::ROOT)
+            .iter()
+            .map(|&n| function(&p, n))
+            .collect();
+        assert_eq!(threads, vec!["one", "two"]);
+        let inc = p.profile.tree.inclusive(0);
+        assert_eq!(inc[p.profile.tree.children(NodeId::ROOT)[1].index()], 14e9);
+        assert!(p.profile.timeline.is_none());
+    }
+
+    #[test]
+    fn invalid_out_of_order_events() {
+        let Some(bytes) = corpus("speedscope/speedscope/invalid/out-of-order-events.json") else {
+            return;
+        };
+        let e = parse_file(&bytes).unwrap_err();
+        // Events 2–4 open B, A, A; event 5 closes the second A; event 6 closes B
+        // while the A of event 3 is still on top (speedscope: "Tried to leave frame B while frame A was at the top").
+        assert_eq!(
+            e.place,
+            Place::Json("$.profiles[0].events[6]".into()),
+            "{e}"
+        );
+        assert!(e.message.contains("is on top"), "{e}");
+    }
+
+    #[test]
+    fn invalid_incomplete_trace() {
+        let Some(bytes) = corpus("speedscope/speedscope/invalid/incomplete-trace.json") else {
+            return;
+        };
+        let e = parse_file(&bytes).unwrap_err();
+        assert_eq!(
+            e.place,
+            Place::Json("$.profiles[0].events[0]".into()),
+            "{e}"
+        );
+        assert!(e.message.contains("never closed"), "{e}");
+    }
+
+    #[test]
+    fn py_spy_output() {
+        let rel = "sample-data/python-markdown/3.7/convert-extensions.1.speedscope.json";
+        let Some(bytes) = read(&[
+            format!("{}/{rel}", concat!(env!("CARGO_MANIFEST_DIR"), "/../..")),
+            format!("/work/main/{rel}"),
+        ]) else {
+            return;
+        };
+        let p = parse_file(&bytes).unwrap();
+        // python3 -c "import json;p=json.load(open('convert-extensions.1.speedscope.json'))['profiles'][0];print(len(p['samples']),sum(p['weights']),set(p['weights']),sum(1 for s in p['samples'] if not s))"
+        // → 148 1.480000000000001 {0.01} 1   (148 × 0.01 s = 1.48 s)
+        let totals = p.profile.totals();
+        assert_eq!(totals[1], 148.0);
+        assert!((totals[0] - 1_480_000_000.0).abs() < 1.0, "{}", totals[0]);
+        // The empty sample counts at the root.
+        assert_eq!(p.profile.tree.self_value(NodeId::ROOT, 1), 1.0);
+        let top = p.profile.tree.children(NodeId::ROOT)[0];
+        let f = p.frames.get(p.profile.tree.frame(top).unwrap());
+        assert_eq!((f.function.as_str(), f.line), ("<module>", Some(105)));
+        assert_eq!(p.profile.timeline.as_ref().unwrap().samples.len(), 148);
+    }
+
+    #[test]
+    fn frame_index_out_of_range_is_an_error_with_its_path() {
+        let doc = |samples: &str| {
+            format!(
+                r#"{{"shared":{{"frames":[{{"name":"a"}}]}},"profiles":[{{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":1,"samples":{samples},"weights":[1,1]}}]}}"#
+            )
+        };
+        let e = parse(&doc("[[0],[0,1]]")).unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[0].samples[1][1]".into()));
+        let e = parse(&doc("[[0],[-1]]")).unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[0].samples[1][0]".into()));
+        let p = parse(&doc("[[],[0]]")).unwrap();
+        assert_eq!(p.profile.tree.self_value(NodeId::ROOT, 0), 1.0);
+        let e = parse(r#"{"shared":{"frames":[]},"profiles":[{"type":"evented","unit":"ms","events":[{"type":"O","frame":3,"at":0}]}]}"#)
+            .unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[0].events[0].frame".into()));
+    }
+
+    #[test]
+    fn evented_errors() {
+        let doc = |events: &str| {
+            format!(
+                r#"{{"shared":{{"frames":[{{"name":"A"}},{{"name":"B"}}]}},"profiles":[{{"type":"evented","name":"p","unit":"milliseconds","startValue":0,"endValue":9,"events":[{events}]}}]}}"#
+            )
+        };
+        let e = parse(&doc(
+            r#"{"type":"O","frame":0,"at":5},{"type":"C","frame":0,"at":4}"#,
+        ))
+        .unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[0].events[1]".into()));
+        assert!(e.message.contains("time order"), "{e}");
+        let e = parse(&doc(r#"{"type":"C","frame":0,"at":5}"#)).unwrap_err();
+        assert!(e.message.contains("no frame is open"), "{e}");
+        let e = parse(&doc(r#"{"type":"X","frame":0,"at":5}"#)).unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[0].events[0].type".into()));
+        let p = parse(&doc(
+            r#"{"type":"O","frame":0,"at":1},{"type":"O","frame":1,"at":2},{"type":"C","frame":1,"at":5},{"type":"C","frame":0,"at":6}"#,
+        ))
+        .unwrap();
+        assert_eq!(p.profile.totals(), vec![5e6]);
+        let tl = &p.profile.timeline.as_ref().unwrap().samples;
+        let spans: Vec<(f64, f64)> = tl
+            .iter()
+            .map(|s| (s.start_ns / 1e6, s.duration_ns / 1e6))
+            .collect();
+        assert_eq!(spans, vec![(1.0, 1.0), (2.0, 3.0), (5.0, 1.0)]);
+    }
+
+    #[test]
+    fn units_must_agree_and_type_errors_have_a_line() {
+        let e = parse(r#"{"shared":{"frames":[]},"profiles":[{"type":"sampled","unit":"bytes","samples":[],"weights":[]},{"type":"sampled","unit":"seconds","samples":[],"weights":[]}]}"#)
+            .unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[1].unit".into()));
+        let e = parse("{\"shared\":{\"frames\":[]},\n\"profiles\":[{\"type\":\"sampled\",\"samples\":[[\"x\"]],\"weights\":[1]}]}").unwrap_err();
+        assert_eq!(e.place, Place::Line(2));
+        let p = parse(r#"{"shared":{"frames":[{"name":"m"}]},"profiles":[{"type":"sampled","unit":"bytes","samples":[[0]],"weights":[64]}]}"#)
+            .unwrap();
+        assert_eq!(
+            p.profile.metrics,
+            vec![
+                Metric::new("bytes", Unit::Bytes),
+                Metric::new("samples", Unit::Samples)
+            ]
+        );
+        assert_eq!(p.profile.totals(), vec![64.0, 1.0]);
+    }
+
+    #[test]
+    fn a_100000_deep_stack_does_not_overflow() {
+        let n = 100_000;
+        let frames = (0..n)
+            .map(|i| format!(r#"{{"name":"f{i}"}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        let stack = (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+        let opens = (0..n)
+            .map(|i| format!(r#"{{"type":"O","frame":{i},"at":{i}}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        let closes = (0..n)
+            .rev()
+            .map(|i| format!(r#"{{"type":"C","frame":{i},"at":{}}}"#, 2 * n - i))
+            .collect::<Vec<_>>()
+            .join(",");
+        let s = format!(
+            r#"{{"shared":{{"frames":[{frames}]}},"profiles":[{{"type":"sampled","unit":"none","samples":[[{stack}]],"weights":[1]}},{{"type":"evented","unit":"none","events":[{opens},{closes}]}}]}}"#
+        );
+        let p = parse(&s).unwrap();
+        // Two threads, each a chain of n frames, under their own frames.
+        assert_eq!(p.profile.tree.len(), 1 + 2 * (n + 1));
+        // sampled: 1; evented: from 0 to 2n
+        assert_eq!(p.profile.tree.total(0), 1.0 + 2.0 * n as f64);
+    }
+
+    #[test]
+    fn sniffing() {
+        let yes = |s: &str| {
+            Speedscope.sniff(&Input {
+                file_name: "x",
+                bytes: s.as_bytes(),
+            })
+        };
+        assert!(yes(
+            r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[]}"#
+        ));
+        assert!(yes(r#"{"profiles":[],"shared":{"frames":[]}}"#));
+        assert!(!yes(r#"{"nodes":[],"samples":[]}"#));
+        assert!(!yes("a;b 1\n"));
+        let multibyte = format!(r#"{{"$schema":"{}"}}"#, "é".repeat(300));
+        assert!(!yes(&multibyte));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for s in [
+            "{",
+            "{}",
+            "null",
+            r#"{"profiles":[]}"#,
+            r#"{"profiles":[{}]}"#,
+            r#"{"profiles":[{"type":"sampled"}]}"#,
+            r#"{"profiles":[{"type":"evented","events":[{"type":"C","frame":-5,"at":1}]}]}"#,
+            r#"{"profiles":[{"type":"sampled","samples":[[0]],"weights":[-1]}],"shared":{"frames":[{}]}}"#,
+        ] {
+            let _ = parse(s);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The generic representation every input is turned into.
+//!
+//! A [`Profile`] is a calling-context tree ([`CallTree`]) whose nodes point at
+//! interned [`Frame`]s and carry one self value per [`Metric`]; inclusive
+//! values are derived. A [`History`] holds every profile of every benchmark
+//! and version, with one [`FrameTable`] shared by all of them so the same
+//! method has the same id in every version.
+
+pub mod allocation;
+mod component;
+pub mod error;
+pub mod field;
+mod frame;
+mod history;
+pub mod identity;
+pub mod limits;
+mod measurement;
+mod profile;
+mod tree;
+mod visible;
+
+pub use allocation::{AllocationSite, Allocations, ClassSource, CountKind};
+pub use component::{component_path, stable_path, Component, Language};
+pub use error::{BuildError, InputError, ParseError, Place};
+pub use frame::{Frame, FrameId, FrameTable};
+pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};
+pub use identity::{FunctionIds, PathRules};
+pub use measurement::{MeasurementEntry, Moments, RunMeans};
+pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
+pub use tree::{CallTree, NodeId};
+pub use visible::visible;

@@ -1,0 +1,156 @@
+//! Repeated measurements of one benchmark in one version, as read from a
+//! benchmark tool's output (hyperfine, Criterion, Google Benchmark,
+//! pytest-benchmark, the native measurement JSON), reduced to one mean per
+//! run (see [`input::measurements::reduced`]).
+//!
+//! A long benchmark history has millions of entries and a few thousand
+//! distinct names, units, notes and files, so those are shared, not copied
+//! into every entry.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+/// One file's measurements of one benchmark in one version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasurementEntry {
+    /// Index into [`super::History::versions`].
+    pub version: usize,
+    pub benchmark: Arc<str>,
+    /// `s` for any time (values are normalised to seconds), else the unit
+    /// as the tool gave it.
+    pub unit: Arc<str>,
+    /// The mean of each independent run's samples (a run is a separate
+    /// process), in run order.
+    pub run_means: RunMeans,
+    /// Samples read in all, counting in-process ones.
+    pub samples: u64,
+    /// Samples inside a run are in-process iterations (not independent).
+    pub in_process: bool,
+    /// Some run holds more than one sample.
+    pub multi_sample: bool,
+    /// Path relative to the input directory.
+    pub source: Arc<str>,
+    /// The tool that wrote it, e.g. `hyperfine`.
+    pub format: &'static str,
+    /// Which figure was taken, in the reader's words.
+    pub note: Arc<str>,
+}
+
+/// The run means of one entry or one version: a part of an array that
+/// several share (a file's run means), with its [`Moments`] taken when it
+/// was made. Judging every version against the one before needs only the
+/// moments, so a long history's values are read once, file by file, and
+/// not again benchmark by benchmark.
+#[derive(Clone)]
+pub struct RunMeans {
+    all: Arc<[f64]>,
+    range: Range<usize>,
+    moments: Moments,
+}
+
+impl RunMeans {
+    /// The means at `range` in `all`; a range outside `all` holds none.
+    pub fn new(all: Arc<[f64]>, range: Range<usize>) -> RunMeans {
+        let range = if all.get(range.clone()).is_some() {
+            range
+        } else {
+            0..0
+        };
+        let moments = Moments::of(&all[range.clone()]);
+        RunMeans {
+            all,
+            range,
+            moments,
+        }
+    }
+
+    pub fn as_slice(&self) -> &[f64] {
+        &self.all[self.range.clone()]
+    }
+
+    pub fn moments(&self) -> &Moments {
+        &self.moments
+    }
+}
+
+impl std::ops::Deref for RunMeans {
+    type Target = [f64];
+
+    fn deref(&self) -> &[f64] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a RunMeans {
+    type Item = &'a f64;
+    type IntoIter = std::slice::Iter<'a, f64>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl std::fmt::Debug for RunMeans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl Default for RunMeans {
+    fn default() -> RunMeans {
+        Vec::new().into()
+    }
+}
+
+impl From<Vec<f64>> for RunMeans {
+    fn from(means: Vec<f64>) -> RunMeans {
+        let range = 0..means.len();
+        RunMeans::new(means.into(), range)
+    }
+}
+
+impl PartialEq for RunMeans {
+    fn eq(&self, other: &RunMeans) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl serde::Serialize for RunMeans {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(serializer)
+    }
+}
+
+/// A sample's size, mean, variance and largest value: what summaries,
+/// Welch's test and chart scales read of it. Every figure computed from a
+/// sample goes through [`Moments::of`], so a figure is the same whether
+/// the sample was read again or its moments kept.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moments {
+    pub n: usize,
+    /// `NaN` for no values.
+    pub mean: f64,
+    /// The sample variance (divided by n − 1, two passes for accuracy); 0
+    /// below two values.
+    pub variance: f64,
+    /// −∞ for no values.
+    pub largest: f64,
+}
+
+impl Moments {
+    pub fn of(xs: &[f64]) -> Moments {
+        let n = xs.len();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let variance = if n < 2 {
+            0.0
+        } else {
+            xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64
+        };
+        Moments {
+            n,
+            mean,
+            variance,
+            largest: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! A benchmark's page: its series over the versions (chart and table), where
+//! the figures came from, the categories, each version's verdict against
+//! the one before it, and the regressions and improvements found with their
+//! probes. A long history's table keeps to the budget of [`series_table`].
+
+use serde::Serialize;
+
+use super::format::{measured, p_value, signed_percent};
+use super::series_table::{self, Line};
+use super::{paths, series_svg, Common, Renderer};
+use analysis::regression::{Categories, Change, Direction, Fdr, Method, Point, Series, Verdict};
+use analysis::regression_report::{BenchmarkReport, RegressionReport};
+use analysis::root_cause::RootCause;
+use analysis::stats::Comparison;
+use model::error::BuildError;
+use model::History;
+
+pub fn path(benchmark: &str) -> String {
+    format!("benchmarks/{}.html", paths::slug(benchmark))
+}
+
+/// A regression's page.
+pub fn regression_path(benchmark: &str, before: &str, after: &str) -> String {
+    format!(
+        "regressions/{}/{}--{}.html",
+        paths::slug(benchmark),
+        paths::slug(before),
+        paths::slug(after)
+    )
+}
+
+/// The page of a change: under `regressions/` or `improvements/`.
+pub fn change_path(c: &Change, before: &str, after: &str) -> String {
+    match c.direction {
+        Direction::Regression => regression_path(&c.benchmark, before, after),
+        Direction::Improvement => format!(
+            "improvements/{}/{}--{}.html",
+            paths::slug(&c.benchmark),
+            paths::slug(before),
+            paths::slug(after)
+        ),
+    }
+}
+
+/// The function that explains most of a change, with its share of the
+/// difference and whether `after` modified it.
+pub fn cause_summary(cause: &RootCause, after: &str) -> Option<String> {
+    let f = cause.main_function()?;
+    Some(format!(
+        "{}{} explains {:.0}% of the difference{}",
+        f.name,
+        f.file
+            .as_deref()
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default(),
+        f.share * 100.0,
+        if f.modified {
+            format!(", modified in {after} ●")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+/// Which false-discovery control is in force, in one sentence.
+pub fn fdr_note(fdr: &Fdr) -> String {
+    if !fdr.in_force {
+        return format!(
+            "No false-discovery-rate control: each of the {} comparisons of this build stands alone (`[regressions] fdr = false`).",
+            fdr.tests
+        );
+    }
+    let held = match fdr.held_back {
+        0 => String::new(),
+        n => format!(
+            " {n} difference{} significant alone {} not reported because of it.",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "was" } else { "were" }
+        ),
+    };
+    format!(
+        "Benjamini–Hochberg false-discovery-rate control at {}% over the {} version-to-version comparisons of this build.{held}",
+        format!("{:.4}", fdr.rate * 100.0).trim_end_matches('0').trim_end_matches('.'),
+        fdr.tests
+    )
+}
+
+#[derive(Serialize, Default)]
+struct Row {
+    /// Set on a line that stands for versions left out: what they hold.
+    gap: Option<String>,
+    version: String,
+    runs: usize,
+    samples: Option<usize>,
+    mean: String,
+    interval: String,
+    sd: String,
+    category: String,
+    verdict: String,
+    verdict_class: &'static str,
+    sources: String,
+    notes: String,
+}
+
+#[derive(Serialize)]
+pub struct ChangeRow {
+    pub label: String,
+    pub benchmark: String,
+    pub class: &'static str,
+    pub summary: String,
+    pub href: Option<String>,
+    /// The function that explains most of the change, in one line.
+    pub cause: Option<String>,
+}
+
+#[derive(Serialize)]
+struct View {
+    #[serde(flatten)]
+    common: Common,
+    benchmark: String,
+    origin: String,
+    method: String,
+    categories: String,
+    chart: String,
+    rows: Vec<Row>,
+    /// Set when the table is cut: what it shows.
+    budget: Option<Budget>,
+    /// What a long series' chart draws.
+    chart_note: Option<String>,
+    changes: Vec<ChangeRow>,
+    in_process_note: Option<String>,
+    /// At least two versions have enough runs to be compared.
+    judgeable: bool,
+}
+
+#[derive(Serialize)]
+struct Budget {
+    shown: usize,
+    versions: usize,
+    max_rows: usize,
+    latest: usize,
+}
+
+/// The benchmark's page; its table has at most `table_rows` version rows
+/// (0: a row per version).
+pub fn render(
+    history: &History,
+    report: &RegressionReport,
+    bench: &BenchmarkReport,
+    table_rows: usize,
+    renderer: &Renderer,
+) -> Result<(String, Vec<u8>), BuildError> {
+    let page = path(&bench.series.benchmark);
+    let series = &bench.series;
+    let settings = &report.settings;
+    let mut found: Vec<(&Change, Option<&RootCause>)> = report
+        .changes
+        .iter()
+        .zip(&report.causes)
+        .filter(|(c, _)| c.benchmark == series.benchmark)
+        .map(|(c, cause)| (c, cause.as_ref()))
+        .collect();
+    found.sort_by_key(|(c, _)| c.after);
+    let found_changes: Vec<&Change> = found.iter().map(|(c, _)| *c).collect();
+    let (lines, marked) = table_lines(series, &bench.adjacent, &found_changes, table_rows);
+    let shown = lines.iter().filter(|l| matches!(l, Line::Point(_))).count();
+    let rows = lines
+        .iter()
+        .map(|line| match *line {
+            Line::Point(i) => row(
+                history,
+                &series.unit,
+                &series.points[i],
+                bench.against_previous(i, settings).as_ref(),
+                bench.categories.as_ref(),
+            ),
+            Line::Gap { from, to } => gap_row(history, bench, from, to),
+        })
+        .collect();
+    let changes = found
+        .iter()
+        .map(|(c, cause)| change_row(history, c, *cause, &page))
+        .collect();
+    let view = View {
+        common: Common::new(renderer, history, &page),
+        benchmark: series.benchmark.clone(),
+        origin: series.origin.describe(),
+        method: format!(
+            "{} {}",
+            method_note(settings.test.label(), settings.confidence, settings.min_runs),
+            fdr_note(&report.fdr)
+        ),
+        categories: categories_note(history, bench.categories.as_ref(), &series.unit),
+        chart: series_svg::chart(
+            series,
+            bench.categories.as_ref(),
+            &history.versions,
+            None,
+            &marked,
+            settings.confidence,
+        ),
+        rows,
+        chart_note: series_svg::long_series_note(series.points.len(), settings.confidence),
+        budget: (shown < series.points.len()).then_some(Budget {
+            shown,
+            versions: series.points.len(),
+            max_rows: table_rows,
+            latest: series_table::LATEST,
+        }),
+        changes,
+        judgeable: series
+            .points
+            .iter()
+            .filter(|p| p.values.len() >= settings.min_runs)
+            .count()
+            >= 2,
+        in_process_note: series.points.iter().any(|p| p.in_process).then(|| {
+            "Samples taken inside one process (Criterion's iterations, pytest-benchmark's rounds) are not independent: each run counts once, with the mean of its samples. Save several runs per version (one file each) for a verdict.".to_string()
+        }),
+    };
+    Ok((page, renderer.render("benchmark.html", &view)?.into_bytes()))
+}
+
+/// The table's lines (the points around each change found and each
+/// significant step, within the budget), and the points a long chart marks:
+/// the first, the last and those around each change found.
+fn table_lines(
+    series: &Series,
+    adjacent: &[Verdict],
+    found: &[&Change],
+    table_rows: usize,
+) -> (Vec<Line>, Vec<usize>) {
+    let position = |version: usize| {
+        series
+            .points
+            .binary_search_by_key(&version, |p| p.version)
+            .ok()
+    };
+    let changes: Vec<(usize, usize)> = found
+        .iter()
+        .filter_map(|c| Some((position(c.before)?, position(c.after)?)))
+        .collect();
+    let steps: Vec<usize> = adjacent
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v, Verdict::Change { .. }))
+        .map(|(j, _)| j + 1)
+        .collect();
+    let n = series.points.len();
+    let mut marked: Vec<usize> = changes.iter().flat_map(|&(b, a)| [b, a]).collect();
+    marked.extend([0, n.saturating_sub(1)]);
+    (series_table::lines(n, table_rows, &changes, &steps), marked)
+}
+
+/// The line standing for points `from..=to`: how many versions, which,
+/// the range of their means and their verdicts counted.
+fn gap_row(history: &History, bench: &BenchmarkReport, from: usize, to: usize) -> Row {
+    let points = &bench.series.points[from..=to];
+    let label = |p: &Point| history.versions[p.version].label.as_str();
+    let means = points.iter().filter_map(|p| p.summary.map(|s| s.mean));
+    let (lo, hi) = means.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+        (lo.min(m), hi.max(m))
+    });
+    let unit = &bench.series.unit;
+    let range = if lo <= hi {
+        format!("; means {} – {}", measured(lo, unit), measured(hi, unit))
+    } else {
+        String::new()
+    };
+    // The first point is always shown, so every point here has a verdict.
+    let verdicts = bench.adjacent[from.saturating_sub(1)..to].iter();
+    Row {
+        gap: Some(format!(
+            "{} versions not shown ({} … {}){range}; against the version before: {}",
+            points.len(),
+            label(&points[0]),
+            label(&points[points.len() - 1]),
+            series_table::tally(verdicts)
+        )),
+        ..Row::default()
+    }
+}
+
+pub fn method_note(test: &str, confidence: f64, min_runs: usize) -> String {
+    format!(
+        "Versions differ when {test} rejects equal means at {}% confidence; intervals are {}% confidence intervals; a verdict needs at least {min_runs} independent runs per version.",
+        confidence * 100.0,
+        confidence * 100.0
+    )
+}
+
+pub fn categories_note(history: &History, c: Option<&Categories>, unit: &str) -> String {
+    let Some(c) = c else {
+        return "No categories: there are no figures.".into();
+    };
+    let mut parts = Vec::new();
+    for (k, name) in c.names.iter().enumerate() {
+        let range = match (k.checked_sub(1).map(|j| c.edges[j]), c.edges.get(k)) {
+            (None, Some(hi)) => format!("below {}", measured(*hi, unit)),
+            (Some(lo), Some(hi)) => format!("{} to {}", measured(lo, unit), measured(*hi, unit)),
+            (Some(lo), None) => format!("{} and above", measured(lo, unit)),
+            (None, None) => "everything".into(),
+        };
+        parts.push(format!("{name}: {range}"));
+    }
+    let from = match c.derived_from {
+        Some(v) => format!(
+            "derived from the mean of the first version with figures ({})",
+            history.versions[v].label
+        ),
+        None => "configured in perfatlas.toml".into(),
+    };
+    format!("Categories ({from}): {}. A major change crosses a category; a minor one is significant within it.", parts.join("; "))
+}
+
+fn row(
+    history: &History,
+    unit: &str,
+    p: &Point,
+    verdict: Option<&(Verdict, Option<Comparison>)>,
+    categories: Option<&Categories>,
+) -> Row {
+    let s = p.summary;
+    let (verdict, verdict_class) = match verdict {
+        None => ("first".to_string(), "pa-muted"),
+        Some(v) => verdict_text(v),
+    };
+    Row {
+        gap: None,
+        version: history.versions[p.version].label.clone(),
+        runs: p.values.len(),
+        samples: (p.samples != p.values.len()).then_some(p.samples),
+        mean: s.map(|s| measured(s.mean, unit)).unwrap_or_default(),
+        interval: s
+            .and_then(|s| s.ci)
+            .map(|(lo, hi)| format!("{} – {}", measured(lo, unit), measured(hi, unit)))
+            .unwrap_or_else(|| "—".into()),
+        sd: s
+            .filter(|s| s.n > 1)
+            .map(|s| measured(s.sd, unit))
+            .unwrap_or_else(|| "—".into()),
+        category: match (categories, s) {
+            (Some(c), Some(s)) => c.name_of(s.mean).to_string(),
+            _ => String::new(),
+        },
+        verdict,
+        verdict_class,
+        sources: summarise_sources(&p.sources),
+        notes: p.notes.join("; "),
+    }
+}
+
+fn summarise_sources(sources: &[std::sync::Arc<str>]) -> String {
+    match sources.len() {
+        0 => String::new(),
+        1..=3 => sources.join(", "),
+        n => format!("{}, … ({n} files)", sources[..2].join(", ")),
+    }
+}
+
+/// A verdict in words, with its CSS class.
+pub fn verdict_text((verdict, c): &(Verdict, Option<Comparison>)) -> (String, &'static str) {
+    let figures = c
+        .map(|c| {
+            format!(
+                "{}, {}",
+                c.relative.map(signed_percent).unwrap_or_default(),
+                p_value(c.p_value)
+            )
+        })
+        .unwrap_or_default();
+    match verdict {
+        Verdict::Change {
+            direction,
+            severity,
+        } => {
+            let (word, class) = match direction {
+                Direction::Regression => ("regression", "pa-bad"),
+                Direction::Improvement => ("improvement", "pa-good"),
+            };
+            (
+                format!("{} {word} ({figures})", severity_word(*severity)),
+                class,
+            )
+        }
+        Verdict::NoChange => (format!("no significant change ({figures})"), "pa-muted"),
+        Verdict::NotEnoughData { reason } => (format!("not enough data: {reason}"), "pa-muted"),
+    }
+}
+
+pub fn severity_word(s: analysis::regression::Severity) -> &'static str {
+    match s {
+        analysis::regression::Severity::Major => "major",
+        analysis::regression::Severity::Minor => "minor",
+    }
+}
+
+/// A change as one line, linking to its page (regressions) from `page`.
+pub fn change_row(
+    history: &History,
+    c: &analysis::regression::Change,
+    cause: Option<&RootCause>,
+    page: &str,
+) -> ChangeRow {
+    let name = |v: usize| history.versions[v].name.as_str();
+    let label = |v: usize| history.versions[v].label.as_str();
+    let regression = c.direction == Direction::Regression;
+    let figures = c
+        .comparison
+        .map(|x| {
+            format!(
+                "{}, {}",
+                x.relative.map(signed_percent).unwrap_or_default(),
+                p_value(x.p_value)
+            )
+        })
+        .unwrap_or_default();
+    let category = if c.categories.0 != c.categories.1 {
+        format!("; {} → {}", c.categories.0, c.categories.1)
+    } else {
+        String::new()
+    };
+    ChangeRow {
+        benchmark: c.benchmark.clone(),
+        label: format!(
+            "{} {} in {}",
+            severity_word(c.severity),
+            if regression {
+                "regression"
+            } else {
+                "improvement"
+            },
+            label(c.after)
+        ),
+        class: if regression { "pa-bad" } else { "pa-good" },
+        summary: format!(
+            "{} → {} ({figures}{category}){}{}",
+            label(c.before),
+            label(c.after),
+            match c.method {
+                Method::Adjacent => String::new(),
+                Method::Gap { unmeasured } => format!(
+                    "; {unmeasured} version{} between not measured",
+                    if unmeasured == 1 { "" } else { "s" }
+                ),
+            },
+            c.undone
+                .as_ref()
+                .map(|u| format!("; undone in {}", label(u.by)))
+                .unwrap_or_default()
+        ),
+        href: Some(format!(
+            "{}{}",
+            paths::root_of(page),
+            change_path(c, name(c.before), name(c.after))
+        )),
+        cause: cause.and_then(|x| cause_summary(x, &label(c.after))),
+    }
+}

@@ -1,0 +1,491 @@
+//! The component page (one per component that is ever visible in a
+//! matrix): its row of the matrix, then one section per version with its
+//! numbers, the call graph around it (callers left, callees right, edges
+//! added / deleted / kept), its execution timeline over the previous
+//! version's, its modified methods with their source diffs, and links to
+//! the flame graphs of that version. The call graphs of every version are
+//! also written, stacked, as one standalone SVG beside the page.
+
+use serde::Serialize;
+
+use super::callgraph_svg::{self, Node};
+use super::matrix_page::{diff_path, header_labels, Link};
+use super::matrix_svg::{self, GlyphScale};
+use super::profile_page::Plan;
+use super::svg::{coord, SvgWriter};
+use super::{paths, timeline_svg, Common, Renderer};
+use crate::paths::ScopePaths;
+use analysis::callgraph::{neighbours, EdgeState, Neighbour};
+use analysis::evolution::{EvolutionPlan, ScopePlan};
+use analysis::hierarchy::{CompId, Level};
+use analysis::modifications::MethodChange;
+use config::MatrixConfig;
+use model::error::BuildError;
+use model::History;
+
+/// Most callers (and callees) listed in a version's table.
+const TABLE_ROWS: usize = 100;
+
+#[derive(Serialize)]
+struct EdgeRow {
+    name: String,
+    href: Option<String>,
+    state: &'static str,
+    value: String,
+    before: String,
+}
+
+#[derive(Serialize)]
+struct DiffLineView {
+    kind: &'static str,
+    old: String,
+    new: String,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct ModifiedView {
+    name: String,
+    href: Option<String>,
+    file: String,
+    range: String,
+    added: bool,
+    truncated: bool,
+    lines: Vec<DiffLineView>,
+}
+
+#[derive(Serialize)]
+struct Section {
+    id: String,
+    label: String,
+    present: bool,
+    summary: Option<String>,
+    /// Drawn when the calls differ from the previous version's (or there
+    /// is none); otherwise `same_calls_as` names the version drawn last.
+    call_graph: Option<String>,
+    same_calls_as: Option<Link>,
+    /// Every caller and callee, when there are more than the graph draws.
+    callers: Vec<EdgeRow>,
+    callees: Vec<EdgeRow>,
+    timeline: Option<String>,
+    timeline_note: String,
+    changes_note: String,
+    modified: Vec<ModifiedView>,
+    full_diff: Option<String>,
+    flames: Vec<Link>,
+}
+
+#[derive(Serialize)]
+struct ComponentView {
+    #[serde(flatten)]
+    common: Common,
+    scope: String,
+    matrix_href: String,
+    name: String,
+    level: &'static str,
+    path_name: String,
+    header_svg: String,
+    row_svg: String,
+    edge_level: &'static str,
+    metric: String,
+    svg_href: String,
+    sections: Vec<Section>,
+}
+
+/// Context shared by every component page of one scope.
+pub struct PageContext<'a> {
+    pub history: &'a History,
+    pub plan: &'a EvolutionPlan,
+    pub scope: &'a ScopePlan,
+    pub profiles: &'a Plan,
+    pub config: &'a MatrixConfig,
+    pub renderer: &'a Renderer,
+}
+
+/// Renders the page of `comp` and its standalone call-graph SVG.
+pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let sp = cx.scope;
+    let Some(path) = sp.pages.get(&comp) else {
+        return Ok(Vec::new());
+    };
+    let Some(&row_index) = sp.row_of.get(&comp) else {
+        return Ok(Vec::new());
+    };
+    let row = &sp.matrix.rows[row_index];
+    let common = Common::new(cx.renderer, cx.history, path);
+    let root = common.root.clone();
+    let scale = GlyphScale {
+        max_time: sp.matrix.max_time,
+        modified_steps: cx.config.modified_steps,
+        unit: &sp.scope.unit,
+    };
+    let labels = header_labels(cx.history, cx.plan, sp, |name| {
+        format!("#v-{}", paths::slug(name))
+    });
+    let title = |v: usize, cell: &analysis::matrix::Cell| {
+        matrix_svg::cell_summary(
+            &cx.history.versions[v].label,
+            cell,
+            &sp.scope.unit,
+            sp.matrix.totals[v].unwrap_or(0.0),
+        )
+    };
+    let path_name = cx.plan.hierarchy.path_name(comp);
+    let mut sections: Vec<Section> = Vec::new();
+    let mut last_drawn: Option<Link> = None;
+    for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
+        let mut s = section(cx, comp, row_index, v, &root);
+        if s.call_graph.is_some() {
+            last_drawn = Some(Link {
+                label: s.label.clone(),
+                href: format!("#{}", s.id),
+                current: false,
+            });
+        } else {
+            s.same_calls_as = last_drawn.as_ref().map(|l| Link {
+                label: l.label.clone(),
+                href: l.href.clone(),
+                current: false,
+            });
+        }
+        sections.push(s);
+    }
+    let svg_path = path.replace(".html", ".svg");
+    let standalone = standalone(cx, &sections, &path_name);
+    let view = ComponentView {
+        scope: sp.scope.name.clone(),
+        matrix_href: format!("{root}{}", sp.matrix_path()),
+        name: cx.plan.hierarchy.get(comp).name.clone(),
+        level: level_word(row.level),
+        header_svg: matrix_svg::header_svg(&labels),
+        row_svg: matrix_svg::row_svg(&row.cells, &scale, Some(&title), &path_name),
+        edge_level: match row.level {
+            Level::Project | Level::Method => "method",
+            Level::Class => "class",
+            Level::Package => "package",
+        },
+        metric: sp.scope.metric.clone(),
+        svg_href: paths_file_name(&svg_path),
+        path_name,
+        sections,
+        common,
+    };
+    let html = cx.renderer.render("component.html", &view)?;
+    Ok(vec![
+        (path.clone(), html.into_bytes()),
+        (svg_path, standalone.into_bytes()),
+    ])
+}
+
+fn paths_file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+fn level_word(level: Level) -> &'static str {
+    match level {
+        Level::Project => "project",
+        Level::Package => "package",
+        Level::Class => "class",
+        Level::Method => "method",
+    }
+}
+
+fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &str) -> Section {
+    let sp = cx.scope;
+    let row = &sp.matrix.rows[row_index];
+    let version = &cx.history.versions[v];
+    let cell = row.cells[v].as_ref();
+    let previous = sp.scope.previous(v);
+    let level = row.level;
+    let (callers, callees) = neighbours(
+        sp.edges_for(v, level),
+        previous.map(|p| sp.edges_for(p, level)),
+        comp,
+    );
+    let limit = cx.config.call_graph_edges;
+    let node = |n: &'_ Neighbour| -> (String, Option<String>) {
+        (
+            cx.plan.hierarchy.get(n.comp).name.clone(),
+            sp.pages.get(&n.comp).map(|p| format!("{root}{p}")),
+        )
+    };
+    let left_nodes = drawn(&callers, limit, &node, sp);
+    let right_nodes = drawn(&callees, limit, &node, sp);
+    let center = cx.plan.hierarchy.get(comp).name.clone();
+    let calls_changed = previous.is_none()
+        || callers
+            .iter()
+            .chain(&callees)
+            .any(|n| n.state != EdgeState::Kept);
+    let call_graph = calls_changed.then(|| {
+        callgraph_svg::call_graph(
+            &center,
+            &left_nodes,
+            &right_nodes,
+            (
+                callers.len().saturating_sub(limit),
+                callees.len().saturating_sub(limit),
+            ),
+            &format!("calls of {center} in {}", version.label),
+        )
+    });
+    let table = |list: &[Neighbour]| -> Vec<EdgeRow> {
+        if calls_changed && (callers.len() > limit || callees.len() > limit) {
+            edge_rows(&list[..list.len().min(TABLE_ROWS)], &node, sp)
+        } else {
+            Vec::new()
+        }
+    };
+    let (timeline, timeline_note) = timeline_of(cx, comp, v, previous);
+    let changes = &cx.plan.modifications.versions[v];
+    let modified: Vec<ModifiedView> = changes
+        .modified
+        .iter()
+        .filter(|(m, _)| {
+            sp.row_of.contains_key(m) && cx.plan.hierarchy.at_level(**m, level) == comp
+        })
+        .map(|(m, change)| modified_view(cx, *m, change, root))
+        .collect();
+    Section {
+        id: format!("v-{}", paths::slug(&version.name)),
+        label: version.label.clone(),
+        present: cell.is_some(),
+        summary: cell.map(|c| {
+            matrix_svg::cell_summary(
+                &version.label,
+                c,
+                &sp.scope.unit,
+                sp.matrix.totals[v].unwrap_or(0.0),
+            )
+        }),
+        call_graph,
+        same_calls_as: None,
+        callers: table(&callers),
+        callees: table(&callees),
+        timeline,
+        timeline_note,
+        changes_note: changes.note.clone(),
+        modified,
+        full_diff: (!changes.files.is_empty())
+            .then(|| format!("{root}{}", diff_path(&version.name))),
+        flames: flame_links(cx, v, root),
+    }
+}
+
+/// The first `limit` neighbours as the call graph draws them.
+fn drawn<'a>(
+    list: &'a [Neighbour],
+    limit: usize,
+    node: &dyn Fn(&Neighbour) -> (String, Option<String>),
+    sp: &ScopePlan,
+) -> Vec<Node<'a>> {
+    list.iter()
+        .take(limit)
+        .map(|n| {
+            let (name, href) = node(n);
+            Node {
+                neighbour: n,
+                name,
+                href,
+                value: value_text(sp, n),
+            }
+        })
+        .collect()
+}
+
+fn value_text(sp: &ScopePlan, n: &Neighbour) -> String {
+    let v = if n.state == EdgeState::Deleted {
+        n.before
+    } else {
+        n.value
+    };
+    super::format::with_unit(v, &sp.scope.unit)
+}
+
+fn edge_rows(
+    list: &[Neighbour],
+    node: &dyn Fn(&Neighbour) -> (String, Option<String>),
+    sp: &ScopePlan,
+) -> Vec<EdgeRow> {
+    list.iter()
+        .map(|n| {
+            let (name, href) = node(n);
+            EdgeRow {
+                name,
+                href,
+                state: match n.state {
+                    EdgeState::Added => "added",
+                    EdgeState::Deleted => "deleted",
+                    EdgeState::Kept => "kept",
+                },
+                value: super::format::with_unit(n.value, &sp.scope.unit),
+                before: super::format::with_unit(n.before, &sp.scope.unit),
+            }
+        })
+        .collect()
+}
+
+fn timeline_of(
+    cx: &PageContext,
+    comp: CompId,
+    v: usize,
+    previous: Option<usize>,
+) -> (Option<String>, String) {
+    let sp = cx.scope;
+    let Some(t) = &sp.timelines[v] else {
+        let formats: std::collections::BTreeSet<&str> = sp
+            .scope
+            .entries(v)
+            .map(|(e, _)| cx.history.profiles[e].format)
+            .collect();
+        let formats: Vec<&str> = formats.into_iter().collect();
+        return (
+            None,
+            format!(
+                "No execution timeline: {} input records no time order.",
+                formats.join(", ")
+            ),
+        );
+    };
+    let frames = cx.config.timeline_frames;
+    let zero = vec![0.0; frames];
+    let now = t.shares.get(&comp).unwrap_or(&zero);
+    let before = previous
+        .and_then(|p| sp.timelines[p].as_ref())
+        .map(|b| b.shares.get(&comp).unwrap_or(&zero).as_slice());
+    let svg = timeline_svg::timeline(
+        now,
+        before,
+        (frames * 18) as f64,
+        48.0,
+        &format!("execution timeline of {}", cx.plan.hierarchy.get(comp).name),
+    );
+    let note = format!(
+        "Share of each of {frames} equal time frames of the run spent in this component (blue; a container shows the largest of its methods), over the previous version's (grey); from {} of {} profiles.",
+        t.with_order, t.profiles
+    );
+    (Some(svg), note)
+}
+
+fn modified_view(cx: &PageContext, m: CompId, change: &MethodChange, root: &str) -> ModifiedView {
+    ModifiedView {
+        name: cx.plan.hierarchy.get(m).name.clone(),
+        href: cx.scope.pages.get(&m).map(|p| format!("{root}{p}")),
+        file: change.file.clone(),
+        range: change
+            .range
+            .as_ref()
+            .map(|(a, b, rule)| format!("lines {a}–{b}, found by {rule}"))
+            .unwrap_or_default(),
+        added: change.added,
+        truncated: change.truncated,
+        lines: change
+            .lines
+            .iter()
+            .map(|l| DiffLineView {
+                kind: match l.kind {
+                    '+' => "add",
+                    '-' => "del",
+                    _ => "ctx",
+                },
+                old: l.old.map(|n| n.to_string()).unwrap_or_default(),
+                new: l.new.map(|n| n.to_string()).unwrap_or_default(),
+                text: format!("{}{}", l.kind, l.text),
+            })
+            .collect(),
+    }
+}
+
+/// The flame-graph pages of the scope's benchmarks in version `v`, one per
+/// repetition, for the scope's metric.
+fn flame_links(cx: &PageContext, v: usize, root: &str) -> Vec<Link> {
+    let sp = cx.scope;
+    let several = sp.scope.benchmarks.len() > 1;
+    sp.scope
+        .entries(v)
+        .filter_map(|(e, metric)| {
+            let href = cx.profiles.by_entry[e].get(metric)?;
+            let entry = &cx.history.profiles[e];
+            let rep = &cx.profiles.rep_names[e];
+            Some(Link {
+                label: if several {
+                    format!("{} {rep}", entry.benchmark)
+                } else {
+                    rep.clone()
+                },
+                href: format!("{root}{href}"),
+                current: false,
+            })
+        })
+        .collect()
+}
+
+/// The call graphs of the versions where the calls changed, stacked, with
+/// the page's style embedded.
+fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
+    let style = format!(
+        "{}\n{}",
+        cx.renderer.theme_css(cx.renderer.default_theme()),
+        cx.renderer.asset("perfatlas.css")
+    );
+    let heights: Vec<f64> = sections
+        .iter()
+        .map(|s| {
+            s.call_graph
+                .as_deref()
+                .map_or(0.0, |g| svg_height(g) + 24.0)
+        })
+        .collect();
+    let total: f64 = heights.iter().sum::<f64>() + 8.0;
+    let mut w = SvgWriter::with_capacity(style.len() + sections.len() * 4096);
+    w.open(
+        "svg",
+        &[
+            ("xmlns", "http://www.w3.org/2000/svg"),
+            ("class", "pa-cg-all"),
+            ("width", "960"),
+            ("height", &coord(total)),
+            ("viewBox", &format!("0 0 960 {}", coord(total))),
+            ("role", "img"),
+            ("aria-label", &format!("call graphs of {name}")),
+        ],
+    );
+    w.open("style", &[]).cdata(&style).close("style").newline();
+    w.empty(
+        "rect",
+        &[("width", "100%"), ("height", "100%"), ("class", "pa-bg")],
+    );
+    let mut y = 0.0;
+    let mut body = w.finish();
+    for (s, h) in sections.iter().zip(&heights) {
+        let Some(graph) = &s.call_graph else {
+            continue;
+        };
+        let mut t = SvgWriter::new();
+        t.element(
+            "text",
+            &[("x", "4"), ("y", &coord(y + 16.0)), ("class", "pa-rn")],
+            &format!("{}: {}", s.label, s.summary.as_deref().unwrap_or("absent")),
+        );
+        body.push_str(&t.finish());
+        // The inline graph is a complete <svg>: nest it at its offset.
+        body.push_str(&graph.replacen(
+            "<svg ",
+            &format!("<svg x=\"0\" y=\"{}\" ", coord(y + 22.0)),
+            1,
+        ));
+        body.push('\n');
+        y += h;
+    }
+    body.push_str("</svg>\n");
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{body}")
+}
+
+/// The `height` attribute of an `<svg>` this module wrote.
+fn svg_height(svg: &str) -> f64 {
+    svg.split("height=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0)
+}

@@ -1,0 +1,540 @@
+//! Differential flame-graph pages (EasyView VI-A-b): for each pair of
+//! consecutive versions of a benchmark (and each pair named in the
+//! configuration), per metric and shape, the mean profile of the old
+//! version against the new one's. Frames carry the tags [A], [D], [+], [−]
+//! in their labels and a diverging colour through grey; tooltips and the
+//! tree table give absolute and relative changes of the inclusive and the
+//! exclusive value, and the page script switches the colouring between the
+//! two.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::aggregate_page::version_trees;
+use super::flame_svg::{Decor, Words};
+use super::flame_view::{self, GraphSpec, GraphView};
+use super::format::with_unit;
+use super::profile_page::{Link, Shape};
+use super::tree_table::{self, Column, TableView};
+use super::{paths, reuse, Common, Renderer};
+use analysis::aggregate;
+use analysis::flame_diff::{self, Change, FlameDiff, Tag, WIDTH_METRIC};
+use analysis::matrix::delta_step;
+use analysis::shapes::{self, ShapeFrames, Values};
+use config::Config;
+use model::error::BuildError;
+use model::{CallTree, History, NodeId, Unit};
+
+/// One differential page.
+#[derive(Debug, Clone)]
+pub struct DiffPlan {
+    pub benchmark: String,
+    pub old: usize,
+    pub new: usize,
+    pub metric: String,
+    pub shape: Shape,
+    pub path: String,
+}
+
+/// Pages for consecutive versions of every benchmark and for the pairs in
+/// `[flame] diffs`, each metric both versions have, each shape.
+pub fn plan(history: &History, config: &Config) -> Vec<DiffPlan> {
+    let mut pairs: Vec<(String, usize, usize)> = Vec::new();
+    for benchmark in history.benchmarks() {
+        let versions = versions_of(history, &benchmark);
+        for w in versions.windows(2) {
+            pairs.push((benchmark.clone(), w[0], w[1]));
+        }
+        for [old, new] in &config.flame.diffs {
+            let find = |name: &str| {
+                versions
+                    .iter()
+                    .copied()
+                    .find(|&v| history.versions[v].name == *name)
+            };
+            if let (Some(o), Some(n)) = (find(old), find(new)) {
+                if !pairs.contains(&(benchmark.clone(), o, n)) {
+                    pairs.push((benchmark.clone(), o, n));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (benchmark, old, new) in pairs {
+        for metric in common_metrics(history, &benchmark, old, new) {
+            for shape in Shape::ALL {
+                out.push(DiffPlan {
+                    path: paths::flame_diff_page(
+                        &benchmark,
+                        &history.versions[old].name,
+                        &history.versions[new].name,
+                        &metric,
+                        shape.suffix(),
+                    ),
+                    benchmark: benchmark.clone(),
+                    old,
+                    new,
+                    metric: metric.clone(),
+                    shape,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn versions_of(history: &History, benchmark: &str) -> Vec<usize> {
+    let mut v: Vec<usize> = history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == benchmark)
+        .map(|p| p.version)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn metric_names(history: &History, benchmark: &str, version: usize) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for p in history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == benchmark && p.version == version)
+    {
+        for m in &p.profile.metrics {
+            if !names.contains(&m.name) {
+                names.push(m.name.clone());
+            }
+        }
+    }
+    names
+}
+
+fn common_metrics(history: &History, benchmark: &str, old: usize, new: usize) -> Vec<String> {
+    let later = metric_names(history, benchmark, new);
+    metric_names(history, benchmark, old)
+        .into_iter()
+        .filter(|m| later.contains(m))
+        .collect()
+}
+
+/// For each (benchmark, version), the top-down diff pages it takes part in,
+/// labelled from that version's point of view.
+pub fn links_by_version(
+    history: &History,
+    plan: &[DiffPlan],
+) -> BTreeMap<(String, usize), Vec<(String, String)>> {
+    let mut out: BTreeMap<(String, usize), Vec<(String, String)>> = BTreeMap::new();
+    for p in plan.iter().filter(|p| p.shape == Shape::TopDown) {
+        let (old, new) = (
+            &history.versions[p.old].label,
+            &history.versions[p.new].label,
+        );
+        out.entry((p.benchmark.clone(), p.new))
+            .or_default()
+            .push((format!("{old} → {new}"), p.path.clone()));
+        out.entry((p.benchmark.clone(), p.old))
+            .or_default()
+            .push((format!("{old} → {new}"), p.path.clone()));
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct DiffView {
+    #[serde(flatten)]
+    common: Common,
+    benchmark: String,
+    old: String,
+    new: String,
+    metric: String,
+    shape: &'static str,
+    old_total: String,
+    new_total: String,
+    change: String,
+    normalised: bool,
+    old_count: usize,
+    new_count: usize,
+    shapes: Vec<Link>,
+    metrics: Vec<Link>,
+    old_aggregate: Option<String>,
+    new_aggregate: Option<String>,
+    counts: Vec<(String, usize)>,
+    graph: GraphView,
+    table: TableView,
+}
+
+/// The mean of a version's profiles of a benchmark for one metric, by
+/// function (see [`shapes::by_function`]), with the number of profiles and
+/// the unit: computed once and shared by every diff page of the version.
+pub struct VersionMean {
+    pub tree: CallTree,
+    pub count: usize,
+    pub unit: Option<Unit>,
+}
+
+/// (benchmark, version, metric) → the version's mean.
+pub type Means = BTreeMap<(String, usize, String), VersionMean>;
+
+/// The means every page of `plan` needs, computed in parallel.
+pub fn means(history: &History, frames: &ShapeFrames, plan: &[DiffPlan]) -> Means {
+    use rayon::prelude::*;
+    let mut keys: Vec<(String, usize, String)> = plan
+        .iter()
+        .flat_map(|p| [p.old, p.new].map(|v| (p.benchmark.clone(), v, p.metric.clone())))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_par_iter()
+        .map(|key| {
+            let (_, mut trees, unit) = version_trees(history, &key.0, key.1, &key.2);
+            let count = trees.len();
+            let mean = if count == 1 {
+                trees.pop().unwrap_or_else(|| CallTree::new(1))
+            } else {
+                let refs: Vec<&CallTree> = trees.iter().collect();
+                let agg = aggregate::aggregate(&refs);
+                agg.tree.project(agg.mean_metric())
+            };
+            let tree = shapes::by_function(&mean, frames);
+            (key, VersionMean { tree, count, unit })
+        })
+        .collect()
+}
+
+/// A version's mean in the page's shape.
+fn shaped<'a>(
+    mean: &'a VersionMean,
+    frames: &ShapeFrames,
+    shape: Shape,
+    min_fraction: f64,
+) -> Cow<'a, CallTree> {
+    match shape {
+        Shape::TopDown => Cow::Borrowed(&mean.tree),
+        Shape::BottomUp => {
+            Cow::Owned(shapes::bottom_up(&mean.tree, frames, Values::Exclusive, min_fraction).tree)
+        }
+        Shape::Flat => Cow::Owned(shapes::flat(&mean.tree, frames, Values::Exclusive)),
+    }
+}
+
+pub fn render(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+    frames: &ShapeFrames,
+    means: &Means,
+    all: &[DiffPlan],
+    p: &DiffPlan,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let min_fraction = flame_view::budget(&config.flame).min_fraction;
+    let mean_of = |v: usize| {
+        means
+            .get(&(p.benchmark.clone(), v, p.metric.clone()))
+            .ok_or_else(|| {
+                BuildError::Usage(format!(
+                    "internal: no mean for {} in version {v}",
+                    p.benchmark
+                ))
+            })
+    };
+    let (old_mean, new_mean) = (mean_of(p.old)?, mean_of(p.new)?);
+    let (old_count, new_count) = (old_mean.count, new_mean.count);
+    let unit = old_mean
+        .unit
+        .clone()
+        .or(new_mean.unit.clone())
+        .unwrap_or(Unit::Count);
+    let old_tree = shaped(old_mean, frames, p.shape, min_fraction);
+    let new_tree = shaped(new_mean, frames, p.shape, min_fraction);
+    let normalise = config.flame.diff_normalise;
+    let diff = flame_diff::diff(&old_tree, &new_tree, normalise);
+    let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
+    let shown_unit = if normalise {
+        Unit::Other("% of total".into())
+    } else {
+        unit.clone()
+    };
+    let spec = GraphSpec {
+        tree: &diff.tree,
+        metric: WIDTH_METRIC,
+        inclusive: None,
+        frames: &frames.table,
+        unit: &shown_unit,
+        title: format!("Differential flame graph, {}, {}", p.shape.name(), p.metric),
+        note: Some(format!(
+            "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. [A] added, [D] deleted (dashed), [+] grew, [−] shrank, [=] unchanged; red is slower, green faster, full colour at twice or half.",
+            old_v.label, new_v.label
+        )),
+        label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, p.metric),
+        id: "pa-flame-0".to_string(),
+        svg_path: p.path.replace(".html", ".svg"),
+        words: Words::Value,
+        percent_of: None,
+        code: None,
+    };
+    let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
+    let show = |v: f64| value_text(v, &unit, normalise);
+    let mut decor = Vec::with_capacity(graph.rects.len());
+    let mut data = Vec::with_capacity(graph.rects.len());
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for rect in &graph.rects {
+        let Some(node) = rect.node.filter(|_| rect.frame.is_some()) else {
+            decor.push(Decor {
+                class: if rect.node.is_none() {
+                    "m".into()
+                } else {
+                    "r d0".into()
+                },
+                prefix: String::new(),
+                numbers: root_numbers(&diff, &show),
+            });
+            data.push(serde_json::Value::Null);
+            continue;
+        };
+        let (inc, exc) = (diff.inclusive(node), diff.exclusive(node));
+        *counts.entry(inc.tag().mark()).or_insert(0) += 1;
+        decor.push(Decor {
+            class: format!("{} t{}", colour_class(inc), tag_letter(inc.tag())),
+            prefix: inc.tag().mark().to_string(),
+            numbers: format!(
+                "{}: {}\nself {}: {}",
+                inc.tag().word(),
+                change_text(inc, &show),
+                exc.tag().word(),
+                change_text(exc, &show)
+            ),
+        });
+        data.push(serde_json::json!([
+            inc.tag().mark(),
+            exc.tag().mark(),
+            colour_class(inc),
+            colour_class(exc),
+            change_text(inc, &show),
+            change_text(exc, &show),
+        ]));
+    }
+    let mut extra = flame_view::Extra::new();
+    extra.insert("diff", serde_json::Value::Array(data));
+    let (view, svg) = flame_view::render(&spec, &graph, Some(&decor), extra, renderer);
+    let common = Common::new(renderer, history, &p.path);
+    let table = table(&diff, &frames.table, &unit, normalise);
+    let html = renderer.render(
+        "flamediff.html",
+        &DiffView {
+            benchmark: p.benchmark.clone(),
+            old: old_v.label.clone(),
+            new: new_v.label.clone(),
+            metric: p.metric.clone(),
+            shape: p.shape.name(),
+            old_total: with_unit(diff.old_total, &unit),
+            new_total: with_unit(diff.new_total, &unit),
+            change: change_text(
+                Change {
+                    old: diff.old_total,
+                    new: diff.new_total,
+                },
+                &|v| with_unit(v, &unit),
+            ),
+            normalised: normalise,
+            old_count,
+            new_count,
+            shapes: sibling_links(
+                all,
+                p,
+                |q| q.metric == p.metric,
+                |q| q.shape.name().to_string(),
+                |q| q.shape == p.shape,
+            ),
+            metrics: sibling_links(
+                all,
+                p,
+                |q| q.shape == p.shape,
+                |q| q.metric.clone(),
+                |q| q.metric == p.metric,
+            ),
+            old_aggregate: aggregate_link(history, p, p.old, &common.root),
+            new_aggregate: aggregate_link(history, p, p.new, &common.root),
+            counts: counts
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            graph: view,
+            table,
+            common,
+        },
+    )?;
+    Ok(vec![(p.path.clone(), html.into_bytes()), svg])
+}
+
+/// The page-reuse key of a differential page: its plan and the pages of
+/// the same pair, both versions, and the contents of their profiles.
+pub fn key(
+    history: &History,
+    all: &[DiffPlan],
+    p: &DiffPlan,
+    profiles: &super::profile_page::Plan,
+    inputs: &reuse::Inputs,
+) -> u128 {
+    let mut d = reuse::Digest::new("differential page");
+    d.u128(inputs.salt)
+        .debug(&(&p.benchmark, &p.metric, p.shape, &p.path));
+    for version in [p.old, p.new] {
+        d.debug(&history.versions[version])
+            .debug(&aggregate_link(history, p, version, ""));
+        for &e in profiles.entries_of(&p.benchmark, version) {
+            d.u128(inputs.profiles[e]);
+        }
+    }
+    let pair = |q: &&DiffPlan| q.benchmark == p.benchmark && q.old == p.old && q.new == p.new;
+    for q in all.iter().filter(pair) {
+        d.debug(&(&q.metric, q.shape, &q.path));
+    }
+    d.finish()
+}
+
+/// The aggregate page of a version in the pair, when it has one.
+fn aggregate_link(history: &History, p: &DiffPlan, version: usize, root: &str) -> Option<String> {
+    super::aggregate_page::exists(history, &p.benchmark, version, &p.metric).then(|| {
+        let name = &history.versions[version].name;
+        format!(
+            "{root}{}",
+            paths::aggregate_page(&p.benchmark, name, &p.metric)
+        )
+    })
+}
+
+/// Links to the pages of the same pair that differ in one respect.
+fn sibling_links(
+    all: &[DiffPlan],
+    p: &DiffPlan,
+    same: impl Fn(&DiffPlan) -> bool,
+    label: impl Fn(&DiffPlan) -> String,
+    current: impl Fn(&DiffPlan) -> bool,
+) -> Vec<Link> {
+    all.iter()
+        .filter(|q| q.benchmark == p.benchmark && q.old == p.old && q.new == p.new && same(q))
+        .map(|q| Link {
+            label: label(q),
+            href: flame_view::file_name(&q.path),
+            current: current(q),
+        })
+        .collect()
+}
+
+fn tag_letter(tag: Tag) -> &'static str {
+    match tag {
+        Tag::Added => "A",
+        Tag::Deleted => "D",
+        Tag::Grew => "P",
+        Tag::Shrank => "M",
+        Tag::Same => "S",
+    }
+}
+
+/// Diverging colour class through grey: `dp1`…`dp5` slower, `dm1`…`dm5`
+/// faster, `d0` unchanged; added and deleted frames take the ends.
+pub fn colour_class(change: Change) -> String {
+    let step = match change.tag() {
+        Tag::Added => 5,
+        Tag::Deleted => -5,
+        Tag::Same => 0,
+        _ => change.relative().map_or(0, delta_step),
+    };
+    match step {
+        0 => "d0".to_string(),
+        s if s > 0 => format!("dp{s}"),
+        s => format!("dm{}", -s),
+    }
+}
+
+fn value_text(v: f64, unit: &Unit, normalised: bool) -> String {
+    if normalised {
+        format!("{:.2}% of total", v * 100.0)
+    } else {
+        with_unit(v, unit)
+    }
+}
+
+/// "120 → 150 samples (+30, +25.0%)".
+fn change_text(c: Change, show: &dyn Fn(f64) -> String) -> String {
+    let delta = c.delta();
+    let sign = if delta > 0.0 {
+        "+"
+    } else if delta < 0.0 {
+        "−"
+    } else {
+        "±"
+    };
+    let relative = match c.relative() {
+        Some(r) => format!(", {sign}{:.1}%", (r * 100.0).abs()),
+        None => String::new(),
+    };
+    format!(
+        "{} → {} ({sign}{}{relative})",
+        show(c.old),
+        show(c.new),
+        show(delta.abs())
+    )
+}
+
+fn root_numbers(diff: &FlameDiff, show: &dyn Fn(f64) -> String) -> String {
+    format!("all: {}", change_text(diff.inclusive(NodeId::ROOT), show))
+}
+
+fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: bool) -> TableView {
+    let tree = &diff.tree;
+    let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
+    let shown = if normalised {
+        Unit::Other("% of total".into())
+    } else {
+        unit.clone()
+    };
+    let column = |heading: &str, values: Vec<f64>| Column {
+        heading: heading.to_string(),
+        values: if normalised {
+            values
+                .iter()
+                .map(|v| v * 100.0)
+                .collect::<Vec<f64>>()
+                .into()
+        } else {
+            values.into()
+        },
+        unit: &shown,
+        percent_of: None,
+    };
+    let selfs = |m: usize| {
+        tree.node_ids()
+            .map(|n| tree.self_value(n, m))
+            .collect::<Vec<f64>>()
+    };
+    let delta = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(o, n)| n - o).collect::<Vec<f64>>();
+    let (old_self, new_self) = (selfs(0), selfs(1));
+    let columns = vec![
+        column("old", old_inc.clone()),
+        column("new", new_inc.clone()),
+        column("change", delta(&old_inc, &new_inc)),
+        column("old self", old_self.clone()),
+        column("new self", new_self.clone()),
+        column("self change", delta(&old_self, &new_self)),
+    ];
+    let mut view = tree_table::build(
+        "Tree table of the difference".to_string(),
+        tree,
+        frames,
+        (WIDTH_METRIC, None),
+        &columns,
+        usize::MAX,
+        None,
+    );
+    for row in &mut view.rows {
+        if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {
+            row.name = format!("{} {}", diff.inclusive(n).tag().mark(), row.name);
+        }
+    }
+    view
+}

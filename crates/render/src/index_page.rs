@@ -1,0 +1,359 @@
+//! The index page: what was read (versions, benchmarks, formats), totals of
+//! every benchmark in every version with links to its profile pages, and
+//! every input that was skipped, with its place and reason.
+//!
+//! Budget of the list of benchmarks with figures: up to [`SERIES_ROWS`]
+//! benchmarks, a table row each with its newest verdict; beyond, the
+//! verdicts are counted, the table keeps (up to [`SERIES_ROWS`]) the
+//! benchmarks whose newest version changed or could not be judged, and
+//! every other benchmark is one plain link.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::benchmark_page::{self, change_row, method_note, verdict_text, ChangeRow};
+use super::format::{grouped, with_unit};
+use super::profile_page::Plan;
+use super::{series_table, Common, Renderer};
+use crate::paths::ScopePaths;
+use analysis::evolution::EvolutionPlan;
+use analysis::regression::{Direction, Settings, Verdict};
+use analysis::regression_report::{BenchmarkReport, RegressionReport};
+use analysis::totals::cell_totals;
+use model::error::BuildError;
+use model::{History, Skipped};
+
+#[derive(Serialize)]
+struct VersionRow {
+    label: String,
+    name: String,
+    date: Option<String>,
+    revision: Option<String>,
+    profiles: usize,
+}
+
+#[derive(Serialize)]
+struct Total {
+    metric: String,
+    /// False when the value's unit already names the metric
+    /// (`169 samples`, not `samples 169 samples`).
+    show_metric: bool,
+    mean: String,
+    /// `min – max over N repetitions`, when there is more than one.
+    spread: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RepLink {
+    label: String,
+    href: String,
+}
+
+#[derive(Serialize)]
+struct Cell {
+    totals: Vec<Total>,
+    links: Vec<RepLink>,
+}
+
+#[derive(Serialize)]
+struct BenchmarkRow {
+    name: String,
+    /// One per version, `None` where the benchmark has no profile.
+    cells: Vec<Option<Cell>>,
+}
+
+#[derive(Serialize)]
+struct FormatRow {
+    name: String,
+    files: usize,
+}
+
+#[derive(Serialize)]
+struct MatrixLink {
+    label: String,
+    href: String,
+    components: usize,
+    hidden: usize,
+}
+
+#[derive(Serialize)]
+struct IndexView {
+    #[serde(flatten)]
+    common: Common,
+    matrices: Vec<MatrixLink>,
+    /// Configured aggregate pages: (label, href).
+    aggregate_sets: Vec<(String, String)>,
+    changes_note: String,
+    versions: Vec<VersionRow>,
+    benchmarks: Vec<BenchmarkRow>,
+    formats: Vec<FormatRow>,
+    profile_count: usize,
+    measurement_files: usize,
+    skipped: Vec<Skipped>,
+    skipped_files: usize,
+    regressions: Vec<ChangeRow>,
+    improvements: Vec<ChangeRow>,
+    /// The table's rows.
+    series: Vec<SeriesLink>,
+    /// Benchmarks with figures, in all.
+    series_total: usize,
+    /// Set when the list is over its budget.
+    series_budget: Option<SeriesBudget>,
+    regression_method: String,
+    /// (version label, href, executions, failed)
+    field: Vec<(String, String, usize, usize)>,
+    /// Per benchmark with allocation data: (benchmark, [(version, path)]).
+    allocations: Vec<(String, Vec<(String, String)>)>,
+}
+
+/// Most benchmarks listed as table rows.
+pub const SERIES_ROWS: usize = 200;
+
+#[derive(Serialize)]
+struct SeriesBudget {
+    max_rows: usize,
+    /// The newest verdicts counted, in words.
+    tally: String,
+    /// The benchmarks left out of the table: (name, href).
+    others: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+struct SeriesLink {
+    name: String,
+    href: String,
+    origin: String,
+    latest: String,
+    latest_class: &'static str,
+}
+
+/// The allocation pages, grouped by benchmark.
+fn allocation_links(
+    history: &History,
+    plan: &super::allocation_page::Plan,
+) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for e in &plan.entries {
+        let version = &history.versions[e.version];
+        let link = (
+            version.label.clone(),
+            super::allocation_page::page_path(&e.benchmark, &version.name),
+        );
+        match out.last_mut() {
+            Some((b, links)) if *b == e.benchmark => links.push(link),
+            _ => out.push((e.benchmark.clone(), vec![link])),
+        }
+    }
+    out
+}
+
+pub fn render(
+    history: &History,
+    renderer: &Renderer,
+    plan: &Plan,
+    evolution: &EvolutionPlan,
+    aggregate_sets: &[(String, String)],
+    report: &RegressionReport,
+    allocations: &super::allocation_page::Plan,
+) -> Result<String, BuildError> {
+    let (regressions, improvements) = report
+        .changes
+        .iter()
+        .zip(&report.causes)
+        .map(|(c, cause)| {
+            (
+                c.direction,
+                change_row(history, c, cause.as_ref(), "index.html"),
+            )
+        })
+        .partition::<Vec<_>, _>(|(d, _)| *d == Direction::Regression);
+    let settings = &report.settings;
+    let with_figures: Vec<&BenchmarkReport> = report
+        .benchmarks
+        .iter()
+        .filter(|b| !b.series.points.is_empty())
+        .collect();
+    let (series, series_budget) = series_list(&with_figures, settings);
+    let measurement_sources = history.measurement_sources();
+    let view = IndexView {
+        regressions: regressions.into_iter().map(|(_, r)| r).collect(),
+        improvements: improvements.into_iter().map(|(_, r)| r).collect(),
+        series,
+        series_total: with_figures.len(),
+        series_budget,
+        allocations: allocation_links(history, allocations),
+        field: history
+            .field
+            .iter()
+            .map(|set| {
+                let version = &history.versions[set.version];
+                (
+                    version.label.clone(),
+                    super::field_page::index_path(&version.name),
+                    set.executions.len(),
+                    set.executions.iter().filter(|e| e.failed()).count(),
+                )
+            })
+            .collect(),
+        regression_method: format!(
+            "{} {}",
+            method_note(
+                settings.test.label(),
+                settings.confidence,
+                settings.min_runs
+            ),
+            benchmark_page::fdr_note(&report.fdr)
+        ),
+        aggregate_sets: aggregate_sets.to_vec(),
+        matrices: evolution
+            .scopes
+            .iter()
+            .map(|s| MatrixLink {
+                label: s.scope.name.clone(),
+                href: s.matrix_path(),
+                components: s.matrix.rows.iter().filter(|r| r.visible).count(),
+                hidden: s.matrix.hidden,
+            })
+            .collect(),
+        changes_note: super::matrix_page::changes_note(evolution),
+        common: Common::new(renderer, history, "index.html"),
+        versions: history
+            .versions
+            .iter()
+            .enumerate()
+            .map(|(i, v)| VersionRow {
+                label: v.label.clone(),
+                name: v.name.clone(),
+                date: v.date.clone(),
+                revision: v.revision.clone(),
+                profiles: history.profiles.iter().filter(|p| p.version == i).count(),
+            })
+            .collect(),
+        benchmarks: history
+            .benchmarks()
+            .iter()
+            .map(|b| benchmark_row(history, plan, b))
+            .collect(),
+        formats: format_rows(history, &measurement_sources),
+        profile_count: history.profiles.len(),
+        measurement_files: measurement_sources.len(),
+        skipped: history.skipped.clone(),
+        skipped_files: model::skipped_files(&history.skipped),
+    };
+    renderer.render("index.html", &view)
+}
+
+fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRow {
+    let cells = (0..history.versions.len())
+        .map(|v| {
+            let links: Vec<RepLink> = history
+                .profiles
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.benchmark == benchmark && p.version == v)
+                .filter_map(|(i, _)| {
+                    Some(RepLink {
+                        label: plan.rep_names[i].clone(),
+                        href: plan.by_entry[i].first()?.clone(),
+                    })
+                })
+                .collect();
+            if links.is_empty() {
+                return None;
+            }
+            let totals = cell_totals(history, benchmark, v)
+                .into_iter()
+                .map(|t| {
+                    let unit = &t.unit;
+                    Total {
+                        show_metric: t.metric != unit.name(),
+                        metric: t.metric,
+                        mean: with_unit(t.mean, unit),
+                        spread: (t.repetitions > 1).then(|| {
+                            format!(
+                                "{} – {} over {} repetitions",
+                                with_unit(t.min, unit),
+                                with_unit(t.max, unit),
+                                grouped(t.repetitions as f64)
+                            )
+                        }),
+                    }
+                })
+                .collect();
+            Some(Cell { totals, links })
+        })
+        .collect();
+    BenchmarkRow {
+        name: benchmark.to_string(),
+        cells,
+    }
+}
+
+/// The table rows of the benchmarks with figures, within the budget, and
+/// what the budget left out.
+fn series_list(
+    benchmarks: &[&BenchmarkReport],
+    settings: &Settings,
+) -> (Vec<SeriesLink>, Option<SeriesBudget>) {
+    if benchmarks.len() <= SERIES_ROWS {
+        let rows = benchmarks.iter().map(|b| series_link(b, settings));
+        return (rows.collect(), None);
+    }
+    let noteworthy = |b: &BenchmarkReport| !matches!(b.adjacent.last(), Some(Verdict::NoChange));
+    let mut rows = Vec::new();
+    let mut others = Vec::new();
+    for b in benchmarks {
+        if noteworthy(b) && rows.len() < SERIES_ROWS {
+            rows.push(series_link(b, settings));
+        } else {
+            others.push((
+                b.series.benchmark.clone(),
+                benchmark_page::path(&b.series.benchmark),
+            ));
+        }
+    }
+    let single = benchmarks.iter().filter(|b| b.adjacent.is_empty()).count();
+    let mut tally = series_table::tally(benchmarks.iter().filter_map(|b| b.adjacent.last()));
+    if single > 0 {
+        tally.push_str(&format!(", {single} with one version only"));
+    }
+    let budget = SeriesBudget {
+        max_rows: SERIES_ROWS,
+        tally,
+        others,
+    };
+    (rows, Some(budget))
+}
+
+fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
+    let newest = b.series.points.len().saturating_sub(1);
+    let (latest, latest_class) = match b.against_previous(newest, settings) {
+        Some(v) => verdict_text(&v),
+        None => ("one version only".to_string(), "pa-muted"),
+    };
+    SeriesLink {
+        name: b.series.benchmark.clone(),
+        href: benchmark_page::path(&b.series.benchmark),
+        origin: b.series.origin.describe(),
+        latest,
+        latest_class,
+    }
+}
+
+fn format_rows(history: &History, measurement_sources: &[(&'static str, &str)]) -> Vec<FormatRow> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &history.profiles {
+        *counts.entry(p.format).or_insert(0) += 1;
+    }
+    for &(format, _) in measurement_sources {
+        *counts.entry(format).or_insert(0) += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(name, files)| FormatRow {
+            name: name.to_string(),
+            files,
+        })
+        .collect()
+}

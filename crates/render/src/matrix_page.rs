@@ -1,0 +1,461 @@
+//! The matrix page (one per benchmark, and one over all benchmarks): the
+//! component tree down the side, versions across, a glyph per component and
+//! version, with the data for popups embedded, and the same matrix as a
+//! standalone SVG beside the page.
+
+use serde::Serialize;
+
+use super::format::percent;
+use super::matrix_svg::{self, GlyphScale, HeaderLabel, StandaloneRow};
+use super::{json_for_script, Common, Renderer};
+use crate::paths::ScopePaths;
+use analysis::evolution::{EvolutionPlan, ScopePlan};
+use analysis::hierarchy::Level;
+use analysis::matrix::Cell;
+use config::MatrixConfig;
+use model::error::BuildError;
+use model::History;
+
+/// Above this many glyphs a page leaves out the per-glyph native tooltips
+/// (the script's popups still give every number).
+const TITLE_BUDGET: usize = 40_000;
+/// Most rows hidden below the share threshold that a page still carries.
+const MINOR_ROW_BUDGET: usize = 5_000;
+/// Most modified-method names listed in a container's popup.
+const MODIFIED_NAMES: usize = 10;
+
+#[derive(Serialize)]
+pub struct Link {
+    pub label: String,
+    pub href: String,
+    pub current: bool,
+}
+
+#[derive(Serialize)]
+struct RowView {
+    index: usize,
+    level: u8,
+    indent: u32,
+    name: String,
+    path_name: String,
+    href: Option<String>,
+    has_children: bool,
+    expanded: bool,
+    deep: bool,
+    minor: bool,
+    share: String,
+    glyphs: String,
+}
+
+#[derive(Serialize)]
+struct MatrixView {
+    #[serde(flatten)]
+    common: Common,
+    scope: String,
+    scopes: Vec<Link>,
+    metric: String,
+    unit_note: Option<String>,
+    header_svg: String,
+    header_width: u32,
+    rows: Vec<RowView>,
+    hidden: usize,
+    hidden_omitted: usize,
+    /// Rows above the share threshold hidden by `[matrix] max_rows`.
+    capped: usize,
+    max_rows: usize,
+    min_share: String,
+    depth: u8,
+    step_small: u32,
+    step_large: u32,
+    changes_note: String,
+    titles_note: Option<String>,
+    svg_href: String,
+    data_json: String,
+    empty: bool,
+}
+
+/// Per-row popup data: `[mean, min, max, reps, delta|null, modified|null]`
+/// per version, 0 where absent.
+#[derive(Serialize)]
+struct RowData {
+    n: String,
+    p: String,
+    h: Option<String>,
+    c: Vec<serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct DiffData {
+    file: String,
+    range: String,
+    added: bool,
+    truncated: bool,
+    lines: Vec<(String, Option<u32>, Option<u32>, String)>,
+    full: Option<String>,
+}
+
+#[derive(Serialize)]
+struct VersionData {
+    label: String,
+    slug: String,
+    total: f64,
+    /// The scope has profiles in this version.
+    has: bool,
+    /// The version has change data.
+    known: bool,
+}
+
+#[derive(Serialize)]
+struct PageData {
+    unit: String,
+    versions: Vec<VersionData>,
+    rows: Vec<RowData>,
+    /// `"row:version"` → diff of a modified method.
+    diffs: std::collections::BTreeMap<String, DiffData>,
+    /// `"row:version"` → names of the modified methods of a container.
+    mods: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// Links to every scope's matrix, for the page header.
+pub fn scope_links(plan: &EvolutionPlan, current: usize, root: &str) -> Vec<Link> {
+    plan.scopes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Link {
+            label: s.scope.name.clone(),
+            href: format!("{root}{}", s.matrix_path()),
+            current: i == current,
+        })
+        .collect()
+}
+
+/// Renders the matrix page of scope `s` and its standalone SVG.
+pub fn render(
+    history: &History,
+    plan: &EvolutionPlan,
+    s: usize,
+    config: &MatrixConfig,
+    renderer: &Renderer,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let sp = &plan.scopes[s];
+    let path = sp.matrix_path();
+    let common = Common::new(renderer, history, &path);
+    let root = common.root.clone();
+    let m = &sp.matrix;
+    let scale = GlyphScale {
+        max_time: m.max_time,
+        modified_steps: config.modified_steps,
+        unit: &sp.scope.unit,
+    };
+    let labels = header_labels(history, plan, sp, |name| {
+        format!("{root}{}", sp.timeline_path(name))
+    });
+    let kept = rows_kept(sp);
+    let glyph_count: usize = kept
+        .iter()
+        .map(|&i| m.rows[i].cells.iter().flatten().count())
+        .sum();
+    let with_titles = glyph_count <= TITLE_BUDGET;
+    let mut rows = Vec::with_capacity(kept.len());
+    for &i in &kept {
+        rows.push(row_view(
+            history,
+            plan,
+            sp,
+            i,
+            &scale,
+            with_titles,
+            config,
+            &root,
+        ));
+    }
+    let data = page_data(history, plan, sp, &kept, &root);
+    let svg_path = path.replace(".html", ".svg");
+    let style = format!(
+        "{}\n{}",
+        renderer.theme_css(renderer.default_theme()),
+        renderer.asset("perfatlas.css")
+    );
+    let standalone_rows: Vec<StandaloneRow> = kept
+        .iter()
+        .filter(|&&i| m.rows[i].visible)
+        .map(|&i| StandaloneRow {
+            name: &plan.hierarchy.get(m.rows[i].comp).name,
+            depth: m.rows[i].level.depth(),
+            cells: &m.rows[i].cells,
+        })
+        .collect();
+    let title = format!("{}: evolution matrix of {}", history.title, sp.scope.name);
+    let svg = matrix_svg::standalone(&standalone_rows, &labels, &scale, &title, &style);
+    let view = MatrixView {
+        scopes: scope_links(plan, s, &root),
+        scope: sp.scope.name.clone(),
+        metric: sp.scope.metric.clone(),
+        unit_note: (!sp.scope.units_agree).then(|| {
+            "These benchmarks share no time metric, so each profile's first metric is used and sums mix units.".to_string()
+        }),
+        header_svg: matrix_svg::header_svg(&labels),
+        header_width: (labels.len() as f64 * matrix_svg::COLUMN) as u32,
+        hidden: m.hidden,
+        hidden_omitted: m.rows.len() - kept.len(),
+        capped: m.capped,
+        max_rows: config.max_rows,
+        min_share: format!("{}%", config.min_share),
+        depth: config.depth,
+        step_small: config.modified_steps[0],
+        step_large: config.modified_steps[1],
+        changes_note: changes_note(plan),
+        titles_note: (!with_titles).then(|| {
+            format!("{glyph_count} glyphs: native tooltips are left out to keep the page light; hover with scripts on for the numbers.")
+        }),
+        svg_href: "index.svg".into(),
+        data_json: json_for_script(&data),
+        empty: m.rows.is_empty(),
+        rows,
+        common,
+    };
+    let html = renderer.render("matrix.html", &view)?;
+    Ok(vec![
+        (path, html.into_bytes()),
+        (svg_path, svg.into_bytes()),
+    ])
+}
+
+/// The version header of a scope's glyph rows: each version with profiles
+/// links to `href(version name)`, and every label's tooltip says where its
+/// change data comes from.
+pub fn header_labels<'a>(
+    history: &'a History,
+    plan: &'a EvolutionPlan,
+    sp: &ScopePlan,
+    href: impl Fn(&str) -> String,
+) -> Vec<HeaderLabel<'a>> {
+    history
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(v, ver)| HeaderLabel {
+            label: &ver.label,
+            note: Some(plan.modifications.versions[v].note.as_str()),
+            href: sp.scope.has(v).then(|| href(&ver.name)),
+        })
+        .collect()
+}
+
+/// Rows the page carries: every visible row, and the largest hidden ones
+/// up to the budget (a kept row's parent always has at least its share).
+fn rows_kept(sp: &ScopePlan) -> Vec<usize> {
+    let rows = &sp.matrix.rows;
+    let mut minor: Vec<usize> = (0..rows.len()).filter(|&i| !rows[i].visible).collect();
+    minor.sort_by(|&a, &b| {
+        rows[b]
+            .peak_share
+            .total_cmp(&rows[a].peak_share)
+            .then(a.cmp(&b))
+    });
+    let mut keep = vec![false; rows.len()];
+    for (i, r) in rows.iter().enumerate() {
+        keep[i] = r.visible;
+    }
+    for &i in minor.iter().take(MINOR_ROW_BUDGET) {
+        let mut at = Some(i);
+        while let Some(a) = at {
+            keep[a] = true;
+            at = rows[a].parent;
+        }
+    }
+    (0..rows.len()).filter(|&i| keep[i]).collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row_view(
+    history: &History,
+    plan: &EvolutionPlan,
+    sp: &ScopePlan,
+    i: usize,
+    scale: &GlyphScale,
+    with_titles: bool,
+    config: &MatrixConfig,
+    root: &str,
+) -> RowView {
+    let row = &sp.matrix.rows[i];
+    let comp = plan.hierarchy.get(row.comp);
+    let level = row.level.depth();
+    let total_of = |v: usize| sp.matrix.totals[v].unwrap_or(0.0);
+    let title = |v: usize, cell: &Cell| {
+        matrix_svg::cell_summary(
+            &history.versions[v].label,
+            cell,
+            &sp.scope.unit,
+            total_of(v),
+        )
+    };
+    let titles: Option<matrix_svg::CellTitle> = if with_titles { Some(&title) } else { None };
+    let path_name = plan.hierarchy.path_name(row.comp);
+    RowView {
+        index: i,
+        level,
+        indent: (level as u32 - 1) * 16,
+        name: comp.name.clone(),
+        href: sp.pages.get(&row.comp).map(|p| format!("{root}{p}")),
+        has_children: !row.children.is_empty(),
+        expanded: level < config.depth,
+        deep: level > config.depth,
+        minor: !row.visible,
+        share: percent(row.peak_share, 1.0),
+        glyphs: matrix_svg::row_svg(&row.cells, scale, titles, &path_name),
+        path_name,
+    }
+}
+
+fn page_data(
+    history: &History,
+    plan: &EvolutionPlan,
+    sp: &ScopePlan,
+    kept: &[usize],
+    root: &str,
+) -> PageData {
+    let m = &sp.matrix;
+    let mut diffs = std::collections::BTreeMap::new();
+    let mut mods = std::collections::BTreeMap::new();
+    let rows = kept
+        .iter()
+        .map(|&i| {
+            let row = &m.rows[i];
+            for (v, cell) in row.cells.iter().enumerate() {
+                let Some(cell) = cell else { continue };
+                if cell.modified.unwrap_or(0) == 0 {
+                    continue;
+                }
+                let changes = &plan.modifications.versions[v];
+                let key = format!("{i}:{v}");
+                if row.level == Level::Method {
+                    if let Some(change) = changes.modified.get(&row.comp) {
+                        diffs.insert(key, diff_data(history, change, changes, v, root));
+                    }
+                } else {
+                    let names: Vec<String> = changes
+                        .modified
+                        .keys()
+                        .filter(|c| {
+                            sp.row_of.contains_key(c)
+                                && plan.hierarchy.at_level(**c, row.level) == row.comp
+                        })
+                        .take(MODIFIED_NAMES)
+                        .map(|c| plan.hierarchy.get(*c).name.clone())
+                        .collect();
+                    mods.insert(key, names);
+                }
+            }
+            RowData {
+                n: plan.hierarchy.get(row.comp).name.clone(),
+                p: plan.hierarchy.path_name(row.comp),
+                h: sp.pages.get(&row.comp).map(|p| format!("{root}{p}")),
+                c: row.cells.iter().map(cell_json).collect(),
+            }
+        })
+        .collect();
+    PageData {
+        unit: sp.scope.unit.name().to_string(),
+        versions: history
+            .versions
+            .iter()
+            .enumerate()
+            .map(|(v, ver)| VersionData {
+                label: ver.label.clone(),
+                slug: super::paths::slug(&ver.name),
+                total: m.totals[v].unwrap_or(0.0),
+                has: sp.scope.has(v),
+                known: m.changes_known[v],
+            })
+            .collect(),
+        rows,
+        diffs,
+        mods,
+    }
+}
+
+/// Rounds to 5 significant digits so the embedded data stays small.
+fn round5(v: f64) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return 0.0;
+    }
+    let digits = 4 - v.abs().log10().floor() as i32;
+    let f = 10f64.powi(digits);
+    (v * f).round() / f
+}
+
+/// `0` when absent; the mean alone when there is nothing else to say (one
+/// repetition, no modified method); else `[mean, min, max, repetitions,
+/// modified]`. Δ is not stored: the script derives it from the previous
+/// version's mean exactly as the matrix does.
+fn cell_json(cell: &Option<Cell>) -> serde_json::Value {
+    match cell {
+        None => serde_json::Value::from(0),
+        Some(c) if c.reps == 1 && c.modified.unwrap_or(0) == 0 => {
+            serde_json::Value::from(round5(c.mean))
+        }
+        Some(c) => serde_json::json!([
+            round5(c.mean),
+            round5(c.min),
+            round5(c.max),
+            c.reps,
+            c.modified.unwrap_or(0)
+        ]),
+    }
+}
+
+fn diff_data(
+    history: &History,
+    change: &analysis::modifications::MethodChange,
+    changes: &analysis::modifications::VersionChanges,
+    v: usize,
+    root: &str,
+) -> DiffData {
+    DiffData {
+        file: change.file.clone(),
+        range: change
+            .range
+            .as_ref()
+            .map(|(a, b, rule)| format!("lines {a}–{b} ({rule})"))
+            .unwrap_or_default(),
+        added: change.added,
+        truncated: change.truncated,
+        lines: change
+            .lines
+            .iter()
+            .map(|l| (l.kind.to_string(), l.old, l.new, l.text.clone()))
+            .collect(),
+        full: (!changes.files.is_empty())
+            .then(|| format!("{root}{}", diff_path(&history.versions[v].name))),
+    }
+}
+
+/// Where a version's full source diff is.
+pub fn diff_path(version_name: &str) -> String {
+    format!("diffs/{}.html", super::paths::slug(version_name))
+}
+
+/// One sentence on where change data comes from, for the page.
+pub fn changes_note(plan: &EvolutionPlan) -> String {
+    let known = plan
+        .modifications
+        .versions
+        .iter()
+        .filter(|v| v.known)
+        .count();
+    if known == 0 {
+        let why = plan
+            .modifications
+            .versions
+            .get(1)
+            .map(|v| v.note.clone())
+            .unwrap_or_else(|| "only one version".into());
+        format!("No change data ({why}): top boxes are not drawn.")
+    } else {
+        format!(
+            "Change data for {known} of {} versions; a version without it draws no top boxes (its column header says why on hover).",
+            plan.modifications.versions.len()
+        )
+    }
+}

@@ -1,0 +1,154 @@
+//! Where each page lives in the site, as relative paths. File names are
+//! derived from untrusted names, so they are sanitised here.
+
+use analysis::evolution::{MatrixUrls, ScopePlan};
+use analysis::hierarchy::{CompId, Hierarchy, Level};
+
+/// A file-name-safe form of `name`: ASCII letters, digits, `.`, `_`, `-`
+/// kept; anything else becomes `_`. When anything was changed a short hash
+/// of the original is appended, so two names never share a slug.
+pub fn slug(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let changed = s != name || s.is_empty() || s.starts_with('.') || s.len() > 80;
+    if s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    s.truncate(80);
+    if changed {
+        s.push_str(&format!("-{:08x}", fnv1a(name.as_bytes()) as u32));
+    }
+    s
+}
+
+/// 64-bit FNV-1a: small, fixed, and the same on every machine.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ *b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// The prefix that leads from a page at `path` back to the site root.
+pub fn root_of(path: &str) -> String {
+    "../".repeat(path.matches('/').count())
+}
+
+/// Directory of a benchmark's profile pages for one version.
+pub fn profile_dir(benchmark: &str, version: &str) -> String {
+    format!("profiles/{}/{}", slug(benchmark), slug(version))
+}
+
+/// The page of a version's repetitions merged, for one metric.
+pub fn aggregate_page(benchmark: &str, version: &str, metric: &str) -> String {
+    format!(
+        "{}/all.{}.html",
+        profile_dir(benchmark, version),
+        slug(metric)
+    )
+}
+
+/// A differential flame-graph page; `shape` is "" (top-down),
+/// ".bottom-up" or ".flat".
+pub fn flame_diff_page(benchmark: &str, old: &str, new: &str, metric: &str, shape: &str) -> String {
+    format!(
+        "flamediff/{}/{}--{}.{}{shape}.html",
+        slug(benchmark),
+        slug(old),
+        slug(new),
+        slug(metric)
+    )
+}
+
+/// The pages of the evolution matrices.
+pub struct MatrixPages;
+
+impl MatrixUrls for MatrixPages {
+    fn scope_dir(&self, benchmark: Option<&str>) -> String {
+        match benchmark {
+            Some(b) => format!("matrix/b/{}", slug(b)),
+            None => "matrix/all".into(),
+        }
+    }
+
+    fn memory_dir(&self, dir: &str) -> String {
+        format!("{dir}/memory")
+    }
+
+    fn component_page(&self, dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String {
+        component_page(dir, hierarchy, comp)
+    }
+}
+
+/// `DIR/c/<readable part>-<hash of the key>.html`: stable across builds
+/// and distinct for distinct components.
+fn component_page(dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String {
+    let c = hierarchy.get(comp);
+    let readable: String = c
+        .name
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let level = match c.level {
+        Level::Project => "project",
+        Level::Package => "pkg",
+        Level::Class => "class",
+        Level::Method => "m",
+    };
+    format!(
+        "{dir}/c/{level}-{readable}-{:016x}.html",
+        fnv1a(c.key.as_bytes())
+    )
+}
+
+/// The page of a matrix and of its timeline at one version.
+pub trait ScopePaths {
+    fn matrix_path(&self) -> String;
+    fn timeline_path(&self, version_name: &str) -> String;
+}
+
+impl ScopePaths for ScopePlan {
+    fn matrix_path(&self) -> String {
+        format!("{}/index.html", self.dir)
+    }
+
+    fn timeline_path(&self, version_name: &str) -> String {
+        format!("{}/timeline/{}.html", self.dir, slug(version_name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_safe_and_distinct() {
+        assert_eq!(slug("convert-basic"), "convert-basic");
+        assert_eq!(slug("3.4.4"), "3.4.4");
+        let a = slug("a/b");
+        let b = slug("a_b");
+        assert_ne!(a, b);
+        assert!(a.starts_with("a_b-"));
+        assert!(!slug("..").contains('/'));
+        assert!(slug("..").starts_with("_"));
+        assert!(slug("<script>")
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
+        assert_eq!(root_of("profiles/a/b/x.html"), "../../../");
+        assert_eq!(root_of("index.html"), "");
+    }
+}

@@ -1,0 +1,773 @@
+//! The profile pages: one per (benchmark, version, repetition, metric,
+//! shape). Top-down shows the inclusive flame graph and the heaviest
+//! functions; bottom-up and flat show an exclusive and an inclusive flame
+//! graph (EasyView VI-A-a). Each has a tree table of its shape with every
+//! metric, links to the other metrics, shapes, repetitions and versions,
+//! the version's aggregate, and the differential views to its neighbours.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::flame_svg::Words;
+use super::flame_view::{self, file_name, GraphSpec, GraphView};
+use super::format::{percent, with_unit};
+use super::source_page::{CodeLinks, SourceLinks};
+use super::tree_table::{self, Column, TableView};
+use super::{paths, reuse, Common, Renderer};
+use analysis::derived_metrics;
+use analysis::shapes::{self, ShapeFrames, Values};
+use config::Config;
+use model::error::BuildError;
+use model::{CallTree, History, NodeId, ProfileEntry, Unit};
+
+/// The three shapes of a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Shape {
+    TopDown,
+    BottomUp,
+    Flat,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 3] = [Shape::TopDown, Shape::BottomUp, Shape::Flat];
+
+    /// Suffix of the page's file name before `.html`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Shape::TopDown => "",
+            Shape::BottomUp => ".bottom-up",
+            Shape::Flat => ".flat",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::TopDown => "top-down",
+            Shape::BottomUp => "bottom-up",
+            Shape::Flat => "flat",
+        }
+    }
+}
+
+/// One page to write.
+#[derive(Debug, Clone)]
+pub struct PagePlan {
+    /// Index into `History::profiles`.
+    pub entry: usize,
+    pub metric: usize,
+    pub shape: Shape,
+    /// Site-relative path of the HTML page.
+    pub path: String,
+}
+
+/// Every profile page, and where each profile's pages are.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub pages: Vec<PagePlan>,
+    /// For each profile entry, its top-down pages' paths in metric order.
+    pub by_entry: Vec<Vec<String>>,
+    /// For each profile entry, its short name among the profiles of the
+    /// same benchmark and version (`r1`, `r2`, `r2-b` for duplicates).
+    pub rep_names: Vec<String>,
+    /// For each benchmark, its versions with profiles in order, each with
+    /// its entries in history order.
+    pub by_benchmark: BTreeMap<String, Vec<VersionEntries>>,
+}
+
+/// A version (index into `History::versions`) and its profile entries.
+pub type VersionEntries = (usize, Vec<usize>);
+
+/// Decides the path of every profile page.
+pub fn plan(history: &History) -> Plan {
+    let mut plan = Plan::default();
+    let mut used: HashMap<String, usize> = HashMap::new();
+    for (i, entry) in history.profiles.iter().enumerate() {
+        let dir = paths::profile_dir(&entry.benchmark, &history.versions[entry.version].name);
+        let base = format!("r{}", entry.repetition);
+        let n = used.entry(format!("{dir}/{base}")).or_insert(0);
+        *n += 1;
+        let rep = if *n == 1 {
+            base
+        } else {
+            format!("{base}-{}", *n)
+        };
+        let mut metric_pages = Vec::new();
+        for (m, metric) in entry.profile.metrics.iter().enumerate() {
+            let stem = format!("{dir}/{rep}.{}", paths::slug(&metric.name));
+            for shape in Shape::ALL {
+                plan.pages.push(PagePlan {
+                    entry: i,
+                    metric: m,
+                    shape,
+                    path: format!("{stem}{}.html", shape.suffix()),
+                });
+            }
+            metric_pages.push(format!("{stem}.html"));
+        }
+        plan.by_entry.push(metric_pages);
+        plan.rep_names.push(rep);
+    }
+    plan.by_benchmark = entries_by_benchmark(history);
+    plan
+}
+
+impl Plan {
+    /// The profile entries of `benchmark` in `version`, in history order.
+    pub fn entries_of(&self, benchmark: &str, version: usize) -> &[usize] {
+        self.by_benchmark
+            .get(benchmark)
+            .and_then(|versions| {
+                let at = versions.binary_search_by_key(&version, |(v, _)| *v).ok()?;
+                Some(versions[at].1.as_slice())
+            })
+            .unwrap_or(&[])
+    }
+}
+
+/// For each benchmark, its versions in order with their entries.
+fn entries_by_benchmark(history: &History) -> BTreeMap<String, Vec<VersionEntries>> {
+    let mut grouped: BTreeMap<&str, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
+    for (i, entry) in history.profiles.iter().enumerate() {
+        grouped
+            .entry(&entry.benchmark)
+            .or_default()
+            .entry(entry.version)
+            .or_default()
+            .push(i);
+    }
+    grouped
+        .into_iter()
+        .map(|(b, versions)| (b.to_string(), versions.into_iter().collect()))
+        .collect()
+}
+
+/// The versions of `entry`'s benchmark, and where `entry`'s is among them.
+fn versions_around<'a>(
+    plan: &'a Plan,
+    entry: &ProfileEntry,
+) -> Option<(&'a [VersionEntries], usize)> {
+    let versions = plan.by_benchmark.get(&entry.benchmark)?;
+    let at = versions
+        .binary_search_by_key(&entry.version, |(v, _)| *v)
+        .ok()?;
+    Some((versions, at))
+}
+
+/// The page of `shape` beside a top-down page path.
+pub fn shape_path(top_down: &str, shape: Shape) -> String {
+    match top_down.strip_suffix(".html") {
+        Some(stem) => format!("{stem}{}.html", shape.suffix()),
+        None => top_down.to_string(),
+    }
+}
+
+/// What every profile page render needs.
+pub struct Context<'a> {
+    pub history: &'a History,
+    pub config: &'a Config,
+    pub renderer: &'a Renderer,
+    pub plan: &'a Plan,
+    pub frames: &'a ShapeFrames,
+    /// Differential pages by (benchmark, version index), as (label, path).
+    pub diffs: &'a BTreeMap<(String, usize), Vec<(String, String)>>,
+    pub links: &'a SourceLinks<'a>,
+}
+
+#[derive(Serialize)]
+pub struct Link {
+    pub label: String,
+    pub href: String,
+    pub current: bool,
+}
+
+#[derive(Serialize)]
+struct TopRow {
+    name: String,
+    location: String,
+    self_value: String,
+    self_share: String,
+    total_value: String,
+    total_share: String,
+}
+
+/// Everything a profile page shows besides its graphs, tree table and
+/// heaviest functions: cheap to compute, and (with the profile's content)
+/// what [page reuse](super::reuse) keys on.
+#[derive(Serialize)]
+struct Nav {
+    #[serde(flatten)]
+    common: Common,
+    benchmark: String,
+    version: String,
+    version_date: Option<String>,
+    version_revision: Option<String>,
+    repetition: String,
+    source: String,
+    format: String,
+    /// [`model::Profile::notes`] of the input.
+    input_notes: Vec<String>,
+    metric: String,
+    shape: &'static str,
+    total: String,
+    metrics: Vec<Link>,
+    shapes: Vec<Link>,
+    repetitions: Vec<Link>,
+    versions: Vec<Link>,
+    all_versions_href: String,
+    aggregate_href: Option<String>,
+    diffs: Vec<Link>,
+}
+
+#[derive(Serialize)]
+struct ProfileView {
+    #[serde(flatten)]
+    nav: Nav,
+    graphs: Vec<GraphView>,
+    table: TableView,
+    top: Vec<TopRow>,
+    empty: bool,
+}
+
+/// The page-reuse key of one profile's pages (every shape and metric).
+pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u128 {
+    let mut d = reuse::Digest::new("profile pages");
+    d.u128(inputs.salt);
+    if let Some(first) = pages.first() {
+        let entry = &cx.history.profiles[first.entry];
+        d.u128(inputs.profiles[first.entry])
+            .u128(inputs.sources[entry.version]);
+    }
+    for page in pages {
+        d.str(&page.path).json(&nav(cx, page));
+    }
+    d.finish()
+}
+
+/// Renders the pages of one profile (every shape and metric), deriving
+/// each shape's trees (which carry every metric) once. The bottom-up
+/// trees, the flat trees and the pages are prepared side by side; the
+/// flat trees also give the top-down page its heaviest functions.
+pub fn render_profile(
+    cx: &Context,
+    pages: &[&PagePlan],
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let Some(first) = pages.first() else {
+        return Ok(Vec::new());
+    };
+    let entry = &cx.history.profiles[first.entry];
+    let of_shape = |shape: Shape| -> Vec<&PagePlan> {
+        pages.iter().copied().filter(|p| p.shape == shape).collect()
+    };
+    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+    let tree = &entry.profile.tree;
+    let (flat_and_top, bottom_up) = rayon::join(
+        || {
+            let (exclusive, inclusive) = rayon::join(
+                || shapes::flat(tree, cx.frames, Values::Exclusive),
+                || shapes::flat(tree, cx.frames, Values::Inclusive),
+            );
+            let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
+            let top_down = ShapeTrees::top_down(entry, heaviest);
+            let flat = ShapeTrees::derived(entry, exclusive, inclusive, None);
+            rayon::join(
+                || render_pages(cx, &of_shape(Shape::TopDown), &top_down),
+                || render_pages(cx, &of_shape(Shape::Flat), &flat),
+            )
+        },
+        || {
+            let pages = of_shape(Shape::BottomUp);
+            if pages.is_empty() {
+                return Ok(Vec::new());
+            }
+            let (e, i) = rayon::join(
+                || shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction),
+                || shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction),
+            );
+            let cut_depth = e.cut_depth.or(i.cut_depth);
+            let trees = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
+            render_pages(cx, &pages, &trees)
+        },
+    );
+    let (top_down, flat) = flat_and_top;
+    let mut files = top_down?;
+    files.extend(bottom_up?);
+    files.extend(flat?);
+    Ok(files)
+}
+
+fn render_pages(
+    cx: &Context,
+    pages: &[&PagePlan],
+    trees: &ShapeTrees,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let mut files = Vec::new();
+    for page in pages {
+        files.extend(render(cx, page, trees)?);
+    }
+    Ok(files)
+}
+
+/// Groups pages by profile, in plan order.
+pub fn by_profile(plan: &Plan) -> Vec<Vec<&PagePlan>> {
+    let mut groups: Vec<Vec<&PagePlan>> = Vec::new();
+    let mut index: HashMap<usize, usize> = HashMap::new();
+    for page in &plan.pages {
+        let i = *index.entry(page.entry).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push(page);
+    }
+    groups
+}
+
+/// The navigation and facts of `page`.
+fn nav(cx: &Context, page: &PagePlan) -> Nav {
+    let history = cx.history;
+    let entry = &history.profiles[page.entry];
+    let metric = &entry.profile.metrics[page.metric];
+    let version = &history.versions[entry.version];
+    let common = Common::new(cx.renderer, history, &page.path);
+    let top_down_path = &cx.plan.by_entry[page.entry][page.metric];
+    Nav {
+        benchmark: entry.benchmark.clone(),
+        version: version.label.clone(),
+        version_date: version.date.clone(),
+        version_revision: version.revision.clone(),
+        repetition: cx.plan.rep_names[page.entry].clone(),
+        source: entry.source.clone(),
+        format: entry.format.to_string(),
+        input_notes: entry.profile.notes.clone(),
+        metric: metric.name.clone(),
+        shape: page.shape.name(),
+        total: with_unit(entry.profile.tree.total(page.metric), &metric.unit),
+        metrics: metric_links(cx.plan, page),
+        shapes: shape_links(top_down_path, page.shape),
+        repetitions: repetition_links(history, cx.plan, page),
+        versions: version_links(history, cx.plan, page, &common.root),
+        all_versions_href: format!("{}index.html#benchmarks", common.root),
+        aggregate_href: super::aggregate_page::exists(
+            history,
+            &entry.benchmark,
+            entry.version,
+            &metric.name,
+        )
+        .then(|| {
+            format!(
+                "{}{}",
+                common.root,
+                paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
+            )
+        }),
+        diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
+        common,
+    }
+}
+
+fn render(
+    cx: &Context,
+    page: &PagePlan,
+    trees: &ShapeTrees,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let history = cx.history;
+    let entry = &history.profiles[page.entry];
+    let metric = &entry.profile.metrics[page.metric];
+    let version = &history.versions[entry.version];
+    let label = format!(
+        "{} {} {}: {}",
+        entry.benchmark, version.label, cx.plan.rep_names[page.entry], metric.name
+    );
+    let total = entry.profile.tree.total(page.metric);
+    let code = CodeLinks {
+        links: cx.links,
+        version: entry.version,
+        root: paths::root_of(&page.path),
+    };
+    let mut files = Vec::new();
+    let mut graphs = Vec::new();
+    let specs = graph_specs(cx, page, trees, &label, total, &code);
+    // The page budget is shared by the page's graphs.
+    let mut budget = flame_view::budget(&cx.config.flame);
+    budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
+    for spec in specs {
+        let graph = flame_view::layout(&spec, budget);
+        let (view, svg) = flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
+        graphs.push(view);
+        files.push(svg);
+    }
+    let view = ProfileView {
+        nav: nav(cx, page),
+        table: table(cx, page, trees, &code),
+        top: match &trees.heaviest {
+            Some(merged) => top_by_self(cx.frames, entry, merged, page.metric, 30),
+            None => Vec::new(),
+        },
+        empty: total <= 0.0,
+        graphs,
+    };
+    let html = cx.renderer.render("profile.html", &view)?;
+    files.insert(0, (page.path.clone(), html.into_bytes()));
+    Ok(files)
+}
+
+/// Inclusive and exclusive values of every node, one vector per metric.
+type NodeValues = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
+/// The trees one page draws: for top-down the profile's own (with every
+/// node's values, shared by the page's graph and table, and the flat
+/// trees merged, for the heaviest functions); for the other shapes the
+/// exclusive and the inclusive tree.
+struct ShapeTrees<'a> {
+    entry: &'a ProfileEntry,
+    exclusive: Option<CallTree>,
+    inclusive: Option<CallTree>,
+    cut_depth: Option<usize>,
+    /// Top-down: inclusive and exclusive values of every node, per metric.
+    values: Option<NodeValues>,
+    /// Top-down: the exclusive and the inclusive flat tree merged.
+    heaviest: Option<CallTree>,
+}
+
+impl<'a> ShapeTrees<'a> {
+    fn top_down(entry: &'a ProfileEntry, heaviest: CallTree) -> ShapeTrees<'a> {
+        ShapeTrees {
+            entry,
+            exclusive: None,
+            inclusive: None,
+            cut_depth: None,
+            values: Some(derived_metrics::tree_values(&entry.profile.tree)),
+            heaviest: Some(heaviest),
+        }
+    }
+
+    fn derived(
+        entry: &'a ProfileEntry,
+        exclusive: CallTree,
+        inclusive: CallTree,
+        cut_depth: Option<usize>,
+    ) -> ShapeTrees<'a> {
+        ShapeTrees {
+            entry,
+            exclusive: Some(exclusive),
+            inclusive: Some(inclusive),
+            cut_depth,
+            values: None,
+            heaviest: None,
+        }
+    }
+}
+
+fn graph_specs<'a>(
+    cx: &Context<'a>,
+    page: &PagePlan,
+    trees: &'a ShapeTrees,
+    label: &str,
+    total: f64,
+    code: &'a CodeLinks<'a>,
+) -> Vec<GraphSpec<'a>> {
+    let metric = &trees.entry.profile.metrics[page.metric];
+    let stem = page.path.trim_end_matches(".html");
+    let spec = |tree: &'a CallTree, kind: &str, title: String, note: Option<String>, id: usize| {
+        GraphSpec {
+            tree,
+            metric: page.metric,
+            inclusive: None,
+            frames: &cx.frames.table,
+            unit: &metric.unit,
+            title,
+            note,
+            label: format!("{label} ({} {kind})", page.shape.name()),
+            id: format!("pa-flame-{id}"),
+            svg_path: if id == 0 {
+                format!("{stem}.svg")
+            } else {
+                format!("{stem}.{kind}.svg")
+            },
+            words: if page.shape == Shape::TopDown {
+                Words::TotalSelf
+            } else {
+                Words::Value
+            },
+            percent_of: Some(total),
+            code: Some(code),
+        }
+    };
+    let cut = trees.cut_depth.map(|d| {
+        format!(" Caller chains longer than {d} frames are cut; their values stay in the last frame shown.")
+    });
+    let name = &metric.name;
+    match (page.shape, &trees.exclusive, &trees.inclusive) {
+        (Shape::BottomUp, Some(e), Some(i)) => vec![
+            spec(e, "exclusive", format!("Bottom-up flame graph, exclusive {name}"),
+                Some(format!("Roots are the functions where {name} is spent (their own cost); above each, the callers that led there.{}", cut.clone().unwrap_or_default())), 0),
+            spec(i, "inclusive", format!("Bottom-up flame graph, inclusive {name}"),
+                Some(format!("Roots are all functions with their cost including callees (each sample once per function, even under recursion); above each, its callers. A sample counts for every function on its stack, so the roots add up to more than the total; percentages are of the profile's total.{}", cut.unwrap_or_default())), 1),
+        ],
+        (Shape::Flat, Some(e), Some(i)) => vec![
+            spec(e, "exclusive", format!("Flat flame graph, exclusive {name}"),
+                Some("Modules, then files, then functions, by each function's own cost; call paths are ignored.".to_string()), 0),
+            spec(i, "inclusive", format!("Flat flame graph, inclusive {name}"),
+                Some("Modules, then files, then functions, by each function's cost including its callees (each sample once per function). A file's width is the sum of its functions', so the graph adds up to more than the total; percentages are of the profile's total.".to_string()), 1),
+        ],
+        _ => vec![spec(
+            &trees.entry.profile.tree,
+            "inclusive",
+            format!("Flame graph, top-down, inclusive {name}"),
+            Some("Each box is a function in a calling context; its width is its share of the total, and the gap under it is its own (exclusive) cost. Hover for details, click to zoom.".to_string()),
+            0,
+        )],
+    }
+}
+
+/// The tree table of the page's shape: total and self per metric for
+/// top-down, inclusive and exclusive per metric for the others, then the
+/// derived metrics that are not additive.
+fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) -> TableView {
+    let profile = &trees.entry.profile;
+    let frames = &cx.frames.table;
+    let totals = profile.totals();
+    let caption = format!("Tree table, {}", page.shape.name());
+    let (merged, derived_values);
+    let (tree, (inclusive, exclusive), words) =
+        match (&trees.inclusive, &trees.exclusive, &trees.values) {
+            (Some(i), Some(e), _) => {
+                merged = shapes::merge(&[i, e], &[]);
+                let per = profile.metrics.len();
+                let inclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(m)).collect();
+                let exclusive: Vec<Vec<f64>> =
+                    (0..per).map(|m| merged.inclusive(per + m)).collect();
+                derived_values = (inclusive, exclusive);
+                (&merged, &derived_values, ["inclusive", "exclusive"])
+            }
+            (_, _, Some(values)) => (&profile.tree, values, ["total", "self"]),
+            _ => {
+                derived_values = derived_metrics::tree_values(&profile.tree);
+                (&profile.tree, &derived_values, ["total", "self"])
+            }
+        };
+    let mut columns = Vec::new();
+    for (m, metric) in profile.metrics.iter().enumerate() {
+        for (word, values) in words.iter().zip([&inclusive[m], &exclusive[m]]) {
+            columns.push(Column {
+                heading: format!("{} {word}", metric.name),
+                values: values.into(),
+                unit: &metric.unit,
+                percent_of: Some(totals[m]),
+            });
+        }
+    }
+    let derived = derived_metrics::parse_all(&cx.config.metrics).unwrap_or_default();
+    let evaluated = derived_metrics::evaluate(profile, &derived, inclusive, exclusive);
+    let mut notes = Vec::new();
+    for e in &evaluated {
+        for (word, values) in words.iter().zip([&e.inclusive, &e.exclusive]) {
+            columns.push(Column {
+                heading: format!("{} {word}", e.name),
+                values: values
+                    .iter()
+                    .map(|v| v.unwrap_or(f64::NAN))
+                    .collect::<Vec<f64>>()
+                    .into(),
+                unit: &Unit::Count,
+                percent_of: None,
+            });
+        }
+        notes.push(match &e.zero_division {
+            Some(z) => format!(
+                "{} = {}; \"n/a\" where the formula divides by zero ({z}).",
+                e.name, e.text
+            ),
+            None => format!("{} = {}.", e.name, e.text),
+        });
+    }
+    let mut view = tree_table::build(
+        caption,
+        tree,
+        frames,
+        (page.metric, Some(&inclusive[page.metric])),
+        &columns,
+        2 * page.metric,
+        Some(code),
+    );
+    view.notes = notes;
+    view
+}
+
+fn metric_links(plan: &Plan, page: &PagePlan) -> Vec<Link> {
+    plan.pages
+        .iter()
+        .filter(|p| p.entry == page.entry && p.shape == page.shape)
+        .map(|p| Link {
+            label: metric_label(&p.path),
+            href: file_name(&p.path),
+            current: p.metric == page.metric,
+        })
+        .collect()
+}
+
+/// The metric part of a page's file name, for link labels.
+fn metric_label(path: &str) -> String {
+    let name = file_name(path);
+    let stem = name.trim_end_matches(".html");
+    let stem = stem
+        .strip_suffix(".bottom-up")
+        .or_else(|| stem.strip_suffix(".flat"))
+        .unwrap_or(stem);
+    stem.split_once('.').map_or(stem, |(_, m)| m).to_string()
+}
+
+fn shape_links(top_down: &str, current: Shape) -> Vec<Link> {
+    Shape::ALL
+        .iter()
+        .map(|&s| Link {
+            label: s.name().to_string(),
+            href: file_name(&shape_path(top_down, s)),
+            current: s == current,
+        })
+        .collect()
+}
+
+/// The page for the same metric name and shape in another entry, else its
+/// first metric's.
+fn page_for(
+    history: &History,
+    plan: &Plan,
+    entry: usize,
+    metric_name: &str,
+    shape: Shape,
+) -> Option<String> {
+    let m = history.profiles[entry]
+        .profile
+        .metrics
+        .iter()
+        .position(|m| m.name == metric_name)
+        .unwrap_or(0);
+    plan.by_entry[entry].get(m).map(|p| shape_path(p, shape))
+}
+
+fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link> {
+    let entry = &history.profiles[page.entry];
+    let metric = &entry.profile.metrics[page.metric].name;
+    let Some((versions, at)) = versions_around(plan, entry) else {
+        return Vec::new();
+    };
+    versions[at]
+        .1
+        .iter()
+        .filter_map(|&i| {
+            let href = file_name(&page_for(history, plan, i, metric, page.shape)?);
+            Some(Link {
+                label: plan.rep_names[i].clone(),
+                href,
+                current: i == page.entry,
+            })
+        })
+        .collect()
+}
+
+/// How many versions either side of the page's own its version links
+/// show (with the first version, and "…" for the ones left out), so pages
+/// stay small over long histories and adding a version changes only the
+/// pages of the last few.
+pub const VERSION_WINDOW: usize = 3;
+
+fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) -> Vec<Link> {
+    let entry = &history.profiles[page.entry];
+    let metric = &entry.profile.metrics[page.metric].name;
+    let Some((versions, at)) = versions_around(plan, entry) else {
+        return Vec::new();
+    };
+    let low = at.saturating_sub(VERSION_WINDOW);
+    let high = (at + VERSION_WINDOW).min(versions.len() - 1);
+    let shown = (low > 0).then_some(0).into_iter().chain(low..=high);
+    let gap = || Link {
+        label: "…".to_string(),
+        href: String::new(),
+        current: false,
+    };
+    let mut links = Vec::new();
+    let mut previous: Option<usize> = None;
+    for i in shown {
+        if previous.is_some_and(|p| i > p + 1) {
+            links.push(gap());
+        }
+        previous = Some(i);
+        let (v, entries) = &versions[i];
+        let Some(href) = page_for(history, plan, entries[0], metric, page.shape) else {
+            continue;
+        };
+        links.push(Link {
+            label: history.versions[*v].label.clone(),
+            href: format!("{root}{href}"),
+            current: *v == entry.version,
+        });
+    }
+    if high + 1 < versions.len() {
+        links.push(gap());
+    }
+    links
+}
+
+/// Differential pages that involve this profile's version, for its metric
+/// and shape.
+fn diff_links(
+    cx: &Context,
+    entry: &ProfileEntry,
+    metric: &str,
+    shape: Shape,
+    root: &str,
+) -> Vec<Link> {
+    let Some(list) = cx.diffs.get(&(entry.benchmark.clone(), entry.version)) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter(|(_, path)| path.contains(&format!(".{}.", paths::slug(metric))))
+        .map(|(label, path)| Link {
+            label: label.clone(),
+            href: format!("{root}{}", shape_path(path, shape)),
+            current: false,
+        })
+        .collect()
+}
+
+/// The functions with the largest self value, summed over every context
+/// they appear in; total counts each sample once even under recursion.
+/// These are the function rows of the flat trees.
+/// `merged` is the exclusive and the inclusive flat tree merged.
+fn top_by_self(
+    frames: &ShapeFrames,
+    entry: &ProfileEntry,
+    merged: &CallTree,
+    metric: usize,
+    n: usize,
+) -> Vec<TopRow> {
+    let tree = &entry.profile.tree;
+    let grand = tree.total(metric);
+    let per = tree.metric_count();
+    let (self_by, total_by) = (merged.inclusive(metric), merged.inclusive(per + metric));
+    let mut rows: Vec<NodeId> = merged
+        .node_ids()
+        .filter(|&n| merged.depth(n) == 3 && self_by[n.index()] > 0.0)
+        .collect();
+    rows.sort_by(|a, b| {
+        self_by[b.index()]
+            .total_cmp(&self_by[a.index()])
+            .then(a.cmp(b))
+    });
+    let unit = &entry.profile.metrics[metric].unit;
+    rows.into_iter()
+        .take(n)
+        .filter_map(|node| {
+            let frame = frames.table.get(merged.frame(node)?);
+            Some(TopRow {
+                name: frame.function.clone(),
+                location: frame.file.clone().unwrap_or_default(),
+                self_value: with_unit(self_by[node.index()], unit),
+                self_share: percent(self_by[node.index()], grand),
+                total_value: with_unit(total_by[node.index()], unit),
+                total_share: percent(total_by[node.index()], grand),
+            })
+        })
+        .collect()
+}

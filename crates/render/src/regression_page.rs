@@ -1,0 +1,421 @@
+//! A regression's page, after PRCA's Fig. 7: the benchmark, the change
+//! with its test figures and categories, the series with the responsible
+//! version highlighted, how it was found (and whether a later version
+//! undid it), the functions whose own change explains it, and the call
+//! tree of the responsible version with the flagged path, candidates and
+//! modified methods; links to the flame-graph diff, the source diff and
+//! the matrix. Improvements get the same page.
+
+use serde::Serialize;
+
+use super::benchmark_page::{self, categories_note, method_note, severity_word};
+use super::format::{measured, p_value, signed_percent};
+use super::{matrix_page, paths, series_svg, Common, Renderer};
+use analysis::regression::{Change, Direction, Method, Series};
+use analysis::regression_report::RegressionReport;
+use analysis::root_cause::RootCause;
+use model::error::BuildError;
+use model::History;
+
+#[derive(Serialize)]
+struct FunctionRow {
+    name: String,
+    file: String,
+    before: String,
+    after: String,
+    delta: String,
+    share: String,
+    test: String,
+    significant: bool,
+    modified: bool,
+    cause: bool,
+}
+
+#[derive(Serialize)]
+struct TreeRow {
+    indent: usize,
+    name: String,
+    mark: &'static str,
+    class: String,
+    before: String,
+    after: String,
+    change: String,
+    note: String,
+    modified: bool,
+}
+
+#[derive(Serialize)]
+struct View {
+    #[serde(flatten)]
+    common: Common,
+    benchmark: String,
+    benchmark_href: String,
+    severity: &'static str,
+    before: String,
+    after: String,
+    headline: String,
+    interval: String,
+    category: String,
+    method: String,
+    categories: String,
+    origin: String,
+    tested_method: Option<String>,
+    chart: String,
+    /// What a long series' chart draws.
+    chart_note: Option<String>,
+    kind: &'static str,
+    found_by: String,
+    undone: Option<(String, Option<String>)>,
+    fdr: String,
+    cause_line: Option<String>,
+    cause_benchmark: String,
+    cause_link: String,
+    functions: Vec<FunctionRow>,
+    tree: Vec<TreeRow>,
+    no_cause: Option<String>,
+    cause_metric: String,
+    repetitions: (usize, usize),
+    links: Vec<(String, String)>,
+}
+
+/// `flame_diffs`: paths of the differential flame-graph pages the site has.
+pub fn render(
+    history: &History,
+    report: &RegressionReport,
+    index: usize,
+    renderer: &Renderer,
+    flame_diffs: &std::collections::BTreeSet<String>,
+    source_diff_versions: &[bool],
+) -> Result<(String, Vec<u8>), BuildError> {
+    let c = &report.changes[index];
+    let bench = report
+        .benchmark(&c.benchmark)
+        .expect("every change comes from a benchmark of the report");
+    let unit = &bench.series.unit;
+    let label = |v: usize| history.versions[v].label.clone();
+    let name = |v: usize| history.versions[v].name.clone();
+    let page = benchmark_page::change_path(c, &name(c.before), &name(c.after));
+    let root = paths::root_of(&page);
+    let cause = report.causes[index].as_ref();
+    let mean_of = |v: usize| {
+        bench
+            .series
+            .mean_at(v)
+            .map(|m| measured(m, unit))
+            .unwrap_or_default()
+    };
+    let settings = &report.settings;
+    let view = View {
+        common: Common::new(renderer, history, &page),
+        benchmark: c.benchmark.clone(),
+        benchmark_href: format!("{root}{}", benchmark_page::path(&c.benchmark)),
+        severity: severity_word(c.severity),
+        before: label(c.before),
+        after: label(c.after),
+        headline: headline(c, &mean_of(c.before), &mean_of(c.after)),
+        interval: c
+            .comparison
+            .map(|x| {
+                format!(
+                    "{}% interval of the difference: {} to {}; {} (t/F = {:.3}, df = {:.1}).",
+                    x.confidence * 100.0,
+                    measured(x.ci().0, unit),
+                    measured(x.ci().1, unit),
+                    p_value(x.p_value),
+                    x.statistic,
+                    x.df
+                )
+            })
+            .unwrap_or_default(),
+        category: if c.categories.0 == c.categories.1 {
+            format!("Within the category “{}”.", c.categories.0)
+        } else {
+            format!("Category “{}” → “{}”.", c.categories.0, c.categories.1)
+        },
+        method: method_note(
+            settings.test.label(),
+            settings.confidence,
+            settings.min_runs,
+        ),
+        categories: categories_note(history, bench.categories.as_ref(), unit),
+        origin: bench.series.origin.describe(),
+        tested_method: cause.and_then(tested_method),
+        chart: series_svg::chart(
+            &bench.series,
+            bench.categories.as_ref(),
+            &history.versions,
+            Some((c.before, c.after)),
+            &marked_points(report, &bench.series),
+            settings.confidence,
+        ),
+        chart_note: series_svg::long_series_note(bench.series.points.len(), settings.confidence),
+        kind: kind_word(c.direction),
+        found_by: found_by(c, &label),
+        undone: c.undone.as_ref().map(|u| {
+            let back = format!(
+                "Undone in {}: the mean came back to {} against {}.",
+                label(u.by),
+                signed_percent(u.relative_to_before),
+                label(c.before)
+            );
+            let link = report
+                .changes
+                .iter()
+                .find(|x| x.benchmark == c.benchmark && x.after == u.by)
+                .map(|x| format!("{root}{}", benchmark_page::change_path(x, &name(x.before), &name(x.after))));
+            (back, link)
+        }),
+        fdr: benchmark_page::fdr_note(&report.fdr),
+        cause_line: cause.and_then(|x| cause_line(x, &label(c.after))),
+        cause_benchmark: cause.map(|x| x.benchmark.clone()).unwrap_or_default(),
+        cause_link: bench
+            .explained_by
+            .as_ref()
+            .filter(|(b, _)| b != &c.benchmark)
+            .map(|(b, why)| format!("The call trees are those of the profiled benchmark `{b}` ({why})."))
+            .unwrap_or_default(),
+        functions: cause.map(function_rows).unwrap_or_default(),
+        tree: cause.map(|x| tree_rows(x, &x.unit)).unwrap_or_default(),
+        no_cause: match cause {
+            Some(x) => x.none.clone(),
+            None => Some(format!(
+                "no profiles explain `{}`: profile it in these versions, or name its profiled benchmark in `[[benchmarks]]` (`profiles = \"…\"`)",
+                c.benchmark
+            )),
+        },
+        cause_metric: cause.map(|x| x.metric.clone()).unwrap_or_default(),
+        repetitions: cause.map(|x| x.repetitions).unwrap_or((0, 0)),
+        links: links(history, c, cause, &root, flame_diffs, source_diff_versions),
+    };
+    Ok((
+        page,
+        renderer.render("regression.html", &view)?.into_bytes(),
+    ))
+}
+
+/// The points a long chart marks: the first, the last, and those around
+/// each change found in the benchmark.
+fn marked_points(report: &RegressionReport, series: &Series) -> Vec<usize> {
+    let position = |version: usize| {
+        series
+            .points
+            .binary_search_by_key(&version, |p| p.version)
+            .ok()
+    };
+    let around = report
+        .changes
+        .iter()
+        .filter(|c| c.benchmark == series.benchmark)
+        .flat_map(|c| [position(c.before), position(c.after)]);
+    let ends = [Some(0), series.points.len().checked_sub(1)];
+    around.chain(ends).flatten().collect()
+}
+
+fn kind_word(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Regression => "Regression",
+        Direction::Improvement => "Improvement",
+    }
+}
+
+/// How the responsible version was found.
+fn found_by(c: &Change, label: &dyn Fn(usize) -> String) -> String {
+    match c.method {
+        Method::Adjacent => format!(
+            "{} and {} are consecutive versions, both measured, and differ significantly: {} is responsible. Every pair of consecutive versions is compared this way.",
+            label(c.before),
+            label(c.after),
+            label(c.after)
+        ),
+        Method::Gap { unmeasured } => format!(
+            "{} and {} differ significantly, but the {unmeasured} version{} between them {} no figures: the responsible version is one of {} or {}. `perfatlas bisect` narrows it down by measuring commits, chosen by PRCA's weight w = min(a + 1, N − (a + 1)) (section 4.1).",
+            label(c.before),
+            label(c.after),
+            if unmeasured == 1 { "" } else { "s" },
+            if unmeasured == 1 { "has" } else { "have" },
+            if unmeasured == 1 { "it" } else { "them" },
+            label(c.after)
+        ),
+    }
+}
+
+/// One sentence: the function that explains most of the change.
+fn cause_line(cause: &RootCause, after: &str) -> Option<String> {
+    let f = cause.main_function()?;
+    let unit = model::Unit::parse(&cause.unit);
+    Some(format!(
+        "`{}`{}: {} of its own {}, {} of the difference{}.",
+        f.name,
+        f.file
+            .as_deref()
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default(),
+        signed_value(f.delta, &unit),
+        cause.metric,
+        percent(f.share),
+        if f.modified {
+            format!("; modified in {after} ●")
+        } else {
+            format!("; not modified in {after} (as far as the sources tell)")
+        }
+    ))
+}
+
+fn signed_value(v: f64, unit: &model::Unit) -> String {
+    let sign = if v < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", super::format::with_unit(v.abs(), unit))
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.0}%", share * 100.0)
+}
+
+/// The functions by their own change, largest share first.
+fn function_rows(cause: &RootCause) -> Vec<FunctionRow> {
+    let unit = model::Unit::parse(&cause.unit);
+    let value = |s: Option<analysis::stats::Summary>| {
+        s.map(|s| super::format::with_unit(s.mean, &unit))
+            .unwrap_or_default()
+    };
+    cause
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FunctionRow {
+            name: f.name.clone(),
+            file: f.file.clone().unwrap_or_default(),
+            before: value(f.before),
+            after: value(f.after),
+            delta: signed_value(f.delta, &unit),
+            share: percent(f.share),
+            test: f.p_value.map(p_value).unwrap_or_default(),
+            significant: f.significant,
+            modified: f.modified,
+            cause: cause.cause == Some(i),
+        })
+        .collect()
+}
+
+fn headline(c: &Change, before: &str, after: &str) -> String {
+    let figures = c
+        .comparison
+        .and_then(|x| x.relative)
+        .map(signed_percent)
+        .unwrap_or_default();
+    format!("Mean {before} → {after} ({figures}).")
+}
+
+/// The outermost flagged frame: the method the benchmark tests.
+fn tested_method(cause: &RootCause) -> Option<String> {
+    cause
+        .nodes
+        .iter()
+        .find(|n| n.parent == Some(0) && n.flagged)
+        .map(|n| n.name.clone())
+}
+
+/// The compared nodes in call-tree order, indented by depth.
+fn tree_rows(cause: &RootCause, unit: &str) -> Vec<TreeRow> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); cause.nodes.len()];
+    for (i, n) in cause.nodes.iter().enumerate() {
+        if let Some(p) = n.parent {
+            children[p].push(i);
+        }
+    }
+    let mut rows = Vec::new();
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, depth)) = stack.pop() {
+        if i >= cause.nodes.len() {
+            break;
+        }
+        let n = &cause.nodes[i];
+        let value = |s: Option<analysis::stats::Summary>| {
+            s.map(|s| format_value(s.mean, unit)).unwrap_or_default()
+        };
+        let mut notes = Vec::new();
+        if n.candidate {
+            notes.push("candidate root cause".to_string());
+        }
+        if n.shape_changed {
+            notes.push("its callees changed".into());
+        }
+        if n.modified {
+            notes.push("modified in this version".into());
+        }
+        if n.callees_left > 0 {
+            notes.push(format!("{} smaller callees not compared", n.callees_left));
+        }
+        rows.push(TreeRow {
+            indent: depth * 18,
+            name: n.name.clone(),
+            mark: if n.flagged { "✘" } else { "✓" },
+            class: format!(
+                "{}{}{}",
+                if n.flagged {
+                    "pa-flagged"
+                } else {
+                    "pa-unflagged"
+                },
+                if n.candidate { " pa-candidate" } else { "" },
+                if n.modified { " pa-modified" } else { "" }
+            ),
+            before: value(n.before),
+            after: value(n.after),
+            change: match (n.relative, n.p_value) {
+                (Some(r), Some(p)) => format!("{} ({})", signed_percent(r), p_value(p)),
+                _ => String::new(),
+            },
+            note: notes.join("; "),
+            modified: n.modified,
+        });
+        for &child in children[i].iter().rev() {
+            stack.push((child, depth + 1));
+        }
+    }
+    rows
+}
+
+fn format_value(v: f64, unit: &str) -> String {
+    super::format::with_unit(v, &model::Unit::parse(unit))
+}
+
+fn links(
+    history: &History,
+    c: &Change,
+    cause: Option<&RootCause>,
+    root: &str,
+    flame_diffs: &std::collections::BTreeSet<String>,
+    source_diff_versions: &[bool],
+) -> Vec<(String, String)> {
+    let (before, after) = (&history.versions[c.before], &history.versions[c.after]);
+    let mut out = vec![(
+        format!("{} over all versions", c.benchmark),
+        format!("{root}{}", benchmark_page::path(&c.benchmark)),
+    )];
+    let profiled = cause.map_or(c.benchmark.as_str(), |x| x.benchmark.as_str());
+    if let Some(path) = flame_diffs.iter().find(|p| {
+        p.starts_with(&format!(
+            "flamediff/{}/{}--{}.",
+            paths::slug(profiled),
+            paths::slug(&before.name),
+            paths::slug(&after.name)
+        )) && !p.contains(".bottom-up")
+            && !p.contains(".flat")
+    }) {
+        out.push((
+            format!("flame-graph diff {} → {}", before.label, after.label),
+            format!("{root}{path}"),
+        ));
+    }
+    if source_diff_versions.get(c.after).copied().unwrap_or(false) {
+        out.push((
+            format!("source diff of {}", after.label),
+            format!("{root}{}", matrix_page::diff_path(&after.name)),
+        ));
+    }
+    out.push((
+        "evolution matrices".into(),
+        format!("{root}index.html#matrices"),
+    ));
+    out
+}

@@ -1,0 +1,218 @@
+//! Page reuse, the render side: the keys of the groups of pages a rebuild
+//! may keep from the previous site (the store of kept groups is the site's,
+//! behind [`PageStore`]).
+//!
+//! - **Keys.** Each group of pages rendered together (a profile's pages of
+//!   one shape, an aggregate page, a differential page) has a key: an
+//!   XXH3-128 [`Digest`] of everything its rendering reads. That is the
+//!   build's [`salt`] (perfatlas version, templates, assets, themes, the
+//!   whole configuration, the site title), the group's page paths and
+//!   navigation as rendered (links to other metrics, shapes, repetitions,
+//!   versions and comparisons), the content of the profiles it draws
+//!   (frames, tree and values, never the frame ids of one build), and the
+//!   source files its code links can point to.
+//! - **Manifest.** The keys and the files each group wrote (with their
+//!   sizes) are stored in the build cache's directory (`site::page_cache`). A
+//!   group whose key is in the previous site's manifest, and whose files
+//!   are all there with the recorded sizes, is kept: its files are
+//!   hard-linked into the new site. Anything else (no manifest, another
+//!   manifest version, a malformed line, a missing or resized file) renders
+//!   the group again.
+//! - **Safety net.** A reused site must be byte-identical to a full build;
+//!   `tests/cli.rs` rebuilds grown and changed histories and compares them
+//!   with `--no-cache` builds.
+
+use std::fmt::Debug;
+
+use serde::Serialize;
+use xxhash_rust::xxh3::Xxh3;
+
+use super::site_files::{rendered, Body};
+use super::{Rendered, Renderer};
+use analysis::shapes::ShapeFrames;
+use config::Config;
+use model::error::BuildError;
+use model::{FrameTable, History, ProfileEntry};
+
+/// First line of a manifest; bumped whenever what a key covers changes.
+pub const HEADER: &str = concat!("perfatlas pages 1 ", env!("CARGO_PKG_VERSION"));
+
+/// Where the page groups of the previous site are found, and where this
+/// build's groups are recorded (the site's page cache, `site::page_cache`).
+pub trait PageStore: Sync {
+    /// False when every group is rendered and nothing is recorded (then no
+    /// key is computed).
+    fn enabled(&self) -> bool;
+    /// Whether the group `key` can be kept from the previous site.
+    fn has(&self, key: u128) -> bool;
+    /// The group's files from the previous site when it can be kept, else
+    /// `render()`'s.
+    fn get_or_render(
+        &self,
+        key: u128,
+        render: &dyn Fn() -> Rendered,
+    ) -> Result<Vec<(String, Body)>, BuildError>;
+}
+
+/// No page is kept: everything is rendered.
+pub struct RenderAll;
+
+impl PageStore for RenderAll {
+    fn enabled(&self) -> bool {
+        false
+    }
+    fn has(&self, _: u128) -> bool {
+        false
+    }
+    fn get_or_render(
+        &self,
+        _: u128,
+        render: &dyn Fn() -> Rendered,
+    ) -> Result<Vec<(String, Body)>, BuildError> {
+        Ok(rendered(render()?).collect())
+    }
+}
+
+/// An XXH3-128 digest built from length-prefixed parts, so that parts
+/// never run into each other.
+pub struct Digest(Xxh3);
+
+impl Digest {
+    pub fn new(kind: &str) -> Digest {
+        let mut d = Digest(Xxh3::new());
+        d.str(kind);
+        d
+    }
+
+    pub fn bytes(&mut self, bytes: &[u8]) -> &mut Digest {
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+
+    pub fn str(&mut self, s: &str) -> &mut Digest {
+        self.bytes(s.as_bytes())
+    }
+
+    pub fn u64(&mut self, n: u64) -> &mut Digest {
+        self.0.update(&n.to_le_bytes());
+        self
+    }
+
+    pub fn u128(&mut self, n: u128) -> &mut Digest {
+        self.0.update(&n.to_le_bytes());
+        self
+    }
+
+    pub fn f64(&mut self, x: f64) -> &mut Digest {
+        self.u64(x.to_bits())
+    }
+
+    /// A value by its `Debug` form (for settings and plans).
+    pub fn debug<T: Debug + ?Sized>(&mut self, value: &T) -> &mut Digest {
+        self.str(&format!("{value:?}"))
+    }
+
+    /// A value by its JSON form (for view models).
+    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> &mut Digest {
+        let json = serde_json::to_vec(value).unwrap_or_default();
+        self.bytes(&json)
+    }
+
+    pub fn finish(&self) -> u128 {
+        self.0.digest128()
+    }
+}
+
+/// The digests page keys are made of, computed once per build.
+pub struct Inputs {
+    /// See [`salt`].
+    pub salt: u128,
+    /// [`profile_digest`] of each profile entry.
+    pub profiles: Vec<u128>,
+    /// [`sources_digest`] of each version.
+    pub sources: Vec<u128>,
+}
+
+impl Inputs {
+    pub fn new(
+        history: &History,
+        config: &Config,
+        renderer: &Renderer,
+        shape_frames: &ShapeFrames,
+        sources: &vcs::sources::Sources,
+    ) -> Inputs {
+        use rayon::prelude::*;
+        let frames = frame_digests(&history.frames, shape_frames);
+        Inputs {
+            salt: salt(renderer, config, history),
+            profiles: history
+                .profiles
+                .par_iter()
+                .map(|entry| profile_digest(entry, &frames))
+                .collect(),
+            sources: (0..history.versions.len())
+                .map(|v| sources_digest(sources, v))
+                .collect(),
+        }
+    }
+}
+
+/// What every page of the build depends on: perfatlas, the templates,
+/// assets and themes, the configuration and the site title.
+pub fn salt(renderer: &Renderer, config: &Config, history: &History) -> u128 {
+    Digest::new("salt")
+        .str(HEADER)
+        .u128(renderer.fingerprint())
+        .debug(config)
+        .str(&history.title)
+        .finish()
+}
+
+/// One digest per frame of `frames`, from its content (function, file,
+/// line, module...) and its function's identity (which can change with the
+/// other versions of the history), so profile digests never depend on
+/// frame ids.
+pub fn frame_digests(frames: &FrameTable, shape: &ShapeFrames) -> Vec<u64> {
+    frames
+        .iter()
+        .map(|(id, frame)| {
+            let function = shape.table.get(shape.function(id));
+            xxhash_rust::xxh3::xxh3_64(format!("{frame:?}{function:?}").as_bytes())
+        })
+        .collect()
+}
+
+/// The content of a profile as its pages draw it: where it came from, its
+/// metrics, and its tree node by node (parent, frame content, self values).
+pub fn profile_digest(entry: &ProfileEntry, frames: &[u64]) -> u128 {
+    let mut d = Digest::new("profile");
+    d.str(&entry.benchmark)
+        .u64(u64::from(entry.repetition))
+        .str(&entry.source)
+        .str(entry.format)
+        .debug(&entry.profile.metrics);
+    let tree = &entry.profile.tree;
+    let metrics = tree.metric_count();
+    d.u64(tree.len() as u64);
+    for node in tree.node_ids() {
+        d.u64(tree.parent(node).map_or(u64::MAX, |p| p.index() as u64));
+        d.u64(tree.frame(node).map_or(0, |f| frames[f.0 as usize]));
+        for m in 0..metrics {
+            d.f64(tree.self_value(node, m));
+        }
+    }
+    d.finish()
+}
+
+/// The source files of `version` that code links can point to.
+pub fn sources_digest(sources: &vcs::sources::Sources, version: usize) -> u128 {
+    let mut d = Digest::new("sources");
+    for file in sources.files.iter().filter(|f| f.version == version) {
+        d.str(&file.shown_path).debug(&file.profile_paths);
+    }
+    d.finish()
+}
+
+#[cfg(test)]
+mod tests;

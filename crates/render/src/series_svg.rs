@@ -1,0 +1,472 @@
+//! The time-series chart of one benchmark (PRCA's Fig. 3 and 7): each
+//! version's mean with its confidence interval and its runs, the category
+//! bands as dashed lines, and optionally the pair of versions around a
+//! regression highlighted.
+//!
+//! Budget: up to [`DETAILED_POINTS`] versions every version is a point
+//! with its interval and a tooltip. Beyond, the versions are drawn in at
+//! most [`COLUMNS`] columns of consecutive versions: a line through the
+//! range of each column's means and a shaded band over the range of its
+//! intervals, so every version is drawn and an outlier stays visible; only
+//! the versions given as `marked` and the highlighted pair are points with
+//! a tooltip. A chart of 1,000 versions stays near 15 kB.
+
+use super::format::{grouped, measured};
+use super::quick_number::push_coord;
+use super::svg::{coord, SvgWriter};
+use analysis::regression::{Categories, Series};
+use model::Version;
+
+const WIDTH: f64 = 760.0;
+const HEIGHT: f64 = 300.0;
+const LEFT: f64 = 78.0;
+const RIGHT: f64 = 120.0;
+const TOP: f64 = 22.0;
+const BOTTOM: f64 = 64.0;
+/// Above this many versions the runs are not drawn, labels thin out,
+/// versions are drawn in columns, and only the marked versions are points.
+pub const DETAILED_POINTS: usize = 120;
+/// Most columns a long series is drawn in (about 4 pixels each).
+pub const COLUMNS: usize = 140;
+/// Most version labels under a long series.
+const LONG_LABELS: usize = 24;
+
+/// What a long series' chart draws, in words for the page; `None` when
+/// every version is a point.
+pub fn long_series_note(versions: usize, confidence: f64) -> Option<String> {
+    if versions <= DETAILED_POINTS {
+        return None;
+    }
+    let columns = versions.min(COLUMNS);
+    Some(format!(
+        "The chart draws all {versions} versions in {columns} columns of about {} consecutive versions each: the line spans the range of their means, the shaded band the range of their {}% intervals; points with a tooltip mark the first and the last version and the versions around each change found.",
+        versions.div_ceil(columns),
+        100.0 * confidence
+    ))
+}
+
+/// The chart; `highlight` is (before, responsible) as version indices;
+/// `marked`, the point positions drawn as points when the series is longer
+/// than [`DETAILED_POINTS`].
+pub fn chart(
+    series: &Series,
+    categories: Option<&Categories>,
+    versions: &[Version],
+    highlight: Option<(usize, usize)>,
+    marked: &[usize],
+    confidence: f64,
+) -> String {
+    let n = series.points.len().max(1);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let step = plot_w / n as f64;
+    let top_value = top_of(series, categories);
+    let x = |i: usize| LEFT + (i as f64 + 0.5) * step;
+    let y = |v: f64| TOP + plot_h * (1.0 - (v / top_value).clamp(0.0, 1.0));
+    let mut w = SvgWriter::with_capacity(n * 400 + 2048);
+    let label = format!(
+        "{}: {} per version",
+        series.benchmark,
+        series.origin.describe()
+    );
+    w.open(
+        "svg",
+        &[
+            ("class", "pa-series"),
+            ("width", &coord(WIDTH)),
+            ("height", &coord(HEIGHT)),
+            (
+                "viewBox",
+                &format!("0 0 {} {}", coord(WIDTH), coord(HEIGHT)),
+            ),
+            ("role", "img"),
+            ("aria-label", &label),
+        ],
+    );
+    axis(&mut w, top_value, &series.unit, &y);
+    if let Some(c) = categories {
+        bands(&mut w, c, top_value, &y);
+    }
+    let detailed = n <= DETAILED_POINTS;
+    if detailed {
+        mean_line(&mut w, series, &x, &y);
+    } else {
+        let columns = columns(series, &x);
+        interval_band(&mut w, &columns, &y);
+        column_line(&mut w, &columns, &y);
+    }
+    let is_marked = marked_points(series, marked, highlight);
+    for (i, p) in series.points.iter().enumerate() {
+        let Some(s) = p.summary else { continue };
+        if !detailed && !is_marked[i] {
+            version_label(&mut w, &versions[p.version].label, x(i), n, i);
+            continue;
+        }
+        let role = match highlight {
+            Some((_, after)) if after == p.version => "pa-responsible",
+            Some((before, _)) if before == p.version => "pa-before",
+            _ => "",
+        };
+        let version = &versions[p.version].label;
+        w.open(
+            "g",
+            &[
+                ("class", &format!("pa-point {role}")),
+                ("data-version", version),
+                ("data-mean", &s.mean.to_string()),
+            ],
+        );
+        let ci =
+            s.ci.map(|(lo, hi)| {
+                format!(
+                    ", {}% interval {} – {}",
+                    100.0 * confidence,
+                    measured(lo, &series.unit),
+                    measured(hi, &series.unit)
+                )
+            })
+            .unwrap_or_default();
+        w.element(
+            "title",
+            &[],
+            &format!(
+                "{version}: mean {}{ci}, {} run{}",
+                measured(s.mean, &series.unit),
+                p.values.len(),
+                if p.values.len() == 1 { "" } else { "s" }
+            ),
+        );
+        if let Some((lo, hi)) = s.ci.filter(|_| detailed) {
+            let xs = coord(x(i));
+            w.empty(
+                "line",
+                &[
+                    ("class", "pa-ci"),
+                    ("x1", &xs),
+                    ("x2", &xs),
+                    ("y1", &coord(y(lo))),
+                    ("y2", &coord(y(hi))),
+                ],
+            );
+        }
+        if detailed && p.values.len() <= 60 {
+            for v in &p.values {
+                w.empty(
+                    "circle",
+                    &[
+                        ("class", "pa-run"),
+                        ("cx", &coord(x(i) + step.min(24.0) * 0.18)),
+                        ("cy", &coord(y(*v))),
+                        ("r", "1.6"),
+                    ],
+                );
+            }
+        }
+        w.empty(
+            "circle",
+            &[
+                ("class", "pa-mean"),
+                ("cx", &coord(x(i))),
+                ("cy", &coord(y(s.mean))),
+                ("r", if role.is_empty() { "3.5" } else { "5" }),
+            ],
+        );
+        w.close("g");
+        version_label(&mut w, version, x(i), n, i);
+    }
+    w.close("svg");
+    w.finish()
+}
+
+/// Which points are drawn as points when the series is long: `marked`
+/// and the highlighted pair.
+fn marked_points(
+    series: &Series,
+    marked: &[usize],
+    highlight: Option<(usize, usize)>,
+) -> Vec<bool> {
+    let mut out = vec![false; series.points.len()];
+    for &i in marked {
+        if let Some(m) = out.get_mut(i) {
+            *m = true;
+        }
+    }
+    for (i, p) in series.points.iter().enumerate() {
+        if highlight.is_some_and(|(b, a)| p.version == b || p.version == a) {
+            out[i] = true;
+        }
+    }
+    out
+}
+
+/// The line through every version's mean.
+fn mean_line(w: &mut SvgWriter, series: &Series, x: &dyn Fn(usize) -> f64, y: &dyn Fn(f64) -> f64) {
+    let mut means = String::with_capacity(series.points.len() * 14);
+    for (i, p) in series.points.iter().enumerate() {
+        let Some(s) = p.summary else { continue };
+        if !means.is_empty() {
+            means.push(' ');
+        }
+        push_point(&mut means, x(i), y(s.mean));
+    }
+    w.empty(
+        "polyline",
+        &[("class", "pa-series-line"), ("points", &means)],
+    );
+}
+
+/// Consecutive versions drawn as one column of a long chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Column {
+    x: f64,
+    /// Lowest and highest mean.
+    means: (f64, f64),
+    /// Lowest lower end and highest upper end of the intervals (the mean
+    /// where a version has none).
+    interval: (f64, f64),
+}
+
+/// At most [`COLUMNS`] columns of consecutive points, in order; `None` for a
+/// column without figures.
+fn columns(series: &Series, x: &dyn Fn(usize) -> f64) -> Vec<Option<Column>> {
+    let n = series.points.len();
+    let count = n.min(COLUMNS);
+    (0..count)
+        .map(|k| {
+            let (from, to) = (k * n / count, (k + 1) * n / count);
+            let mut column: Option<Column> = None;
+            for p in &series.points[from..to] {
+                let Some(s) = p.summary else { continue };
+                let (lo, hi) = s.ci.unwrap_or((s.mean, s.mean));
+                let c = column.get_or_insert(Column {
+                    x: (x(from) + x(to - 1)) / 2.0,
+                    means: (s.mean, s.mean),
+                    interval: (lo, hi),
+                });
+                c.means = (c.means.0.min(s.mean), c.means.1.max(s.mean));
+                c.interval = (c.interval.0.min(lo), c.interval.1.max(hi));
+            }
+            column
+        })
+        .collect()
+}
+
+/// The line through the columns: down or up each column's range of means,
+/// starting at the end nearer to where the line came from.
+fn column_line(w: &mut SvgWriter, columns: &[Option<Column>], y: &dyn Fn(f64) -> f64) {
+    let mut d = String::with_capacity(columns.len() * 28);
+    let mut last: Option<f64> = None;
+    for c in columns {
+        let Some(c) = c else {
+            last = None;
+            continue;
+        };
+        let (a, b) = (y(c.means.0), y(c.means.1));
+        let (first, second) = match last {
+            Some(l) if (l - b).abs() < (l - a).abs() => (b, a),
+            _ => (a, b),
+        };
+        d.push(if last.is_none() { 'M' } else { 'L' });
+        push_point(&mut d, c.x, first);
+        if second != first {
+            d.push('L');
+            push_point(&mut d, c.x, second);
+        }
+        last = Some(second);
+    }
+    w.empty("path", &[("class", "pa-series-line"), ("d", &d)]);
+}
+
+/// The columns' intervals as one shaded band: an outline along the upper
+/// ends and back along the lower ends, broken at a column without figures.
+fn interval_band(w: &mut SvgWriter, columns: &[Option<Column>], y: &dyn Fn(f64) -> f64) {
+    let mut d = String::new();
+    for run in columns.split(Option::is_none) {
+        let run: Vec<&Column> = run.iter().flatten().collect();
+        let upper = run.iter().map(|c| (c.x, c.interval.1));
+        let lower = run.iter().rev().map(|c| (c.x, c.interval.0));
+        for (k, (x, v)) in upper.chain(lower).enumerate() {
+            d.push(if k == 0 { 'M' } else { 'L' });
+            push_point(&mut d, x, y(v));
+        }
+        if !run.is_empty() {
+            d.push('Z');
+        }
+    }
+    if !d.is_empty() {
+        w.empty(
+            "path",
+            &[
+                ("class", "pa-ci-band"),
+                ("fill", "currentColor"),
+                ("fill-opacity", "0.15"),
+                ("stroke", "none"),
+                ("d", &d),
+            ],
+        );
+    }
+}
+
+/// Appends `x,y` as coordinates.
+fn push_point(out: &mut String, x: f64, y: f64) {
+    push_coord(out, x);
+    out.push(',');
+    push_coord(out, y);
+}
+
+/// The value at the top of the plot: above every interval, run and band
+/// edge that matters.
+fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
+    let mut top = 0.0_f64;
+    for p in &series.points {
+        if let Some(s) = p.summary {
+            top = top.max(s.ci.map_or(s.mean, |c| c.1));
+        }
+        top = top.max(p.values.moments().largest);
+    }
+    if let Some(c) = categories {
+        // Show the next edge above the data when it is close.
+        if let Some(edge) = c.edges.iter().find(|&&e| e > top && e < top * 1.6) {
+            top = *edge;
+        }
+    }
+    if top > 0.0 {
+        top * 1.08
+    } else {
+        1.0
+    }
+}
+
+/// Grid lines at round values (1, 2 or 5 × a power of ten), labelled in
+/// the series' unit (times scaled, other units named once at the top).
+fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
+    let step = nice_step(top / 4.0);
+    let mut k = 0;
+    while step > 0.0 && k as f64 * step <= top && k <= 10 {
+        let v = k as f64 * step;
+        let yy = coord(y(v));
+        w.empty(
+            "line",
+            &[
+                ("class", "pa-grid"),
+                ("x1", &coord(LEFT)),
+                ("x2", &coord(WIDTH - RIGHT)),
+                ("y1", &yy),
+                ("y2", &yy),
+            ],
+        );
+        let label = if unit == "s" && v > 0.0 {
+            measured(v, unit)
+        } else {
+            grouped(v)
+        };
+        w.element(
+            "text",
+            &[
+                ("class", "pa-axis"),
+                ("x", &coord(LEFT - 6.0)),
+                ("y", &coord(y(v) + 4.0)),
+                ("text-anchor", "end"),
+            ],
+            &label,
+        );
+        k += 1;
+    }
+    if unit != "s" {
+        w.element(
+            "text",
+            &[
+                ("class", "pa-axis"),
+                ("x", &coord(LEFT - 6.0)),
+                ("y", &coord(TOP - 2.0)),
+                ("text-anchor", "end"),
+            ],
+            unit,
+        );
+    }
+}
+
+/// The round step (1, 2 or 5 × 10^k) at or above `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw > 0.0 && raw.is_finite()) {
+        return 0.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|&s| s >= raw * 0.999_999)
+        .unwrap_or(10.0 * power)
+}
+
+fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
+    for (k, edge) in c.edges.iter().enumerate() {
+        if *edge > top {
+            break;
+        }
+        let yy = coord(y(*edge));
+        w.empty(
+            "line",
+            &[
+                ("class", "pa-band-edge"),
+                ("x1", &coord(LEFT)),
+                ("x2", &coord(WIDTH - RIGHT)),
+                ("y1", &yy),
+                ("y2", &yy),
+            ],
+        );
+        for (name, dy) in [(&c.names[k], 12.0), (&c.names[k + 1], -4.0)] {
+            w.element(
+                "text",
+                &[
+                    ("class", "pa-band-name"),
+                    ("x", &coord(WIDTH - RIGHT + 4.0)),
+                    ("y", &coord(y(*edge) + dy)),
+                ],
+                name,
+            );
+        }
+    }
+}
+
+fn version_label(w: &mut SvgWriter, label: &str, x: f64, n: usize, i: usize) {
+    let most = if n <= DETAILED_POINTS {
+        DETAILED_POINTS / 2
+    } else {
+        LONG_LABELS
+    };
+    let every = n.div_ceil(most).max(1);
+    if i % every != 0 {
+        return;
+    }
+    let short: String = label.chars().take(14).collect();
+    let yy = HEIGHT - BOTTOM + 12.0;
+    w.element(
+        "text",
+        &[
+            ("class", "pa-axis"),
+            ("x", &coord(x)),
+            ("y", &coord(yy)),
+            ("text-anchor", "end"),
+            (
+                "transform",
+                &format!("rotate(-40 {} {})", coord(x), coord(yy)),
+            ),
+        ],
+        &short,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_steps_are_round() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(1.3), 2.0);
+        assert_eq!(nice_step(86.0), 100.0);
+        assert_eq!(nice_step(0.0031), 0.005);
+        assert_eq!(nice_step(0.0), 0.0);
+    }
+}

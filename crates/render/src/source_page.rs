@@ -1,0 +1,249 @@
+//! Source pages (EasyView VI-B, code links): one per source file of a
+//! version, each line with an anchor (`#L12`, highlighted when targeted)
+//! and, in the margin, the share of each benchmark's time spent on that
+//! line (self) and with it on the stack (total). Frames link here from
+//! flame-graph details and tree tables; an editor link (a configurable
+//! `vscode://` template) opens the file where it was profiled.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::format::{percent, with_unit};
+use super::{paths, Common, Renderer};
+use analysis::line_costs::{Cost, VersionCosts};
+use model::error::BuildError;
+use model::{FrameId, FrameTable, History};
+use vcs::sources::{SourceFile, Sources};
+
+/// Where source pages are, and how frames link to them.
+pub struct SourceLinks<'a> {
+    sources: &'a Sources,
+    paths: Vec<String>,
+    editor: &'a str,
+}
+
+/// Site path of a source page.
+pub fn page_path(version: &str, shown_path: &str) -> String {
+    let parts: Vec<String> = shown_path
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .map(paths::slug)
+        .collect();
+    format!("source/{}/{}.html", paths::slug(version), parts.join("/"))
+}
+
+impl<'a> SourceLinks<'a> {
+    pub fn new(history: &History, sources: &'a Sources, editor: &'a str) -> SourceLinks<'a> {
+        let paths = sources
+            .files
+            .iter()
+            .map(|f| page_path(&history.versions[f.version].name, &f.shown_path))
+            .collect();
+        SourceLinks {
+            sources,
+            paths,
+            editor,
+        }
+    }
+
+    /// Site path (with `#L<line>`) of `frame`'s line in `version`, when
+    /// its source is available.
+    pub fn source(&self, frames: &FrameTable, version: usize, frame: FrameId) -> Option<String> {
+        let f = frames.get(frame);
+        let i = self.sources.get(version, f.file.as_deref()?)?;
+        Some(match f.line.filter(|l| *l > 0) {
+            Some(line) => format!("{}#L{line}", self.paths[i]),
+            None => self.paths[i].clone(),
+        })
+    }
+
+    /// The editor link of `frame`, from the configured template.
+    pub fn editor(&self, frames: &FrameTable, frame: FrameId) -> Option<String> {
+        let f = frames.get(frame);
+        editor_link(self.editor, f.file.as_deref()?, f.line.unwrap_or(1))
+    }
+}
+
+/// Code links of one page: frames of `version`, hrefs relative to the
+/// page (`root` leads back to the site root).
+pub struct CodeLinks<'a> {
+    pub links: &'a SourceLinks<'a>,
+    pub version: usize,
+    pub root: String,
+}
+
+impl CodeLinks<'_> {
+    /// (source page href, editor href), each empty when there is none.
+    pub fn of(&self, frames: &FrameTable, frame: FrameId) -> (String, String) {
+        let source = self
+            .links
+            .source(frames, self.version, frame)
+            .map(|p| format!("{}{p}", self.root))
+            .unwrap_or_default();
+        let editor = self.links.editor(frames, frame).unwrap_or_default();
+        (source, editor)
+    }
+}
+
+/// Fills `{path}` and `{line}`; `None` when the template is empty. The path
+/// is percent-encoded where a URL needs it.
+pub fn editor_link(template: &str, path: &str, line: u32) -> Option<String> {
+    if template.is_empty() || path.is_empty() {
+        return None;
+    }
+    let encoded: String = path
+        .trim_start_matches('/')
+        .chars()
+        .map(|c| match c {
+            'A'..='Z' | 'a'..='z' | '0'..='9' | '/' | '.' | '_' | '-' | '~' | ':' => c.to_string(),
+            c => c.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
+        })
+        .collect();
+    Some(
+        template
+            .replace("{path}", &encoded)
+            .replace("{line}", &line.to_string()),
+    )
+}
+
+#[derive(Serialize)]
+struct LineRow {
+    number: u32,
+    text: String,
+    costs: Vec<CostCell>,
+    heat: u8,
+}
+
+#[derive(Serialize)]
+struct CostCell {
+    text: String,
+    title: String,
+}
+
+#[derive(Serialize)]
+struct SourceView {
+    #[serde(flatten)]
+    common: Common,
+    path: String,
+    profile_path: String,
+    version: String,
+    revision: Option<String>,
+    editor: Option<String>,
+    benchmarks: Vec<String>,
+    lines: Vec<LineRow>,
+    costly_lines: usize,
+}
+
+/// Renders the page of `sources.files[index]`.
+pub fn render(
+    history: &History,
+    renderer: &Renderer,
+    links: &SourceLinks,
+    costs: &BTreeMap<usize, VersionCosts>,
+    index: usize,
+) -> Result<(String, Vec<u8>), BuildError> {
+    let file: &SourceFile = &links.sources.files[index];
+    let path = links.paths[index].clone();
+    let version = &history.versions[file.version];
+    let empty = VersionCosts::default();
+    let version_costs = costs.get(&file.version).unwrap_or(&empty);
+    let by_line = merged_costs(version_costs, &file.profile_paths);
+    let lines: Vec<LineRow> = file
+        .text
+        .lines()
+        .enumerate()
+        .map(|(i, text)| {
+            let number = i as u32 + 1;
+            line_row(number, text, by_line.get(&number), version_costs)
+        })
+        .collect();
+    // The editor opens the file where it was profiled: prefer an absolute path.
+    let editor_path = file
+        .profile_paths
+        .iter()
+        .find(|p| p.starts_with('/'))
+        .unwrap_or(&file.profile_paths[0]);
+    let view = SourceView {
+        common: Common::new(renderer, history, &path),
+        path: file.shown_path.clone(),
+        profile_path: file.profile_paths.join(", "),
+        version: version.label.clone(),
+        revision: version.revision.clone(),
+        editor: editor_link(links.editor, editor_path, 1),
+        benchmarks: version_costs
+            .benchmarks
+            .iter()
+            .map(|(b, m, _, _)| format!("{b} ({m})"))
+            .collect(),
+        costly_lines: lines.iter().filter(|l| l.heat > 0).count(),
+        lines,
+    };
+    let html = renderer.render("source.html", &view)?;
+    Ok((path, html.into_bytes()))
+}
+
+/// Line costs of a file known by several profile paths, added up.
+fn merged_costs(costs: &VersionCosts, profile_paths: &[String]) -> BTreeMap<u32, Vec<Cost>> {
+    let mut out: BTreeMap<u32, Vec<Cost>> = BTreeMap::new();
+    for lines in profile_paths.iter().filter_map(|p| costs.files.get(p)) {
+        for (line, row) in lines {
+            let slot = out
+                .entry(*line)
+                .or_insert_with(|| vec![Cost::default(); row.len()]);
+            for (s, c) in slot.iter_mut().zip(row) {
+                s.self_value += c.self_value;
+                s.total += c.total;
+            }
+        }
+    }
+    out
+}
+
+fn line_row(number: u32, text: &str, costs: Option<&Vec<Cost>>, version: &VersionCosts) -> LineRow {
+    let mut row = LineRow {
+        number,
+        // Tabs as spaces; other control characters and bidi overrides
+        // shown as marks (a "Trojan Source" line cannot hide its reorder).
+        text: model::visible(&text.replace('\t', "    ")).into_owned(),
+        costs: Vec::new(),
+        heat: 0,
+    };
+    let mut top_share: f64 = 0.0;
+    for (k, (benchmark, _, unit, total)) in version.benchmarks.iter().enumerate() {
+        let cost = costs.and_then(|c| c.get(k)).copied().unwrap_or_default();
+        if cost.total <= 0.0 && cost.self_value <= 0.0 {
+            row.costs.push(CostCell {
+                text: String::new(),
+                title: String::new(),
+            });
+            continue;
+        }
+        top_share = top_share.max(if *total > 0.0 {
+            cost.total / total
+        } else {
+            0.0
+        });
+        row.costs.push(CostCell {
+            text: format!(
+                "{} / {}",
+                percent(cost.self_value, *total),
+                percent(cost.total, *total)
+            ),
+            title: format!(
+                "{benchmark}: self {}, total {} (mean over repetitions)",
+                with_unit(cost.self_value, unit),
+                with_unit(cost.total, unit)
+            ),
+        });
+    }
+    row.heat = match top_share {
+        s if s <= 0.0 => 0,
+        s if s < 0.01 => 1,
+        s if s < 0.05 => 2,
+        s if s < 0.15 => 3,
+        s if s < 0.40 => 4,
+        _ => 5,
+    };
+    row
+}
