@@ -454,6 +454,6 @@ pub fn change_row(
             paths::root_of(page),
             change_path(c, name(c.before), name(c.after))
         )),
-        cause: cause.and_then(|x| cause_summary(x, &label(c.after))),
+        cause: cause.and_then(|x| cause_summary(x, label(c.after))),
     }
 }
