@@ -18,6 +18,9 @@ use config::Config;
 use model::error::BuildError;
 use model::{CallTree, FrameTable, History, Unit};
 
+use crate::pages::{Job, PageKind, Site};
+use rayon::prelude::*;
+
 /// One aggregate page: the profiles of `benchmark` in `version` that have
 /// `metric`.
 #[derive(Debug, Clone)]
@@ -409,6 +412,38 @@ fn table(
     }
     view.columns.push("each profile".to_string());
     view
+}
+
+/// The pages of a version's repetitions merged, and the configured
+/// aggregates across benchmarks.
+pub struct AggregatePages;
+
+impl PageKind for AggregatePages {
+    fn name(&self) -> &'static str {
+        "aggregate pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        site.aggregates
+            .par_iter()
+            .map(|page| {
+                let key = site
+                    .inputs
+                    .as_ref()
+                    .map(|i| key(site.history, &site.profiles, page, i));
+                Job::keyed(key, move || {
+                    render(
+                        site.history,
+                        site.config,
+                        site.renderer,
+                        &site.profiles,
+                        &site.links,
+                        page,
+                    )
+                })
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@ use analysis::allocation::view::{self, Choice, Item, ItemKind};
 use analysis::allocation::{self, AllocTree};
 use model::{ClassSource, CountKind, FrameTable, History, Unit};
 
+use crate::pages::{Job, PageKind, Site};
+
 /// Site path of the page of `benchmark` in `version`.
 pub fn page_path(benchmark: &str, version: &str) -> String {
     format!(
@@ -784,6 +786,63 @@ fn page_data(
         class_noun: class_noun(tree),
         share: view::DEFAULT_SHARE,
     }
+}
+
+/// The allocation-site pages of every profile with allocation sites.
+pub struct AllocationPages;
+
+impl PageKind for AllocationPages {
+    fn name(&self) -> &'static str {
+        "allocation pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        (0..site.allocations.entries.len())
+            .map(|i| {
+                Job::new(move || {
+                    let memory_pages = |benchmark: &str, version: usize| {
+                        memory_flame_pages(site.history, &site.profiles, benchmark, version)
+                    };
+                    let plan = &site.allocations;
+                    render(
+                        site.history,
+                        site.renderer,
+                        plan,
+                        i,
+                        &site.links,
+                        &memory_pages,
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// The flame-graph pages of the memory metrics (bytes, objects) of the
+/// first repetition of `benchmark` in `version`, as (metric, path).
+fn memory_flame_pages(
+    history: &History,
+    plan: &crate::profile_page::Plan,
+    benchmark: &str,
+    version: usize,
+) -> Vec<(String, String)> {
+    let Some(i) = history
+        .profiles
+        .iter()
+        .position(|p| p.benchmark == benchmark && p.version == version)
+    else {
+        return Vec::new();
+    };
+    history.profiles[i]
+        .profile
+        .metrics
+        .iter()
+        .zip(&plan.by_entry[i])
+        .filter(|(m, _)| {
+            matches!(m.unit, Unit::Bytes | Unit::Objects) || m.name.starts_with("alloc")
+        })
+        .map(|(m, path)| (m.name.clone(), path.clone()))
+        .collect()
 }
 
 #[cfg(test)]

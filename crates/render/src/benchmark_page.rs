@@ -15,6 +15,8 @@ use analysis::stats::Comparison;
 use model::error::BuildError;
 use model::History;
 
+use crate::pages::{Job, PageKind, Site};
+
 pub fn path(benchmark: &str) -> String {
     format!("benchmarks/{}.html", paths::slug(benchmark))
 }
@@ -455,5 +457,25 @@ pub fn change_row(
             change_path(c, name(c.before), name(c.after))
         )),
         cause: cause.and_then(|x| cause_summary(x, label(c.after))),
+    }
+}
+
+/// A page per benchmark with measurements: its series and changes.
+pub struct BenchmarkPages;
+
+impl PageKind for BenchmarkPages {
+    fn name(&self) -> &'static str {
+        "benchmark pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let report = &site.analysis.regressions;
+        let rows = site.config.regressions.table_rows;
+        report
+            .benchmarks
+            .iter()
+            .filter(|b| !b.series.points.is_empty())
+            .map(|b| Job::file(move || render(site.history, report, b, rows, site.renderer)))
+            .collect()
     }
 }

@@ -23,6 +23,8 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
+use crate::pages::{Job, PageKind, Site};
+
 /// Most callers (and callees) listed in a version's table.
 const TABLE_ROWS: usize = 100;
 
@@ -488,4 +490,36 @@ fn svg_height(svg: &str) -> f64 {
         .and_then(|s| s.split('"').next())
         .and_then(|s| s.parse().ok())
         .unwrap_or(0.0)
+}
+
+/// A page per component a matrix shows.
+pub struct ComponentPages;
+
+impl PageKind for ComponentPages {
+    fn name(&self) -> &'static str {
+        "component pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let evolution = &site.analysis.evolution;
+        let mut jobs = Vec::new();
+        for sp in &evolution.scopes {
+            let mut comps: Vec<_> = sp.pages.keys().copied().collect();
+            comps.sort();
+            for comp in comps {
+                jobs.push(Job::new(move || {
+                    let cx = PageContext {
+                        history: site.history,
+                        plan: evolution,
+                        scope: sp,
+                        profiles: &site.profiles,
+                        config: &site.config.matrix,
+                        renderer: site.renderer,
+                    };
+                    render(&cx, comp)
+                }));
+            }
+        }
+        jobs
+    }
 }

@@ -11,6 +11,8 @@ use model::error::BuildError;
 use model::History;
 use vcs::{FileStatus, LineKind};
 
+use crate::pages::{Job, PageKind, Site};
+
 /// Most diff lines one page shows.
 const LINE_BUDGET: usize = 20_000;
 
@@ -114,4 +116,29 @@ pub fn render(
         cut,
     };
     Ok(renderer.render("diff.html", &view)?.into_bytes())
+}
+
+/// The source diff of every version with one.
+pub struct DiffPages;
+
+impl PageKind for DiffPages {
+    fn name(&self) -> &'static str {
+        "source diff pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let versions = &site.analysis.evolution.modifications.versions;
+        versions
+            .iter()
+            .enumerate()
+            .filter(|(_, changes)| !changes.files.is_empty())
+            .map(|(v, changes)| {
+                Job::file(move || {
+                    let path = crate::matrix_page::diff_path(&site.history.versions[v].name);
+                    let html = render(site.history, changes, v, &path, site.renderer)?;
+                    Ok((path, html))
+                })
+            })
+            .collect()
+    }
 }

@@ -21,6 +21,8 @@ use model::field::{Execution, FieldSet};
 use model::History;
 use vcs::sources::Sources;
 
+use crate::pages::{Job, PageKind, Site};
+
 /// Largest embedded selection data; beyond it, only pre-rendered views.
 pub const DATA_BUDGET: usize = 4 << 20;
 const MAP_W: f64 = 960.0;
@@ -764,4 +766,25 @@ fn miniature(lines: &[LineView]) -> String {
     }
     w.close("svg");
     w.finish()
+}
+
+/// The field-execution pages of every version with field data.
+pub struct FieldPages;
+
+impl PageKind for FieldPages {
+    fn name(&self) -> &'static str {
+        "field pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        if site.history.field.is_empty() {
+            return Vec::new();
+        }
+        vec![Job::new(move || {
+            let views = &site.config.field.views;
+            pages(site.history, views, site.renderer, site.sources)
+                .into_iter()
+                .collect()
+        })]
+    }
 }

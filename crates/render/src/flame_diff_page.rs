@@ -27,6 +27,9 @@ use config::Config;
 use model::error::BuildError;
 use model::{CallTree, History, NodeId, Unit};
 
+use crate::pages::{Job, PageKind, Site};
+use rayon::prelude::*;
+
 /// One differential page.
 #[derive(Debug, Clone)]
 pub struct DiffPlan {
@@ -537,4 +540,53 @@ fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: 
         }
     }
     view
+}
+
+/// The differential flame graphs of consecutive versions and of the
+/// configured pairs.
+pub struct FlameDiffPages;
+
+impl PageKind for FlameDiffPages {
+    fn name(&self) -> &'static str {
+        "differential pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let plans = &site.flame_diffs;
+        let keys: Vec<Option<u128>> = plans
+            .par_iter()
+            .map(|p| {
+                site.inputs
+                    .as_ref()
+                    .map(|i| key(site.history, plans, p, &site.profiles, i))
+            })
+            .collect();
+        // Means only for the pages rendered again.
+        let to_render: Vec<DiffPlan> = plans
+            .iter()
+            .zip(&keys)
+            .filter(|(_, key)| !key.is_some_and(|k| site.store.has(k)))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let means = std::sync::Arc::new(means(site.history, &site.analysis.frames, &to_render));
+        plans
+            .iter()
+            .zip(keys)
+            .map(|(page, key)| {
+                let means = means.clone();
+                Job::keyed(key, move || {
+                    let frames = &site.analysis.frames;
+                    render(
+                        site.history,
+                        site.config,
+                        site.renderer,
+                        frames,
+                        &means,
+                        plans,
+                        page,
+                    )
+                })
+            })
+            .collect()
+    }
 }

@@ -24,6 +24,8 @@ use analysis::totals::cell_totals;
 use model::error::BuildError;
 use model::{History, Skipped};
 
+use crate::pages::{Job, PageKind, Site};
+
 #[derive(Serialize)]
 struct VersionRow {
     label: String,
@@ -354,6 +356,44 @@ fn format_rows(history: &History, measurement_sources: &[(&'static str, &str)]) 
         .map(|(name, files)| FormatRow {
             name: name.to_string(),
             files,
+        })
+        .collect()
+}
+
+/// The site's front page.
+pub struct IndexPage;
+
+impl PageKind for IndexPage {
+    fn name(&self) -> &'static str {
+        "index"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        vec![Job::file(move || {
+            let html = render(
+                site.history,
+                site.renderer,
+                &site.profiles,
+                &site.analysis.evolution,
+                &aggregate_sets(&site.aggregates),
+                &site.analysis.regressions,
+                &site.allocations,
+            )?;
+            Ok(("index.html".to_string(), html.into_bytes()))
+        })]
+    }
+}
+
+/// The configured aggregate pages, as (label, path).
+fn aggregate_sets(aggregates: &[crate::aggregate_page::AggregatePlan]) -> Vec<(String, String)> {
+    aggregates
+        .iter()
+        .filter(|p| p.subtitle.is_empty())
+        .map(|p| {
+            (
+                format!("{}: {} ({} profiles)", p.title, p.metric, p.entries.len()),
+                p.path.clone(),
+            )
         })
         .collect()
 }

@@ -19,6 +19,7 @@ pub mod format;
 pub mod index_page;
 pub mod matrix_page;
 pub mod matrix_svg;
+pub mod pages;
 pub mod paths;
 pub mod profile_page;
 pub mod quick_number;
@@ -33,23 +34,18 @@ pub mod timeline_page;
 pub mod timeline_svg;
 pub mod tree_table;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use analysis::evolution::EvolutionPlan;
-use analysis::line_costs::{self, VersionCosts};
-use analysis::regression_report::RegressionReport;
 use analysis::report::Analysis;
-use analysis::shapes::ShapeFrames;
 use config::Config;
 use config::ThemeChoice;
 use model::error::BuildError;
-use model::{History, Unit};
+use model::History;
 use reuse::PageStore;
-use source_page::SourceLinks;
 use vcs::sources::Sources;
 
 pub use site_files::{Body, FileSink, SiteFiles};
@@ -331,8 +327,9 @@ impl Common {
     }
 }
 
-/// Every file of the site, rendered from the history and its analysis
-/// (pages in parallel).
+/// Every file of the site, rendered from the history and its analysis:
+/// the assets and themes, then the jobs of every page kind ([`pages::KINDS`])
+/// in parallel.
 pub fn site_files(
     history: &History,
     config: &Config,
@@ -341,17 +338,29 @@ pub fn site_files(
     sources: &Sources,
     output: &Output,
 ) -> Result<SiteFiles, BuildError> {
+    let site = pages::Site::new(history, config, renderer, analysis, sources, output.pages);
+    let mut files = static_files(&site);
+    let jobs = site.jobs();
+    let rendered: Vec<Result<Vec<(String, Body)>, BuildError>> =
+        trace::timings::phase("pages", || {
+            jobs.par_iter().map(|job| run(job, output)).collect()
+        });
+    for group in rendered {
+        files.extend(group?);
+    }
+    Ok(files)
+}
+
+/// The scripts, the style sheet and the themes the pages use.
+fn static_files(site: &pages::Site) -> SiteFiles {
+    let (history, renderer) = (site.history, site.renderer);
     let mut files = SiteFiles::new();
-    let frames = &analysis.frames;
-    let evolution = &analysis.evolution;
-    let regressions = &analysis.regressions;
     let field_assets: &[&str] = if history.field.is_empty() {
         &[]
     } else {
         &["field.js", "field-filter.js"]
     };
-    let allocations = allocation_page::Plan::new(history);
-    let allocation_assets: &[&str] = if allocations.entries.is_empty() {
+    let allocation_assets: &[&str] = if site.allocations.entries.is_empty() {
         &[]
     } else {
         &["allocation.js"]
@@ -369,303 +378,26 @@ pub fn site_files(
             renderer.theme_css(&theme).as_bytes().to_vec(),
         );
     }
-    let plan = profile_page::plan(history);
-    let links = SourceLinks::new(history, sources, &config.flame.editor);
-    let source_diffs = analysis.source_diffs();
-    // The evolution pages and the flame-graph pages share nothing: they
-    // are rendered side by side.
-    let ((flame, source), matrix) = rayon::join(
-        || {
-            (
-                trace::timings::phase("flame_pages", || {
-                    flame_pages(
-                        history,
-                        config,
-                        renderer,
-                        &plan,
-                        frames,
-                        (&links, sources),
-                        output,
-                    )
-                }),
-                source_pages(history, renderer, &links, sources),
-            )
-        },
-        || {
-            trace::timings::phase("evolution_pages", || {
-                evolution_pages(history, config, renderer, &plan, evolution)
-            })
-        },
-    );
-    for page in flame {
-        files.extend(page?);
-    }
-    for page in matrix {
-        files.extend(site_files::rendered(page?));
-    }
-    for page in source {
-        let (path, html) = page?;
-        files.insert(path, html);
-    }
-    let flame_diffs: BTreeSet<String> = files
-        .keys()
-        .filter(|k| k.starts_with("flamediff/"))
-        .cloned()
-        .collect();
-    for page in field_page::pages(history, &config.field.views, renderer, sources) {
-        let (path, html) = page?;
-        files.insert(path, html);
-    }
-    let memory_pages =
-        |benchmark: &str, version: usize| memory_flame_pages(history, &plan, benchmark, version);
-    for page in allocation_page::pages(history, renderer, &allocations, &links, &memory_pages) {
-        files.extend(site_files::rendered(page?));
-    }
-    let table_rows = config.regressions.table_rows;
-    let pages = trace::timings::phase("benchmark_pages", || {
-        regression_pages(
-            history,
-            renderer,
-            regressions,
-            table_rows,
-            &flame_diffs,
-            &source_diffs,
-        )
-    });
-    for page in pages {
-        let (path, html) = page?;
-        files.insert(path, html);
-    }
-    let index = trace::timings::phase("index", || {
-        index_page::render(
-            history,
-            renderer,
-            &plan,
-            evolution,
-            &aggregate_sets(history, config),
-            regressions,
-            &allocations,
-        )
-    })?;
-    files.insert("index.html".to_string(), index.into_bytes());
-    Ok(files)
-}
-
-/// The flame-graph pages of the memory metrics (bytes, objects) of the
-/// first repetition of `benchmark` in `version`, as (metric, path).
-fn memory_flame_pages(
-    history: &History,
-    plan: &profile_page::Plan,
-    benchmark: &str,
-    version: usize,
-) -> Vec<(String, String)> {
-    let Some(i) = history
-        .profiles
-        .iter()
-        .position(|p| p.benchmark == benchmark && p.version == version)
-    else {
-        return Vec::new();
-    };
-    history.profiles[i]
-        .profile
-        .metrics
-        .iter()
-        .zip(&plan.by_entry[i])
-        .filter(|(m, _)| {
-            matches!(m.unit, Unit::Bytes | Unit::Objects) || m.name.starts_with("alloc")
-        })
-        .map(|(m, path)| (m.name.clone(), path.clone()))
-        .collect()
+    files
 }
 
 /// The files of one page group: (site path, bytes).
 pub type Rendered = Result<Vec<(String, Vec<u8>)>, BuildError>;
 
-/// A page per benchmark with figures, and one per regression.
-fn regression_pages(
-    history: &History,
-    renderer: &Renderer,
-    report: &RegressionReport,
-    table_rows: usize,
-    flame_diffs: &BTreeSet<String>,
-    source_diffs: &[bool],
-) -> Vec<Result<(String, Vec<u8>), BuildError>> {
-    let benchmarks = report
-        .benchmarks
-        .par_iter()
-        .filter(|b| !b.series.points.is_empty())
-        .map(|b| benchmark_page::render(history, report, b, table_rows, renderer));
-    let regressions = (0..report.changes.len()).collect::<Vec<_>>();
-    let pages = regressions
-        .par_iter()
-        .map(|&i| regression_page::render(history, report, i, renderer, flame_diffs, source_diffs));
-    benchmarks.chain(pages).collect()
+/// Renders one job (or keeps its files from the previous site) and hands
+/// what it rendered to the sink.
+fn run(job: &pages::Job, output: &Output) -> Result<Vec<(String, Body)>, BuildError> {
+    let files = match job.key {
+        Some(key) => output.pages.get_or_render(key, &*job.render)?,
+        None => site_files::rendered((job.render)()?).collect(),
+    };
+    site_files::spill(files, output.sink)
 }
 
-/// The configured aggregate pages, as (label, path) for the index.
-fn aggregate_sets(history: &History, config: &Config) -> Vec<(String, String)> {
-    aggregate_page::plan(history, config)
-        .into_iter()
-        .filter(|p| p.subtitle.is_empty())
-        .map(|p| {
-            (
-                format!("{}: {} ({} profiles)", p.title, p.metric, p.entries.len()),
-                p.path,
-            )
-        })
-        .collect()
-}
-
-/// One page per source file found, with each version's line costs.
-fn source_pages(
-    history: &History,
-    renderer: &Renderer,
-    links: &SourceLinks,
-    sources: &Sources,
-) -> Vec<Result<(String, Vec<u8>), BuildError>> {
-    let versions: std::collections::BTreeSet<usize> =
-        sources.files.iter().map(|f| f.version).collect();
-    let costs: BTreeMap<usize, VersionCosts> = versions
-        .into_par_iter()
-        .map(|v| (v, line_costs::version_costs(history, v)))
-        .collect();
-    (0..sources.files.len())
-        .into_par_iter()
-        .map(|i| source_page::render(history, renderer, links, &costs, i))
-        .collect()
-}
-
-/// Where the flame-graph pages go: kept from the previous site when
-/// `pages` finds them unchanged, else rendered and handed at once to
-/// `sink` (when given), so the build never holds them all in memory.
+/// Where the pages go: kept from the previous site when `pages` finds them
+/// unchanged, else rendered and handed at once to `sink` (when given), so
+/// the build never holds them all in memory.
 pub struct Output<'a> {
     pub pages: &'a dyn PageStore,
     pub sink: Option<&'a dyn FileSink>,
-}
-
-/// Profile pages of every shape, aggregates and differential pages,
-/// rendered in parallel (see [`Output`]).
-fn flame_pages(
-    history: &History,
-    config: &Config,
-    renderer: &Renderer,
-    plan: &profile_page::Plan,
-    frames: &ShapeFrames,
-    (links, sources): (&SourceLinks, &Sources),
-    output: &Output,
-) -> Vec<Result<Vec<(String, Body)>, BuildError>> {
-    let reuse = output.pages;
-    let inputs = reuse
-        .enabled()
-        .then(|| reuse::Inputs::new(history, config, renderer, frames, sources));
-    let inputs = inputs.as_ref();
-    let diffs = flame_diff_page::plan(history, config);
-    let diff_links = flame_diff_page::links_by_version(history, &diffs);
-    let cx = profile_page::Context {
-        history,
-        config,
-        renderer,
-        plan,
-        frames,
-        diffs: &diff_links,
-        links,
-    };
-    let kept_or_render = |key: Option<u128>, render: &dyn Fn() -> Rendered| {
-        let files = match key {
-            Some(key) => reuse.get_or_render(key, render)?,
-            None => site_files::rendered(render()?).collect(),
-        };
-        site_files::spill(files, output.sink)
-    };
-    let aggregates = aggregate_page::plan(history, config);
-    let mut out: Vec<_> = profile_page::by_profile(plan)
-        .par_iter()
-        .map(|pages| {
-            let key = inputs.map(|i| profile_page::group_key(&cx, pages, i));
-            kept_or_render(key, &|| profile_page::render_profile(&cx, pages))
-        })
-        .collect();
-    out.extend(
-        aggregates
-            .par_iter()
-            .map(|page| {
-                let key = inputs.map(|i| aggregate_page::key(history, plan, page, i));
-                kept_or_render(key, &|| {
-                    aggregate_page::render(history, config, renderer, plan, links, page)
-                })
-            })
-            .collect::<Vec<_>>(),
-    );
-    let diff_keys: Vec<Option<u128>> = diffs
-        .par_iter()
-        .map(|p| inputs.map(|i| flame_diff_page::key(history, &diffs, p, plan, i)))
-        .collect();
-    // Means only for the pages rendered again.
-    let to_render: Vec<flame_diff_page::DiffPlan> = diffs
-        .iter()
-        .zip(&diff_keys)
-        .filter(|(_, key)| !key.is_some_and(|k| reuse.has(k)))
-        .map(|(p, _)| p.clone())
-        .collect();
-    let means = flame_diff_page::means(history, frames, &to_render);
-    out.extend(
-        diffs
-            .par_iter()
-            .zip(&diff_keys)
-            .map(|(page, key)| {
-                kept_or_render(*key, &|| {
-                    flame_diff_page::render(history, config, renderer, frames, &means, &diffs, page)
-                })
-            })
-            .collect::<Vec<_>>(),
-    );
-    out
-}
-
-/// Matrix, component, timeline and diff pages, rendered in parallel.
-fn evolution_pages(
-    history: &History,
-    config: &Config,
-    renderer: &Renderer,
-    profiles: &profile_page::Plan,
-    evolution: &EvolutionPlan,
-) -> Vec<Rendered> {
-    let mc = &config.matrix;
-    let mut jobs: Vec<Box<dyn Fn() -> Rendered + Send + Sync + '_>> = Vec::new();
-    for (s, sp) in evolution.scopes.iter().enumerate() {
-        jobs.push(Box::new(move || {
-            matrix_page::render(history, evolution, s, mc, renderer)
-        }));
-        for v in (0..history.versions.len()).filter(|&v| sp.scope.has(v)) {
-            jobs.push(Box::new(move || {
-                timeline_page::render(history, evolution, s, v, mc, renderer).map(|f| vec![f])
-            }));
-        }
-        let mut comps: Vec<_> = sp.pages.keys().copied().collect();
-        comps.sort();
-        for comp in comps {
-            jobs.push(Box::new(move || {
-                let cx = component_page::PageContext {
-                    history,
-                    plan: evolution,
-                    scope: sp,
-                    profiles,
-                    config: mc,
-                    renderer,
-                };
-                component_page::render(&cx, comp)
-            }));
-        }
-    }
-    for (v, changes) in evolution.modifications.versions.iter().enumerate() {
-        if changes.files.is_empty() {
-            continue;
-        }
-        jobs.push(Box::new(move || {
-            let path = matrix_page::diff_path(&history.versions[v].name);
-            let html = diff_page::render(history, changes, v, &path, renderer)?;
-            Ok(vec![(path, html)])
-        }));
-    }
-    jobs.par_iter().map(|job| job()).collect()
 }

@@ -16,6 +16,8 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
+use crate::pages::{Job, PageKind, Site};
+
 /// Above this many glyphs a page leaves out the per-glyph native tooltips
 /// (the script's popups still give every number).
 const TITLE_BUDGET: usize = 40_000;
@@ -457,5 +459,32 @@ pub fn changes_note(plan: &EvolutionPlan) -> String {
             "Change data for {known} of {} versions; a version without it draws no top boxes (its column header says why on hover).",
             plan.modifications.versions.len()
         )
+    }
+}
+
+/// The evolution matrix of every scope (each benchmark, all benchmarks,
+/// and their memory matrices).
+pub struct MatrixPages;
+
+impl PageKind for MatrixPages {
+    fn name(&self) -> &'static str {
+        "matrix pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let evolution = &site.analysis.evolution;
+        (0..evolution.scopes.len())
+            .map(|s| {
+                Job::new(move || {
+                    render(
+                        site.history,
+                        evolution,
+                        s,
+                        &site.config.matrix,
+                        site.renderer,
+                    )
+                })
+            })
+            .collect()
     }
 }

@@ -21,6 +21,9 @@ use config::Config;
 use model::error::BuildError;
 use model::{CallTree, History, NodeId, ProfileEntry, Unit};
 
+use crate::pages::{Job, PageKind, Site};
+use rayon::prelude::*;
+
 /// The three shapes of a profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Shape {
@@ -770,4 +773,40 @@ fn top_by_self(
             })
         })
         .collect()
+}
+
+/// The flame-graph pages of every profile: every metric and shape of one
+/// profile are one group, kept or rendered together.
+pub struct ProfilePages;
+
+impl PageKind for ProfilePages {
+    fn name(&self) -> &'static str {
+        "profile pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        by_profile(&site.profiles)
+            .into_par_iter()
+            .map(|pages| {
+                let key = site
+                    .inputs
+                    .as_ref()
+                    .map(|i| group_key(&context(site), &pages, i));
+                Job::keyed(key, move || render_profile(&context(site), &pages))
+            })
+            .collect()
+    }
+}
+
+/// What a profile's pages are drawn from.
+fn context<'a>(site: &'a Site<'a>) -> Context<'a> {
+    Context {
+        history: site.history,
+        config: site.config,
+        renderer: site.renderer,
+        plan: &site.profiles,
+        frames: &site.analysis.frames,
+        diffs: &site.diff_links,
+        links: &site.links,
+    }
 }

@@ -17,6 +17,8 @@ use analysis::root_cause::RootCause;
 use model::error::BuildError;
 use model::History;
 
+use crate::pages::{Job, PageKind, Site};
+
 #[derive(Serialize)]
 struct FunctionRow {
     name: String,
@@ -418,4 +420,37 @@ fn links(
         format!("{root}index.html#matrices"),
     ));
     out
+}
+
+/// A page per change found (regression or improvement), with its root
+/// cause.
+pub struct RegressionPages;
+
+impl PageKind for RegressionPages {
+    fn name(&self) -> &'static str {
+        "regression pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let report = &site.analysis.regressions;
+        let flame_diffs: std::collections::BTreeSet<String> =
+            site.flame_diffs.iter().map(|p| p.path.clone()).collect();
+        let flame_diffs = std::sync::Arc::new(flame_diffs);
+        let source_diffs = std::sync::Arc::new(site.analysis.source_diffs());
+        (0..report.changes.len())
+            .map(|i| {
+                let (flame_diffs, source_diffs) = (flame_diffs.clone(), source_diffs.clone());
+                Job::file(move || {
+                    render(
+                        site.history,
+                        report,
+                        i,
+                        site.renderer,
+                        &flame_diffs,
+                        &source_diffs,
+                    )
+                })
+            })
+            .collect()
+    }
 }

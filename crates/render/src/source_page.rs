@@ -16,6 +16,10 @@ use model::error::BuildError;
 use model::{FrameId, FrameTable, History};
 use vcs::sources::{SourceFile, Sources};
 
+use crate::pages::{Job, PageKind, Site};
+use analysis::line_costs;
+use rayon::prelude::*;
+
 /// Where source pages are, and how frames link to them.
 pub struct SourceLinks<'a> {
     sources: &'a Sources,
@@ -246,4 +250,29 @@ fn line_row(number: u32, text: &str, costs: Option<&Vec<Cost>>, version: &Versio
         _ => 5,
     };
     row
+}
+
+/// One page per source file found, with each version's line costs.
+pub struct SourcePages;
+
+impl PageKind for SourcePages {
+    fn name(&self) -> &'static str {
+        "source pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let versions: std::collections::BTreeSet<usize> =
+            site.sources.files.iter().map(|f| f.version).collect();
+        let costs: BTreeMap<usize, VersionCosts> = versions
+            .into_par_iter()
+            .map(|v| (v, line_costs::version_costs(site.history, v)))
+            .collect();
+        let costs = std::sync::Arc::new(costs);
+        (0..site.sources.files.len())
+            .map(|i| {
+                let costs = costs.clone();
+                Job::file(move || render(site.history, site.renderer, &site.links, &costs, i))
+            })
+            .collect()
+    }
 }

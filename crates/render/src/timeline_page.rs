@@ -13,6 +13,8 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
+use crate::pages::{Job, PageKind, Site};
+
 #[derive(Serialize)]
 struct TimelineRow {
     name: String,
@@ -109,4 +111,27 @@ pub fn render(
         common,
     };
     Ok((path, renderer.render("timelines.html", &view)?.into_bytes()))
+}
+
+/// The timelines of every scope at every version it has.
+pub struct TimelinePages;
+
+impl PageKind for TimelinePages {
+    fn name(&self) -> &'static str {
+        "timeline pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+        let evolution = &site.analysis.evolution;
+        let mut jobs = Vec::new();
+        for (s, sp) in evolution.scopes.iter().enumerate() {
+            for v in (0..site.history.versions.len()).filter(|&v| sp.scope.has(v)) {
+                jobs.push(Job::file(move || {
+                    let config = &site.config.matrix;
+                    render(site.history, evolution, s, v, config, site.renderer)
+                }));
+            }
+        }
+        jobs
+    }
 }
