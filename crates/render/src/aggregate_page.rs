@@ -114,11 +114,7 @@ fn configured_sets(history: &History, config: &Config) -> Vec<AggregatePlan> {
                 version: history.profiles[with_metric[0]].version,
                 entries: with_metric,
                 metric: metric.name.clone(),
-                path: format!(
-                    "aggregates/{}.{}.html",
-                    paths::slug(&set.name),
-                    paths::slug(&metric.name)
-                ),
+                path: paths::aggregate_set_page(&set.name, &metric.name),
             });
         }
     }

@@ -23,15 +23,6 @@ use model::{ClassSource, CountKind, FrameTable, History, Unit};
 
 use crate::pages::{Job, PageKind, Site};
 
-/// Site path of the page of `benchmark` in `version`.
-pub fn page_path(benchmark: &str, version: &str) -> String {
-    format!(
-        "alloc/{}/{}.html",
-        paths::slug(benchmark),
-        paths::slug(version)
-    )
-}
-
 /// The allocation-site tree of one benchmark in one version.
 pub struct Entry {
     pub benchmark: String,
@@ -171,7 +162,7 @@ fn render(
     let entry = &plan.entries[at];
     let tree = &entry.tree;
     let version = &history.versions[entry.version];
-    let path = page_path(&entry.benchmark, &version.name);
+    let path = paths::allocation_page(&entry.benchmark, &version.name);
     let common = Common::new(renderer, history, &path);
     let colours: Vec<String> = tree
         .classes
@@ -197,7 +188,7 @@ fn render(
         href: format!(
             "{}{}",
             common.root,
-            page_path(&e.benchmark, &history.versions[e.version].name)
+            paths::allocation_page(&e.benchmark, &history.versions[e.version].name)
         ),
     };
     let view = PageView {

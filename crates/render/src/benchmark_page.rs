@@ -17,33 +17,6 @@ use model::History;
 
 use crate::pages::{Job, PageKind, Site};
 
-pub fn path(benchmark: &str) -> String {
-    format!("benchmarks/{}.html", paths::slug(benchmark))
-}
-
-/// A regression's page.
-pub fn regression_path(benchmark: &str, before: &str, after: &str) -> String {
-    format!(
-        "regressions/{}/{}--{}.html",
-        paths::slug(benchmark),
-        paths::slug(before),
-        paths::slug(after)
-    )
-}
-
-/// The page of a change: under `regressions/` or `improvements/`.
-pub fn change_path(c: &Change, before: &str, after: &str) -> String {
-    match c.direction {
-        Direction::Regression => regression_path(&c.benchmark, before, after),
-        Direction::Improvement => format!(
-            "improvements/{}/{}--{}.html",
-            paths::slug(&c.benchmark),
-            paths::slug(before),
-            paths::slug(after)
-        ),
-    }
-}
-
 /// The function that explains most of a change, with its share of the
 /// difference and whether `after` modified it.
 pub fn cause_summary(cause: &RootCause, after: &str) -> Option<String> {
@@ -152,7 +125,7 @@ pub fn render(
     table_rows: usize,
     renderer: &Renderer,
 ) -> Result<(String, Vec<u8>), BuildError> {
-    let page = path(&bench.series.benchmark);
+    let page = paths::benchmark_page(&bench.series.benchmark);
     let series = &bench.series;
     let settings = &report.settings;
     let mut found: Vec<(&Change, Option<&RootCause>)> = report
@@ -454,7 +427,7 @@ pub fn change_row(
         href: Some(format!(
             "{}{}",
             paths::root_of(page),
-            change_path(c, name(c.before), name(c.after))
+            paths::change_page(c, name(c.before), name(c.after))
         )),
         cause: cause.and_then(|x| cause_summary(x, label(c.after))),
     }

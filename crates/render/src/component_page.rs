@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::callgraph_svg::{self, Node};
-use super::matrix_page::{diff_path, header_labels, Link};
+use super::matrix_page::{header_labels, Link};
 use super::matrix_svg::{self, GlyphScale};
 use super::profile_page::Plan;
 use super::svg::{coord, SvgWriter};
@@ -269,7 +269,7 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
         changes_note: changes.note.clone(),
         modified,
         full_diff: (!changes.files.is_empty())
-            .then(|| format!("{root}{}", diff_path(&version.name))),
+            .then(|| format!("{root}{}", paths::source_diff_page(&version.name))),
         flames: flame_links(cx, v, root),
     }
 }

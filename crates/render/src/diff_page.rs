@@ -134,7 +134,7 @@ impl PageKind for DiffPages {
             .filter(|(_, changes)| !changes.files.is_empty())
             .map(|(v, changes)| {
                 Job::file(move || {
-                    let path = crate::matrix_page::diff_path(&site.history.versions[v].name);
+                    let path = crate::paths::source_diff_page(&site.history.versions[v].name);
                     let html = render(site.history, changes, v, &path, site.renderer)?;
                     Ok((path, html))
                 })

@@ -30,26 +30,6 @@ const MAP_H: f64 = 540.0;
 const BAND_W: f64 = 8.0;
 const BAR_H: f64 = 28.0;
 
-pub fn index_path(version: &str) -> String {
-    format!("field/{}/index.html", paths::slug(version))
-}
-
-fn view_path(version: &str, view: &str) -> String {
-    format!(
-        "field/{}/view-{}.html",
-        paths::slug(version),
-        paths::slug(view)
-    )
-}
-
-fn file_path(version: &str, file: &str) -> String {
-    format!(
-        "field/{}/files/{}.html",
-        paths::slug(version),
-        paths::slug(file)
-    )
-}
-
 /// What one page shows: which executions, as which bands.
 struct Selection<'a> {
     title: String,
@@ -161,16 +141,16 @@ pub fn pages(
             .iter()
             .map(|v| ViewLink {
                 name: v.name.clone(),
-                href: format!("../../{}", view_path(version, &v.name)),
+                href: format!("../../{}", paths::field_view_page(version, &v.name)),
                 filter: v.filter.clone().unwrap_or_default(),
                 group_by: v.group_by.join(", "),
             })
             .collect();
         for (i, sel) in selections.iter().enumerate() {
             let page = if i == 0 {
-                index_path(version)
+                paths::field_page(version)
             } else {
-                view_path(version, &sel.title)
+                paths::field_view_page(version, &sel.title)
             };
             out.push(system_page(
                 history, set, &files, sel, &page, &links, &data, renderer, sources,
@@ -237,7 +217,7 @@ fn embedded_data(set: &FieldSet, files: &[FileStats], version: &str) -> Result<S
         .collect();
     let value = serde_json::json!({
         "executions": set.executions.iter().map(|e| Exec { id: &e.id, outcome: &e.outcome, failed: e.failed(), props: &e.properties }).collect::<Vec<_>>(),
-        "files": files.iter().map(|f| File { path: &f.path, href: format!("../../{}", file_path(version, &f.path)), lines: f.lines.iter().map(|l| l.line).collect() }).collect::<Vec<_>>(),
+        "files": files.iter().map(|f| File { path: &f.path, href: format!("../../{}", paths::field_file_page(version, &f.path)), lines: f.lines.iter().map(|l| l.line).collect() }).collect::<Vec<_>>(),
         "cov": cov,
         "hueBins": field::HUE_BINS,
         "brightnessBins": field::BRIGHTNESS_BINS,
@@ -298,7 +278,7 @@ fn system_page(
             .iter()
             .map(|f| {
                 let executed = by_path.get(f.path.as_str()).map_or(0, |s| s.lines.iter().filter(|l| l.executed_by > 0).count());
-                (f.path.clone(), format!("../../{}", file_path(&version.name, &f.path)), f.lines.len(), executed)
+                (f.path.clone(), format!("../../{}", paths::field_file_page(&version.name, &f.path)), f.lines.len(), executed)
             })
             .collect(),
     };
@@ -559,7 +539,7 @@ fn treemap_svg(files: &[FileStats], colours: &[Vec<Option<Colour>>], version: &s
     for &(id, r, _) in placed.iter().filter(|(id, _, _)| *id < files.len()) {
         let f = &files[id];
         let executed = colours[id].iter().filter(|c| c.is_some()).count();
-        let href = format!("../../{}", file_path(version, &f.path));
+        let href = format!("../../{}", paths::field_file_page(version, &f.path));
         w.open(
             "a",
             &[
@@ -648,7 +628,7 @@ fn file_page(
     sources: &Sources,
 ) -> Result<(String, Vec<u8>), BuildError> {
     let version = &history.versions[set.version];
-    let page = file_path(&version.name, &file.path);
+    let page = paths::field_file_page(&version.name, &file.path);
     let all: Vec<&Execution> = set.executions.iter().collect();
     let totals = field::totals(&all);
     let text = sources
@@ -685,7 +665,11 @@ fn file_page(
         common: Common::new(renderer, history, &page),
         version: version.label.clone(),
         path: file.path.clone(),
-        system_href: format!("{}{}", paths::root_of(&page), index_path(&version.name)),
+        system_href: format!(
+            "{}{}",
+            paths::root_of(&page),
+            paths::field_page(&version.name)
+        ),
         executions: totals.executions as usize,
         failed: totals.failed as usize,
         bar: execution_bar(

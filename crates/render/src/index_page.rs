@@ -16,7 +16,7 @@ use super::benchmark_page::{self, change_row, method_note, verdict_text, ChangeR
 use super::format::{grouped, with_unit};
 use super::profile_page::Plan;
 use super::{series_table, Common, Renderer};
-use crate::paths::ScopePaths;
+use crate::paths::{self, ScopePaths};
 use analysis::evolution::EvolutionPlan;
 use analysis::regression::{Direction, Settings, Verdict};
 use analysis::regression_report::{BenchmarkReport, RegressionReport};
@@ -140,7 +140,7 @@ fn allocation_links(
         let version = &history.versions[e.version];
         let link = (
             version.label.clone(),
-            super::allocation_page::page_path(&e.benchmark, &version.name),
+            super::paths::allocation_page(&e.benchmark, &version.name),
         );
         match out.last_mut() {
             Some((b, links)) if *b == e.benchmark => links.push(link),
@@ -192,7 +192,7 @@ pub fn render(
                 let version = &history.versions[set.version];
                 (
                     version.label.clone(),
-                    super::field_page::index_path(&version.name),
+                    super::paths::field_page(&version.name),
                     set.executions.len(),
                     set.executions.iter().filter(|e| e.failed()).count(),
                 )
@@ -311,7 +311,7 @@ fn series_list(
         } else {
             others.push((
                 b.series.benchmark.clone(),
-                benchmark_page::path(&b.series.benchmark),
+                paths::benchmark_page(&b.series.benchmark),
             ));
         }
     }
@@ -336,7 +336,7 @@ fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
     };
     SeriesLink {
         name: b.series.benchmark.clone(),
-        href: benchmark_page::path(&b.series.benchmark),
+        href: paths::benchmark_page(&b.series.benchmark),
         origin: b.series.origin.describe(),
         latest,
         latest_class,

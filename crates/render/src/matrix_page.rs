@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::format::percent;
 use super::matrix_svg::{self, GlyphScale, HeaderLabel, StandaloneRow};
 use super::{json_for_script, Common, Renderer};
-use crate::paths::ScopePaths;
+use crate::paths::{self, ScopePaths};
 use analysis::evolution::{EvolutionPlan, ScopePlan};
 use analysis::hierarchy::Level;
 use analysis::matrix::Cell;
@@ -428,14 +428,13 @@ fn diff_data(
             .iter()
             .map(|l| (l.kind.to_string(), l.old, l.new, l.text.clone()))
             .collect(),
-        full: (!changes.files.is_empty())
-            .then(|| format!("{root}{}", diff_path(&history.versions[v].name))),
+        full: (!changes.files.is_empty()).then(|| {
+            format!(
+                "{root}{}",
+                paths::source_diff_page(&history.versions[v].name)
+            )
+        }),
     }
-}
-
-/// Where a version's full source diff is.
-pub fn diff_path(version_name: &str) -> String {
-    format!("diffs/{}.html", super::paths::slug(version_name))
 }
 
 /// One sentence on where change data comes from, for the page.

@@ -1,8 +1,11 @@
-//! Where each page lives in the site, as relative paths. File names are
-//! derived from untrusted names, so they are sanitised here.
+//! Where each page lives in the site, as relative paths: every URL of the
+//! site is made here. File names are derived from untrusted names, so they
+//! are sanitised here.
 
+use crate::profile_page::Shape;
 use analysis::evolution::{MatrixUrls, ScopePlan};
 use analysis::hierarchy::{CompId, Hierarchy, Level};
+use analysis::regression::{Change, Direction};
 
 /// A file-name-safe form of `name`: ASCII letters, digits, `.`, `_`, `-`
 /// kept; anything else becomes `_`. When anything was changed a short hash
@@ -46,6 +49,19 @@ pub fn profile_dir(benchmark: &str, version: &str) -> String {
     format!("profiles/{}/{}", slug(benchmark), slug(version))
 }
 
+/// A profile's top-down page of one metric without `.html` (the other
+/// shapes add their suffix, see [`shape_page`]); `repetition` is `r1`,
+/// `r1-2`, … as the profile plan names them.
+pub fn profile_page_stem(dir: &str, repetition: &str, metric: &str) -> String {
+    format!("{dir}/{repetition}.{}", slug(metric))
+}
+
+/// The page of a configured aggregate (`[[flame.aggregates]]`) for one
+/// metric.
+pub fn aggregate_set_page(set: &str, metric: &str) -> String {
+    format!("aggregates/{}.{}.html", slug(set), slug(metric))
+}
+
 /// The page of a version's repetitions merged, for one metric.
 pub fn aggregate_page(benchmark: &str, version: &str, metric: &str) -> String {
     format!(
@@ -59,12 +75,92 @@ pub fn aggregate_page(benchmark: &str, version: &str, metric: &str) -> String {
 /// ".bottom-up" or ".flat".
 pub fn flame_diff_page(benchmark: &str, old: &str, new: &str, metric: &str, shape: &str) -> String {
     format!(
-        "flamediff/{}/{}--{}.{}{shape}.html",
-        slug(benchmark),
-        slug(old),
-        slug(new),
+        "{}{}{shape}.html",
+        flame_diff_prefix(benchmark, old, new),
         slug(metric)
     )
+}
+
+/// What the paths of every differential page of `benchmark` from `old` to
+/// `new` start with (any metric, any shape).
+pub fn flame_diff_prefix(benchmark: &str, old: &str, new: &str) -> String {
+    format!(
+        "flamediff/{}/{}--{}.",
+        slug(benchmark),
+        slug(old),
+        slug(new)
+    )
+}
+
+/// The page of a benchmark's series and changes.
+pub fn benchmark_page(benchmark: &str) -> String {
+    format!("benchmarks/{}.html", slug(benchmark))
+}
+
+/// A regression's page.
+pub fn regression_page(benchmark: &str, before: &str, after: &str) -> String {
+    format!(
+        "regressions/{}/{}--{}.html",
+        slug(benchmark),
+        slug(before),
+        slug(after)
+    )
+}
+
+/// The page of a change: under `regressions/` or `improvements/`.
+pub fn change_page(c: &Change, before: &str, after: &str) -> String {
+    match c.direction {
+        Direction::Regression => regression_page(&c.benchmark, before, after),
+        Direction::Improvement => format!(
+            "improvements/{}/{}--{}.html",
+            slug(&c.benchmark),
+            slug(before),
+            slug(after)
+        ),
+    }
+}
+
+/// The field page of a version: every execution.
+pub fn field_page(version: &str) -> String {
+    format!("field/{}/index.html", slug(version))
+}
+
+/// The field page of a configured view of a version's executions.
+pub fn field_view_page(version: &str, view: &str) -> String {
+    format!("field/{}/view-{}.html", slug(version), slug(view))
+}
+
+/// The field page of one source file in a version.
+pub fn field_file_page(version: &str, file: &str) -> String {
+    format!("field/{}/files/{}.html", slug(version), slug(file))
+}
+
+/// Site path of the page of `benchmark` in `version`.
+pub fn allocation_page(benchmark: &str, version: &str) -> String {
+    format!("alloc/{}/{}.html", slug(benchmark), slug(version))
+}
+
+/// Site path of a source page.
+pub fn source_page(version: &str, shown_path: &str) -> String {
+    let parts: Vec<String> = shown_path
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .map(slug)
+        .collect();
+    format!("source/{}/{}.html", slug(version), parts.join("/"))
+}
+
+/// The page of `shape` beside a top-down page path.
+pub fn shape_page(top_down: &str, shape: Shape) -> String {
+    match top_down.strip_suffix(".html") {
+        Some(stem) => format!("{stem}{}.html", shape.suffix()),
+        None => top_down.to_string(),
+    }
+}
+
+/// Where a version's full source diff is.
+pub fn source_diff_page(version_name: &str) -> String {
+    format!("diffs/{}.html", slug(version_name))
 }
 
 /// The pages of the evolution matrices.

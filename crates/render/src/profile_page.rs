@@ -97,7 +97,7 @@ pub fn plan(history: &History) -> Plan {
         };
         let mut metric_pages = Vec::new();
         for (m, metric) in entry.profile.metrics.iter().enumerate() {
-            let stem = format!("{dir}/{rep}.{}", paths::slug(&metric.name));
+            let stem = paths::profile_page_stem(&dir, &rep, &metric.name);
             for shape in Shape::ALL {
                 plan.pages.push(PagePlan {
                     entry: i,
@@ -155,14 +155,6 @@ fn versions_around<'a>(
         .binary_search_by_key(&entry.version, |(v, _)| *v)
         .ok()?;
     Some((versions, at))
-}
-
-/// The page of `shape` beside a top-down page path.
-pub fn shape_path(top_down: &str, shape: Shape) -> String {
-    match top_down.strip_suffix(".html") {
-        Some(stem) => format!("{stem}{}.html", shape.suffix()),
-        None => top_down.to_string(),
-    }
 }
 
 /// What every profile page render needs.
@@ -625,7 +617,7 @@ fn shape_links(top_down: &str, current: Shape) -> Vec<Link> {
         .iter()
         .map(|&s| Link {
             label: s.name().to_string(),
-            href: file_name(&shape_path(top_down, s)),
+            href: file_name(&paths::shape_page(top_down, s)),
             current: s == current,
         })
         .collect()
@@ -646,7 +638,9 @@ fn page_for(
         .iter()
         .position(|m| m.name == metric_name)
         .unwrap_or(0);
-    plan.by_entry[entry].get(m).map(|p| shape_path(p, shape))
+    plan.by_entry[entry]
+        .get(m)
+        .map(|p| paths::shape_page(p, shape))
 }
 
 fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link> {
@@ -728,7 +722,7 @@ fn diff_links(
         .filter(|(_, path)| path.contains(&format!(".{}.", paths::slug(metric))))
         .map(|(label, path)| Link {
             label: label.clone(),
-            href: format!("{root}{}", shape_path(path, shape)),
+            href: format!("{root}{}", paths::shape_page(path, shape)),
             current: false,
         })
         .collect()

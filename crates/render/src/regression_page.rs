@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::benchmark_page::{self, categories_note, method_note, severity_word};
 use super::format::{measured, p_value, signed_percent};
-use super::{matrix_page, paths, series_svg, Common, Renderer};
+use super::{paths, series_svg, Common, Renderer};
 use analysis::regression::{Change, Direction, Method, Series};
 use analysis::regression_report::RegressionReport;
 use analysis::root_cause::RootCause;
@@ -96,7 +96,7 @@ pub fn render(
     let unit = &bench.series.unit;
     let label = |v: usize| history.versions[v].label.clone();
     let name = |v: usize| history.versions[v].name.clone();
-    let page = benchmark_page::change_path(c, &name(c.before), &name(c.after));
+    let page = paths::change_page(c, &name(c.before), &name(c.after));
     let root = paths::root_of(&page);
     let cause = report.causes[index].as_ref();
     let mean_of = |v: usize| {
@@ -110,7 +110,7 @@ pub fn render(
     let view = View {
         common: Common::new(renderer, history, &page),
         benchmark: c.benchmark.clone(),
-        benchmark_href: format!("{root}{}", benchmark_page::path(&c.benchmark)),
+        benchmark_href: format!("{root}{}", paths::benchmark_page(&c.benchmark)),
         severity: severity_word(c.severity),
         before: label(c.before),
         after: label(c.after),
@@ -164,7 +164,7 @@ pub fn render(
                 .changes
                 .iter()
                 .find(|x| x.benchmark == c.benchmark && x.after == u.by)
-                .map(|x| format!("{root}{}", benchmark_page::change_path(x, &name(x.before), &name(x.after))));
+                .map(|x| format!("{root}{}", paths::change_page(x, &name(x.before), &name(x.after))));
             (back, link)
         }),
         fdr: benchmark_page::fdr_note(&report.fdr),
@@ -392,15 +392,14 @@ fn links(
     let (before, after) = (&history.versions[c.before], &history.versions[c.after]);
     let mut out = vec![(
         format!("{} over all versions", c.benchmark),
-        format!("{root}{}", benchmark_page::path(&c.benchmark)),
+        format!("{root}{}", paths::benchmark_page(&c.benchmark)),
     )];
     let profiled = cause.map_or(c.benchmark.as_str(), |x| x.benchmark.as_str());
     if let Some(path) = flame_diffs.iter().find(|p| {
-        p.starts_with(&format!(
-            "flamediff/{}/{}--{}.",
-            paths::slug(profiled),
-            paths::slug(&before.name),
-            paths::slug(&after.name)
+        p.starts_with(&paths::flame_diff_prefix(
+            profiled,
+            &before.name,
+            &after.name,
         )) && !p.contains(".bottom-up")
             && !p.contains(".flat")
     }) {
@@ -412,7 +411,7 @@ fn links(
     if source_diff_versions.get(c.after).copied().unwrap_or(false) {
         out.push((
             format!("source diff of {}", after.label),
-            format!("{root}{}", matrix_page::diff_path(&after.name)),
+            format!("{root}{}", paths::source_diff_page(&after.name)),
         ));
     }
     out.push((

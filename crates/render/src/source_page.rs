@@ -27,22 +27,12 @@ pub struct SourceLinks<'a> {
     editor: &'a str,
 }
 
-/// Site path of a source page.
-pub fn page_path(version: &str, shown_path: &str) -> String {
-    let parts: Vec<String> = shown_path
-        .split('/')
-        .filter(|p| !p.is_empty())
-        .map(paths::slug)
-        .collect();
-    format!("source/{}/{}.html", paths::slug(version), parts.join("/"))
-}
-
 impl<'a> SourceLinks<'a> {
     pub fn new(history: &History, sources: &'a Sources, editor: &'a str) -> SourceLinks<'a> {
         let paths = sources
             .files
             .iter()
-            .map(|f| page_path(&history.versions[f.version].name, &f.shown_path))
+            .map(|f| paths::source_page(&history.versions[f.version].name, &f.shown_path))
             .collect();
         SourceLinks {
             sources,
