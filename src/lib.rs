@@ -30,7 +30,7 @@ pub use input;
 pub use input::convert;
 pub use model;
 pub use model::error;
-pub use model::error::{BuildError, InputError, ParseError, Place};
+pub use model::error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use render;
 pub use site;
 pub use vcs;

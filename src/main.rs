@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use perfatlas::config;
 use perfatlas::{BuildError, BuildOptions, ThemeChoice};
 
 #[derive(Parser)]
@@ -35,8 +36,7 @@ enum Command {
         /// Config file (default: INPUT/perfatlas.toml when present).
         #[arg(long)]
         config: Option<PathBuf>,
-        /// Theme: light, dark, colorblind, or a directory holding theme.css.
-        #[arg(long, default_value = "light")]
+        #[arg(long, default_value = config::THEMES[0], help = config::THEME_HELP)]
         theme: String,
         /// Directory of templates overriding the built-in ones by name.
         #[arg(long)]
@@ -184,6 +184,13 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => code,
+        Err(e) if e.kind() == perfatlas::error::ErrorKind::Internal => {
+            eprintln!(
+                "perfatlas: {e}\n\
+                 perfatlas: please report it with the command and, if you can, the input file"
+            );
+            ExitCode::from(101)
+        }
         Err(e) => {
             eprintln!("perfatlas: error: {e}");
             ExitCode::from(2)
@@ -231,10 +238,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                     .build_global()
                     .map_err(|e| BuildError::Usage(format!("-j {j}: {e}")))?;
             }
-            let theme = match theme.as_str() {
-                "light" | "dark" | "colorblind" => ThemeChoice::Builtin(theme),
-                dir => ThemeChoice::Dir(PathBuf::from(dir)),
-            };
+            let theme = ThemeChoice::parse(&theme).map_err(BuildError::Usage)?;
             let options = BuildOptions {
                 input,
                 output: output.clone(),

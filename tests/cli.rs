@@ -483,6 +483,14 @@ fn theme_and_template_overrides_are_used() {
     assert!(fs::read_to_string(dir.path().join("x/index.html"))
         .unwrap()
         .contains("assets/theme-dark.css\""));
+
+    // A misspelt theme is named as such, before anything is read or
+    // written (it used to fail later on a missing drak/theme.css).
+    let o = build(&sample_data(), &dir.path().join("y"), &["--theme", "drak"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("--theme \"drak\": not a theme (light, dark, colorblind)"), "{e}");
+    assert!(!dir.path().join("y").exists());
 }
 
 #[test]

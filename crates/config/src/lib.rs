@@ -480,10 +480,18 @@ impl Test {
     }
 }
 
+/// The embedded themes, in the order the theme menu lists them (the render
+/// stage holds their style sheets in this order).
+pub const THEMES: [&str; 3] = ["light", "dark", "colorblind"];
+
+/// `--theme`'s help, naming [`THEMES`].
+pub const THEME_HELP: &str =
+    "Theme: light, dark, colorblind (the embedded themes), or a directory holding theme.css";
+
 /// Which theme the site starts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ThemeChoice {
-    /// One of the embedded themes: `light`, `dark`, `colorblind`.
+    /// One of the embedded [`THEMES`].
     Builtin(String),
     /// A directory holding a `theme.css`.
     Dir(PathBuf),
@@ -491,13 +499,48 @@ pub enum ThemeChoice {
 
 impl Default for ThemeChoice {
     fn default() -> ThemeChoice {
-        ThemeChoice::Builtin("light".into())
+        ThemeChoice::Builtin(THEMES[0].into())
+    }
+}
+
+impl ThemeChoice {
+    /// `--theme`: an embedded theme's name, else an existing directory.
+    pub fn parse(text: &str) -> Result<ThemeChoice, String> {
+        if THEMES.contains(&text) {
+            return Ok(ThemeChoice::Builtin(text.to_string()));
+        }
+        if Path::new(text).is_dir() {
+            return Ok(ThemeChoice::Dir(PathBuf::from(text)));
+        }
+        Err(format!(
+            "--theme {text:?}: not a theme ({}) and not a directory holding theme.css",
+            THEMES.join(", ")
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_theme_is_an_embedded_name_or_a_directory() {
+        assert_eq!(
+            ThemeChoice::parse("dark"),
+            Ok(ThemeChoice::Builtin("dark".into()))
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap();
+        assert_eq!(
+            ThemeChoice::parse(path),
+            Ok(ThemeChoice::Dir(dir.path().to_path_buf()))
+        );
+        let e = ThemeChoice::parse("drak").unwrap_err();
+        assert!(
+            e.contains("\"drak\"") && e.contains("light, dark, colorblind"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn unknown_keys_and_bad_dates_are_reported_with_the_line() {

@@ -1,6 +1,7 @@
 //! Error types. Parsers return [`ParseError`] (a place in the input and what
 //! was expected); the loader wraps it into [`InputError`] with the file name;
-//! anything that stops a whole build is a [`BuildError`].
+//! anything that stops a whole build is a [`BuildError`], of one
+//! [`ErrorKind`]: usage, input, or internal (a bug, exit 101).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -92,8 +93,12 @@ pub enum BuildError {
     Input(#[from] InputError),
     #[error("{path}: {message}")]
     Config { path: PathBuf, message: String },
+    /// The command line or the way it names files is wrong.
     #[error("{0}")]
     Usage(String),
+    /// A bug in perfatlas, not in its input: exit 101, like a panic.
+    #[error("internal error (a bug in perfatlas, not in your input): {0}")]
+    Internal(String),
     #[error("{} exists, is not empty and was not written by perfatlas; use --force to replace it", .0.display())]
     OutputNotOurs(PathBuf),
     #[error("template {name}: {message}")]
@@ -109,7 +114,31 @@ pub enum BuildError {
     },
 }
 
+/// Who can fix an error: the command line, the input (files, settings,
+/// the machine's state), or perfatlas itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Usage,
+    Input,
+    Internal,
+}
+
 impl BuildError {
+    /// Who can fix this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            BuildError::Usage(_) | BuildError::OutputNotOurs(_) | BuildError::Busy { .. } => {
+                ErrorKind::Usage
+            }
+            BuildError::Internal(_) => ErrorKind::Internal,
+            BuildError::Io { .. }
+            | BuildError::Input(_)
+            | BuildError::Config { .. }
+            | BuildError::Template { .. }
+            | BuildError::Strict { .. } => ErrorKind::Input,
+        }
+    }
+
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> BuildError {
         BuildError::Io {
             path: path.into(),

@@ -21,7 +21,7 @@ mod visible;
 
 pub use allocation::{AllocationSite, Allocations, ClassSource, CountKind};
 pub use component::{component_path, stable_path, Component, Language};
-pub use error::{BuildError, InputError, ParseError, Place};
+pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};
 pub use identity::{FunctionIds, PathRules};

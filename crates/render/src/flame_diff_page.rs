@@ -238,10 +238,7 @@ pub fn render(
         means
             .get(&(p.benchmark.clone(), v, p.metric.clone()))
             .ok_or_else(|| {
-                BuildError::Usage(format!(
-                    "internal: no mean for {} in version {v}",
-                    p.benchmark
-                ))
+                BuildError::Internal(format!("no mean for {} in version {v}", p.benchmark))
             })
     };
     let (old_mean, new_mean) = (mean_of(p.old)?, mean_of(p.new)?);

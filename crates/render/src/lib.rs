@@ -120,11 +120,11 @@ const ASSETS: &[(&str, &str)] = &[
         include_str!("../templates/assets/field-filter.js"),
     ),
 ];
-/// Built-in themes, in the order the theme menu lists them.
-const THEMES: &[(&str, &str)] = &[
-    ("light", include_str!("../themes/light/theme.css")),
-    ("dark", include_str!("../themes/dark/theme.css")),
-    ("colorblind", include_str!("../themes/colorblind/theme.css")),
+/// The style sheets of the embedded themes, in [`config::THEMES`] order.
+const THEME_CSS: [&str; 3] = [
+    include_str!("../themes/light/theme.css"),
+    include_str!("../themes/dark/theme.css"),
+    include_str!("../themes/colorblind/theme.css"),
 ];
 
 /// Templates, assets and themes for one build.
@@ -158,16 +158,15 @@ impl Renderer {
         tera.set_escape_fn(escape_html);
         tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
             .map_err(|e| template_error("templates", e))?;
-        let mut themes: Vec<(String, String)> = THEMES
+        let mut themes: Vec<(String, String)> = config::THEMES
             .iter()
+            .zip(THEME_CSS)
             .map(|(n, c)| (n.to_string(), c.to_string()))
             .collect();
         match theme {
             ThemeChoice::Builtin(name) => {
                 let i = themes.iter().position(|(n, _)| n == name).ok_or_else(|| {
-                    BuildError::Usage(format!(
-                        "unknown theme {name:?}: use light, dark, colorblind or a directory"
-                    ))
+                    BuildError::Internal(format!("theme {name:?} is not embedded"))
                 })?;
                 let chosen = themes.remove(i);
                 themes.insert(0, chosen);

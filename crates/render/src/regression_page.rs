@@ -90,9 +90,9 @@ pub fn render(
     source_diff_versions: &[bool],
 ) -> Result<(String, Vec<u8>), BuildError> {
     let c = &report.changes[index];
-    let bench = report
-        .benchmark(&c.benchmark)
-        .expect("every change comes from a benchmark of the report");
+    let bench = report.benchmark(&c.benchmark).ok_or_else(|| {
+        BuildError::Internal(format!("change of {} without its benchmark", c.benchmark))
+    })?;
     let unit = &bench.series.unit;
     let label = |v: usize| history.versions[v].label.clone();
     let name = |v: usize| history.versions[v].name.clone();
