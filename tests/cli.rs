@@ -489,7 +489,10 @@ fn theme_and_template_overrides_are_used() {
     let o = build(&sample_data(), &dir.path().join("y"), &["--theme", "drak"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("--theme \"drak\": not a theme (light, dark, colorblind)"), "{e}");
+    assert!(
+        e.contains("--theme \"drak\": not a theme (light, dark, colorblind)"),
+        "{e}"
+    );
     assert!(!dir.path().join("y").exists());
 }
 

@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::Link;
+
 use super::format::{grouped, signed_percent, with_unit};
 use super::source_page::SourceLinks;
 use super::svg::{coord, SvgWriter};
@@ -101,12 +103,6 @@ struct ClassRow {
 }
 
 #[derive(Serialize)]
-struct Link {
-    label: String,
-    href: String,
-}
-
-#[derive(Serialize)]
 struct PageView {
     #[serde(flatten)]
     common: Common,
@@ -190,6 +186,7 @@ fn render(
             common.root,
             paths::allocation_page(&e.benchmark, &history.versions[e.version].name)
         ),
+        current: false,
     };
     let view = PageView {
         benchmark: entry.benchmark.clone(),
@@ -220,6 +217,7 @@ fn render(
             .map(|(label, p)| Link {
                 label,
                 href: format!("{}{p}", common.root),
+                current: false,
             })
             .collect(),
         data: json_for_script(&page_data(tree, &colours, &hrefs, &history.frames)),

@@ -9,12 +9,13 @@
 use serde::Serialize;
 
 use super::callgraph_svg::{self, Node};
-use super::matrix_page::{header_labels, Link};
+use super::matrix_page::header_labels;
 use super::matrix_svg::{self, GlyphScale};
 use super::profile_page::Plan;
 use super::svg::{coord, SvgWriter};
 use super::{paths, timeline_svg, Common, Renderer};
 use crate::paths::ScopePaths;
+use crate::Link;
 use analysis::callgraph::{neighbours, EdgeState, Neighbour};
 use analysis::evolution::{EvolutionPlan, ScopePlan};
 use analysis::hierarchy::{CompId, Level};

@@ -303,6 +303,14 @@ pub fn json_for_script<T: Serialize>(value: &T) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
+/// A link in a page's navigation; `current` marks the page itself.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Link {
+    pub label: String,
+    pub href: String,
+    pub current: bool,
+}
+
 /// Fields every page's template gets.
 #[derive(Serialize)]
 pub struct Common {

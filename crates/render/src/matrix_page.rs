@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::Link;
+
 use super::format::percent;
 use super::matrix_svg::{self, GlyphScale, HeaderLabel, StandaloneRow};
 use super::{json_for_script, Common, Renderer};
@@ -25,13 +27,6 @@ const TITLE_BUDGET: usize = 40_000;
 const MINOR_ROW_BUDGET: usize = 5_000;
 /// Most modified-method names listed in a container's popup.
 const MODIFIED_NAMES: usize = 10;
-
-#[derive(Serialize)]
-pub struct Link {
-    pub label: String,
-    pub href: String,
-    pub current: bool,
-}
 
 #[derive(Serialize)]
 struct RowView {

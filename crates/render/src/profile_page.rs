@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use crate::Link;
+
 use super::flame_svg::Words;
 use super::flame_view::{self, file_name, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
@@ -167,13 +169,6 @@ pub struct Context<'a> {
     /// Differential pages by (benchmark, version index), as (label, path).
     pub diffs: &'a BTreeMap<(String, usize), Vec<(String, String)>>,
     pub links: &'a SourceLinks<'a>,
-}
-
-#[derive(Serialize)]
-pub struct Link {
-    pub label: String,
-    pub href: String,
-    pub current: bool,
 }
 
 #[derive(Serialize)]

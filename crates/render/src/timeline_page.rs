@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use super::matrix_page::Link;
 use super::{timeline_svg, Common, Renderer};
 use crate::paths::ScopePaths;
+use crate::Link;
 use analysis::evolution::EvolutionPlan;
 use config::MatrixConfig;
 use model::error::BuildError;
