@@ -5,7 +5,7 @@
 //! running the command there `runs` times (`measure`), keeping the
 //! measurements as versions with `--into` (`record`) and the
 //! [`BisectReport`]. Which commit to measure next is
-//! [`vcs::bisect`]'s; whether one is slower is the caller's judge.
+//! [`vcs::commit_search`]'s; whether one is slower is the caller's judge.
 //!
 //! Good and bad are measured first; when bad is not slower the report says
 //! there is no regression between them and nothing else is measured.
@@ -40,8 +40,8 @@ use serde::Serialize;
 
 pub use interrupt::clean_up_interrupted;
 pub use measure::RunTimes;
-pub use vcs::bisect::Judgement;
-use vcs::bisect::{Dag, DagCommit};
+pub use vcs::commit_search::Judgement;
+use vcs::commit_search::{Dag, DagCommit};
 use vcs::{Repo, VcsError};
 
 /// Everything `perfatlas bisect` needs.
@@ -254,7 +254,7 @@ fn bisect_between(
     report: &mut BisectReport,
 ) -> Result<(), BisectError> {
     let dag = session.dag;
-    let between = vcs::bisect::filtered(dag, good, bad)
+    let between = vcs::commit_search::filtered(dag, good, bad)
         .len()
         .saturating_sub(1);
     session.say(&format!(
@@ -262,7 +262,7 @@ fn bisect_between(
         usize::BITS - between.leading_zeros()
     ));
     let mut step = 0;
-    let outcome = vcs::bisect::bisect(dag, good, bad, &mut |good, probe| {
+    let outcome = vcs::commit_search::bisect(dag, good, bad, &mut |good, probe| {
         step += 1;
         session.measure(probe, &format!("step {step}"))?;
         let judgement = judge(&session.samples(good), &session.samples(probe));

@@ -420,7 +420,7 @@ fn clean_up_bisect_on_signals() -> Result<(), BuildError> {
 fn bisect(options: perfatlas::bisect::BisectOptions) -> Result<ExitCode, BuildError> {
     clean_up_bisect_on_signals()?;
     use perfatlas::analysis::stats;
-    use perfatlas::vcs::bisect::Judgement;
+    use perfatlas::vcs::commit_search::Judgement;
     let confidence = options.confidence;
     // Slower: Welch's t-test rejects equal means and the candidate's mean is
     // higher. Fewer than two samples a side cannot be tested.

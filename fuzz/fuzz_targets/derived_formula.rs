@@ -3,7 +3,7 @@
 //! binding and evaluating it on ordinary and extreme values never panics,
 //! and a parsed formula names only metrics it can be bound to.
 use libfuzzer_sys::fuzz_target;
-use perfatlas::analysis::derived::parse;
+use perfatlas::analysis::formula::parse;
 
 const NAMES: [&str; 4] = ["a", "b", "alloc_space", "wall.time"];
 

@@ -3,7 +3,7 @@
 //! any sampled lines: finding a method's range and judging a diff never
 //! panics, and a found range is ordered.
 use libfuzzer_sys::fuzz_target;
-use perfatlas::analysis::changes::{method_range, MethodSite};
+use perfatlas::analysis::method_lines::{method_range, MethodSite};
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {

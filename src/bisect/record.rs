@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::measure::{shorten, RunTimes};
 use super::BisectError;
-use vcs::bisect::DagCommit;
+use vcs::commit_search::DagCommit;
 
 /// Creates `into` when missing; it must be a directory.
 pub(super) fn prepare(into: &Path) -> Result<(), BisectError> {

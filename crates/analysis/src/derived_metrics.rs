@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::derived::{self, Bound, EvalError, Formula};
+use super::formula::{self, Bound, EvalError, Formula};
 use model::{CallTree, History, Metric, Profile, Unit};
 
 /// One `[metrics]` entry, parsed.
@@ -25,7 +25,7 @@ pub fn parse_all(entries: &BTreeMap<String, String>) -> Result<Vec<DerivedMetric
         .iter()
         .map(|(name, text)| {
             let formula =
-                derived::parse(text).map_err(|e| format!("[metrics] {name} = {text:?}: {e}"))?;
+                formula::parse(text).map_err(|e| format!("[metrics] {name} = {text:?}: {e}"))?;
             Ok(DerivedMetric {
                 name: name.clone(),
                 text: text.clone(),

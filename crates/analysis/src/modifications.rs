@@ -1,6 +1,6 @@
 //! Which methods were modified in each version, compared with the version
 //! before it: from a git repository (see [`vcs`] and
-//! [`super::changes`]) or, without one, from the source hashes a native
+//! [`super::method_lines`]) or, without one, from the source hashes a native
 //! JSON input carries per frame. A version without change data says why;
 //! nothing is ever guessed.
 
@@ -142,7 +142,7 @@ fn resolution_note(r: &vcs::Resolved) -> String {
 /// Modified methods from a git repository: each version is mapped to a
 /// revision, consecutive revisions are diffed, and each method the
 /// profiles know in the newer version is modified when a changed line
-/// falls inside its line range there (see [`super::changes`] for how the
+/// falls inside its line range there (see [`super::method_lines`] for how the
 /// range is found and its limits).
 pub fn from_git(
     repo: &vcs::Repo,
@@ -151,7 +151,7 @@ pub fn from_git(
     config: &config::VcsConfig,
     popup_lines: usize,
 ) -> Modifications {
-    use super::changes::{is_modified, method_diff, method_range};
+    use super::method_lines::{is_modified, method_diff, method_range};
     use vcs::PathMap;
     let n = history.versions.len();
     let resolved: Vec<Result<Option<vcs::Resolved>, String>> = history
@@ -226,7 +226,7 @@ pub fn from_git(
             let source = sources
                 .entry(path.clone())
                 .or_insert_with(|| repo.file_text(new, &path));
-            let site = super::changes::MethodSite {
+            let site = super::method_lines::MethodSite {
                 file: path.clone(),
                 ..site
             };
@@ -293,8 +293,8 @@ pub fn from_git(
     out
 }
 
-fn rule_name(rule: super::changes::RangeRule) -> &'static str {
-    use super::changes::RangeRule;
+fn rule_name(rule: super::method_lines::RangeRule) -> &'static str {
+    use super::method_lines::RangeRule;
     match rule {
         RangeRule::PythonDef => "its Python def block",
         RangeRule::BraceBlock => "its brace block",
@@ -310,7 +310,7 @@ fn method_sites(
     history: &History,
     hierarchy: &Hierarchy,
     v: usize,
-) -> BTreeMap<CompId, super::changes::MethodSite> {
+) -> BTreeMap<CompId, super::method_lines::MethodSite> {
     let mut seen = vec![false; history.frames.len()];
     for entry in history.profiles.iter().filter(|p| p.version == v) {
         let tree = &entry.profile.tree;
@@ -320,7 +320,7 @@ fn method_sites(
             }
         }
     }
-    let mut sites: BTreeMap<CompId, super::changes::MethodSite> = BTreeMap::new();
+    let mut sites: BTreeMap<CompId, super::method_lines::MethodSite> = BTreeMap::new();
     for (id, frame) in history.frames.iter() {
         let Some(file) = frame.file.as_ref().filter(|_| seen[id.0 as usize]) else {
             continue;
@@ -328,14 +328,14 @@ fn method_sites(
         let method = hierarchy.method_of(id);
         let site = sites
             .entry(method)
-            .or_insert_with(|| super::changes::MethodSite {
+            .or_insert_with(|| super::method_lines::MethodSite {
                 file: file.clone(),
                 name: frame.function.clone(),
                 start_line: None,
                 sampled_lines: Vec::new(),
             });
         if file < &site.file {
-            *site = super::changes::MethodSite {
+            *site = super::method_lines::MethodSite {
                 file: file.clone(),
                 name: frame.function.clone(),
                 start_line: None,

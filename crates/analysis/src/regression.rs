@@ -749,7 +749,7 @@ fn undone_by(series: &Series, found: &[(usize, Change)], i: usize, c: &Change) -
 /// k-th of its N members has a = k ancestors in it; the probe has the
 /// highest w = min(a + 1, N − (a + 1)), the earliest on ties. `None` when
 /// good and bad are adjacent. (`perfatlas bisect` probes the commit graph
-/// by the same weights, see [`vcs::bisect`].)
+/// by the same weights, see [`vcs::commit_search`].)
 pub fn next_linear_probe(good: usize, bad: usize) -> Option<(usize, usize)> {
     let n = bad - good;
     (0..n)

@@ -12,7 +12,7 @@
 //! built without network transports. A [`Repo`] is not `Sync`; use it from one
 //! thread.
 
-pub mod bisect;
+pub mod commit_search;
 mod diff;
 mod path_map;
 mod resolve;
@@ -130,7 +130,7 @@ pub enum VcsError {
         commit: String,
         message: String,
     },
-    /// A graph given as named nodes ([`bisect::Dag::from_edges`]) that is
+    /// A graph given as named nodes ([`commit_search::Dag::from_edges`]) that is
     /// not one: unknown parent, duplicate name, cycle.
     #[error("commit graph: {0}")]
     Graph(String),
