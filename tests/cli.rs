@@ -448,7 +448,7 @@ fn theme_and_template_overrides_are_used() {
     let templates = dir.path().join("tpl");
     fs::create_dir_all(&templates).unwrap();
     let base =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/base.html"))
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/render/templates/base.html"))
             .unwrap();
     fs::write(
         templates.join("base.html"),

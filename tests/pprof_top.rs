@@ -223,7 +223,7 @@ fn parse_quantity(text: &str, min_decimals: i32) -> Quantity {
     }
 }
 
-/// A value as perfatlas prints it (`with_unit` in `src/render/format.rs`):
+/// A value as perfatlas prints it (`with_unit` in `crates/render/src/format.rs`):
 /// scaled units with three significant digits, counts and unscaled
 /// nanoseconds or bytes with up to two decimals (trailing zeros trimmed).
 fn page_quantity(text: &str) -> Quantity {
@@ -348,7 +348,7 @@ fn cells(row: &str) -> Vec<String> {
     out
 }
 
-/// Undoes perfatlas's HTML escaping (`src/render/mod.rs`, `escape_html`).
+/// Undoes perfatlas's HTML escaping (`crates/render/src/lib.rs`, `escape_html`).
 fn unescape(s: &str) -> String {
     s.replace("&lt;", "<")
         .replace("&gt;", ">")

@@ -932,7 +932,7 @@ process.stdin.on('data', d => input += d).on('end', () => {
         use std::process::{Command, Stdio};
         let script = concat!(
             concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-            "/templates/assets/allocation.js"
+            "/crates/render/templates/assets/allocation.js"
         );
         let spawned = Command::new("node")
             .args(["-e", HARNESS, script])

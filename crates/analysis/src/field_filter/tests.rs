@@ -572,7 +572,7 @@ fn run_node(cases: &[Case]) -> Option<Vec<JsAnswer>> {
         .collect();
     let script = concat!(
         concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
-        "/templates/assets/field-filter.js"
+        "/crates/render/templates/assets/field-filter.js"
     );
     let spawned = Command::new("node")
         .args(["-e", JS_HARNESS, script])

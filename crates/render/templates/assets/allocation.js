@@ -225,20 +225,11 @@
   var popup = document.getElementById('al-popup');
   var status = document.getElementById('al-status');
 
-  function fmt(v) {
-    return (Math.round(v * 100) / 100).toLocaleString('en-US', { maximumFractionDigits: 2 });
-  }
-  function fmtBytes(v) {
-    if (!tree.bytesKnown) return '\u2014';
-    var steps = [[1073741824, 'GiB'], [1048576, 'MiB'], [1024, 'KiB']];
-    for (var i = 0; i < steps.length; i++) {
-      if (Math.abs(v) >= steps[i][0]) {
-        var x = v / steps[i][0];
-        return (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) + ' ' + steps[i][1];
-      }
-    }
-    return fmt(v) + ' B';
-  }
+  // Numbers as every page writes them: perfatlas.js's formatter, loaded
+  // before this script.
+  var numbers = window.perfatlasNumbers;
+  function fmt(v) { return numbers.grouped(v); }
+  function fmtBytes(v) { return tree.bytesKnown ? numbers.withUnit(v, 'bytes') : '\u2014'; }
   function amount(v) { return tree.byBytes ? fmtBytes(v) : fmt(v); }
   function el(tag, attrs, parent) {
     var e = document.createElementNS(NS, tag);

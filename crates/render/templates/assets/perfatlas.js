@@ -24,7 +24,7 @@
     });
   }
 
-  // ---- number formatting (mirrors src/render/format.rs) ----------------
+  // ---- number formatting (mirrors crates/render/src/format.rs) ---------
   function grouped(v) {
     var r = Math.round(Math.abs(v) * 100) / 100;
     var s = Math.trunc(r).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -56,6 +56,8 @@
     return total === 0 ? '0%' : (100 * part / total).toFixed(2) + '%';
   }
   window.perfatlasFormat = withUnit;
+  // The one number formatter of the site's scripts (allocation.js uses it).
+  window.perfatlasNumbers = { grouped: grouped, withUnit: withUnit };
 
   // ---- flame graphs ------------------------------------------------------
   // Every <svg class="pa-flame" data-data=ID> on the page, with its data in
