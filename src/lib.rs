@@ -1,20 +1,25 @@
 //! perfatlas turns a directory of versioned performance data into a
 //! self-contained static site.
 //!
-//! Data flows one way through the stages, each a module:
+//! Data flows one way through the stages, each a crate of the workspace
+//! (re-exported here under its name):
 //!
+//! - [`model`]: calling-context trees, frames, metrics, versions, and the
+//!   errors every stage returns;
+//! - [`config`]: the settings as typed values;
 //! - [`input`]: directory walk, version order, format sniffing, one parser
 //!   per format (the only code that touches input bytes);
-//! - [`model`]: calling-context trees, frames, metrics, versions;
-//! - [`analysis`]: pure functions from the model to figures (flame-graph
-//!   layout, totals);
-//! - [`render`]: HTML (Tera templates) and SVG for each page kind;
-//! - [`site`]: the output tree, written atomically, and its zip.
+//! - [`vcs`]: the profiled program's git history and source files;
+//! - [`analysis`]: pure functions from the model to figures, gathered in
+//!   [`analysis::report::Analysis`];
+//! - [`render`]: view models to HTML and SVG, one file per page kind, in a
+//!   registry ([`render::pages::KINDS`]);
+//! - [`site`]: the output tree, written atomically, its zip and caches.
 //!
-//! [`build`] runs them all; [`convert`] turns one input into folded stacks
-//! or the native JSON; [`check`] is the CI gate on the newest version;
-//! [`bisect`] finds the commit that made a command
-//! slower, measuring commits in temporary git worktrees.
+//! [`build`] is the pipeline that runs them; [`convert`] turns one input
+//! into folded stacks or the native JSON; [`check`] is the CI gate on the
+//! newest version; [`bisect`] finds the commit that made a command slower,
+//! measuring commits in temporary git worktrees.
 
 pub mod bisect;
 pub mod check;
