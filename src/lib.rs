@@ -191,7 +191,7 @@ pub fn read_settings(
         })?;
     }
     if let Some(share) = min_share {
-        if !(0.0..=100.0).contains(&share) {
+        if !config::is_percentage(share) {
             return Err(BuildError::Usage(format!(
                 "--min-share {share}: expected a percentage from 0 to 100"
             )));

@@ -333,7 +333,7 @@ impl Config {
     pub fn parse(text: &str, path: &Path) -> Result<Config, BuildError> {
         let config: Config = parse_toml(text, path)?;
         let m = &config.matrix;
-        let bad = if !(0.0..=100.0).contains(&m.min_share) {
+        let bad = if !is_percentage(m.min_share) {
             Some("matrix.min_share must be a percentage from 0 to 100")
         } else if !(1..=4).contains(&m.depth) {
             Some("matrix.depth must be 1 (project) to 4 (methods)")
@@ -380,6 +380,11 @@ impl VersionConfig {
         }
         Ok(config)
     }
+}
+
+/// A share in percent: `matrix.min_share` and its override `--min-share`.
+pub fn is_percentage(value: f64) -> bool {
+    (0.0..=100.0).contains(&value)
 }
 
 fn is_iso_date(s: &str) -> bool {
