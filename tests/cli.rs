@@ -447,9 +447,10 @@ fn theme_and_template_overrides_are_used() {
     let dir = tempfile::tempdir().unwrap();
     let templates = dir.path().join("tpl");
     fs::create_dir_all(&templates).unwrap();
-    let base =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/render/templates/base.html"))
-            .unwrap();
+    let base = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/render/templates/base.html"),
+    )
+    .unwrap();
     fs::write(
         templates.join("base.html"),
         base.replace("<main>", "<main><p id=\"custom-banner\">Team report</p>"),
