@@ -256,6 +256,7 @@ fn analyse(
         hierarchy,
         modifications,
         &render::paths::MatrixPages,
+        &sources.files.iter().map(|f| f.version).collect(),
     );
     Ok((analysis, sources))
 }

@@ -22,6 +22,7 @@
 
 pub mod layout;
 pub mod palette;
+pub mod trees;
 pub mod view;
 
 use std::collections::{BTreeSet, HashMap};

@@ -18,74 +18,12 @@ use super::source_page::SourceLinks;
 use super::svg::{coord, SvgWriter};
 use super::{json_for_script, paths, Common, Rendered, Renderer};
 use analysis::allocation::layout::{self, Layout, Scale};
-use analysis::allocation::palette::Palette;
+use analysis::allocation::trees::{Entry, Trees};
 use analysis::allocation::view::{self, Choice, Item, ItemKind};
-use analysis::allocation::{self, AllocTree};
+use analysis::allocation::AllocTree;
 use model::{ClassSource, CountKind, FrameTable, History, Unit};
 
 use crate::pages::{Job, PageKind, Site};
-
-/// The allocation-site tree of one benchmark in one version.
-pub struct Entry {
-    pub benchmark: String,
-    pub version: usize,
-    pub tree: AllocTree,
-}
-
-/// Every tree of the history, by benchmark then version, and the class
-/// colours they share.
-pub struct Plan {
-    pub entries: Vec<Entry>,
-    pub palette: Palette,
-}
-
-impl Plan {
-    pub fn new(history: &History) -> Plan {
-        let keys: Vec<(String, usize)> = history
-            .benchmarks()
-            .into_iter()
-            .flat_map(|b| (0..history.versions.len()).map(move |v| (b.clone(), v)))
-            .collect();
-        let entries: Vec<Entry> = keys
-            .into_par_iter()
-            .filter_map(|(benchmark, version)| {
-                let profiles: Vec<_> = history
-                    .profiles_of(&benchmark, version)
-                    .map(|p| &p.profile)
-                    .collect();
-                let tree = allocation::build(&profiles, &history.frames)?;
-                Some(Entry {
-                    benchmark,
-                    version,
-                    tree,
-                })
-            })
-            .collect();
-        let mut totals: BTreeMap<String, f64> = BTreeMap::new();
-        for e in &entries {
-            for (name, t) in e.tree.classes.iter().zip(e.tree.class_totals()) {
-                *totals.entry(name.clone()).or_default() += e.tree.rank_amount(t);
-            }
-        }
-        let palette = Palette::new(&totals);
-        Plan { entries, palette }
-    }
-
-    /// The entry of `benchmark` before `at` (same benchmark, earlier version).
-    fn previous(&self, at: usize) -> Option<&Entry> {
-        let e = &self.entries[at];
-        at.checked_sub(1)
-            .map(|p| &self.entries[p])
-            .filter(|p| p.benchmark == e.benchmark)
-    }
-
-    fn next(&self, at: usize) -> Option<&Entry> {
-        let e = &self.entries[at];
-        self.entries
-            .get(at + 1)
-            .filter(|n| n.benchmark == e.benchmark)
-    }
-}
 
 #[derive(Serialize)]
 struct ClassRow {
@@ -137,7 +75,7 @@ pub type MemoryPages<'a> = dyn Fn(&str, usize) -> Vec<(String, String)> + Sync +
 pub fn pages(
     history: &History,
     renderer: &Renderer,
-    plan: &Plan,
+    plan: &Trees,
     links: &SourceLinks,
     flame_pages: &MemoryPages<'_>,
 ) -> Vec<Rendered> {
@@ -150,7 +88,7 @@ pub fn pages(
 fn render(
     history: &History,
     renderer: &Renderer,
-    plan: &Plan,
+    plan: &Trees,
     at: usize,
     links: &SourceLinks,
     flame_pages: &MemoryPages<'_>,

@@ -133,7 +133,7 @@ struct SeriesLink {
 /// The allocation pages, grouped by benchmark.
 fn allocation_links(
     history: &History,
-    plan: &super::allocation_page::Plan,
+    plan: &analysis::allocation::trees::Trees,
 ) -> Vec<(String, Vec<(String, String)>)> {
     let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for e in &plan.entries {
@@ -157,7 +157,7 @@ pub fn render(
     evolution: &EvolutionPlan,
     aggregate_sets: &[(String, String)],
     report: &RegressionReport,
-    allocations: &super::allocation_page::Plan,
+    allocations: &analysis::allocation::trees::Trees,
 ) -> Result<String, BuildError> {
     let (regressions, improvements) = report
         .changes
@@ -377,7 +377,7 @@ impl PageKind for IndexPage {
                 &site.analysis.evolution,
                 &aggregate_sets(&site.aggregates),
                 &site.analysis.regressions,
-                &site.allocations,
+                site.allocations,
             )?;
             Ok(("index.html".to_string(), html.into_bytes()))
         })]

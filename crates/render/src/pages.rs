@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use analysis::allocation::trees::Trees;
 use analysis::report::Analysis;
 use config::Config;
 use model::error::BuildError;
@@ -99,7 +100,8 @@ pub struct Site<'a> {
     /// Every profile page (metric × shape of each profile).
     pub profiles: profile_page::Plan,
     pub links: SourceLinks<'a>,
-    pub allocations: allocation_page::Plan,
+    /// The allocation-site trees (the analysis's).
+    pub allocations: &'a Trees,
     pub aggregates: Vec<AggregatePlan>,
     pub flame_diffs: Vec<DiffPlan>,
     /// Differential pages by (benchmark, version index), as (label, path).
@@ -130,7 +132,7 @@ impl<'a> Site<'a> {
             inputs,
             profiles: profile_page::plan(history),
             links: SourceLinks::new(history, sources, &config.flame.editor),
-            allocations: allocation_page::Plan::new(history),
+            allocations: &analysis.allocations,
             aggregates: aggregate_page::plan(history, config),
             diff_links: flame_diff_page::links_by_version(history, &flame_diffs),
             flame_diffs,

@@ -17,8 +17,6 @@ use model::{FrameId, FrameTable, History};
 use vcs::sources::{SourceFile, Sources};
 
 use crate::pages::{Job, PageKind, Site};
-use analysis::line_costs;
-use rayon::prelude::*;
 
 /// Where source pages are, and how frames link to them.
 pub struct SourceLinks<'a> {
@@ -251,18 +249,9 @@ impl PageKind for SourcePages {
     }
 
     fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
-        let versions: std::collections::BTreeSet<usize> =
-            site.sources.files.iter().map(|f| f.version).collect();
-        let costs: BTreeMap<usize, VersionCosts> = versions
-            .into_par_iter()
-            .map(|v| (v, line_costs::version_costs(site.history, v)))
-            .collect();
-        let costs = std::sync::Arc::new(costs);
+        let costs = &site.analysis.line_costs;
         (0..site.sources.files.len())
-            .map(|i| {
-                let costs = costs.clone();
-                Job::file(move || render(site.history, site.renderer, &site.links, &costs, i))
-            })
+            .map(|i| Job::file(move || render(site.history, site.renderer, &site.links, costs, i)))
             .collect()
     }
 }

@@ -2,6 +2,7 @@
 //! run both on the same trees and choices and compare every figure.
 
 use super::*;
+use analysis::allocation;
 use model::{Allocations, Metric, Profile};
 use serde_json::{json, Value};
 
