@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{Frame, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
@@ -43,13 +44,10 @@ impl Format for CpuProfile {
     }
 
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let first = head
-            .trim_start_matches('\u{feff}')
-            .trim_start()
-            .chars()
-            .next();
-        match first {
+        let head = JsonHead::new(input.bytes, 4096);
+        let opener = head.opener();
+        let head = head.document();
+        match opener {
             // A trace-event array: claimed so that the user gets a clear
             // "not supported" message instead of "unrecognised format".
             Some('[') => head.contains("\"ph\"") && head.contains("\"ts\""),

@@ -42,6 +42,7 @@
 use std::collections::HashMap;
 
 use super::json_pull::{Event, Pull};
+use super::sniff::{has_key, JsonHead};
 use super::{cpuprofile, text, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{CountKind, FrameTable, Metric, NodeId, Profile, Unit};
@@ -57,10 +58,11 @@ impl Format for HeapProfile {
     /// `callFrame` and `selfSize`, and not the `nodes` or `hitCount` keys
     /// of a `.cpuprofile` (whose old format has a nested `head` too).
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let head = head.trim_start_matches('\u{feff}').trim_start();
-        head.starts_with('{')
-            && has_key(head, "head")
+        let Some(head) = JsonHead::object(input.bytes, 4096) else {
+            return false;
+        };
+        let head = head.document();
+        has_key(head, "head")
             && has_key(head, "callFrame")
             && has_key(head, "selfSize")
             && !has_key(head, "nodes")
@@ -73,14 +75,6 @@ impl Format for HeapProfile {
         let raw = read(data)?;
         build(raw)
     }
-}
-
-/// True when `text` has `"key"` followed by a colon (a member name, not a
-/// string value such as a function called `nodes`).
-fn has_key(text: &str, key: &str) -> bool {
-    let quoted = format!("\"{key}\"");
-    text.match_indices(&quoted)
-        .any(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
 }
 
 /// One node of the nested tree, flattened (parents come before children).

@@ -23,6 +23,7 @@
 use serde::Deserialize;
 
 use super::cpuprofile::json_error;
+use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
@@ -35,11 +36,10 @@ impl Format for Speedscope {
     }
 
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let head = head.trim_start_matches('\u{feff}').trim_start();
-        if !head.starts_with('{') {
+        let Some(head) = JsonHead::object(input.bytes, 4096) else {
             return false;
-        }
+        };
+        let head = head.document();
         let schema = head.find("\"$schema\"").is_some_and(|i| {
             let rest = head[i..]
                 .char_indices()
