@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{Frame, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
@@ -43,13 +44,10 @@ impl Format for CpuProfile {
     }
 
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let first = head
-            .trim_start_matches('\u{feff}')
-            .trim_start()
-            .chars()
-            .next();
-        match first {
+        let head = JsonHead::new(input.bytes, 4096);
+        let opener = head.opener();
+        let head = head.document();
+        match opener {
             // A trace-event array: claimed so that the user gets a clear
             // "not supported" message instead of "unrecognised format".
             Some('[') => head.contains("\"ph\"") && head.contains("\"ts\""),
@@ -259,14 +257,95 @@ fn opens_with_trace_events(data: &str) -> bool {
 }
 
 fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
+    let RawProfile {
+        nodes,
+        head,
+        start_time,
+        end_time,
+        samples,
+        time_deltas,
+        timestamps,
+        trace_events,
+    } = raw;
     // Sample times are absolute `timestamps` (old format) rather than deltas.
-    let from_stamps = raw.time_deltas.is_none();
-    let nodes = match (raw.nodes, raw.head) {
+    let from_stamps = time_deltas.is_none();
+    let nodes = flat_nodes(nodes, head, trace_events.is_some())?;
+    let index = index_by_id(&nodes)?;
+    let links = Links::of(&nodes, &index)?;
+
+    let metrics_have_time = samples.is_some() && (time_deltas.is_some() || timestamps.is_some());
+    let metrics = metrics(metrics_have_time);
+    let samples_metric = metrics.len() - 1;
+    let mut frames = FrameTable::new();
+    let mut profile = Profile::new(metrics);
+    let tree_node = walk_from_roots(&nodes, &links, &mut frames, &mut profile)?;
+    let node_of = |id: i64, path: String| -> Result<NodeId, ParseError> {
+        index.get(&id).and_then(|&i| tree_node[i]).ok_or_else(|| {
+            ParseError::json(
+                path,
+                format!("sample refers to node id {id}, which is not a node"),
+            )
+        })
+    };
+
+    let mut warnings = Vec::new();
+    match samples {
+        Some(samples) if metrics_have_time => {
+            let times = sample_times(&samples, time_deltas.as_deref(), timestamps, start_time)?;
+            let order = in_time_order(&times, samples.len(), from_stamps, &mut warnings);
+            let end = if from_stamps {
+                times.get(samples.len()).copied()
+            } else {
+                end_time
+            };
+            let timeline = add_timed_samples(
+                &order,
+                &samples,
+                end,
+                &node_of,
+                &mut profile,
+                samples_metric,
+            )?;
+            profile.timeline = Some(Timeline { samples: timeline });
+        }
+        Some(samples) => {
+            for (s, &id) in samples.iter().enumerate() {
+                let node = node_of(id, format!("$.samples[{s}]"))?;
+                profile.tree.add_self(node, samples_metric, 1.0);
+            }
+        }
+        None => add_hit_counts(&nodes, &tree_node, &mut profile, samples_metric)?,
+    }
+    Ok(Parsed {
+        frames,
+        profile,
+        warnings,
+    })
+}
+
+/// `cpu` and `samples` for samples with their times, else `samples` alone.
+fn metrics(have_time: bool) -> Vec<Metric> {
+    if have_time {
+        vec![
+            Metric::new("cpu", Unit::Nanoseconds),
+            Metric::new("samples", Unit::Samples),
+        ]
+    } else {
+        vec![Metric::new("samples", Unit::Samples)]
+    }
+}
+
+/// The nodes in flat form, from the new format's `nodes` or the old
+/// format's nested `head`; at least one.
+fn flat_nodes(
+    nodes: Option<Vec<RawNode>>,
+    head: Option<OldNode>,
+    trace_events: bool,
+) -> Result<Vec<FlatNode>, ParseError> {
+    let nodes = match (nodes, head) {
         (Some(nodes), _) => flatten_new(nodes),
         (None, Some(head)) => flatten_old(head),
-        (None, None) if raw.trace_events.is_some() => {
-            return Err(ParseError::whole(TRACE_EVENTS_MESSAGE))
-        }
+        (None, None) if trace_events => return Err(ParseError::whole(TRACE_EVENTS_MESSAGE)),
         (None, None) => {
             return Err(ParseError::json(
                 "$",
@@ -277,8 +356,11 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
     if nodes.is_empty() {
         return Err(ParseError::json("$.nodes", "the profile has no nodes"));
     }
+    Ok(nodes)
+}
 
-    // Id → index, rejecting duplicates.
+/// Id → index, rejecting duplicates.
+fn index_by_id(nodes: &[FlatNode]) -> Result<HashMap<i64, usize>, ParseError> {
     let mut index: HashMap<i64, usize> = HashMap::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
         if let Some(&first) = index.get(&n.id) {
@@ -292,15 +374,54 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         }
         index.insert(n.id, i);
     }
+    Ok(index)
+}
 
-    // Parent of every node, from `children` and `parent` links.
-    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    let mut link = |p: usize,
-                    c: usize,
-                    path: &str,
-                    parent: &mut Vec<Option<usize>>|
-     -> Result<(), ParseError> {
+/// The tree's shape: the parent and the children of every node (by index).
+struct Links {
+    parent: Vec<Option<usize>>,
+    children: Vec<Vec<usize>>,
+}
+
+impl Links {
+    /// Parent of every node, from `children` and `parent` links.
+    fn of(nodes: &[FlatNode], index: &HashMap<i64, usize>) -> Result<Links, ParseError> {
+        let mut links = Links {
+            parent: vec![None; nodes.len()],
+            children: vec![Vec::new(); nodes.len()],
+        };
+        for (i, n) in nodes.iter().enumerate() {
+            for (child_id, path) in &n.children {
+                let Some(&c) = index.get(child_id) else {
+                    return Err(ParseError::json(
+                        path.as_str(),
+                        format!("child id {child_id} is not the id of any node"),
+                    ));
+                };
+                links.link(nodes, i, c, path)?;
+            }
+            if let Some((parent_id, path)) = &n.parent {
+                let Some(&p) = index.get(parent_id) else {
+                    return Err(ParseError::json(
+                        path.as_str(),
+                        format!("parent id {parent_id} is not the id of any node"),
+                    ));
+                };
+                links.link(nodes, p, i, path)?;
+            }
+        }
+        Ok(links)
+    }
+
+    /// Makes `c` a child of `p`; `path` is where the file says so.
+    fn link(
+        &mut self,
+        nodes: &[FlatNode],
+        p: usize,
+        c: usize,
+        path: &str,
+    ) -> Result<(), ParseError> {
+        let parent = &mut self.parent;
         if p == c {
             return Err(ParseError::json(
                 path,
@@ -342,48 +463,24 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
             }
             None => {
                 parent[c] = Some(p);
-                children[p].push(c);
+                self.children[p].push(c);
                 Ok(())
             }
         }
-    };
-    for (i, n) in nodes.iter().enumerate() {
-        for (child_id, path) in &n.children {
-            let Some(&c) = index.get(child_id) else {
-                return Err(ParseError::json(
-                    path.as_str(),
-                    format!("child id {child_id} is not the id of any node"),
-                ));
-            };
-            link(i, c, path, &mut parent)?;
-        }
-        if let Some((parent_id, path)) = &n.parent {
-            let Some(&p) = index.get(parent_id) else {
-                return Err(ParseError::json(
-                    path.as_str(),
-                    format!("parent id {parent_id} is not the id of any node"),
-                ));
-            };
-            link(p, i, path, &mut parent)?;
-        }
     }
+}
 
-    // Walk from the roots, top-down, with an explicit stack. A node is
-    // skipped (its children go to the tree's root) when it is a parentless
-    // "(root)".
-    let metrics_have_time =
-        raw.samples.is_some() && (raw.time_deltas.is_some() || raw.timestamps.is_some());
-    let metrics = if metrics_have_time {
-        vec![
-            Metric::new("cpu", Unit::Nanoseconds),
-            Metric::new("samples", Unit::Samples),
-        ]
-    } else {
-        vec![Metric::new("samples", Unit::Samples)]
-    };
-    let samples_metric = metrics.len() - 1;
-    let mut frames = FrameTable::new();
-    let mut profile = Profile::new(metrics);
+/// Walk from the roots, top-down, with an explicit stack. A node is
+/// skipped (its children go to the tree's root) when it is a parentless
+/// "(root)". Gives the tree node of every flat node; a node the walk never
+/// reaches hangs off a cycle, which is an error.
+fn walk_from_roots(
+    nodes: &[FlatNode],
+    links: &Links,
+    frames: &mut FrameTable,
+    profile: &mut Profile,
+) -> Result<Vec<Option<NodeId>>, ParseError> {
+    let Links { parent, children } = links;
     let mut tree_node: Vec<Option<NodeId>> = vec![None; nodes.len()];
     let mut stack: Vec<usize> = Vec::new();
     for root in (0..nodes.len()).rev().filter(|&i| parent[i].is_none()) {
@@ -404,169 +501,189 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         stack.extend(children[i].iter().rev().copied());
     }
     if visited < nodes.len() {
-        // Every node has at most one parent, so the unvisited ones hang off
-        // a cycle: follow parents from one of them until a node repeats.
-        let start = tree_node.iter().position(Option::is_none).unwrap_or(0);
-        let mut seen = vec![false; nodes.len()];
-        let mut n = start;
-        while !seen[n] {
-            seen[n] = true;
-            match parent[n] {
-                Some(p) => n = p,
-                None => break,
-            }
+        return Err(cycle_error(nodes, parent, &tree_node));
+    }
+    Ok(tree_node)
+}
+
+/// The error for nodes the walk from the roots did not reach.
+fn cycle_error(
+    nodes: &[FlatNode],
+    parent: &[Option<usize>],
+    tree_node: &[Option<NodeId>],
+) -> ParseError {
+    // Every node has at most one parent, so the unvisited ones hang off
+    // a cycle: follow parents from one of them until a node repeats.
+    let start = tree_node.iter().position(Option::is_none).unwrap_or(0);
+    let mut seen = vec![false; nodes.len()];
+    let mut n = start;
+    while !seen[n] {
+        seen[n] = true;
+        match parent[n] {
+            Some(p) => n = p,
+            None => break,
         }
-        let p = parent[n].unwrap_or(n);
-        let path = link_path(&nodes[p], nodes[n].id)
-            .unwrap_or_else(|| format!("{}.parent", nodes[n].path));
+    }
+    let p = parent[n].unwrap_or(n);
+    let path =
+        link_path(&nodes[p], nodes[n].id).unwrap_or_else(|| format!("{}.parent", nodes[n].path));
+    ParseError::json(
+        path,
+        format!(
+            "node id {} is its own ancestor (the children links form a cycle)",
+            nodes[n].id
+        ),
+    )
+}
+
+/// Sample times in microseconds: from `timeDeltas` added up from
+/// `startTime`, else the old format's absolute `timestamps` (which may
+/// carry one more, the end of the last sample). Every one is finite.
+fn sample_times(
+    samples: &[i64],
+    time_deltas: Option<&[f64]>,
+    timestamps: Option<Vec<f64>>,
+    start_time: Option<f64>,
+) -> Result<Vec<f64>, ParseError> {
+    let from_stamps = time_deltas.is_none();
+    let times: Vec<f64> = if let Some(deltas) = time_deltas {
+        if deltas.len() != samples.len() {
+            return Err(ParseError::json(
+                "$.timeDeltas",
+                format!(
+                    "has {} entries but `samples` has {}",
+                    deltas.len(),
+                    samples.len()
+                ),
+            ));
+        }
+        let mut t = start_time.unwrap_or(0.0);
+        deltas
+            .iter()
+            .map(|d| {
+                t += d;
+                t
+            })
+            .collect()
+    } else {
+        let stamps = timestamps.unwrap_or_default();
+        // The old format may carry one more timestamp than samples:
+        // the end of the last sample.
+        if stamps.len() != samples.len() && stamps.len() != samples.len() + 1 {
+            return Err(ParseError::json(
+                "$.timestamps",
+                format!(
+                    "has {} entries but `samples` has {}",
+                    stamps.len(),
+                    samples.len()
+                ),
+            ));
+        }
+        stamps
+    };
+    if let Some(i) = times.iter().position(|t| !t.is_finite()) {
+        let field = if from_stamps {
+            "timestamps"
+        } else {
+            "timeDeltas"
+        };
         return Err(ParseError::json(
-            path,
-            format!(
-                "node id {} is its own ancestor (the children links form a cycle)",
-                nodes[n].id
-            ),
+            format!("$.{field}[{i}]"),
+            "the sample time is not a finite number",
         ));
     }
-    let node_of = |id: i64, path: String| -> Result<NodeId, ParseError> {
-        index.get(&id).and_then(|&i| tree_node[i]).ok_or_else(|| {
-            ParseError::json(
-                path,
-                format!("sample refers to node id {id}, which is not a node"),
-            )
-        })
-    };
+    Ok(times)
+}
 
-    let mut warnings = Vec::new();
-    match raw.samples {
-        Some(samples) if metrics_have_time => {
-            // Sample times in microseconds.
-            let times: Vec<f64> = if let Some(deltas) = &raw.time_deltas {
-                if deltas.len() != samples.len() {
-                    return Err(ParseError::json(
-                        "$.timeDeltas",
-                        format!(
-                            "has {} entries but `samples` has {}",
-                            deltas.len(),
-                            samples.len()
-                        ),
-                    ));
-                }
-                let mut t = raw.start_time.unwrap_or(0.0);
-                deltas
-                    .iter()
-                    .map(|d| {
-                        t += d;
-                        t
-                    })
-                    .collect()
+/// The first `count` samples as (time, sample index), in time order; a
+/// warning when the file had them out of order.
+fn in_time_order(
+    times: &[f64],
+    count: usize,
+    from_stamps: bool,
+    warnings: &mut Vec<ParseError>,
+) -> Vec<(f64, usize)> {
+    let mut order: Vec<(f64, usize)> = times.iter().copied().zip(0..count).collect();
+    if order.windows(2).any(|w| w[1].0 < w[0].0) {
+        // Chrome occasionally records negative deltas; DevTools
+        // sorts samples by time, and so do we (stable).
+        let backwards = order.windows(2).filter(|w| w[1].0 < w[0].0).count();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        warnings.push(ParseError::json(
+            if from_stamps {
+                "$.timestamps"
             } else {
-                let stamps = raw.timestamps.unwrap_or_default();
-                // The old format may carry one more timestamp than samples:
-                // the end of the last sample.
-                if stamps.len() != samples.len() && stamps.len() != samples.len() + 1 {
-                    return Err(ParseError::json(
-                        "$.timestamps",
-                        format!(
-                            "has {} entries but `samples` has {}",
-                            stamps.len(),
-                            samples.len()
-                        ),
-                    ));
-                }
-                stamps
-            };
-            if let Some(i) = times.iter().position(|t| !t.is_finite()) {
-                let field = if from_stamps {
-                    "timestamps"
-                } else {
-                    "timeDeltas"
-                };
-                return Err(ParseError::json(
-                    format!("$.{field}[{i}]"),
-                    "the sample time is not a finite number",
-                ));
-            }
-            let mut order: Vec<(f64, usize)> =
-                times.iter().copied().zip(0..samples.len()).collect();
-            if order.windows(2).any(|w| w[1].0 < w[0].0) {
-                // Chrome occasionally records negative deltas; DevTools
-                // sorts samples by time, and so do we (stable).
-                let backwards = order.windows(2).filter(|w| w[1].0 < w[0].0).count();
-                order.sort_by(|a, b| a.0.total_cmp(&b.0));
-                warnings.push(ParseError::json(
-                    if from_stamps {
-                        "$.timestamps"
-                    } else {
-                        "$.timeDeltas"
-                    },
-                    format!(
-                        "{backwards} sample(s) go back in time; samples were put in time order"
-                    ),
-                ));
-            }
-            let n = order.len();
-            // The last sample has no next one. Its length is the time to
-            // `endTime` (or the extra old-format timestamp) when that is not
-            // before it, else the mean interval of the other samples.
-            let mean = if n >= 2 {
-                (order[n - 1].0 - order[0].0) / (n - 1) as f64
-            } else {
-                0.0
-            };
-            let end = if from_stamps {
-                times.get(samples.len()).copied()
-            } else {
-                raw.end_time
-            };
-            let last_length = |t: f64| match end {
-                Some(e) if e.is_finite() && e >= t => e - t,
-                _ => mean,
-            };
-            let first = order.first().map_or(0.0, |s| s.0);
-            let mut timeline = Vec::with_capacity(n);
-            for k in 0..n {
-                let (t, s) = order[k];
-                let length_us = match order.get(k + 1) {
-                    Some(&(next, _)) => next - t,
-                    None => last_length(t),
-                };
-                let node = node_of(samples[s], format!("$.samples[{s}]"))?;
-                let ns = length_us * 1000.0;
-                profile.tree.add_self(node, 0, ns);
-                profile.tree.add_self(node, samples_metric, 1.0);
-                timeline.push(TimelineSample {
-                    start_ns: (t - first) * 1000.0,
-                    duration_ns: ns,
-                    node,
-                });
-            }
-            profile.timeline = Some(Timeline { samples: timeline });
+                "$.timeDeltas"
+            },
+            format!("{backwards} sample(s) go back in time; samples were put in time order"),
+        ));
+    }
+    order
+}
+
+/// Adds the samples, in time `order`, to both metrics: each weighs the time
+/// to the next one. Gives the timeline.
+fn add_timed_samples(
+    order: &[(f64, usize)],
+    samples: &[i64],
+    end: Option<f64>,
+    node_of: &dyn Fn(i64, String) -> Result<NodeId, ParseError>,
+    profile: &mut Profile,
+    samples_metric: usize,
+) -> Result<Vec<TimelineSample>, ParseError> {
+    let n = order.len();
+    // The last sample has no next one. Its length is the time to
+    // `endTime` (or the extra old-format timestamp) when that is not
+    // before it, else the mean interval of the other samples.
+    let mean = if n >= 2 {
+        (order[n - 1].0 - order[0].0) / (n - 1) as f64
+    } else {
+        0.0
+    };
+    let last_length = |t: f64| match end {
+        Some(e) if e.is_finite() && e >= t => e - t,
+        _ => mean,
+    };
+    let first = order.first().map_or(0.0, |s| s.0);
+    let mut timeline = Vec::with_capacity(n);
+    for k in 0..n {
+        let (t, s) = order[k];
+        let length_us = match order.get(k + 1) {
+            Some(&(next, _)) => next - t,
+            None => last_length(t),
+        };
+        let node = node_of(samples[s], format!("$.samples[{s}]"))?;
+        let ns = length_us * 1000.0;
+        profile.tree.add_self(node, 0, ns);
+        profile.tree.add_self(node, samples_metric, 1.0);
+        timeline.push(TimelineSample {
+            start_ns: (t - first) * 1000.0,
+            duration_ns: ns,
+            node,
+        });
+    }
+    Ok(timeline)
+}
+
+/// Without samples, each node's `hitCount` is its count of samples.
+fn add_hit_counts(
+    nodes: &[FlatNode],
+    tree_node: &[Option<NodeId>],
+    profile: &mut Profile,
+    samples_metric: usize,
+) -> Result<(), ParseError> {
+    for (i, n) in nodes.iter().enumerate() {
+        if !(n.hit_count.is_finite() && n.hit_count >= 0.0) {
+            return Err(ParseError::json(
+                format!("{}.hitCount", n.path),
+                "hitCount is not a non-negative number",
+            ));
         }
-        Some(samples) => {
-            for (s, &id) in samples.iter().enumerate() {
-                let node = node_of(id, format!("$.samples[{s}]"))?;
-                profile.tree.add_self(node, samples_metric, 1.0);
-            }
-        }
-        None => {
-            for (i, n) in nodes.iter().enumerate() {
-                if !(n.hit_count.is_finite() && n.hit_count >= 0.0) {
-                    return Err(ParseError::json(
-                        format!("{}.hitCount", n.path),
-                        "hitCount is not a non-negative number",
-                    ));
-                }
-                if let Some(node) = tree_node[i] {
-                    profile.tree.add_self(node, samples_metric, n.hit_count);
-                }
-            }
+        if let Some(node) = tree_node[i] {
+            profile.tree.add_self(node, samples_metric, n.hit_count);
         }
     }
-    Ok(Parsed {
-        frames,
-        profile,
-        warnings,
-    })
+    Ok(())
 }
 
 /// The path of the reference from `parent` to the child with id `child`.

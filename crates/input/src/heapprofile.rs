@@ -42,6 +42,7 @@
 use std::collections::HashMap;
 
 use super::json_pull::{Event, Pull};
+use super::sniff::{has_key, JsonHead};
 use super::{cpuprofile, text, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{CountKind, FrameTable, Metric, NodeId, Profile, Unit};
@@ -57,10 +58,11 @@ impl Format for HeapProfile {
     /// `callFrame` and `selfSize`, and not the `nodes` or `hitCount` keys
     /// of a `.cpuprofile` (whose old format has a nested `head` too).
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let head = head.trim_start_matches('\u{feff}').trim_start();
-        head.starts_with('{')
-            && has_key(head, "head")
+        let Some(head) = JsonHead::object(input.bytes, 4096) else {
+            return false;
+        };
+        let head = head.document();
+        has_key(head, "head")
             && has_key(head, "callFrame")
             && has_key(head, "selfSize")
             && !has_key(head, "nodes")
@@ -73,14 +75,6 @@ impl Format for HeapProfile {
         let raw = read(data)?;
         build(raw)
     }
-}
-
-/// True when `text` has `"key"` followed by a colon (a member name, not a
-/// string value such as a function called `nodes`).
-fn has_key(text: &str, key: &str) -> bool {
-    let quoted = format!("\"{key}\"");
-    text.match_indices(&quoted)
-        .any(|(i, _)| text[i + quoted.len()..].trim_start().starts_with(':'))
 }
 
 /// One node of the nested tree, flattened (parents come before children).
@@ -152,267 +146,304 @@ fn node_path(nodes: &[RawNode], i: usize) -> String {
 }
 
 fn read(data: &str) -> Result<RawProfile, ParseError> {
-    let mut pull = Pull::new(data);
-    let mut nodes: Vec<RawNode> = Vec::new();
-    let mut samples: Option<Vec<RawSample>> = None;
-    let mut seen_head = false;
-
-    match pull.next_event().map_err(|e| pull.syntax(e))? {
-        Some(Event::ObjectStart) => {}
-        Some(other) => {
-            return Err(ParseError::json(
-                "$",
-                format!(
-                    "expected an object with a `head` tree (a V8 heap profile), found {}",
-                    other.describe()
-                ),
-            ))
-        }
-        None => return Err(ParseError::whole("the file is empty")),
-    }
+    let mut reader = Reader {
+        pull: Pull::new(data),
+        nodes: Vec::new(),
+        samples: None,
+        seen_head: false,
+    };
+    reader.open_document()?;
     let mut stack = vec![Context::Top];
     while let Some(context) = stack.last_mut() {
-        let event = match pull.next_event() {
+        let event = match reader.pull.next_event() {
             Ok(Some(e)) => e,
             Ok(None) => break,
-            Err(e) => return Err(pull.syntax(e)),
+            Err(e) => return Err(reader.pull.syntax(e)),
         };
-        // The value after a key, checked against what the key needs.
-        macro_rules! value {
-            () => {
-                pull.next_event().map_err(|e| pull.syntax(e))?
-            };
-        }
-        match (context, event) {
-            (Context::Top, Event::Key(key)) => match key.as_ref() {
-                "head" => {
-                    let at = pull.offset();
-                    match value!() {
-                        Some(Event::ObjectStart) if !seen_head => {
-                            seen_head = true;
-                            nodes.push(RawNode::new(None, 0));
-                            stack.push(Context::Node(0));
-                        }
-                        Some(Event::ObjectStart) => {
-                            return Err(pull.error_at(at, "`head` is given twice"))
-                        }
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                "$.head",
-                                format!(
-                                    "expected the root node object, found {}",
-                                    other.describe()
-                                ),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    }
-                }
-                "samples" => match value!() {
-                    Some(Event::ArrayStart) => {
-                        samples = Some(Vec::new());
-                        stack.push(Context::Samples(0));
-                    }
-                    Some(Event::Null) => {}
-                    Some(other) => {
-                        return Err(ParseError::json(
-                            "$.samples",
-                            format!("expected an array of samples, found {}", other.describe()),
-                        ))
-                    }
-                    None => return Err(truncated(&pull)),
-                },
-                _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
-            },
-            (Context::Top, _) => {
-                stack.pop();
-            }
-            (Context::Node(i), Event::Key(key)) => {
-                let i = *i;
-                match key.as_ref() {
-                    "callFrame" => match value!() {
-                        Some(Event::ObjectStart) => stack.push(Context::CallFrame(i)),
-                        Some(Event::Null) => {}
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("{}.callFrame", node_path(&nodes, i)),
-                                format!("expected an object, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    "selfSize" => match value!() {
-                        Some(Event::Number(n)) if n.is_finite() && n >= 0.0 => {
-                            nodes[i].self_size = Some(n)
-                        }
-                        Some(Event::Number(n)) => {
-                            return Err(ParseError::json(
-                                format!("{}.selfSize", node_path(&nodes, i)),
-                                format!("selfSize {n} is not a non-negative number of bytes"),
-                            ))
-                        }
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("{}.selfSize", node_path(&nodes, i)),
-                                format!("expected a number of bytes, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    "id" => match value!() {
-                        Some(Event::Number(n)) => nodes[i].id = Some(n),
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("{}.id", node_path(&nodes, i)),
-                                format!("expected a number, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    "children" => match value!() {
-                        Some(Event::ArrayStart) => stack.push(Context::Children(i, 0)),
-                        Some(Event::Null) => {}
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("{}.children", node_path(&nodes, i)),
-                                format!("expected an array of nodes, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
-                }
-            }
-            (Context::Node(i), _) => {
-                // The node's object ended.
-                let i = *i;
-                if nodes[i].self_size.is_none() {
-                    return Err(ParseError::json(
-                        node_path(&nodes, i),
-                        "the node has no `selfSize` (bytes allocated there)",
-                    ));
-                }
-                stack.pop();
-            }
+        let step = match (context, event) {
+            (Context::Top, Event::Key(key)) => reader.top_member(&key)?,
+            (Context::Top, _) => Step::Leave,
+            (Context::Node(i), Event::Key(key)) => reader.node_member(*i, &key)?,
+            (Context::Node(i), _) => reader.end_node(*i)?,
             (Context::CallFrame(i), Event::Key(key)) => {
-                let i = *i;
-                let field = key.into_owned();
-                match field.as_str() {
-                    "functionName" | "url" => match value!() {
-                        Some(Event::String(s)) => {
-                            let s = Some(s.into_owned());
-                            if field == "url" {
-                                nodes[i].url = s;
-                            } else {
-                                nodes[i].function = s;
-                            }
-                        }
-                        Some(Event::Null) => {}
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("{}.callFrame.{field}", node_path(&nodes, i)),
-                                format!("expected a string, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    "lineNumber" => match value!() {
-                        Some(Event::Number(n)) => nodes[i].line = Some(n),
-                        Some(Event::Null) => {}
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("{}.callFrame.lineNumber", node_path(&nodes, i)),
-                                format!("expected a number, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
-                }
+                reader.call_frame_member(*i, key.into_owned())?
             }
-            (Context::CallFrame(_), _) => {
-                stack.pop();
-            }
+            (Context::CallFrame(_), _) => Step::Leave,
             (Context::Children(parent, position), Event::ObjectStart) => {
                 let (parent, at) = (*parent, *position);
                 *position += 1;
-                nodes.push(RawNode::new(Some(parent as u32), at));
-                stack.push(Context::Node(nodes.len() - 1));
+                reader.nodes.push(RawNode::new(Some(parent as u32), at));
+                Step::Enter(Context::Node(reader.nodes.len() - 1))
             }
-            (Context::Children(_, _), Event::ArrayEnd) => {
-                stack.pop();
-            }
+            (Context::Children(_, _), Event::ArrayEnd) => Step::Leave,
             (Context::Children(parent, position), other) => {
                 return Err(ParseError::json(
-                    format!("{}.children[{position}]", node_path(&nodes, *parent)),
+                    format!("{}.children[{position}]", node_path(&reader.nodes, *parent)),
                     format!("expected a node object, found {}", other.describe()),
                 ));
             }
             (Context::Samples(index), Event::ObjectStart) => {
                 let at = *index;
                 *index += 1;
-                if let Some(list) = samples.as_mut() {
+                if let Some(list) = reader.samples.as_mut() {
                     list.push(RawSample {
                         node_id: None,
                         size: None,
                         index: at,
                     });
                 }
-                stack.push(Context::Sample);
+                Step::Enter(Context::Sample)
             }
-            (Context::Samples(_), Event::ArrayEnd) => {
-                stack.pop();
-            }
+            (Context::Samples(_), Event::ArrayEnd) => Step::Leave,
             (Context::Samples(index), other) => {
                 return Err(ParseError::json(
                     format!("$.samples[{index}]"),
                     format!("expected a sample object, found {}", other.describe()),
                 ));
             }
-            (Context::Sample, Event::Key(key)) => {
-                let index = samples
-                    .as_ref()
-                    .and_then(|s| s.last())
-                    .map_or(0, |s| s.index);
-                let field = key.into_owned();
-                match field.as_str() {
-                    "nodeId" | "size" => match value!() {
-                        Some(Event::Number(n)) => {
-                            if let Some(s) = samples.as_mut().and_then(|s| s.last_mut()) {
-                                if field == "nodeId" {
-                                    s.node_id = Some(n);
-                                } else {
-                                    s.size = Some(n);
-                                }
-                            }
-                        }
-                        Some(other) => {
-                            return Err(ParseError::json(
-                                format!("$.samples[{index}].{field}"),
-                                format!("expected a number, found {}", other.describe()),
-                            ))
-                        }
-                        None => return Err(truncated(&pull)),
-                    },
-                    _ => pull.skip_value().map_err(|e| pull.syntax(e))?,
-                }
-            }
-            (Context::Sample, _) => {
+            (Context::Sample, Event::Key(key)) => reader.sample_member(key.into_owned())?,
+            (Context::Sample, _) => Step::Leave,
+        };
+        match step {
+            Step::Stay => {}
+            Step::Enter(inner) => stack.push(inner),
+            Step::Leave => {
                 stack.pop();
             }
         }
     }
-    // Nothing may follow the top-level object.
-    if let Err(e) = pull.next_event() {
-        return Err(pull.syntax(e));
+    reader.finish()
+}
+
+/// What an event does to the stack of contexts.
+enum Step {
+    Stay,
+    /// A member's value opens a container to read.
+    Enter(Context),
+    /// The current container ended.
+    Leave,
+}
+
+/// The document read so far, and where the reader is in it.
+struct Reader<'a> {
+    pull: Pull<'a>,
+    nodes: Vec<RawNode>,
+    samples: Option<Vec<RawSample>>,
+    seen_head: bool,
+}
+
+impl<'a> Reader<'a> {
+    /// The document must be an object.
+    fn open_document(&mut self) -> Result<(), ParseError> {
+        match self.value()? {
+            Some(Event::ObjectStart) => Ok(()),
+            Some(other) => Err(ParseError::json(
+                "$",
+                format!(
+                    "expected an object with a `head` tree (a V8 heap profile), found {}",
+                    other.describe()
+                ),
+            )),
+            None => Err(ParseError::whole("the file is empty")),
+        }
     }
-    if !seen_head {
-        return Err(ParseError::json(
-            "$",
-            "expected a `head` member holding the call tree (a V8 heap profile)",
-        ));
+
+    /// The next event: the value after a key, which the caller checks
+    /// against what the key needs.
+    fn value(&mut self) -> Result<Option<Event<'a>>, ParseError> {
+        self.pull.next_event().map_err(|e| self.pull.syntax(e))
     }
-    Ok(RawProfile { nodes, samples })
+
+    /// Skips the value of a member that is not read.
+    fn skip_value(&mut self) -> Result<Step, ParseError> {
+        self.pull.skip_value().map_err(|e| self.pull.syntax(e))?;
+        Ok(Step::Stay)
+    }
+
+    /// A member of the top-level object: `head` (the tree, once) or
+    /// `samples`.
+    fn top_member(&mut self, key: &str) -> Result<Step, ParseError> {
+        match key {
+            "head" => {
+                let at = self.pull.offset();
+                match self.value()? {
+                    Some(Event::ObjectStart) if !self.seen_head => {
+                        self.seen_head = true;
+                        self.nodes.push(RawNode::new(None, 0));
+                        Ok(Step::Enter(Context::Node(0)))
+                    }
+                    Some(Event::ObjectStart) => {
+                        Err(self.pull.error_at(at, "`head` is given twice"))
+                    }
+                    Some(other) => Err(ParseError::json(
+                        "$.head",
+                        format!("expected the root node object, found {}", other.describe()),
+                    )),
+                    None => Err(truncated(&self.pull)),
+                }
+            }
+            "samples" => match self.value()? {
+                Some(Event::ArrayStart) => {
+                    self.samples = Some(Vec::new());
+                    Ok(Step::Enter(Context::Samples(0)))
+                }
+                Some(Event::Null) => Ok(Step::Stay),
+                Some(other) => Err(ParseError::json(
+                    "$.samples",
+                    format!("expected an array of samples, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            _ => self.skip_value(),
+        }
+    }
+
+    /// A member of node `i`: its `callFrame`, `selfSize`, `id` or
+    /// `children`.
+    fn node_member(&mut self, i: usize, key: &str) -> Result<Step, ParseError> {
+        match key {
+            "callFrame" => match self.value()? {
+                Some(Event::ObjectStart) => Ok(Step::Enter(Context::CallFrame(i))),
+                Some(Event::Null) => Ok(Step::Stay),
+                Some(other) => Err(ParseError::json(
+                    format!("{}.callFrame", node_path(&self.nodes, i)),
+                    format!("expected an object, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            "selfSize" => match self.value()? {
+                Some(Event::Number(n)) if n.is_finite() && n >= 0.0 => {
+                    self.nodes[i].self_size = Some(n);
+                    Ok(Step::Stay)
+                }
+                Some(Event::Number(n)) => Err(ParseError::json(
+                    format!("{}.selfSize", node_path(&self.nodes, i)),
+                    format!("selfSize {n} is not a non-negative number of bytes"),
+                )),
+                Some(other) => Err(ParseError::json(
+                    format!("{}.selfSize", node_path(&self.nodes, i)),
+                    format!("expected a number of bytes, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            "id" => match self.value()? {
+                Some(Event::Number(n)) => {
+                    self.nodes[i].id = Some(n);
+                    Ok(Step::Stay)
+                }
+                Some(other) => Err(ParseError::json(
+                    format!("{}.id", node_path(&self.nodes, i)),
+                    format!("expected a number, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            "children" => match self.value()? {
+                Some(Event::ArrayStart) => Ok(Step::Enter(Context::Children(i, 0))),
+                Some(Event::Null) => Ok(Step::Stay),
+                Some(other) => Err(ParseError::json(
+                    format!("{}.children", node_path(&self.nodes, i)),
+                    format!("expected an array of nodes, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            _ => self.skip_value(),
+        }
+    }
+
+    /// Node `i`'s object ended: it must have said how many bytes it holds.
+    fn end_node(&self, i: usize) -> Result<Step, ParseError> {
+        if self.nodes[i].self_size.is_none() {
+            return Err(ParseError::json(
+                node_path(&self.nodes, i),
+                "the node has no `selfSize` (bytes allocated there)",
+            ));
+        }
+        Ok(Step::Leave)
+    }
+
+    /// A member of node `i`'s `callFrame`: `functionName`, `url` or
+    /// `lineNumber`.
+    fn call_frame_member(&mut self, i: usize, field: String) -> Result<Step, ParseError> {
+        match field.as_str() {
+            "functionName" | "url" => match self.value()? {
+                Some(Event::String(s)) => {
+                    let s = Some(s.into_owned());
+                    if field == "url" {
+                        self.nodes[i].url = s;
+                    } else {
+                        self.nodes[i].function = s;
+                    }
+                    Ok(Step::Stay)
+                }
+                Some(Event::Null) => Ok(Step::Stay),
+                Some(other) => Err(ParseError::json(
+                    format!("{}.callFrame.{field}", node_path(&self.nodes, i)),
+                    format!("expected a string, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            "lineNumber" => match self.value()? {
+                Some(Event::Number(n)) => {
+                    self.nodes[i].line = Some(n);
+                    Ok(Step::Stay)
+                }
+                Some(Event::Null) => Ok(Step::Stay),
+                Some(other) => Err(ParseError::json(
+                    format!("{}.callFrame.lineNumber", node_path(&self.nodes, i)),
+                    format!("expected a number, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            _ => self.skip_value(),
+        }
+    }
+
+    /// A member of the last sample: `nodeId` or `size`.
+    fn sample_member(&mut self, field: String) -> Result<Step, ParseError> {
+        let index = self
+            .samples
+            .as_ref()
+            .and_then(|s| s.last())
+            .map_or(0, |s| s.index);
+        match field.as_str() {
+            "nodeId" | "size" => match self.value()? {
+                Some(Event::Number(n)) => {
+                    if let Some(s) = self.samples.as_mut().and_then(|s| s.last_mut()) {
+                        if field == "nodeId" {
+                            s.node_id = Some(n);
+                        } else {
+                            s.size = Some(n);
+                        }
+                    }
+                    Ok(Step::Stay)
+                }
+                Some(other) => Err(ParseError::json(
+                    format!("$.samples[{index}].{field}"),
+                    format!("expected a number, found {}", other.describe()),
+                )),
+                None => Err(truncated(&self.pull)),
+            },
+            _ => self.skip_value(),
+        }
+    }
+
+    /// Nothing may follow the top-level object, which must have had a
+    /// `head`.
+    fn finish(mut self) -> Result<RawProfile, ParseError> {
+        if let Err(e) = self.pull.next_event() {
+            return Err(self.pull.syntax(e));
+        }
+        if !self.seen_head {
+            return Err(ParseError::json(
+                "$",
+                "expected a `head` member holding the call tree (a V8 heap profile)",
+            ));
+        }
+        Ok(RawProfile {
+            nodes: self.nodes,
+            samples: self.samples,
+        })
+    }
 }
 
 fn truncated(pull: &Pull) -> ParseError {

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::Deserialize;
 
-use super::{text, Format, Input, Parsed};
+use super::{sniff, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{
     Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile,
@@ -31,18 +31,7 @@ impl Format for Native {
 
     fn sniff(&self, input: &Input) -> bool {
         let head = super::head(input.bytes, 1024);
-        if text::first_significant_byte(head) != Some(b'{') {
-            return false;
-        }
-        // The `"perfatlas"` key: the string followed by a colon.
-        let key = b"\"perfatlas\"";
-        head.windows(key.len()).enumerate().any(|(i, w)| {
-            w == key
-                && head[i + key.len()..]
-                    .iter()
-                    .find(|b| !b.is_ascii_whitespace())
-                    == Some(&b':')
-        })
+        sniff::opening_byte(head) == Some(b'{') && sniff::has_key_in_bytes(head, "perfatlas")
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {

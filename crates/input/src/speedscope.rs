@@ -23,6 +23,7 @@
 use serde::Deserialize;
 
 use super::cpuprofile::json_error;
+use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
@@ -35,11 +36,10 @@ impl Format for Speedscope {
     }
 
     fn sniff(&self, input: &Input) -> bool {
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let head = head.trim_start_matches('\u{feff}').trim_start();
-        if !head.starts_with('{') {
+        let Some(head) = JsonHead::object(input.bytes, 4096) else {
             return false;
-        }
+        };
+        let head = head.document();
         let schema = head.find("\"$schema\"").is_some_and(|i| {
             let rest = head[i..]
                 .char_indices()
@@ -129,8 +129,43 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
     let shared = raw.shared.unwrap_or_default();
 
     let mut frames = FrameTable::new();
-    let frame_ids: Vec<FrameId> = shared
-        .frames
+    let frame_ids = intern_shared_frames(shared.frames, &mut frames);
+
+    // One metric for the whole file, from the first profile's unit; the
+    // others must measure the same kind of thing.
+    let first_unit = profiles[0]
+        .unit
+        .clone()
+        .unwrap_or_else(|| "none".to_string());
+    let (kind, _) = kind_of(&first_unit);
+    let (metrics, count_metric) = file_metrics(kind, &profiles);
+    let mut merged = Merged {
+        frames,
+        frame_ids,
+        profile: Profile::new(metrics),
+        timeline: Vec::new(),
+        count_metric,
+    };
+    let several = profiles.len() > 1;
+    for (p, raw) in profiles.into_iter().enumerate() {
+        merged.add_profile(p, raw, kind, &first_unit, several)?;
+    }
+    let Merged {
+        frames,
+        mut profile,
+        timeline,
+        ..
+    } = merged;
+    if !timeline.is_empty() {
+        profile.timeline = Some(Timeline { samples: timeline });
+    }
+    Ok(Parsed::new(frames, profile))
+}
+
+/// The file's shared frames, interned in order: a frame's index in the
+/// file is its index here.
+fn intern_shared_frames(shared: Vec<RawFrame>, frames: &mut FrameTable) -> Vec<FrameId> {
+    shared
         .into_iter()
         .map(|f| {
             let function = match f.name {
@@ -150,15 +185,12 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                 source_hash: None,
             })
         })
-        .collect();
+        .collect()
+}
 
-    // One metric for the whole file, from the first profile's unit; the
-    // others must measure the same kind of thing.
-    let first_unit = profiles[0]
-        .unit
-        .clone()
-        .unwrap_or_else(|| "none".to_string());
-    let (kind, _) = kind_of(&first_unit);
+/// The file's metrics for values of `kind`, and the index of the `samples`
+/// count when there is one besides them.
+fn file_metrics(kind: Kind, profiles: &[RawProfile]) -> (Vec<Metric>, Option<usize>) {
     let mut metrics = vec![match kind {
         Kind::Time => Metric::new("time", Unit::Nanoseconds),
         Kind::Bytes => Metric::new("bytes", Unit::Bytes),
@@ -173,11 +205,42 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
         metrics.push(Metric::new("samples", Unit::Samples));
         1
     });
-    let mut profile = Profile::new(metrics);
-    let several = profiles.len() > 1;
-    let mut timeline = Vec::new();
+    (metrics, count_metric)
+}
 
-    for (p, raw) in profiles.into_iter().enumerate() {
+/// The profiles of the file merged into one tree, as they are added.
+struct Merged {
+    frames: FrameTable,
+    /// The file's shared frames, by index.
+    frame_ids: Vec<FrameId>,
+    profile: Profile,
+    timeline: Vec<TimelineSample>,
+    /// The metric counting samples, besides the main one.
+    count_metric: Option<usize>,
+}
+
+/// Where one profile of the file goes.
+struct Target {
+    /// The profile's JSON path.
+    at: String,
+    /// The node its stacks start under.
+    base: NodeId,
+    /// Nanoseconds (or bytes, or counts) per unit of its values.
+    scale: f64,
+    keep_timeline: bool,
+}
+
+impl Merged {
+    /// Adds profile `p` of the file, whose values must be of `kind` like the
+    /// first profile's (`first_unit`).
+    fn add_profile(
+        &mut self,
+        p: usize,
+        raw: RawProfile,
+        kind: Kind,
+        first_unit: &str,
+        several: bool,
+    ) -> Result<(), ParseError> {
         let at = format!("$.profiles[{p}]");
         let unit = raw.unit.clone().unwrap_or_else(|| "none".to_string());
         let (this_kind, scale) = kind_of(&unit);
@@ -192,181 +255,222 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
                 Some(n) if !n.is_empty() => n.to_string(),
                 _ => format!("profile {p}"),
             };
-            let thread = frames.intern(Frame::named(name));
-            profile.tree.child(NodeId::ROOT, thread)
+            let thread = self.frames.intern(Frame::named(name));
+            self.profile.tree.child(NodeId::ROOT, thread)
         } else {
             NodeId::ROOT
         };
         // Timelines only make sense for one profile measured in time.
         let keep_timeline = !several && kind == Kind::Time;
-        let frame_at = |index: i64, path: &dyn Fn() -> String| -> Result<FrameId, ParseError> {
-            usize::try_from(index)
-                .ok()
-                .and_then(|i| frame_ids.get(i).copied())
-                .ok_or_else(|| {
-                    ParseError::json(
-                        path(),
-                        format!(
-                            "frame index {index} is out of range (the file has {} shared frames)",
-                            frame_ids.len()
-                        ),
-                    )
-                })
+        let target = Target {
+            at,
+            base,
+            scale,
+            keep_timeline,
         };
         match raw.kind.as_deref() {
-            Some("sampled") => {
-                let samples = raw.samples.unwrap_or_default();
-                let Some(weights) = raw.weights else {
-                    return Err(ParseError::json(at, "sampled profile has no `weights`"));
-                };
-                if weights.len() != samples.len() {
-                    return Err(ParseError::json(
-                        format!("{at}.weights"),
-                        format!(
-                            "has {} entries but `samples` has {}",
-                            weights.len(),
-                            samples.len()
-                        ),
-                    ));
-                }
-                let mut start = 0.0;
-                for (s, (stack, &w)) in samples.iter().zip(&weights).enumerate() {
-                    if !(w.is_finite() && w >= 0.0) {
-                        return Err(ParseError::json(
-                            format!("{at}.weights[{s}]"),
-                            "weight is not a non-negative number",
-                        ));
-                    }
-                    // An empty stack (py-spy: no Python frames) counts at
-                    // the root (or the profile's own node).
-                    let mut node = base;
-                    for (k, &f) in stack.iter().enumerate() {
-                        let frame = frame_at(f, &|| format!("{at}.samples[{s}][{k}]"))?;
-                        node = profile.tree.child(node, frame);
-                    }
-                    let value = w * scale;
-                    profile.tree.add_self(node, 0, value);
-                    if let Some(m) = count_metric {
-                        profile.tree.add_self(node, m, 1.0);
-                    }
-                    if keep_timeline {
-                        timeline.push(TimelineSample {
-                            start_ns: start,
-                            duration_ns: value,
-                            node,
-                        });
-                        start += value;
-                    }
-                }
-            }
-            Some("evented") => {
-                let events = raw.events.unwrap_or_default();
-                let origin = raw
-                    .start_value
-                    .filter(|v| v.is_finite())
-                    .or_else(|| events.first().map(|e| e.at))
-                    .unwrap_or(0.0);
-                // (frame index, node, index of the opening event)
-                let mut stack: Vec<(i64, NodeId, usize)> = Vec::new();
-                let mut last_at: Option<f64> = None;
-                for (k, e) in events.iter().enumerate() {
-                    let here = || format!("{at}.events[{k}]");
-                    if !e.at.is_finite() {
-                        return Err(ParseError::json(
-                            format!("{}.at", here()),
-                            "`at` is not a finite number",
-                        ));
-                    }
-                    if let Some(prev) = last_at {
-                        if e.at < prev {
-                            return Err(ParseError::json(
-                                here(),
-                                format!("event at {} comes before the previous event at {prev}; events must be in time order", e.at),
-                            ));
-                        }
-                        // Time since the previous event belongs to the top.
-                        if let Some(&(_, top, _)) = stack.last() {
-                            let value = (e.at - prev) * scale;
-                            if value > 0.0 {
-                                profile.tree.add_self(top, 0, value);
-                                if keep_timeline {
-                                    timeline.push(TimelineSample {
-                                        start_ns: (prev - origin) * scale,
-                                        duration_ns: value,
-                                        node: top,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                    last_at = Some(e.at);
-                    let frame = frame_at(e.frame, &|| format!("{}.frame", here()))?;
-                    match e.kind.as_str() {
-                        "O" => {
-                            let parent = stack.last().map_or(base, |s| s.1);
-                            stack.push((e.frame, profile.tree.child(parent, frame), k));
-                        }
-                        "C" => match stack.last() {
-                            None => {
-                                return Err(ParseError::json(
-                                    here(),
-                                    format!(
-                                        "closes frame {} ({}) but no frame is open",
-                                        e.frame,
-                                        frames.get(frame).function
-                                    ),
-                                ))
-                            }
-                            Some(&(top, _, _)) if top != e.frame => {
-                                let top_name = frame_at(top, &here)
-                                    .map(|f| frames.get(f).function.clone())
-                                    .unwrap_or_default();
-                                return Err(ParseError::json(
-                                    here(),
-                                    format!(
-                                        "closes frame {} ({}) but frame {top} ({top_name}) is on top of the stack; events must nest",
-                                        e.frame,
-                                        frames.get(frame).function
-                                    ),
-                                ));
-                            }
-                            Some(_) => {
-                                stack.pop();
-                            }
-                        },
-                        other => {
-                            return Err(ParseError::json(
-                                format!("{}.type", here()),
-                                format!(
-                                "event type {other:?} is neither \"O\" (open) nor \"C\" (close)"
-                            ),
-                            ))
-                        }
-                    }
-                }
-                if let Some(&(f, _, k)) = stack.last() {
-                    let name = frame_at(f, &|| String::new())
-                        .map(|f| frames.get(f).function.clone())
-                        .unwrap_or_default();
-                    return Err(ParseError::json(
-                        format!("{at}.events[{k}]"),
-                        format!("frame {f} ({name}) opened here is never closed ({} frame(s) still open at the end)", stack.len()),
-                    ));
-                }
-            }
-            Some(other) => {
-                return Err(ParseError::json(
-                    format!("{at}.type"),
-                    format!("profile type {other:?} is neither \"sampled\" nor \"evented\""),
-                ))
-            }
-            None => return Err(ParseError::json(at, "profile has no `type`")),
+            Some("sampled") => self.add_sampled(&target, raw),
+            Some("evented") => self.add_evented(&target, raw),
+            Some(other) => Err(ParseError::json(
+                format!("{}.type", target.at),
+                format!("profile type {other:?} is neither \"sampled\" nor \"evented\""),
+            )),
+            None => Err(ParseError::json(target.at, "profile has no `type`")),
         }
     }
-    if !timeline.is_empty() {
-        profile.timeline = Some(Timeline { samples: timeline });
+
+    /// The shared frame at `index`; `path` names the reference.
+    fn frame_at(&self, index: i64, path: &dyn Fn() -> String) -> Result<FrameId, ParseError> {
+        let frame_ids = &self.frame_ids;
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| frame_ids.get(i).copied())
+            .ok_or_else(|| {
+                ParseError::json(
+                    path(),
+                    format!(
+                        "frame index {index} is out of range (the file has {} shared frames)",
+                        frame_ids.len()
+                    ),
+                )
+            })
     }
-    Ok(Parsed::new(frames, profile))
+
+    /// A sampled profile: each stack of `samples` with its weight.
+    fn add_sampled(&mut self, target: &Target, raw: RawProfile) -> Result<(), ParseError> {
+        let Target {
+            at,
+            base,
+            scale,
+            keep_timeline,
+        } = target;
+        let samples = raw.samples.unwrap_or_default();
+        let Some(weights) = raw.weights else {
+            return Err(ParseError::json(
+                at.as_str(),
+                "sampled profile has no `weights`",
+            ));
+        };
+        if weights.len() != samples.len() {
+            return Err(ParseError::json(
+                format!("{at}.weights"),
+                format!(
+                    "has {} entries but `samples` has {}",
+                    weights.len(),
+                    samples.len()
+                ),
+            ));
+        }
+        let mut start = 0.0;
+        for (s, (stack, &w)) in samples.iter().zip(&weights).enumerate() {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(ParseError::json(
+                    format!("{at}.weights[{s}]"),
+                    "weight is not a non-negative number",
+                ));
+            }
+            // An empty stack (py-spy: no Python frames) counts at
+            // the root (or the profile's own node).
+            let mut node = *base;
+            for (k, &f) in stack.iter().enumerate() {
+                let frame = self.frame_at(f, &|| format!("{at}.samples[{s}][{k}]"))?;
+                node = self.profile.tree.child(node, frame);
+            }
+            let value = w * scale;
+            self.profile.tree.add_self(node, 0, value);
+            if let Some(m) = self.count_metric {
+                self.profile.tree.add_self(node, m, 1.0);
+            }
+            if *keep_timeline {
+                self.timeline.push(TimelineSample {
+                    start_ns: start,
+                    duration_ns: value,
+                    node,
+                });
+                start += value;
+            }
+        }
+        Ok(())
+    }
+
+    /// An evented profile: frames opened and closed, properly nested, each
+    /// open frame's self time the time while it is on top.
+    fn add_evented(&mut self, target: &Target, raw: RawProfile) -> Result<(), ParseError> {
+        let Target { at, base, .. } = target;
+        let events = raw.events.unwrap_or_default();
+        let origin = raw
+            .start_value
+            .filter(|v| v.is_finite())
+            .or_else(|| events.first().map(|e| e.at))
+            .unwrap_or(0.0);
+        // (frame index, node, index of the opening event)
+        let mut stack: Vec<(i64, NodeId, usize)> = Vec::new();
+        let mut last_at: Option<f64> = None;
+        for (k, e) in events.iter().enumerate() {
+            let here = || format!("{at}.events[{k}]");
+            if !e.at.is_finite() {
+                return Err(ParseError::json(
+                    format!("{}.at", here()),
+                    "`at` is not a finite number",
+                ));
+            }
+            if let Some(prev) = last_at {
+                if e.at < prev {
+                    return Err(ParseError::json(
+                        here(),
+                        format!("event at {} comes before the previous event at {prev}; events must be in time order", e.at),
+                    ));
+                }
+                if let Some(&(_, top, _)) = stack.last() {
+                    self.add_time_on_top(target, top, prev, e.at - prev, origin);
+                }
+            }
+            last_at = Some(e.at);
+            let frame = self.frame_at(e.frame, &|| format!("{}.frame", here()))?;
+            match e.kind.as_str() {
+                "O" => {
+                    let parent = stack.last().map_or(*base, |s| s.1);
+                    stack.push((e.frame, self.profile.tree.child(parent, frame), k));
+                }
+                "C" => self.close(&mut stack, e, frame, &here)?,
+                other => {
+                    return Err(ParseError::json(
+                        format!("{}.type", here()),
+                        format!("event type {other:?} is neither \"O\" (open) nor \"C\" (close)"),
+                    ))
+                }
+            }
+        }
+        if let Some(&(f, _, k)) = stack.last() {
+            let name = self
+                .frame_at(f, &|| String::new())
+                .map(|f| self.frames.get(f).function.clone())
+                .unwrap_or_default();
+            return Err(ParseError::json(
+                format!("{at}.events[{k}]"),
+                format!("frame {f} ({name}) opened here is never closed ({} frame(s) still open at the end)", stack.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Time since the previous event (at `prev`) belongs to the top.
+    fn add_time_on_top(&mut self, target: &Target, top: NodeId, prev: f64, span: f64, origin: f64) {
+        let Target {
+            scale,
+            keep_timeline,
+            ..
+        } = *target;
+        let value = span * scale;
+        if value > 0.0 {
+            self.profile.tree.add_self(top, 0, value);
+            if keep_timeline {
+                self.timeline.push(TimelineSample {
+                    start_ns: (prev - origin) * scale,
+                    duration_ns: value,
+                    node: top,
+                });
+            }
+        }
+    }
+
+    /// Closes the frame on top of `stack`, which must be the event's.
+    fn close(
+        &self,
+        stack: &mut Vec<(i64, NodeId, usize)>,
+        e: &RawEvent,
+        frame: FrameId,
+        here: &dyn Fn() -> String,
+    ) -> Result<(), ParseError> {
+        match stack.last() {
+            None => Err(ParseError::json(
+                here(),
+                format!(
+                    "closes frame {} ({}) but no frame is open",
+                    e.frame,
+                    self.frames.get(frame).function
+                ),
+            )),
+            Some(&(top, _, _)) if top != e.frame => {
+                let top_name = self
+                    .frame_at(top, here)
+                    .map(|f| self.frames.get(f).function.clone())
+                    .unwrap_or_default();
+                Err(ParseError::json(
+                    here(),
+                    format!(
+                        "closes frame {} ({}) but frame {top} ({top_name}) is on top of the stack; events must nest",
+                        e.frame,
+                        self.frames.get(frame).function
+                    ),
+                ))
+            }
+            Some(_) => {
+                stack.pop();
+                Ok(())
+            }
+        }
+    }
 }
 
 #[cfg(test)]

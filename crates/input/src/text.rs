@@ -57,12 +57,6 @@ pub fn is_utf16(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])
 }
 
-/// The first non-whitespace byte after an optional BOM, for sniffing.
-pub fn first_significant_byte(bytes: &[u8]) -> Option<u8> {
-    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-    bytes.iter().copied().find(|b| !b.is_ascii_whitespace())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

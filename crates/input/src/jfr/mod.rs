@@ -58,6 +58,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
+use super::sniff::{self, JsonHead};
 use super::{text, Format, Input, Parsed};
 use events::{Event, Kind, Read};
 use model::error::ParseError;
@@ -109,11 +110,11 @@ impl Format for Jfr {
         if is_binary_recording(input.bytes) {
             return true;
         }
-        if text::first_significant_byte(input.bytes) != Some(b'{') {
+        if sniff::opening_byte(input.bytes) != Some(b'{') {
             return false;
         }
-        let head = text::decode_text(super::head(input.bytes, 4096));
-        let compact: String = head.chars().filter(|c| !c.is_whitespace()).collect();
+        let head = JsonHead::new(input.bytes, 4096);
+        let compact: String = head.text().chars().filter(|c| !c.is_whitespace()).collect();
         compact.contains("\"recording\":{")
             && compact.contains("\"events\":[")
             && (compact.contains("\"type\":\"jdk.") || compact.contains("\"events\":[]"))

@@ -18,13 +18,13 @@
 use serde_json::Value;
 
 use super::{array, object, required, Collected, Measured};
+use crate::sniff::has_key;
 use model::error::ParseError;
 
 pub(super) const NAME: &str = "criterion";
 
 pub(super) fn sniff(head: &str) -> bool {
-    super::has_key(head, "iters")
-        && (super::has_key(head, "times") || super::has_key(head, "sampling_mode"))
+    has_key(head, "iters") && (has_key(head, "times") || has_key(head, "sampling_mode"))
 }
 
 pub(super) fn read(

@@ -25,12 +25,13 @@
 use serde_json::{Map, Value};
 
 use super::{array, object, required, string, Collected, Measured};
+use crate::sniff::has_key;
 use model::error::ParseError;
 
 pub(super) const NAME: &str = "google-benchmark";
 
 pub(super) fn sniff(head: &str) -> bool {
-    super::has_key(head, "context") && super::has_key(head, "benchmarks")
+    has_key(head, "context") && has_key(head, "benchmarks")
 }
 
 /// The iteration rows of one benchmark.

@@ -18,12 +18,13 @@
 use serde_json::Value;
 
 use super::{array, object, required, string, Collected, Measured};
+use crate::sniff::has_key;
 use model::error::ParseError;
 
 pub(super) const NAME: &str = "hyperfine";
 
 pub(super) fn sniff(head: &str) -> bool {
-    super::has_key(head, "results") && super::has_key(head, "command")
+    has_key(head, "results") && has_key(head, "command")
 }
 
 pub(super) fn read(doc: &Value, _path: &str, out: &mut Collected) -> Result<(), ParseError> {

@@ -29,6 +29,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::cpuprofile::json_error;
+use super::sniff::{has_key, JsonHead};
 use super::text;
 use model::error::ParseError;
 
@@ -133,9 +134,9 @@ pub fn sniff_and_parse(
     relative_path: &str,
     bytes: &[u8],
 ) -> Option<Result<MeasurementFile, ParseError>> {
-    let head = text::decode_text(super::head(bytes, HEAD));
-    let head = head.trim_start_matches('\u{feff}').trim_start();
-    if !head.starts_with('{') || looks_like_profile(head) {
+    let head = JsonHead::object(bytes, HEAD)?;
+    let head = head.document();
+    if looks_like_profile(head) {
         return None;
     }
     let reader = READERS.iter().find(|r| (r.sniff)(head))?;
@@ -216,13 +217,6 @@ fn components(path: &str) -> Vec<&str> {
     path.split(['/', '\\'])
         .filter(|c| !c.is_empty() && *c != ".")
         .collect()
-}
-
-/// True when `head` holds `"key"` followed by a colon: a JSON object key.
-fn has_key(head: &str, key: &str) -> bool {
-    let quoted = format!("\"{key}\"");
-    head.match_indices(&quoted)
-        .any(|(i, _)| head[i + quoted.len()..].trim_start().starts_with(':'))
 }
 
 /// Parses a whole file as JSON: UTF-8 or UTF-16 with a byte-order mark.

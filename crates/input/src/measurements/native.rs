@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use super::{array, object, required, string, Collected, Measured};
+use crate::sniff::has_key;
 use model::error::ParseError;
 
 pub(super) const NAME: &str = "native-measurements";
@@ -28,7 +29,7 @@ pub const VERSION: u64 = 1;
 const KEY: &str = "perfatlas_measurements";
 
 pub(super) fn sniff(head: &str) -> bool {
-    super::has_key(head, KEY)
+    has_key(head, KEY)
 }
 
 pub(super) fn read(doc: &Value, _path: &str, out: &mut Collected) -> Result<(), ParseError> {

@@ -20,13 +20,13 @@
 use serde_json::Value;
 
 use super::{array, object, required, string, Collected, Measured};
+use crate::sniff::has_key;
 use model::error::ParseError;
 
 pub(super) const NAME: &str = "pytest-benchmark";
 
 pub(super) fn sniff(head: &str) -> bool {
-    super::has_key(head, "machine_info")
-        || (super::has_key(head, "commit_info") && super::has_key(head, "benchmarks"))
+    has_key(head, "machine_info") || (has_key(head, "commit_info") && has_key(head, "benchmarks"))
 }
 
 const SAVE_DATA: &str = "pytest-benchmark kept only the statistics, not the time of each round: \
