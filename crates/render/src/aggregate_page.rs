@@ -416,6 +416,13 @@ fn table(
 pub struct AggregatePages;
 
 impl PageKind for AggregatePages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "aggregate.html",
+            include_str!("../templates/aggregate.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "aggregate pages"
     }

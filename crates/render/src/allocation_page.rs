@@ -719,6 +719,13 @@ fn page_data(
 pub struct AllocationPages;
 
 impl PageKind for AllocationPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "allocation.html",
+            include_str!("../templates/allocation.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "allocation pages"
     }

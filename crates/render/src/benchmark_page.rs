@@ -437,6 +437,13 @@ pub fn change_row(
 pub struct BenchmarkPages;
 
 impl PageKind for BenchmarkPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "benchmark.html",
+            include_str!("../templates/benchmark.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "benchmark pages"
     }

@@ -497,6 +497,13 @@ fn svg_height(svg: &str) -> f64 {
 pub struct ComponentPages;
 
 impl PageKind for ComponentPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "component.html",
+            include_str!("../templates/component.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "component pages"
     }

@@ -122,6 +122,10 @@ pub fn render(
 pub struct DiffPages;
 
 impl PageKind for DiffPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[("diff.html", include_str!("../templates/diff.html"))]
+    }
+
     fn name(&self) -> &'static str {
         "source diff pages"
     }

@@ -756,6 +756,16 @@ fn miniature(lines: &[LineView]) -> String {
 pub struct FieldPages;
 
 impl PageKind for FieldPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("field.html", include_str!("../templates/field.html")),
+            (
+                "field_file.html",
+                include_str!("../templates/field_file.html"),
+            ),
+        ]
+    }
+
     fn name(&self) -> &'static str {
         "field pages"
     }

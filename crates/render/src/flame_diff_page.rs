@@ -545,6 +545,13 @@ fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: 
 pub struct FlameDiffPages;
 
 impl PageKind for FlameDiffPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "flamediff.html",
+            include_str!("../templates/flamediff.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "differential pages"
     }

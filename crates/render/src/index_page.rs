@@ -364,6 +364,10 @@ fn format_rows(history: &History, measurement_sources: &[(&'static str, &str)]) 
 pub struct IndexPage;
 
 impl PageKind for IndexPage {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[("index.html", include_str!("../templates/index.html"))]
+    }
+
     fn name(&self) -> &'static str {
         "index"
     }

@@ -50,53 +50,17 @@ use vcs::sources::Sources;
 
 pub use site_files::{Body, FileSink, SiteFiles};
 
-/// Built-in templates and static assets, by name.
-const TEMPLATES: &[(&str, &str)] = &[
+/// The templates every page kind may use (a kind's own are in its file,
+/// [`pages::PageKind::templates`]).
+const SHARED_TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../templates/base.html")),
-    ("index.html", include_str!("../templates/index.html")),
-    ("profile.html", include_str!("../templates/profile.html")),
-    ("matrix.html", include_str!("../templates/matrix.html")),
-    (
-        "component.html",
-        include_str!("../templates/component.html"),
-    ),
-    (
-        "timelines.html",
-        include_str!("../templates/timelines.html"),
-    ),
-    ("diff.html", include_str!("../templates/diff.html")),
-    (
-        "aggregate.html",
-        include_str!("../templates/aggregate.html"),
-    ),
-    (
-        "flamediff.html",
-        include_str!("../templates/flamediff.html"),
-    ),
     ("graph.html", include_str!("../templates/graph.html")),
-    (
-        "benchmark.html",
-        include_str!("../templates/benchmark.html"),
-    ),
-    (
-        "regression.html",
-        include_str!("../templates/regression.html"),
-    ),
-    (
-        "allocation.html",
-        include_str!("../templates/allocation.html"),
-    ),
-    ("field.html", include_str!("../templates/field.html")),
-    (
-        "field_file.html",
-        include_str!("../templates/field_file.html"),
-    ),
-    ("source.html", include_str!("../templates/source.html")),
     (
         "tree_table.html",
         include_str!("../templates/tree_table.html"),
     ),
 ];
+/// The site's scripts and style sheet, by name.
 const ASSETS: &[(&str, &str)] = &[
     (
         "perfatlas.js",
@@ -141,8 +105,10 @@ impl Renderer {
     /// Loads the built-in templates, then overrides from `templates_dir`,
     /// and puts the chosen theme first.
     pub fn new(templates_dir: Option<&Path>, theme: &ThemeChoice) -> Result<Renderer, BuildError> {
-        let mut sources: BTreeMap<String, String> = TEMPLATES
+        let kinds = pages::KINDS.iter().flat_map(|kind| kind.templates());
+        let mut sources: BTreeMap<String, String> = SHARED_TEMPLATES
             .iter()
+            .chain(kinds)
             .map(|(n, s)| (n.to_string(), s.to_string()))
             .collect();
         let mut assets: BTreeMap<String, String> = ASSETS

@@ -461,6 +461,10 @@ pub fn changes_note(plan: &EvolutionPlan) -> String {
 pub struct MatrixPages;
 
 impl PageKind for MatrixPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[("matrix.html", include_str!("../templates/matrix.html"))]
+    }
+
     fn name(&self) -> &'static str {
         "matrix pages"
     }

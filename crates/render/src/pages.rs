@@ -4,8 +4,9 @@
 //! A page kind is a file of this crate with a unit struct implementing
 //! [`PageKind`]: it turns the site into [`Job`]s, each rendering one page
 //! or a group of pages drawn together (a profile's shapes, a page and its
-//! standalone SVG). Adding a page kind is that file, one line in [`KINDS`],
-//! and its URLs in [`crate::paths`]. Jobs of every kind run in parallel;
+//! standalone SVG), and names its templates. Adding a page kind is that
+//! file (with its template in `templates/`), one line in [`KINDS`], and its
+//! URLs in [`crate::paths`]. Jobs of every kind run in parallel;
 //! the files they give are handed to the site's sink at once, so the build
 //! never holds every page in memory.
 
@@ -45,6 +46,9 @@ pub const KINDS: &[&dyn PageKind] = &[
 
 /// One kind of page.
 pub trait PageKind: Sync {
+    /// The kind's own templates, (name, text), embedded with
+    /// `include_str!`; `--templates DIR` overrides them by name.
+    fn templates(&self) -> &'static [(&'static str, &'static str)];
     /// What the kind is called in phase timings (`PERFATLAS_TIMINGS`).
     fn name(&self) -> &'static str;
     /// The jobs that render every page of this kind in `site`.

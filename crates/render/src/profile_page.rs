@@ -769,6 +769,10 @@ fn top_by_self(
 pub struct ProfilePages;
 
 impl PageKind for ProfilePages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[("profile.html", include_str!("../templates/profile.html"))]
+    }
+
     fn name(&self) -> &'static str {
         "profile pages"
     }

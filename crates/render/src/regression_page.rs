@@ -426,6 +426,13 @@ fn links(
 pub struct RegressionPages;
 
 impl PageKind for RegressionPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "regression.html",
+            include_str!("../templates/regression.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "regression pages"
     }

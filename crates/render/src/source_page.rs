@@ -244,6 +244,10 @@ fn line_row(number: u32, text: &str, costs: Option<&Vec<Cost>>, version: &Versio
 pub struct SourcePages;
 
 impl PageKind for SourcePages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[("source.html", include_str!("../templates/source.html"))]
+    }
+
     fn name(&self) -> &'static str {
         "source pages"
     }

@@ -117,6 +117,13 @@ pub fn render(
 pub struct TimelinePages;
 
 impl PageKind for TimelinePages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "timelines.html",
+            include_str!("../templates/timelines.html"),
+        )]
+    }
+
     fn name(&self) -> &'static str {
         "timeline pages"
     }
