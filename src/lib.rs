@@ -62,6 +62,9 @@ pub struct BuildOptions {
     /// When another build is writing the same output, wait for it
     /// instead of failing at once.
     pub wait: bool,
+    /// Write flame graphs and allocation trees also as standalone `.svg`
+    /// files beside their pages.
+    pub svg_files: bool,
 }
 
 /// What a build did.
@@ -106,7 +109,11 @@ pub fn build_with_progress(
     };
     let history = phase("load", || read_history(options, &config, &parse_cache))?;
     let (analysis, sources) = analyse(options, &config, &history)?;
-    let renderer = render::Renderer::new(options.templates.as_deref(), &options.theme)?;
+    let renderer = render::Renderer::new(
+        options.templates.as_deref(),
+        &options.theme,
+        options.svg_files,
+    )?;
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),

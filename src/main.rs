@@ -75,6 +75,12 @@ enum Command {
         /// finish (by default the build fails at once, exit 2).
         #[arg(long)]
         wait: bool,
+        /// Also write each flame graph and allocation tree as a standalone
+        /// .svg file beside its page (by default the pages offer "Save as
+        /// SVG", which saves the chart as it is shown, and the site is a
+        /// third lighter).
+        #[arg(long)]
+        svg_files: bool,
     },
     /// Convert one profile to folded stacks or the native JSON, on stdout.
     #[command(
@@ -231,6 +237,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             sources,
             no_cache,
             wait,
+            svg_files,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -253,6 +260,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 sources,
                 no_cache,
                 wait,
+                svg_files,
             };
             let report = perfatlas::build_with_progress(&options, &mut |line| {
                 eprintln!("perfatlas: {line}")

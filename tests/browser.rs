@@ -112,6 +112,15 @@ fn file_url(path: &Path) -> String {
 }
 
 impl Ctx {
+    /// Opens an SVG file of its own (a saved chart).
+    fn open_svg(&self, path: &Path) {
+        self.tab.navigate_to(&file_url(path)).expect("navigate");
+        self.tab
+            .wait_until_navigated()
+            .expect("navigation finished");
+        self.tab.wait_for_element("svg").expect("svg rendered");
+    }
+
     fn open(&self, path: &Path) {
         self.tab.navigate_to(&file_url(path)).expect("navigate");
         self.tab
@@ -414,6 +423,7 @@ fn report_site_in_a_browser() {
             flame::step_fragment_restores_state,
         ),
         ("flame: zoom, then Back", flame::step_zoom_and_back),
+        ("flame: save as SVG", flame::step_save_as_svg),
         ("flame: bottom-up sums", flame::step_bottom_up_sums),
         (
             "flame: diff tags and the self switch",

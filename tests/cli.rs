@@ -76,6 +76,35 @@ fn sample_data_builds_twice_byte_identical() {
 }
 
 #[test]
+fn standalone_flame_graph_svgs_only_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, with) = (dir.path().join("plain"), dir.path().join("with"));
+    build(&sample_data(), &plain, &[]);
+    build(&sample_data(), &with, &["--svg-files"]);
+    let flame_svgs = |site: &Path| {
+        read_tree(site)
+            .into_keys()
+            .filter(|k| {
+                (k.starts_with("profiles/") || k.starts_with("flamediff/")) && k.ends_with(".svg")
+            })
+            .count()
+    };
+    // By default a page offers "Save as SVG" (its script serialises the
+    // chart); with --svg-files each graph also has its file, linked.
+    assert_eq!(flame_svgs(&plain), 0);
+    assert!(flame_svgs(&with) > 100, "{}", flame_svgs(&with));
+    let page = "profiles/convert-basic/3.7/r1.samples.html";
+    let plain_page = fs::read_to_string(plain.join(page)).unwrap();
+    assert!(plain_page.contains("class=\"pa-save-svg\""));
+    assert!(!plain_page.contains("Standalone SVG"));
+    let with_page = fs::read_to_string(with.join(page)).unwrap();
+    assert!(with_page.contains("<a href=\"r1.samples.svg\">Standalone SVG</a>"));
+    assert!(with
+        .join("profiles/convert-basic/3.7/r1.samples.svg")
+        .is_file());
+}
+
+#[test]
 fn site_is_self_contained_and_links_resolve() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("site");

@@ -69,7 +69,11 @@ fn the_regression_and_its_fix_are_found_with_the_changed_method() {
     let work = tempfile::tempdir().unwrap();
     let repo = clone_history(work.path());
     let site = work.path().join("site");
-    let out = build(&moment(), &site, &["--repo", repo.to_str().unwrap()]);
+    let out = build(
+        &moment(),
+        &site,
+        &["--repo", repo.to_str().unwrap(), "--svg-files"],
+    );
     assert_eq!(
         out.status.code(),
         Some(0),

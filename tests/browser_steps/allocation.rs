@@ -129,12 +129,6 @@ fn colours(ctx: &Ctx) -> Value {
             return out; })()")
 }
 
-/// `#rrggbb` as the browser writes computed colours, `rgb(r, g, b)`.
-fn hex_rgb(hex: &str) -> String {
-    let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();
-    format!("rgb({}, {}, {})", channel(1), channel(3), channel(5))
-}
-
 /// The hue, in degrees, of a computed `rgb(r, g, b)` colour.
 fn hue_of(rgb: &str) -> f64 {
     let v: Vec<f64> = rgb
@@ -388,8 +382,8 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert_eq!(drawn(ctx), 11);
 
     // Class colours are the same on every page: in both versions (whose
-    // class rankings differ), in the list and the tree, and in the
-    // standalone SVG.
+    // class rankings differ), in the list and the tree, and in the SVG
+    // "Save as SVG" writes.
     let first = colours(ctx);
     assert!(!first.to_string().contains("MISMATCH"), "{first}");
     ctx.open(&site.join("alloc/canvas/2.0.html"));
@@ -406,7 +400,37 @@ pub fn step_allocation_pages(ctx: &Ctx) {
             ["ShapeFactory", "no change"]
         ])
     );
-    let svg = std::fs::read_to_string(site.join("alloc/canvas/2.0.svg")).unwrap();
+    // "Save as SVG" writes the tree as shown, with the page's colours in
+    // each element: the file opens on its own with the same class colours.
+    assert_eq!(
+        ctx.js("document.querySelector('button.pa-save-svg').getAttribute('data-target')"),
+        json!("svg.al-tree")
+    );
+    let saved = ctx.js_str("window.perfatlasSvgText(document.querySelector('svg.al-tree'))");
+    let indices: Vec<(String, String)> = first
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, colour)| {
+            let index = ctx.js_str(&format!(
+                "Array.from(document.querySelectorAll('.al-class')).find(function (r) {{ return r.querySelector('.al-name').textContent === {}; }}).getAttribute('data-class')",
+                serde_json::to_string(name).unwrap()
+            ));
+            (index, colour.as_str().unwrap().to_string())
+        })
+        .collect();
+    let file = site.join("saved-canvas-2.0.svg");
+    std::fs::write(&file, &saved).unwrap();
+    ctx.open_svg(&file);
+    assert_eq!(ctx.js("document.documentElement.localName"), json!("svg"));
+    for (index, colour) in &indices {
+        let rgb = ctx.js_str(&format!(
+            "getComputedStyle(document.querySelector('.al-cls[data-class=\"{index}\"]')).fill"
+        ));
+        assert_eq!(&rgb, colour, "class {index} in the saved SVG");
+    }
+    ctx.screenshot("64-allocation-saved-svg");
+    ctx.open(&site.join("alloc/canvas/2.0.html"));
     for (name, colour) in first.as_object().unwrap() {
         let index = ctx.js_str(&format!(
             "Array.from(document.querySelectorAll('.al-class')).find(function (r) {{ return r.querySelector('.al-name').textContent === {}; }}).getAttribute('data-class')",
@@ -416,23 +440,6 @@ pub fn step_allocation_pages(ctx: &Ctx) {
             "(function () {{ var d = document.createElement('div'); d.style.color = getComputedStyle(document.querySelector('svg.al-tree .al-cls[data-class=\"{index}\"]')).fill; return d.style.color; }})()"
         ));
         assert_eq!(&Value::String(rgb), colour, "{name}");
-        // The standalone SVG fills the class's boxes with the same colour.
-        let needle = format!("data-class=\"{index}\"");
-        let at = svg
-            .find(&needle)
-            .unwrap_or_else(|| panic!("{name} in the standalone SVG"));
-        let fill = svg[at..]
-            .split("fill=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap();
-        assert_eq!(
-            Value::String(hex_rgb(fill)),
-            *colour,
-            "{name} in the standalone SVG"
-        );
     }
 
     // Collapsed parts: the chain opens into its ten contexts, the group of

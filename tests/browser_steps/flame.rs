@@ -119,6 +119,52 @@ pub fn step_zoom_and_back(ctx: &Ctx) {
     );
 }
 
+/// "Save as SVG" saves the graph as it is shown (here zoomed): a file that
+/// opens on its own, with the page's frames and colours, and the zoom.
+pub fn step_save_as_svg(ctx: &Ctx) {
+    let page = ctx.profile_page(&ctx.last_version(), 1);
+    ctx.open(&page);
+    let data = ctx.page_data();
+    let target = zoom_target(&data);
+    ctx.js(&format!(
+        "(location.hash = '#zoom=0.{target}', dispatchEvent(new HashChangeEvent('hashchange')), true)"
+    ));
+    ctx.wait_js(
+        &format!("document.querySelector('#pa-flame-0 g.f[data-i=\"{target}\"] rect').getAttribute('width') === '1200.00'"),
+        "zoomed",
+    );
+    assert_eq!(
+        ctx.js("document.querySelector('#pa-flame-0-section button.pa-save-svg').getAttribute('data-target')"),
+        serde_json::json!("#pa-flame-0")
+    );
+    let shown = ctx.js("document.querySelectorAll('#pa-flame-0 g.f:not(.pa-hidden)').length");
+    let fill = ctx.js_str("getComputedStyle(document.querySelector('#pa-flame-0 g.f rect')).fill");
+    let saved = ctx.js_str("window.perfatlasSvgText(document.getElementById('pa-flame-0'))");
+    let file = ctx.site.join("saved-flame.svg");
+    std::fs::write(&file, &saved).unwrap();
+    ctx.open_svg(&file);
+    assert_eq!(
+        ctx.js("document.documentElement.localName"),
+        serde_json::json!("svg")
+    );
+    assert_eq!(
+        ctx.js("Array.from(document.querySelectorAll('g.f')).filter(function (g) { return getComputedStyle(g).display !== 'none'; }).length"),
+        shown
+    );
+    assert_eq!(
+        ctx.js_str("getComputedStyle(document.querySelector('g.f rect')).fill"),
+        fill
+    );
+    assert_eq!(
+        ctx.js_str(&format!(
+            "document.querySelector('g.f[data-i=\"{target}\"] rect').getAttribute('width')"
+        )),
+        "1200.00",
+        "the saved graph is zoomed as it was shown"
+    );
+    ctx.screenshot("36-saved-flame-svg");
+}
+
 /// The exclusive bottom-up graph's roots add up to the profile's total;
 /// the inclusive one's roots to more.
 pub fn step_bottom_up_sums(ctx: &Ctx) {

@@ -275,7 +275,9 @@ pub fn render(
             common,
         },
     )?;
-    Ok(vec![(page.path.clone(), html.into_bytes()), svg])
+    let mut files = vec![(page.path.clone(), html.into_bytes())];
+    files.extend(svg);
+    Ok(files)
 }
 
 /// The page-reuse key of an aggregate page: its plan, the merged profiles'

@@ -53,7 +53,9 @@ struct PageView {
     totals: String,
     drawn: String,
     svg: String,
+    /// The standalone SVG (`--svg-files`), else empty ("Save as SVG").
     svg_href: String,
+    save_name: String,
     classes: Vec<ClassRow>,
     /// What the class list is ranked by, as a sentence.
     ranking: String,
@@ -137,7 +139,11 @@ fn render(
         totals: totals_text(tree),
         drawn: drawn_text(tree, &items),
         svg: svg.clone(),
-        svg_href: svg_path.rsplit('/').next().unwrap_or_default().to_string(),
+        svg_href: match renderer.svg_files() {
+            true => paths_file_name(&svg_path),
+            false => String::new(),
+        },
+        save_name: paths_file_name(&svg_path),
         classes: class_rows(tree, plan.previous(at).map(|p| &p.tree), &colours),
         ranking: ranking_text(tree),
         has_live: class_live(tree).iter().any(Option::is_some),
@@ -162,6 +168,9 @@ fn render(
         common,
     };
     let html = renderer.render("allocation.html", &view)?;
+    if !renderer.svg_files() {
+        return Ok(vec![(path, html.into_bytes())]);
+    }
     let standalone = tree_svg(
         tree,
         &items,
@@ -175,6 +184,11 @@ fn render(
         (path, html.into_bytes()),
         (svg_path, standalone.into_bytes()),
     ])
+}
+
+/// The last component of a site path.
+fn paths_file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or_default().to_string()
 }
 
 /// What the class list's and the popups' rows are.

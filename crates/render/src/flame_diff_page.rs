@@ -368,7 +368,9 @@ pub fn render(
             common,
         },
     )?;
-    Ok(vec![(p.path.clone(), html.into_bytes()), svg])
+    let mut files = vec![(p.path.clone(), html.into_bytes())];
+    files.extend(svg);
+    Ok(files)
 }
 
 /// The page-reuse key of a differential page: its plan and the pages of

@@ -47,7 +47,11 @@ pub struct GraphView {
     pub note: Option<String>,
     pub id: String,
     pub svg: String,
+    /// The standalone SVG beside the page (`--svg-files`), else empty:
+    /// the page offers "Save as SVG" instead.
     pub svg_href: String,
+    /// File name "Save as SVG" suggests.
+    pub save_name: String,
     pub data_json: String,
     pub merged_note: Option<String>,
     pub drawn_frames: usize,
@@ -82,7 +86,7 @@ pub fn render(
     decor: Option<&[Decor]>,
     extra: Extra,
     renderer: &Renderer,
-) -> (GraphView, (String, Vec<u8>)) {
+) -> (GraphView, Option<(String, Vec<u8>)>) {
     let percent_of = spec.percent_of.unwrap_or(graph.total);
     let input = FlameSvgInput {
         graph,
@@ -99,21 +103,34 @@ pub fn render(
         renderer.theme_css(renderer.default_theme()),
         renderer.asset("perfatlas.css")
     );
-    let (inline, standalone) =
-        flame_svg::both_svgs(&input, &style, renderer.asset("flame-standalone.js"));
+    let (inline, standalone) = match renderer.svg_files() {
+        true => {
+            let (inline, standalone) =
+                flame_svg::both_svgs(&input, &style, renderer.asset("flame-standalone.js"));
+            (
+                inline,
+                Some((spec.svg_path.clone(), standalone.into_bytes())),
+            )
+        }
+        false => (flame_svg::inline_svg(&input), None),
+    };
     let data = page_data(spec, graph, percent_of, extra);
     let view = GraphView {
         title: spec.title.clone(),
         note: spec.note.clone(),
         id: spec.id.clone(),
         svg: inline,
-        svg_href: file_name(&spec.svg_path),
+        svg_href: match standalone {
+            Some(_) => file_name(&spec.svg_path),
+            None => String::new(),
+        },
+        save_name: file_name(&spec.svg_path),
         data_json: json_for_script(&data),
         merged_note: merged_note(graph, spec.unit, percent_of),
         drawn_frames: graph.rects.len(),
         empty: graph.total <= 0.0,
     };
-    (view, (spec.svg_path.clone(), standalone.into_bytes()))
+    (view, standalone)
 }
 
 /// The last component of a site path (links between pages of one folder).

@@ -99,12 +99,19 @@ pub struct Renderer {
     themes: Vec<(String, String)>,
     /// Digest of the templates, assets and themes, for page reuse.
     fingerprint: u128,
+    /// Whether flame graphs and allocation trees also get a standalone
+    /// `.svg` file beside their page (`--svg-files`).
+    svg_files: bool,
 }
 
 impl Renderer {
     /// Loads the built-in templates, then overrides from `templates_dir`,
     /// and puts the chosen theme first.
-    pub fn new(templates_dir: Option<&Path>, theme: &ThemeChoice) -> Result<Renderer, BuildError> {
+    pub fn new(
+        templates_dir: Option<&Path>,
+        theme: &ThemeChoice,
+        svg_files: bool,
+    ) -> Result<Renderer, BuildError> {
         let kinds = pages::KINDS.iter().flat_map(|kind| kind.templates());
         let mut sources: BTreeMap<String, String> = SHARED_TEMPLATES
             .iter()
@@ -156,12 +163,18 @@ impl Renderer {
         for (name, css) in &themes {
             digest.str(name).str(css);
         }
+        digest.str(if svg_files {
+            "svg files"
+        } else {
+            "no svg files"
+        });
         let fingerprint = digest.finish();
         Ok(Renderer {
             tera,
             assets,
             themes,
             fingerprint,
+            svg_files,
         })
     }
 
@@ -171,6 +184,11 @@ impl Renderer {
         self.tera
             .render(name, &ctx)
             .map_err(|e| template_error(name, e))
+    }
+
+    /// Whether standalone `.svg` files are written beside the pages.
+    pub fn svg_files(&self) -> bool {
+        self.svg_files
     }
 
     /// A digest of every template, asset and theme this renderer uses.

@@ -384,7 +384,7 @@ fn render(
         let graph = flame_view::layout(&spec, budget);
         let (view, svg) = flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
         graphs.push(view);
-        files.push(svg);
+        files.extend(svg);
     }
     let view = ProfileView {
         nav: nav(cx, page),

@@ -56,6 +56,49 @@
     return total === 0 ? '0%' : (100 * part / total).toFixed(2) + '%';
   }
   window.perfatlasFormat = withUnit;
+  // ---- save as SVG --------------------------------------------------------
+  // A chart as the reader sees it (zoomed, searched, highlighted), as an
+  // SVG file that opens on its own: the page's styles are written into
+  // each element, since a file:// page may not read its style sheets.
+  var SVG_STYLE = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray',
+    'stroke-opacity', 'opacity', 'visibility', 'display', 'font-family', 'font-size',
+    'font-weight', 'font-style', 'text-anchor', 'dominant-baseline'];
+  function inlineStyle(from, to) {
+    var cs = window.getComputedStyle(from);
+    var s = '';
+    for (var i = 0; i < SVG_STYLE.length; i++) {
+      var v = cs.getPropertyValue(SVG_STYLE[i]);
+      if (v) s += SVG_STYLE[i] + ':' + v + ';';
+    }
+    to.setAttribute('style', s);
+  }
+  function svgText(svg) {
+    var copy = svg.cloneNode(true);
+    inlineStyle(svg, copy);
+    var from = svg.querySelectorAll('*'), to = copy.querySelectorAll('*');
+    for (var i = 0; i < from.length && i < to.length; i++) inlineStyle(from[i], to[i]);
+    copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+    var box = svg.getBoundingClientRect();
+    if (!copy.getAttribute('width')) copy.setAttribute('width', Math.ceil(box.width));
+    if (!copy.getAttribute('height')) copy.setAttribute('height', Math.ceil(box.height));
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(copy) + '\n';
+  }
+  window.perfatlasSvgText = svgText;
+  Array.prototype.forEach.call(document.querySelectorAll('button.pa-save-svg'), function (button) {
+    button.addEventListener('click', function () {
+      var svg = document.querySelector(button.getAttribute('data-target'));
+      if (!svg) return;
+      var url = URL.createObjectURL(new Blob([svgText(svg)], { type: 'image/svg+xml' }));
+      var a = document.createElement('a');
+      a.href = url;
+      a.download = button.getAttribute('data-name') || 'chart.svg';
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+    });
+  });
+
   // The one number formatter of the site's scripts (allocation.js uses it).
   window.perfatlasNumbers = { grouped: grouped, withUnit: withUnit };
 
