@@ -72,7 +72,9 @@ fn version_facts(version: &str) -> (f64, BTreeSet<Vec<String>>) {
 fn diff_pages_compare_version_means_and_tag_deleted_paths() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("site");
-    build(&sample_data(), &out, &[]);
+    // With the standalone files, whose frames all carry their tooltip (a
+    // page leaves it out of frames too narrow to hover).
+    build(&sample_data(), &out, &["--svg-files"]);
     let (old_mean, old_paths) = version_facts("3.6");
     let (new_mean, new_paths) = version_facts("3.7");
     let html = page(&out, "flamediff/convert-basic/3.6--3.7.samples.html");
@@ -85,13 +87,14 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
     );
     // A call path of 3.6 missing from 3.7, as wide as possible, is drawn
     // and tagged [D]; one only in 3.7 is tagged [A].
+    let svg = page(&out, "flamediff/convert-basic/3.6--3.7.samples.svg");
     let gone = old_paths
         .difference(&new_paths)
         .min_by_key(|p| p.len())
         .expect("a deleted path");
     let name = escaped(gone.last().unwrap().split(" (").next().unwrap());
     assert!(
-        html.contains(&format!("<title>[D] {name}\n")),
+        svg.contains(&format!("<title>[D] {name}\n")),
         "deleted frame {name} of {gone:?} is drawn with its tag"
     );
     let added = new_paths
@@ -100,14 +103,14 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
         .expect("an added path");
     let name = escaped(added.last().unwrap().split(" (").next().unwrap());
     assert!(
-        html.contains(&format!("<title>[A] {name}\n")),
+        svg.contains(&format!("<title>[A] {name}\n")),
         "added frame {name}"
     );
     // The other shapes of the same diff draw tagged frames too.
     for shape in ["bottom-up", "flat"] {
         let other = page(
             &out,
-            &format!("flamediff/convert-basic/3.6--3.7.samples.{shape}.html"),
+            &format!("flamediff/convert-basic/3.6--3.7.samples.{shape}.svg"),
         );
         assert!(
             other.contains("<title>[+] ") && other.contains("<title>[−] "),

@@ -2,8 +2,9 @@
 //! below). The same frames are written inline in a page and as a standalone
 //! `.svg` file with its own style and zoom script.
 //!
-//! Without scripts every frame still shows its name (where it fits) and a
-//! native tooltip (`<title>`) with its numbers.
+//! Without scripts every frame still shows its name (where it fits) and,
+//! when it is at least [`MIN_TITLE_WIDTH`] wide, a native tooltip
+//! (`<title>`) with its numbers.
 
 use std::fmt::Write as _;
 
@@ -17,6 +18,12 @@ pub const FRAME_HEIGHT: f64 = 16.0;
 const TEXT_PAD: f64 = 3.0;
 /// Approximate advance of one character at the 12px font used.
 const CHAR_WIDTH: f64 = 7.0;
+/// Frames narrower than this (px of the 1200-px graph) get no native
+/// tooltip in a page: they cannot be hovered without zooming in, which needs
+/// the page's script, whose tooltips come from the page data. They were a
+/// quarter of a bottom-up page's bytes. Standalone files keep every title:
+/// their own script zooms.
+pub const MIN_TITLE_WIDTH: f64 = 2.0;
 /// Number of colour classes (`c0` … `c11`) the themes define.
 pub const PALETTE_SIZE: u64 = 12;
 
@@ -65,24 +72,23 @@ pub fn height(graph: &FlameGraph) -> f64 {
 
 /// The `<svg>` element to place inside a page.
 pub fn inline_svg(input: &FlameSvgInput) -> String {
-    inline_svg_with(input, &frames_markup(input))
+    inline_svg_with(input, &frames_markup(input, MIN_TITLE_WIDTH))
 }
 
 /// The inline `<svg>` and the standalone document (with its own `style`
-/// and `script`), sharing the frames'
-/// markup (written once: it is most of both).
+/// and `script`, and a title on every frame).
 pub fn both_svgs(input: &FlameSvgInput, style: &str, script: &str) -> (String, String) {
-    let frames = frames_markup(input);
     (
-        inline_svg_with(input, &frames),
-        standalone_svg_with(input, &frames, style, script),
+        inline_svg(input),
+        standalone_svg_with(input, &frames_markup(input, 0.0), style, script),
     )
 }
 
-/// Every frame's `<g>` group, one per line.
-fn frames_markup(input: &FlameSvgInput) -> String {
+/// Every frame's `<g>` group, one per line; frames narrower than
+/// `min_title` px without a title.
+fn frames_markup(input: &FlameSvgInput, min_title: f64) -> String {
     let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220);
-    write_frames(&mut w, input);
+    write_frames(&mut w, input, min_title);
     w.finish()
 }
 
@@ -141,14 +147,20 @@ fn open_svg(w: &mut SvgWriter, input: &FlameSvgInput, extra: &[(&str, &str)]) {
     w.open("svg", &attrs).newline();
 }
 
-fn write_frames(w: &mut SvgWriter, input: &FlameSvgInput) {
+fn write_frames(w: &mut SvgWriter, input: &FlameSvgInput, min_title: f64) {
     for (i, rect) in input.graph.rects.iter().enumerate() {
-        write_frame(w, input, i, rect);
+        write_frame(w, input, i, rect, min_title);
         w.newline();
     }
 }
 
-fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &FlameRect) {
+fn write_frame(
+    w: &mut SvgWriter,
+    input: &FlameSvgInput,
+    index: usize,
+    rect: &FlameRect,
+    min_title: f64,
+) {
     let decor = input.decor.and_then(|d| d.get(index));
     let mut name = frame_label(input.frames, rect);
     let class = match (rect.node, rect.frame, decor) {
@@ -164,7 +176,9 @@ fn write_frame(w: &mut SvgWriter, input: &FlameSvgInput, index: usize, rect: &Fl
     let y = rect.depth as f64 * FRAME_HEIGHT;
     let id = index.to_string();
     w.open("g", &[("class", &class), ("data-i", &id)]);
-    w.element("title", &[], &tooltip(input, rect, &name, decor));
+    if width >= min_title {
+        w.element("title", &[], &tooltip(input, rect, &name, decor));
+    }
     w.empty_at(
         "rect",
         &[
