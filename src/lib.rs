@@ -190,7 +190,7 @@ pub fn read_settings(
     min_share: Option<f64>,
 ) -> Result<config::Config, BuildError> {
     let mut config = input::load::read_config(input, explicit)?;
-    let path = || explicit.map_or_else(|| input.join("perfatlas.toml"), Path::to_path_buf);
+    let path = || settings_path(input, explicit);
     for view in &config.field.views {
         analysis::field_filter::check_view(view).map_err(|message| BuildError::Config {
             path: path(),
@@ -208,6 +208,11 @@ pub fn read_settings(
     Ok(config)
 }
 
+/// The settings file errors name: `explicit`, else `INPUT/perfatlas.toml`.
+fn settings_path(input: &Path, explicit: Option<&Path>) -> PathBuf {
+    explicit.map_or_else(|| input.join("perfatlas.toml"), Path::to_path_buf)
+}
+
 /// Every version and input, with the derived metrics added; with
 /// `--strict`, the first input that could not be read stops the build.
 fn read_history(
@@ -216,10 +221,7 @@ fn read_history(
     cache: &dyn input::load::ParseCache,
 ) -> Result<model::History, BuildError> {
     let config_error = |message| BuildError::Config {
-        path: options
-            .config
-            .clone()
-            .unwrap_or_else(|| options.input.join("perfatlas.toml")),
+        path: settings_path(&options.input, options.config.as_deref()),
         message,
     };
     let derived = analysis::derived_metrics::parse_all(&config.metrics).map_err(config_error)?;

@@ -540,6 +540,7 @@ mod tests {
             ThemeChoice::parse(path),
             Ok(ThemeChoice::Dir(dir.path().to_path_buf()))
         );
+        assert!(THEMES.iter().all(|t| THEME_HELP.contains(t)));
         let e = ThemeChoice::parse("drak").unwrap_err();
         assert!(
             e.contains("\"drak\"") && e.contains("light, dark, colorblind"),

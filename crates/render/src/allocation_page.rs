@@ -140,10 +140,10 @@ fn render(
         drawn: drawn_text(tree, &items),
         svg: svg.clone(),
         svg_href: match renderer.svg_files() {
-            true => paths_file_name(&svg_path),
+            true => paths::file_name(&svg_path),
             false => String::new(),
         },
-        save_name: paths_file_name(&svg_path),
+        save_name: paths::file_name(&svg_path),
         classes: class_rows(tree, plan.previous(at).map(|p| &p.tree), &colours),
         ranking: ranking_text(tree),
         has_live: class_live(tree).iter().any(Option::is_some),
@@ -184,11 +184,6 @@ fn render(
         (path, html.into_bytes()),
         (svg_path, standalone.into_bytes()),
     ])
-}
-
-/// The last component of a site path.
-fn paths_file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or_default().to_string()
 }
 
 /// What the class list's and the popups' rows are.

@@ -168,7 +168,7 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
             Level::Package => "package",
         },
         metric: sp.scope.metric.clone(),
-        svg_href: paths_file_name(&svg_path),
+        svg_href: paths::file_name(&svg_path),
         path_name,
         sections,
         common,
@@ -178,10 +178,6 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         (path.clone(), html.into_bytes()),
         (svg_path, standalone.into_bytes()),
     ])
-}
-
-fn paths_file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
 }
 
 fn level_word(level: Level) -> &'static str {

@@ -422,7 +422,7 @@ fn sibling_links(
         .filter(|q| q.benchmark == p.benchmark && q.old == p.old && q.new == p.new && same(q))
         .map(|q| Link {
             label: label(q),
-            href: flame_view::file_name(&q.path),
+            href: paths::file_name(&q.path),
             current: current(q),
         })
         .collect()

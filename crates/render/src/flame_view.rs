@@ -121,21 +121,16 @@ pub fn render(
         id: spec.id.clone(),
         svg: inline,
         svg_href: match standalone {
-            Some(_) => file_name(&spec.svg_path),
+            Some(_) => crate::paths::file_name(&spec.svg_path),
             None => String::new(),
         },
-        save_name: file_name(&spec.svg_path),
+        save_name: crate::paths::file_name(&spec.svg_path),
         data_json: json_for_script(&data),
         merged_note: merged_note(graph, spec.unit, percent_of),
         drawn_frames: graph.rects.len(),
         empty: graph.total <= 0.0,
     };
     (view, standalone)
-}
-
-/// The last component of a site path (links between pages of one folder).
-pub fn file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
 }
 
 fn merged_note(graph: &FlameGraph, unit: &Unit, percent_of: f64) -> Option<String> {

@@ -39,6 +39,11 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The last component of a site path (links between pages of one folder).
+pub fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
 /// The prefix that leads from a page at `path` back to the site root.
 pub fn root_of(path: &str) -> String {
     "../".repeat(path.matches('/').count())

@@ -12,11 +12,12 @@ use serde::Serialize;
 use crate::Link;
 
 use super::flame_svg::Words;
-use super::flame_view::{self, file_name, GraphSpec, GraphView};
+use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
 use super::{paths, reuse, Common, Renderer};
+use crate::paths::file_name;
 use analysis::derived_metrics;
 use analysis::shapes::{self, ShapeFrames, Values};
 use config::Config;

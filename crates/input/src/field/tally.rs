@@ -109,10 +109,7 @@ pub(super) struct FileTally {
 impl Tally {
     /// The tally of `path`, created empty on first mention.
     pub(super) fn file(&mut self, path: &str) -> &mut FileTally {
-        if !self.files.contains_key(path) {
-            self.files.insert(path.to_string(), FileTally::default());
-        }
-        self.files.get_mut(path).expect("inserted above")
+        self.files.entry(path.to_string()).or_default()
     }
 
     /// Every source file, sorted by path; lines sorted by number; functions
