@@ -121,6 +121,26 @@ impl Ctx {
         self.tab.wait_for_element("svg").expect("svg rendered");
     }
 
+    /// Opens a view of a page: `fragment` is e.g. `shape=bottom-up`
+    /// (empty: the page as it opens).
+    fn open_view(&self, path: &Path, fragment: &str) {
+        if fragment.is_empty() {
+            return self.open(path);
+        }
+        // From another document, so that the page loads afresh even when
+        // it is the one open (a fragment alone would not reload it).
+        self.tab.navigate_to("about:blank").expect("navigate");
+        self.tab.wait_until_navigated().expect("blank page");
+        let url = format!("{}#{fragment}", file_url(path));
+        self.tab.navigate_to(&url).expect("navigate");
+        self.tab
+            .wait_until_navigated()
+            .expect("navigation finished");
+        self.tab
+            .wait_for_element("footer.pa-foot")
+            .expect("page rendered");
+    }
+
     fn open(&self, path: &Path) {
         self.tab.navigate_to(&file_url(path)).expect("navigate");
         self.tab
@@ -133,7 +153,7 @@ impl Ctx {
 
     fn profile_page(&self, version: &str, rep: u32) -> PathBuf {
         self.site
-            .join(format!("profiles/{BENCH}/{version}/r{rep}.samples.html"))
+            .join(format!("profiles/{BENCH}/{version}/r{rep}.html"))
     }
 
     fn folded(&self, version: &str, rep: u32) -> PathBuf {
@@ -186,10 +206,16 @@ impl Ctx {
         }
     }
 
-    /// The pa-data JSON embedded in the current profile page.
+    /// The page data of the first graph shown (names, locations, frames),
+    /// as the page script holds it.
     fn page_data(&self) -> Value {
-        let text = self.js_str("document.getElementById('pa-flame-0-data').textContent");
-        serde_json::from_str(&text).expect("pa-data is JSON")
+        self.graph_data(0)
+    }
+
+    /// The page data of graph `k` of the view shown.
+    fn graph_data(&self, k: usize) -> Value {
+        let text = self.js_str(&format!("JSON.stringify(window.perfatlasGraphData({k}))"));
+        serde_json::from_str(&text).expect("graph data is JSON")
     }
 
     /// Scrolls frame `i` into view and returns the centre of its rect in
@@ -426,6 +452,10 @@ fn report_site_in_a_browser() {
         ("flame: save as SVG", flame::step_save_as_svg),
         ("flame: bottom-up sums", flame::step_bottom_up_sums),
         (
+            "flame: views drawn by the script match the HTML",
+            flame::step_views_match_the_html,
+        ),
+        (
             "flame: diff tags and the self switch",
             flame::step_diff_tags,
         ),
@@ -559,7 +589,7 @@ fn step_index_to_profile(ctx: &Ctx) {
         .expect("profile page");
     let url = ctx.tab.get_url();
     assert!(
-        url.ends_with(&format!("/{BENCH}/{version}/r1.samples.html")),
+        url.ends_with(&format!("/{BENCH}/{version}/r1.html")),
         "landed on {url}"
     );
 

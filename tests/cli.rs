@@ -93,15 +93,35 @@ fn standalone_flame_graph_svgs_only_on_request() {
     // chart); with --svg-files each graph also has its file, linked.
     assert_eq!(flame_svgs(&plain), 0);
     assert!(flame_svgs(&with) > 100, "{}", flame_svgs(&with));
-    let page = "profiles/convert-basic/3.7/r1.samples.html";
+    // The same for the stacked call graphs of the matrix's component
+    // pages, whose sections each offer "Save as SVG".
+    let component_svgs = |site: &Path| {
+        read_tree(site)
+            .into_keys()
+            .filter(|k| k.starts_with("matrix/") && k.contains("/c/") && k.ends_with(".svg"))
+            .count()
+    };
+    assert_eq!(component_svgs(&plain), 0);
+    assert!(component_svgs(&with) > 100, "{}", component_svgs(&with));
+    let page = "profiles/convert-basic/3.7/r1.html";
     let plain_page = fs::read_to_string(plain.join(page)).unwrap();
     assert!(plain_page.contains("class=\"pa-save-svg\""));
     assert!(!plain_page.contains("Standalone SVG"));
     let with_page = fs::read_to_string(with.join(page)).unwrap();
     assert!(with_page.contains("<a href=\"r1.samples.svg\">Standalone SVG</a>"));
-    assert!(with
-        .join("profiles/convert-basic/3.7/r1.samples.svg")
-        .is_file());
+    // Every view's graphs have their files, the ones the script draws too.
+    for file in [
+        "r1.samples.svg",
+        "r1.samples.bottom-up.svg",
+        "r1.samples.bottom-up.inclusive.svg",
+        "r1.samples.flat.inclusive.svg",
+    ] {
+        assert!(
+            with.join("profiles/convert-basic/3.7").join(file).is_file(),
+            "{file}"
+        );
+    }
+    assert!(with_page.contains(r#""svg_href":"r1.samples.bottom-up.svg""#));
 }
 
 #[test]
@@ -281,8 +301,8 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     let first = build(&input, &site, &[]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert!(!stderr(&first).contains("kept from the previous site"));
-    let early = site.join("profiles/convert-basic/3.2.2/r1.samples.html");
-    let changed = site.join("profiles/convert-basic/3.4.4/r1.samples.bottom-up.html");
+    let early = site.join("profiles/convert-basic/3.2.2/r1.html");
+    let changed = site.join("profiles/convert-basic/3.4.4/r1.html");
     let (early_inode, changed_inode) = (inode(&early), inode(&changed));
 
     // Nothing changed: every group kept.
@@ -310,7 +330,7 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     folded.push_str("main;changed 3\n");
     fs::write(&middle, folded).unwrap();
     let _ = sample_versions(dir.path(), &["3.7"]);
-    let edited = site.join("profiles/convert-basic/3.3.7/r2.samples.flat.html");
+    let edited = site.join("profiles/convert-basic/3.3.7/r2.html");
     fs::write(&edited, "edited").unwrap();
     let grown = build(&input, &site, &[]);
     assert_eq!(grown.status.code(), Some(0), "{}", stderr(&grown));
@@ -328,7 +348,7 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     assert!(fs::read_to_string(&changed).unwrap().contains("changed"));
     assert_ne!(fs::read_to_string(&edited).unwrap(), "edited");
     let version_links =
-        fs::read_to_string(site.join("profiles/convert-basic/3.6/r1.samples.html")).unwrap();
+        fs::read_to_string(site.join("profiles/convert-basic/3.6/r1.html")).unwrap();
     assert!(
         version_links.contains(">3.7</a>"),
         "the next version is linked"
@@ -343,7 +363,7 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     build(&input, &site, &["--zip", zip_path.to_str().unwrap()]);
     let mut archive = zip::ZipArchive::new(fs::File::open(&zip_path).unwrap()).unwrap();
     let mut bytes = Vec::new();
-    let name = "profiles/convert-basic/3.2.2/r1.samples.html";
+    let name = "profiles/convert-basic/3.2.2/r1.html";
     std::io::Read::read_to_end(&mut archive.by_name(name).unwrap(), &mut bytes).unwrap();
     assert_eq!(bytes, fs::read(&early).unwrap());
 
@@ -701,12 +721,12 @@ fn heap_profile_samples_past_the_tree_are_noted_not_skipped() {
     );
     let tree = read_tree(&out);
     let text = |path: &str| String::from_utf8_lossy(&tree[path]).into_owned();
-    // Every page of the profile (each shape and metric) says it.
+    // The profile's page (every shape and metric) says it.
     let profile_pages: Vec<&String> = tree
         .keys()
         .filter(|k| k.starts_with("profiles/alloc/1.0/") && k.ends_with(".html"))
         .collect();
-    assert!(profile_pages.len() >= 6, "{profile_pages:?}");
+    assert_eq!(profile_pages.len(), 1, "{profile_pages:?}");
     for page in profile_pages {
         assert!(
             text(page).contains(&format!(

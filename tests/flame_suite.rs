@@ -24,6 +24,30 @@ fn script_json(html: &str, id: &str) -> serde_json::Value {
     serde_json::from_str(&html[start..end]).expect("page data is JSON")
 }
 
+/// The page data of graph `k` of a view (metric `metric` by name, `shape`)
+/// of a page with views: profile and differential pages keep every
+/// view's graphs in `#pa-views`, names and locations in shared tables.
+fn view_graph(html: &str, metric: &str, shape: &str, k: usize) -> serde_json::Value {
+    let views = script_json(html, "pa-views");
+    let m = views["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s == metric)
+        .unwrap_or_else(|| panic!("metric {metric} in {}", views["metrics"]));
+    let view = views["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["metric"] == m && v["shape"] == shape)
+        .unwrap_or_else(|| panic!("view {metric} {shape}"));
+    let mut data = view["graphs"][k]["data"].clone();
+    if let Some(at) = data["frames_at"].as_u64() {
+        data["frames"] = views["frames"][at as usize].clone();
+    }
+    data
+}
+
 /// How the report prints a sample count: grouped, at most two decimals.
 fn samples(v: f64) -> String {
     let s = format!("{v:.2}");
@@ -77,7 +101,7 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
     build(&sample_data(), &out, &["--svg-files"]);
     let (old_mean, old_paths) = version_facts("3.6");
     let (new_mean, new_paths) = version_facts("3.7");
-    let html = page(&out, "flamediff/convert-basic/3.6--3.7.samples.html");
+    let html = page(&out, "flamediff/convert-basic/3.6--3.7.html");
     let total = html.split("id=\"pa-total\">").nth(1).unwrap();
     let expected = format!("{} → {}", samples(old_mean), samples(new_mean));
     assert!(
@@ -118,7 +142,7 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
         );
     }
     // Counts of tags under the title add up to the frames drawn.
-    let data = script_json(&html, "pa-flame-0-data");
+    let data = view_graph(&html, "samples", "top-down", 0);
     let tagged = data["diff"]
         .as_array()
         .unwrap()
@@ -170,8 +194,8 @@ fn derived_metrics_become_pages_or_table_columns_and_bad_ones_are_named() {
         String::from_utf8_lossy(&o.stderr)
     );
     let total = |metric: &str| {
-        let html = page(&out, &format!("profiles/demo-heap/1.0/r1.{metric}.html"));
-        script_json(&html, "pa-flame-0-data")["total"]
+        let html = page(&out, "profiles/demo-heap/1.0/r1.html");
+        view_graph(&html, metric, "top-down", 0)["total"]
             .as_f64()
             .unwrap()
     };
@@ -180,7 +204,9 @@ fn derived_metrics_become_pages_or_table_columns_and_bad_ones_are_named() {
     // Additive: a metric of its own, with pages.
     assert!((total("alloc_kib") - space / 1024.0).abs() < 1e-6 * space);
     // A ratio: columns of the tree table; the root row is space / objects.
-    let html = page(&out, "profiles/demo-heap/1.0/r1.alloc_objects.html");
+    // The table written as HTML is the first metric's, alloc_objects.
+    let html = page(&out, "profiles/demo-heap/1.0/r1.html");
+    assert!(html.contains("alloc_objects · top-down"));
     assert!(html.contains(
         "<th scope=\"col\" class=\"pa-num\" data-col=\"10\">bytes_per_object total</th>"
     ));
@@ -275,7 +301,7 @@ fn sources_directory_gives_code_links_that_resolve_and_editor_links() {
     assert_self_contained(&tree, &dir.path().to_string_lossy(), &["myeditor://"]);
     let sources_pages: Vec<&String> = tree.keys().filter(|k| k.starts_with("source/")).collect();
     assert_eq!(sources_pages, ["source/3.7/markdown/core.py.html"]);
-    let profile = page(&out, "profiles/convert-basic/3.7/r1.samples.html");
+    let profile = page(&out, "profiles/convert-basic/3.7/r1.html");
     // markdown() calls convert at core.py:482 in 3.7.
     assert!(profile.contains("href=\"../../../source/3.7/markdown/core.py.html#L482\""));
     assert!(
@@ -338,25 +364,30 @@ fn very_deep_stacks_build_within_the_page_budget() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    for shape in ["", ".bottom-up", ".flat"] {
-        let html = page(&out, &format!("profiles/deep/1.0/r1.samples{shape}.html"));
-        let frames = html.matches("<g class=\"f").count();
-        assert!(
-            frames > 0 && frames <= 12_000,
-            "{shape}: {frames} frames on one page"
-        );
-        let data = script_json(&html, "pa-flame-0-data");
-        let drawn = data["frames"].as_array().unwrap().len();
-        assert!(drawn <= 12_000, "{shape}: {drawn} frames in one graph");
+    let html = page(&out, "profiles/deep/1.0/r1.html");
+    let frames = html.matches("<g class=\"f").count();
+    assert!(
+        frames > 0 && frames <= 12_000,
+        "{frames} frames drawn on the page"
+    );
+    for (shape, graphs) in [("top-down", 1), ("bottom-up", 2), ("flat", 2)] {
+        let mut drawn = 0;
+        for k in 0..graphs {
+            drawn += view_graph(&html, "samples", shape, k)["frames"]
+                .as_array()
+                .unwrap()
+                .len();
+        }
+        assert!(drawn <= 12_000, "{shape}: {drawn} frames in one view");
     }
-    let bottom_up = page(&out, "profiles/deep/1.0/r1.samples.bottom-up.html");
+    let bottom_up = &html;
     // In the inclusive graph each of the 12,000 functions is 1/12,000 of
     // the width, below a tenth of a pixel: they are merged while building.
     assert!(
         bottom_up.contains("(narrower callers)"),
         "narrow roots merged"
     );
-    let top_down = page(&out, "profiles/deep/1.0/r1.samples.html");
+    let top_down = &html;
     assert!(top_down.contains("id=\"pa-total\">6 samples"));
 }
 
@@ -382,9 +413,9 @@ fn configured_sets_merge_profiles_across_versions() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(page(&out, "index.html").contains("href=\"aggregates/basic-late.samples.html\""));
-    let html = page(&out, "aggregates/basic-late.samples.html");
-    let data = script_json(&html, "pa-flame-0-data");
+    assert!(page(&out, "index.html").contains("href=\"aggregates/basic-late.html\""));
+    let html = page(&out, "aggregates/basic-late.html");
+    let data = view_graph(&html, "samples", "top-down", 0);
     let mut totals = Vec::new();
     for version in ["3.6", "3.7"] {
         for rep in 1..=3 {

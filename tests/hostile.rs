@@ -380,7 +380,7 @@ fn every_hostile_file_is_reported_and_the_rest_is_built() {
     }
     // u64::MAX twice is summed without wrapping: the counts profile's total
     // is 2^65 samples to the 15 digits an f64 holds, not a wrapped number.
-    let counts = String::from_utf8_lossy(&tree["profiles/counts/1.0/r1.samples.html"]);
+    let counts = String::from_utf8_lossy(&tree["profiles/counts/1.0/r1.html"]);
     assert!(
         counts.contains(">36,893,488,147,419,100,000 samples<"),
         "{}",
@@ -434,7 +434,7 @@ fn assert_names_are_inert(tree: &std::collections::BTreeMap<String, Vec<u8>>) {
     }
     assert!(seen_bidi, "the override is shown as [U+202E]");
     assert!(seen_script_text, "the markup name is shown as text");
-    let markup_page = String::from_utf8_lossy(&tree["profiles/markup/1.0/r1.samples.html"]);
+    let markup_page = String::from_utf8_lossy(&tree["profiles/markup/1.0/r1.html"]);
     assert!(
         markup_page.contains("esc␛[31mred"),
         "the escape is shown as ␛"
@@ -445,7 +445,7 @@ fn assert_names_are_inert(tree: &std::collections::BTreeMap<String, Vec<u8>>) {
     assert!(alloc.contains("evil[U+202E]gnp.exe"));
     assert!(alloc.contains("esc␛[31mred"));
     assert!(alloc.contains("<span class=\"al-name\">&lt;/script&gt;&lt;script&gt;document.title"));
-    let utf8_page = String::from_utf8_lossy(&tree["profiles/bad-utf8/1.0/r1.samples.html"]);
+    let utf8_page = String::from_utf8_lossy(&tree["profiles/bad-utf8/1.0/r1.html"]);
     assert!(
         utf8_page.contains("caf\u{FFFD}"),
         "invalid UTF-8 becomes U+FFFD"

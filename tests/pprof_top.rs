@@ -100,7 +100,7 @@ fn totals_and_heaviest_functions_match_go_tool_pprof_top() {
     for case in &cases {
         for metric in case.metrics {
             let label = format!("{} {metric}", case.name);
-            let page_path = site.join(format!("profiles/{}/1.0/r1.{metric}.html", case.benchmark));
+            let page_path = site.join(format!("profiles/{}/1.0/r1.html", case.benchmark));
             let Ok(html) = std::fs::read_to_string(&page_path) else {
                 problems.push(format!(
                     "{label}: no page {} (input skipped? see the site's index.html)",
@@ -109,11 +109,14 @@ fn totals_and_heaviest_functions_match_go_tool_pprof_top() {
                 continue;
             };
             let top = parse_pprof_top(&run_pprof_top(&case.path, metric, dir.path()));
-            let total_text = page_total(&html);
+            // The page holds every metric's total and heaviest functions
+            // (as HTML: the script shows the one of the view chosen).
+            let part = metric_part(&html, metric);
+            let total_text = page_total(&html, &part);
             let page = Page {
                 total: page_quantity(&total_text),
                 total_text,
-                rows: parse_page_table(&html),
+                rows: parse_page_table(&html, metric),
             };
             let (found, matched) = compare(&label, &page, &top);
             problems.extend(found);
@@ -305,18 +308,35 @@ struct PageRow {
     total: Quantity,
 }
 
-fn page_total(html: &str) -> String {
-    let start = html.find("<dd id=\"pa-total\">").expect("#pa-total") + 18;
+/// The `data-metric` index of `metric`'s parts of a profile page: that of
+/// the section of its heaviest functions.
+fn metric_part(html: &str, metric: &str) -> String {
+    let heading = format!("<h2>Heaviest functions by self {metric}</h2>");
+    let at = html.find(&heading).unwrap_or_else(|| panic!("{heading}"));
+    let section = html[..at].rfind("<section").expect("<section");
+    let attr = &html[section..at];
+    let from = attr.find("data-metric=\"").expect("data-metric") + 13;
+    attr[from..from + attr[from..].find('"').unwrap()].to_string()
+}
+
+/// The text of the page's total of the metric whose parts are `part`.
+fn page_total(html: &str, part: &str) -> String {
+    let open = format!("<dd data-metric=\"{part}\" data-id=\"pa-total\"");
+    let start = html.find(&open).unwrap_or_else(|| panic!("{open}"));
+    let start = start + html[start..].find('>').unwrap() + 1;
     let end = start + html[start..].find("</dd>").expect("</dd>");
     unescape(&html[start..end])
 }
 
 /// The rows of `<table class="pa-table pa-heavy">`: name, file, self,
 /// self%, total, total%.
-fn parse_page_table(html: &str) -> Vec<PageRow> {
-    let start = html
-        .find("<table class=\"pa-table pa-heavy\">")
-        .expect("heaviest-functions table");
+fn parse_page_table(html: &str, metric: &str) -> Vec<PageRow> {
+    let heading = format!("<h2>Heaviest functions by self {metric}</h2>");
+    let at = html.find(&heading).expect("heaviest functions");
+    let start = at
+        + html[at..]
+            .find("<table class=\"pa-table pa-heavy\">")
+            .expect("heaviest-functions table");
     let table = &html[start..start + html[start..].find("</table>").expect("</table>")];
     let body = &table[table.find("<tbody>").expect("<tbody>")..];
     body.split("<tr>")

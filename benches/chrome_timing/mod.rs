@@ -51,8 +51,19 @@ pub fn launch(profile_dir: &Path) -> Option<Browser> {
 
 /// Opens `page` fresh (after about:blank) and reads its timings once the
 /// footer is there and the load event has ended.
+#[allow(dead_code)] // Each bench includes this module; not all use both.
 pub fn time_page(tab: &Tab, page: &Path) -> Option<Timing> {
-    let url = format!("file://{}", page.canonicalize().ok()?.display());
+    time_view(tab, page, "")
+}
+
+/// [`time_page`] for the page opened with `fragment` (e.g.
+/// `shape=bottom-up`: a view its script draws while the page loads).
+#[allow(dead_code)]
+pub fn time_view(tab: &Tab, page: &Path, fragment: &str) -> Option<Timing> {
+    let mut url = format!("file://{}", page.canonicalize().ok()?.display());
+    if !fragment.is_empty() {
+        url = format!("{url}#{fragment}");
+    }
     tab.navigate_to("about:blank").ok()?;
     tab.wait_until_navigated().ok()?;
     tab.navigate_to(&url).ok()?;

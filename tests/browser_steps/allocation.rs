@@ -298,17 +298,15 @@ pub fn step_allocation_pages(ctx: &Ctx) {
         json!([
             [
                 "flame graph: alloc_objects",
-                "../../profiles/canvas/1.0/r1.alloc_objects.html"
+                "../../profiles/canvas/1.0/r1.html"
             ],
             [
                 "flame graph: alloc_space",
-                "../../profiles/canvas/1.0/r1.alloc_space.html"
+                "../../profiles/canvas/1.0/r1.html#metric=alloc_space"
             ]
         ])
     );
-    assert!(site
-        .join("profiles/canvas/1.0/r1.alloc_space.html")
-        .is_file());
+    assert!(site.join("profiles/canvas/1.0/r1.html").is_file());
     let memory = std::fs::read_to_string(site.join("matrix/b/canvas/memory/index.html")).unwrap();
     assert!(memory.contains("canvas (memory)") && memory.contains("alloc_space"));
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{frames, Ctx};
 
-const DIFF: &str = "flamediff/convert-extensions/3.5.2--3.6.time.html";
+const DIFF: &str = "flamediff/convert-extensions/3.5.2--3.6.html";
 
 /// The frame (index) with the largest total at depth 3 or more that has
 /// children: a good zoom target.
@@ -169,15 +169,13 @@ pub fn step_save_as_svg(ctx: &Ctx) {
 /// the inclusive one's roots to more.
 pub fn step_bottom_up_sums(ctx: &Ctx) {
     let page = ctx.profile_page(&ctx.last_version(), 1);
-    let bottom_up = page.with_file_name(
-        page.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .replace(".html", ".bottom-up.html"),
+    ctx.open_view(&page, "shape=bottom-up");
+    ctx.wait_js(
+        "!!document.getElementById('pa-flame-1')",
+        "the inclusive graph drawn",
     );
-    ctx.open(&bottom_up);
     let sums = ctx.js(
-        "[0, 1].map(function (k) { var d = JSON.parse(document.getElementById('pa-flame-' + k + '-data').textContent);
+        "[0, 1].map(function (k) { var d = window.perfatlasGraphData(k);
            var roots = d.frames.filter(function (f) { return f[0] === 0; });
            return [roots.reduce(function (s, f) { return s + f[4]; }, 0), d.total]; })",
     );
@@ -190,7 +188,114 @@ pub fn step_bottom_up_sums(ctx: &Ctx) {
         sums[1][0].as_f64().unwrap() > total,
         "inclusive roots exceed the total"
     );
+    // Opened with the view in its fragment, the script writes the view's
+    // tree table once, each row with one fold button at most.
+    assert_eq!(
+        ctx.js_str("document.querySelector('#pa-tables h2').textContent"),
+        "Tree table, bottom-up"
+    );
+    assert_eq!(
+        ctx.js("document.querySelectorAll('#pa-table .pa-tt + .pa-tt').length")
+            .as_u64(),
+        Some(0),
+        "one fold button per row"
+    );
+    assert!(
+        ctx.js("document.querySelectorAll('#pa-table .pa-tt').length")
+            .as_u64()
+            .unwrap()
+            > 5
+    );
     ctx.screenshot("31-bottom-up");
+}
+
+/// What a reader sees of the view shown: every frame's class, rectangle
+/// and label, the tree table's rows (text and sort keys), the heading and
+/// the total.
+const VIEW_SNAPSHOT: &str = "(function () {
+    var frames = Array.from(document.querySelectorAll('#pa-flame-0 g.f')).map(function (g) {
+        var r = g.querySelector('rect'), t = g.querySelector('text');
+        return [g.getAttribute('class'), g.getAttribute('data-i'), r.getAttribute('x'), r.getAttribute('y'),
+                r.getAttribute('width'), t ? t.textContent : null, t ? t.getAttribute('x') : null];
+    });
+    var rows = Array.from(document.querySelectorAll('#pa-table tr')).map(function (r) {
+        return [r.getAttribute('data-i'), r.getAttribute('data-p'), r.className, r.innerText,
+                Array.from(r.querySelectorAll('[data-v]')).map(function (c) { return c.getAttribute('data-v'); }).join(' ')];
+    });
+    return { frames: frames, rows: rows, heading: document.getElementById('pa-view-heading').textContent,
+             total: document.getElementById('pa-total').textContent,
+             height: document.getElementById('pa-flame-0').getAttribute('height') };
+})()";
+
+/// The views the page script draws look exactly like the HTML written for
+/// the default view: the top-down graph drawn again by the script after
+/// another view is the one the page was written with, and (time and
+/// samples being proportional in a speedscope profile) the samples view's
+/// graph and tree table are the time view's, drawn by the script.
+pub fn step_views_match_the_html(ctx: &Ctx) {
+    let version = ctx.last_version();
+    let page = ctx
+        .site
+        .join(format!("profiles/convert-extensions/{version}/r1.html"));
+    ctx.open(&page);
+    let written = ctx.js(VIEW_SNAPSHOT);
+    assert!(
+        written["frames"].as_array().unwrap().len() > 50,
+        "{written}"
+    );
+    assert!(written["rows"].as_array().unwrap().len() > 50);
+    ctx.js("(location.hash = '#shape=flat', true)");
+    ctx.wait_js(
+        "document.getElementById('pa-view-heading').textContent.indexOf('flat') >= 0",
+        "the flat view",
+    );
+    assert_eq!(
+        ctx.js_str("document.querySelector('nav[aria-label=shape] strong').textContent"),
+        "flat"
+    );
+    ctx.js("(location.hash = '#', true)");
+    ctx.wait_js(
+        "document.getElementById('pa-view-heading').textContent.indexOf('top-down') >= 0",
+        "the default view again",
+    );
+    let drawn = ctx.js(VIEW_SNAPSHOT);
+    assert_eq!(
+        drawn["frames"], written["frames"],
+        "the script draws the top-down graph as the HTML has it"
+    );
+    assert_eq!(drawn["height"], written["height"]);
+    ctx.js("(location.hash = '#metric=samples', true)");
+    ctx.wait_js(
+        "document.querySelector('nav[aria-label=metric] strong').textContent === 'samples'",
+        "the samples view",
+    );
+    let samples = ctx.js(VIEW_SNAPSHOT);
+    assert_eq!(
+        samples["rows"], written["rows"],
+        "the script writes the tree table as the HTML has it"
+    );
+    let geometry = |v: &Value| -> Vec<Value> {
+        v["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| Value::from(f.as_array().unwrap()[..6].to_vec()))
+            .collect()
+    };
+    assert_eq!(geometry(&samples), geometry(&written));
+    assert!(
+        samples["total"].as_str().unwrap().ends_with(" samples"),
+        "{}",
+        samples["total"]
+    );
+    assert!(ctx
+        .js_str("document.title")
+        .contains(" · samples · top-down"));
+    // Links to the other repetitions keep the view.
+    let other =
+        ctx.js_str("document.querySelector('nav[aria-label=repetition] a').getAttribute('href')");
+    assert!(other.ends_with(".html#metric=samples"), "{other}");
+    ctx.screenshot("37-samples-view");
 }
 
 /// Differential page: tags in labels and counts, deleted frames drawn,
@@ -215,20 +320,19 @@ pub fn step_diff_tags(ctx: &Ctx) {
     let deleted = ctx.js("Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length").as_u64().unwrap();
     assert!(deleted > 0, "deleted frames are drawn");
     // A frame whose inclusive and self tags differ.
-    let i = ctx.js(
-        "(function () { var d = JSON.parse(document.getElementById('pa-flame-0-data').textContent);
+    let i = ctx
+        .js("(function () { var d = window.perfatlasGraphData(0);
            for (var i = 0; i < d.diff.length; i++) { var r = d.diff[i];
              var t = document.querySelector('#pa-flame-0 g.f[data-i=\"' + i + '\"] text');
              if (r && r[0] !== r[1] && r[2] !== r[3] && t && t.textContent.length > 6) return i; }
-           return -1; })()",
-    ).as_i64().unwrap();
+           return -1; })()")
+        .as_i64()
+        .unwrap();
     assert!(
         i > 0,
         "a frame whose self change differs from its inclusive change"
     );
-    let row = ctx.js(&format!(
-        "JSON.parse(document.getElementById('pa-flame-0-data').textContent).diff[{i}]"
-    ));
+    let row = ctx.js(&format!("window.perfatlasGraphData(0).diff[{i}]"));
     let frame = format!("#pa-flame-0 g.f[data-i=\"{i}\"]");
     assert!(ctx
         .js_str(&format!(
@@ -250,6 +354,21 @@ pub fn step_diff_tags(ctx: &Ctx) {
         .starts_with(row[1].as_str().unwrap()));
     assert!(ctx.js_str("location.hash").contains("mode=exclusive"));
     ctx.screenshot("32-diff-self");
+    // The script writes the tags and changes from the values (the data
+    // carries numbers only), as the page's SVG has them in its titles.
+    let mismatched = ctx.js(
+        "(function () { var d = window.perfatlasGraphData(0), bad = [], seen = 0;
+           document.querySelectorAll('#pa-flame-0 g.f').forEach(function (g) {
+             var t = g.querySelector('title'), r = d.diff[+g.getAttribute('data-i')];
+             if (!t || !r) return;
+             seen++;
+             if (t.textContent.indexOf(r[4]) < 0 || t.textContent.indexOf(': ' + r[5]) < 0 ||
+                 t.textContent.indexOf(r[0] + ' ') !== 0) bad.push([t.textContent, r]);
+           });
+           return [seen, bad.slice(0, 3)]; })()",
+    );
+    assert!(mismatched[0].as_u64().unwrap() > 50, "{mismatched}");
+    assert_eq!(mismatched[1], serde_json::json!([]), "{mismatched}");
 }
 
 /// Sorting a tree-table column orders siblings by it; ▾ folds a subtree.
@@ -332,9 +451,9 @@ pub fn step_deep_stacks(ctx: &Ctx) {
     .unwrap();
     let site = dir.join("site");
     super::build_site_with(&dir.join("input"), &site, &[]);
-    for shape in ["", ".bottom-up", ".flat"] {
-        let page = site.join(format!("profiles/deep/1.0/r1.samples{shape}.html"));
-        ctx.open(&page);
+    let page = site.join("profiles/deep/1.0/r1.html");
+    for shape in ["", "shape=bottom-up", "shape=flat"] {
+        ctx.open_view(&page, shape);
         ctx.wait_js("performance.timing.loadEventEnd > 0", "the load event");
         let frames = ctx
             .js("document.querySelectorAll('svg.pa-flame g.f').length")
@@ -351,7 +470,7 @@ pub fn step_deep_stacks(ctx: &Ctx) {
         );
     }
     // Zoom into the deepest drawn frame of the top-down graph.
-    ctx.open(&site.join("profiles/deep/1.0/r1.samples.html"));
+    ctx.open(&page);
     let last = ctx
         .js("document.querySelectorAll('#pa-flame-0 g.f').length - 1")
         .as_u64()

@@ -69,8 +69,8 @@ fn write_input(dir: &Path) {
 
 /// Hovers every drawn element, clicks the flame frames (zoom) and searches
 /// for markup, then checks that nothing ran.
-fn poke(ctx: &Ctx, page: &Path) {
-    ctx.open(page);
+fn poke(ctx: &Ctx, page: &Path, fragment: &str) {
+    ctx.open_view(page, fragment);
     ctx.js(
         "(function () {
             var all = document.querySelectorAll('svg g, .pa-row, .pa-name, td, a, button');
@@ -108,7 +108,7 @@ fn poke(ctx: &Ctx, page: &Path) {
             };
         })()",
     );
-    let name = page.display();
+    let name = format!("{}#{fragment}", page.display());
     assert_eq!(
         verdict["pwned"],
         serde_json::Value::Null,
@@ -141,13 +141,6 @@ fn poke(ctx: &Ctx, page: &Path) {
 
 /// Which kind of page a site path is (one of each is opened).
 fn page_kind(path: &str) -> String {
-    let shape = if path.contains(".bottom-up.") {
-        " bottom-up"
-    } else if path.contains(".flat.") {
-        " flat"
-    } else {
-        ""
-    };
     let kind = match path.split('/').next().unwrap_or("") {
         "index.html" => "index",
         "matrix" if path.contains("/c/") => "component",
@@ -155,7 +148,7 @@ fn page_kind(path: &str) -> String {
         "matrix" => "matrix",
         other => other,
     };
-    format!("{kind}{shape}")
+    kind.to_string()
 }
 
 pub fn step_markup_names_stay_text(ctx: &Ctx) {
@@ -166,7 +159,21 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
     let tree = super::read_tree(&site);
     let mut kinds = std::collections::BTreeMap::new();
     for path in tree.keys().filter(|p| p.ends_with(".html")) {
-        kinds.entry(page_kind(path)).or_insert_with(|| path.clone());
+        kinds
+            .entry(page_kind(path))
+            .or_insert_with(|| (path.clone(), String::new()));
+    }
+    // The views a profile and a differential page's script draws.
+    for kind in ["profiles", "flamediff"] {
+        let Some((path, _)) = kinds.get(kind).cloned() else {
+            continue;
+        };
+        for shape in ["bottom-up", "flat"] {
+            kinds.insert(
+                format!("{kind} {shape}"),
+                (path.clone(), format!("shape={shape}")),
+            );
+        }
     }
     for required in [
         "index",
@@ -191,8 +198,11 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
         .filter(|p| p.starts_with("matrix/b/evil/c/") && p.ends_with(".html"))
         .collect();
     assert!(components.len() >= NAMES.len(), "{components:?}");
-    for page in kinds.values().chain(components) {
-        poke(ctx, &site.join(page));
+    for (page, fragment) in kinds.values() {
+        poke(ctx, &site.join(page), fragment);
+    }
+    for page in components {
+        poke(ctx, &site.join(page), "");
     }
     // The names are on the page as text a reader can see (the speedscope
     // file keeps them whole; folded splits them at `;`).
@@ -207,7 +217,7 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
     }
     ctx.screenshot("40-hostile-names");
     // The measured benchmark named like markup, on its regression page.
-    let regression = kinds["regressions"].clone();
+    let regression = kinds["regressions"].0.clone();
     ctx.open(&site.join(&regression));
     let text = ctx.js_str("document.querySelector('main').innerText");
     assert!(text.contains(NAMES[0]), "{regression}: {text}");

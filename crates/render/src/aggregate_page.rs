@@ -12,6 +12,7 @@ use super::format::{grouped, percent, with_unit};
 use super::profile_page::Plan;
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
+use super::views::{ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate::{self, Aggregate};
@@ -22,58 +23,80 @@ use model::{CallTree, FrameTable, History, Unit};
 use crate::pages::{Job, PageKind, Site};
 use rayon::prelude::*;
 
-/// One aggregate page: the profiles of `benchmark` in `version` that have
-/// `metric`.
+/// One aggregate page: the profiles of a benchmark in a version (or of a
+/// configured set), every metric they share a view (see [`super::views`]).
 #[derive(Debug, Clone)]
 pub struct AggregatePlan {
     /// What is merged, e.g. the benchmark's name or the set's.
     pub title: String,
     /// E.g. "in 3.6"; empty for a configured set.
     pub subtitle: String,
-    /// The profiles merged (indices into `History::profiles`).
-    pub entries: Vec<usize>,
+    /// Each metric with the profiles merged for it (indices into
+    /// `History::profiles`); the first is the default view's.
+    pub metrics: Vec<(String, Vec<usize>)>,
     /// The version whose sources code links use.
     pub version: usize,
-    pub metric: String,
     pub path: String,
 }
 
-/// Whether `benchmark` has several profiles with `metric` in `version`
-/// (a single profile needs no aggregate page).
-pub fn exists(history: &History, benchmark: &str, version: usize, metric: &str) -> bool {
-    history
-        .profiles
-        .iter()
-        .filter(|p| p.benchmark == benchmark && p.version == version)
-        .filter(|p| p.profile.metrics.iter().any(|m| m.name == metric))
-        .nth(1)
-        .is_some()
+/// The metrics of `benchmark` in `version` that several profiles have (a
+/// single profile needs no aggregate), each with those profiles, in the
+/// order the profiles name them.
+fn version_metrics(
+    history: &History,
+    benchmark: &str,
+    version: usize,
+) -> Vec<(String, Vec<usize>)> {
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, p) in history.profiles.iter().enumerate() {
+        if p.benchmark != benchmark || p.version != version {
+            continue;
+        }
+        for m in &p.profile.metrics {
+            match out.iter_mut().find(|(name, _)| *name == m.name) {
+                Some((_, entries)) => entries.push(i),
+                None => out.push((m.name.clone(), vec![i])),
+            }
+        }
+    }
+    out.retain(|(_, entries)| entries.len() > 1);
+    out
 }
 
-/// One page per (benchmark, version, metric name) with several profiles,
-/// and one per configured set and metric.
+/// The site path of the view of `metric` on the aggregate page of
+/// `benchmark` in `version`, when there is one.
+pub fn link(history: &History, benchmark: &str, version: usize, metric: &str) -> Option<String> {
+    let metrics = version_metrics(history, benchmark, version);
+    let at = metrics.iter().position(|(name, _)| name == metric)?;
+    let page = paths::aggregate_page(benchmark, &history.versions[version].name);
+    Some(paths::profile_view(
+        &page,
+        (at > 0).then_some(metric),
+        super::profile_page::Shape::TopDown,
+    ))
+}
+
+/// One page per (benchmark, version) with several profiles of a metric,
+/// and one per configured set.
 pub fn plan(history: &History, config: &Config) -> Vec<AggregatePlan> {
     let mut out: Vec<AggregatePlan> = Vec::new();
     for entry in &history.profiles {
-        for metric in &entry.profile.metrics {
-            if !exists(history, &entry.benchmark, entry.version, &metric.name) {
-                continue;
-            }
-            let version = &history.versions[entry.version].name;
-            let path = paths::aggregate_page(&entry.benchmark, version, &metric.name);
-            if !out.iter().any(|p| p.path == path) {
-                let (entries, _, _) =
-                    version_trees(history, &entry.benchmark, entry.version, &metric.name);
-                out.push(AggregatePlan {
-                    title: entry.benchmark.clone(),
-                    subtitle: format!("in {}", history.versions[entry.version].label),
-                    entries,
-                    version: entry.version,
-                    metric: metric.name.clone(),
-                    path,
-                });
-            }
+        let version = &history.versions[entry.version];
+        let path = paths::aggregate_page(&entry.benchmark, &version.name);
+        if out.iter().any(|p| p.path == path) {
+            continue;
         }
+        let metrics = version_metrics(history, &entry.benchmark, entry.version);
+        if metrics.is_empty() {
+            continue;
+        }
+        out.push(AggregatePlan {
+            title: entry.benchmark.clone(),
+            subtitle: format!("in {}", version.label),
+            metrics,
+            version: entry.version,
+            path,
+        });
     }
     out.extend(configured_sets(history, config));
     out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -97,27 +120,32 @@ fn configured_sets(history: &History, config: &Config) -> Vec<AggregatePlan> {
         let Some(&first) = entries.first() else {
             continue;
         };
-        for metric in &history.profiles[first].profile.metrics {
-            let with_metric: Vec<usize> = entries
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    history.profiles[i]
-                        .profile
-                        .metrics
-                        .iter()
-                        .any(|m| m.name == metric.name)
-                })
-                .collect();
-            out.push(AggregatePlan {
-                title: set.name.clone(),
-                subtitle: String::new(),
-                version: history.profiles[with_metric[0]].version,
-                entries: with_metric,
-                metric: metric.name.clone(),
-                path: paths::aggregate_set_page(&set.name, &metric.name),
-            });
-        }
+        let metrics: Vec<(String, Vec<usize>)> = history.profiles[first]
+            .profile
+            .metrics
+            .iter()
+            .map(|metric| {
+                let with_metric = entries
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        history.profiles[i]
+                            .profile
+                            .metrics
+                            .iter()
+                            .any(|m| m.name == metric.name)
+                    })
+                    .collect();
+                (metric.name.clone(), with_metric)
+            })
+            .collect();
+        out.push(AggregatePlan {
+            title: set.name.clone(),
+            subtitle: String::new(),
+            version: history.profiles[first].version,
+            metrics,
+            path: paths::aggregate_set_page(&set.name),
+        });
     }
     out
 }
@@ -166,18 +194,30 @@ pub fn version_trees(
     (entries, trees, unit)
 }
 
+/// What differs between the metrics of an aggregate page.
+#[derive(Serialize)]
+struct MetricPart {
+    name: String,
+    count: usize,
+    mean_total: String,
+    profiles: Vec<Link>,
+}
+
 #[derive(Serialize)]
 struct AggregateView {
     #[serde(flatten)]
     common: Common,
     title: String,
-    subtitle: String,
+    /// The default view's heading, e.g. "in 3.6, 3 profiles merged".
+    heading: String,
+    /// The default view's metric.
     metric: String,
     count: usize,
-    mean_total: String,
-    profiles: Vec<Link>,
+    parts: Vec<MetricPart>,
+    metrics: Vec<Link>,
     graph: GraphView,
     table: TableView,
+    views_json: String,
 }
 
 pub fn render(
@@ -188,33 +228,149 @@ pub fn render(
     links: &SourceLinks,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let entries = &page.entries;
-    let (trees, unit) = entry_trees(history, entries, &page.metric);
-    let refs: Vec<&CallTree> = trees.iter().collect();
-    let agg = aggregate::aggregate(&refs);
-    let labels = profile_labels(history, profiles, page);
+    let common = Common::new(renderer, history, &page.path);
     let code = CodeLinks {
         links,
         version: page.version,
         root: paths::root_of(&page.path),
     };
-    let spec = GraphSpec {
+    let mut views = Views::new(page.metrics.iter().map(|(m, _)| m.as_str()));
+    let (mut files, mut parts, mut shown) = (Vec::new(), Vec::new(), None);
+    for (m, (metric, entries)) in page.metrics.iter().enumerate() {
+        let merged = Merged {
+            page,
+            metric,
+            entries,
+        };
+        let (trees, unit) = entry_trees(history, entries, metric);
+        let refs: Vec<&CallTree> = trees.iter().collect();
+        let agg = aggregate::aggregate(&refs);
+        let labels = profile_labels(history, profiles, page, entries);
+        let spec = graph_spec(history, &merged, &agg, &unit, &code);
+        let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
+        let (decor, extra) = decorate(history, &agg, &graph, &labels, &unit);
+        let (script, svg) = flame_view::script_graph(
+            &spec,
+            &graph,
+            (Some(&decor), extra),
+            &mut views.tables,
+            renderer,
+        );
+        files.extend(svg);
+        let (table_view, columns) = table(&agg, &history.frames, &unit, &labels, &code);
+        let heading = heading(page, agg.count);
+        let table_index = match m {
+            0 => {
+                let inline = flame_view::inline_view(&spec, &script, &graph, Some(&decor));
+                shown = Some((inline, table_view, heading.clone()));
+                -1
+            }
+            _ => views.table(table_view, columns),
+        };
+        views.push(ScriptView {
+            metric: m,
+            shape: "top-down",
+            title: format!(
+                "{} {} · {} profiles merged · {metric} — {}",
+                page.title, page.subtitle, agg.count, history.title
+            ),
+            heading,
+            graphs: vec![script],
+            table: table_index,
+        });
+        parts.push(MetricPart {
+            name: metric.clone(),
+            count: agg.count,
+            mean_total: with_unit(graph.total, &unit),
+            profiles: profile_links(history, profiles, &merged, &labels, &common.root),
+        });
+    }
+    let (graph, table, heading) =
+        shown.ok_or_else(|| BuildError::Internal(format!("no metric in {}", page.path)))?;
+    let html = renderer.render(
+        "aggregate.html",
+        &AggregateView {
+            title: page.title.clone(),
+            heading,
+            metric: page.metrics[0].0.clone(),
+            count: page.metrics[0].1.len(),
+            metrics: page
+                .metrics
+                .iter()
+                .enumerate()
+                .map(|(m, (name, _))| Link {
+                    label: name.clone(),
+                    href: format!("#metric={}", paths::slug(name)),
+                    current: m == 0,
+                })
+                .collect(),
+            parts,
+            graph,
+            table,
+            views_json: views.into_json(),
+            common,
+        },
+    )?;
+    files.insert(0, (page.path.clone(), html.into_bytes()));
+    Ok(files)
+}
+
+/// One metric of an aggregate page.
+struct Merged<'a> {
+    page: &'a AggregatePlan,
+    metric: &'a str,
+    entries: &'a [usize],
+}
+
+/// "in 3.6, 3 profiles merged".
+fn heading(page: &AggregatePlan, count: usize) -> String {
+    match page.subtitle.is_empty() {
+        true => format!("{count} profiles merged"),
+        false => format!("{}, {count} profiles merged", page.subtitle),
+    }
+}
+
+fn graph_spec<'a>(
+    history: &'a History,
+    merged: &Merged,
+    agg: &'a Aggregate,
+    unit: &'a Unit,
+    code: &'a CodeLinks,
+) -> GraphSpec<'a> {
+    let page = merged.page;
+    GraphSpec {
         tree: &agg.tree,
         metric: agg.mean_metric(),
         inclusive: None,
         frames: &history.frames,
-        unit: &unit,
+        unit,
         title: format!("Flame graph of the mean over {} profiles", agg.count),
         note: Some("Each frame's width is its mean inclusive value over the profiles; hover for sum, min, max and a histogram of its value in each profile.".to_string()),
-        label: format!("{} {}: mean {} over {} profiles", page.title, page.subtitle, page.metric, agg.count),
+        label: format!(
+            "{} {}: mean {} over {} profiles",
+            page.title, page.subtitle, merged.metric, agg.count
+        ),
         id: "pa-flame-0".to_string(),
-        svg_path: page.path.replace(".html", ".svg"),
+        svg_path: format!(
+            "{}.{}.svg",
+            page.path.trim_end_matches(".html"),
+            paths::slug(merged.metric)
+        ),
         words: Words::TotalSelf,
         percent_of: None,
-        code: Some(&code),
-    };
-    let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
-    let mean_total = graph.total;
+        code: Some(code),
+    }
+}
+
+/// Per rectangle: its colour and tooltip numbers, and (for the page
+/// script) its value in each profile.
+fn decorate(
+    history: &History,
+    agg: &Aggregate,
+    graph: &analysis::flame::FlameGraph,
+    labels: &[String],
+    unit: &Unit,
+) -> (Vec<Decor>, flame_view::Extra) {
     let mut decor = Vec::with_capacity(graph.rects.len());
     let mut values = Vec::with_capacity(graph.rects.len());
     for rect in &graph.rects {
@@ -230,9 +386,9 @@ pub fn render(
             numbers: numbers(
                 per_profile.as_deref(),
                 rect.total,
-                mean_total,
-                &labels,
-                &unit,
+                graph.total,
+                labels,
+                unit,
             ),
         });
         values.push(per_profile);
@@ -242,42 +398,34 @@ pub fn render(
         "agg",
         serde_json::json!({ "labels": labels, "values": values }),
     );
-    let (view, svg) = flame_view::render(&spec, &graph, Some(&decor), extra, renderer);
-    let common = Common::new(renderer, history, &page.path);
-    let table = table(&agg, &history.frames, &unit, &labels, &code);
-    let profile_links = entries
+    (decor, extra)
+}
+
+/// Links to the views of the metric of the profiles merged.
+fn profile_links(
+    history: &History,
+    profiles: &Plan,
+    merged: &Merged,
+    labels: &[String],
+    root: &str,
+) -> Vec<Link> {
+    merged
+        .entries
         .iter()
-        .zip(&labels)
+        .zip(labels)
         .filter_map(|(&e, label)| {
             let m = history.profiles[e]
                 .profile
                 .metrics
                 .iter()
-                .position(|m| m.name == page.metric)?;
+                .position(|m| m.name == merged.metric)?;
             Some(Link {
                 label: label.clone(),
-                href: format!("{}{}", common.root, profiles.by_entry[e].get(m)?),
+                href: format!("{root}{}", profiles.by_entry[e].get(m)?),
                 current: false,
             })
         })
-        .collect();
-    let html = renderer.render(
-        "aggregate.html",
-        &AggregateView {
-            title: page.title.clone(),
-            subtitle: page.subtitle.clone(),
-            metric: page.metric.clone(),
-            count: agg.count,
-            mean_total: with_unit(mean_total, &unit),
-            profiles: profile_links,
-            graph: view,
-            table,
-            common,
-        },
-    )?;
-    let mut files = vec![(page.path.clone(), html.into_bytes())];
-    files.extend(svg);
-    Ok(files)
+        .collect()
 }
 
 /// The page-reuse key of an aggregate page: its plan, the merged profiles'
@@ -293,12 +441,14 @@ pub fn key(
         .u128(inputs.sources[page.version])
         .str(&page.path)
         .str(&page.title)
-        .str(&page.subtitle)
-        .str(&page.metric);
-    for &e in &page.entries {
-        d.u128(inputs.profiles[e]).debug(&profiles.by_entry[e]);
+        .str(&page.subtitle);
+    for (metric, entries) in &page.metrics {
+        d.str(metric);
+        for &e in entries {
+            d.u128(inputs.profiles[e]).debug(&profiles.by_entry[e]);
+        }
+        d.debug(&profile_labels(history, profiles, page, entries));
     }
-    d.debug(&profile_labels(history, profiles, page));
     d.finish()
 }
 
@@ -319,16 +469,19 @@ fn entry_trees(history: &History, entries: &[usize], metric: &str) -> (Vec<CallT
 
 /// How each merged profile is named: its repetition within one version,
 /// else benchmark, version and repetition.
-fn profile_labels(history: &History, profiles: &Plan, page: &AggregatePlan) -> Vec<String> {
-    let one_version = page
-        .entries
+fn profile_labels(
+    history: &History,
+    profiles: &Plan,
+    page: &AggregatePlan,
+    entries: &[usize],
+) -> Vec<String> {
+    let one_version = entries
         .iter()
         .all(|&e| history.profiles[e].version == page.version);
-    let one_benchmark = page
-        .entries
+    let one_benchmark = entries
         .iter()
-        .all(|&e| history.profiles[e].benchmark == history.profiles[page.entries[0]].benchmark);
-    page.entries
+        .all(|&e| history.profiles[e].benchmark == history.profiles[entries[0]].benchmark);
+    entries
         .iter()
         .map(|&e| {
             let p = &history.profiles[e];
@@ -379,7 +532,7 @@ fn table(
     unit: &Unit,
     labels: &[String],
     code: &CodeLinks,
-) -> TableView {
+) -> (TableView, Vec<tree_table::ColumnKind>) {
     let stats = agg.all_stats();
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
     let column = |heading: &str, pick: fn(&aggregate::Stats) -> f64, share: bool| Column {
@@ -406,11 +559,15 @@ fn table(
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {
         if let Some(n) = row.node {
-            row.extra_html = Some(tree_table::histogram_svg(&agg.values(n), labels));
+            let values = agg.values(n);
+            row.extra_html = Some(tree_table::histogram_svg(&values, labels));
+            row.histogram = Some(values);
         }
     }
     view.columns.push("each profile".to_string());
-    view
+    view.histogram_labels = labels.to_vec();
+    let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
+    (view, kinds)
 }
 
 /// The pages of a version's repetitions merged, and the configured

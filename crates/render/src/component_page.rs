@@ -3,8 +3,10 @@
 //! numbers, the call graph around it (callers left, callees right, edges
 //! added / deleted / kept), its execution timeline over the previous
 //! version's, its modified methods with their source diffs, and links to
-//! the flame graphs of that version. The call graphs of every version are
-//! also written, stacked, as one standalone SVG beside the page.
+//! the flame graphs of that version. Each call graph can be saved as SVG
+//! from the page; with `--svg-files` the call graphs of every version are
+//! also written, stacked, as one standalone SVG beside the page (as many
+//! files again as pages, and the heavier half of them).
 
 use serde::Serialize;
 
@@ -92,6 +94,8 @@ struct ComponentView {
     edge_level: &'static str,
     metric: String,
     svg_href: String,
+    /// What "Save as SVG" names a call graph's file, before the version.
+    save_stem: String,
     sections: Vec<Section>,
 }
 
@@ -137,7 +141,7 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
     let mut sections: Vec<Section> = Vec::new();
     let mut last_drawn: Option<Link> = None;
     for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
-        let mut s = section(cx, comp, row_index, v, &root);
+        let mut s = section(cx, comp, row_index, (v, path.as_str()), &root);
         if s.call_graph.is_some() {
             last_drawn = Some(Link {
                 label: s.label.clone(),
@@ -154,7 +158,10 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         sections.push(s);
     }
     let svg_path = path.replace(".html", ".svg");
-    let standalone = standalone(cx, &sections, &path_name);
+    let standalone = cx
+        .renderer
+        .svg_files()
+        .then(|| standalone(cx, &sections, &path_name));
     let view = ComponentView {
         scope: sp.scope.name.clone(),
         matrix_href: format!("{root}{}", sp.matrix_path()),
@@ -168,16 +175,19 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
             Level::Package => "package",
         },
         metric: sp.scope.metric.clone(),
-        svg_href: paths::file_name(&svg_path),
+        svg_href: match standalone {
+            Some(_) => paths::file_name(&svg_path),
+            None => String::new(),
+        },
+        save_stem: paths::file_name(path).trim_end_matches(".html").to_string(),
         path_name,
         sections,
         common,
     };
     let html = cx.renderer.render("component.html", &view)?;
-    Ok(vec![
-        (path.clone(), html.into_bytes()),
-        (svg_path, standalone.into_bytes()),
-    ])
+    let mut files = vec![(path.clone(), html.into_bytes())];
+    files.extend(standalone.map(|svg| (svg_path, svg.into_bytes())));
+    Ok(files)
 }
 
 fn level_word(level: Level) -> &'static str {
@@ -189,7 +199,14 @@ fn level_word(level: Level) -> &'static str {
     }
 }
 
-fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &str) -> Section {
+/// The section of version `v` on the page at `page`.
+fn section(
+    cx: &PageContext,
+    comp: CompId,
+    row_index: usize,
+    (v, page): (usize, &str),
+    root: &str,
+) -> Section {
     let sp = cx.scope;
     let row = &sp.matrix.rows[row_index];
     let version = &cx.history.versions[v];
@@ -205,7 +222,7 @@ fn section(cx: &PageContext, comp: CompId, row_index: usize, v: usize, root: &st
     let node = |n: &'_ Neighbour| -> (String, Option<String>) {
         (
             cx.plan.hierarchy.get(n.comp).name.clone(),
-            sp.pages.get(&n.comp).map(|p| format!("{root}{p}")),
+            sp.pages.get(&n.comp).map(|p| paths::link_from(page, p)),
         )
     };
     let left_nodes = drawn(&callers, limit, &node, sp);

@@ -1,7 +1,8 @@
 //! Differential flame-graph pages (EasyView VI-A-b): for each pair of
 //! consecutive versions of a benchmark (and each pair named in the
-//! configuration), per metric and shape, the mean profile of the old
-//! version against the new one's. Frames carry the tags [A], [D], [+], [−]
+//! configuration), one page with every metric and shape as a view (see
+//! [`super::views`]), the mean profile of the old version against the new
+//! one's. Frames carry the tags [A], [D], [+], [−]
 //! in their labels and a diverging colour through grey; tooltips and the
 //! tree table give absolute and relative changes of the inclusive and the
 //! exclusive value, and the page script switches the colouring between the
@@ -18,6 +19,7 @@ use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::with_unit;
 use super::profile_page::Shape;
 use super::tree_table::{self, Column, TableView};
+use super::views::{ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate;
@@ -37,13 +39,13 @@ pub struct DiffPlan {
     pub benchmark: String,
     pub old: usize,
     pub new: usize,
-    pub metric: String,
-    pub shape: Shape,
+    /// The metrics both versions have; the first is the default view's.
+    pub metrics: Vec<String>,
     pub path: String,
 }
 
 /// Pages for consecutive versions of every benchmark and for the pairs in
-/// `[flame] diffs`, each metric both versions have, each shape.
+/// `[flame] diffs` whose versions share a metric.
 pub fn plan(history: &History, config: &Config) -> Vec<DiffPlan> {
     let mut pairs: Vec<(String, usize, usize)> = Vec::new();
     for benchmark in history.benchmarks() {
@@ -67,24 +69,21 @@ pub fn plan(history: &History, config: &Config) -> Vec<DiffPlan> {
     }
     let mut out = Vec::new();
     for (benchmark, old, new) in pairs {
-        for metric in common_metrics(history, &benchmark, old, new) {
-            for shape in Shape::ALL {
-                out.push(DiffPlan {
-                    path: paths::flame_diff_page(
-                        &benchmark,
-                        &history.versions[old].name,
-                        &history.versions[new].name,
-                        &metric,
-                        shape.suffix(),
-                    ),
-                    benchmark: benchmark.clone(),
-                    old,
-                    new,
-                    metric: metric.clone(),
-                    shape,
-                });
-            }
+        let metrics = common_metrics(history, &benchmark, old, new);
+        if metrics.is_empty() {
+            continue;
         }
+        out.push(DiffPlan {
+            path: paths::flame_diff_page(
+                &benchmark,
+                &history.versions[old].name,
+                &history.versions[new].name,
+            ),
+            benchmark,
+            old,
+            new,
+            metrics,
+        });
     }
     out
 }
@@ -125,14 +124,13 @@ fn common_metrics(history: &History, benchmark: &str, old: usize, new: usize) ->
         .collect()
 }
 
-/// For each (benchmark, version), the top-down diff pages it takes part in,
-/// labelled from that version's point of view.
+/// For each (benchmark, version), the diff pages it takes part in.
 pub fn links_by_version(
     history: &History,
     plan: &[DiffPlan],
 ) -> BTreeMap<(String, usize), Vec<(String, String)>> {
     let mut out: BTreeMap<(String, usize), Vec<(String, String)>> = BTreeMap::new();
-    for p in plan.iter().filter(|p| p.shape == Shape::TopDown) {
+    for p in plan {
         let (old, new) = (
             &history.versions[p.old].label,
             &history.versions[p.new].label,
@@ -147,6 +145,23 @@ pub fn links_by_version(
     out
 }
 
+/// What differs between the metrics of a page.
+#[derive(Serialize)]
+struct MetricPart {
+    old_count: usize,
+    new_count: usize,
+    old_aggregate: Option<String>,
+    new_aggregate: Option<String>,
+}
+
+/// The facts of one view: the metric's change and the tags' counts.
+#[derive(Serialize)]
+struct ViewFacts {
+    metric: String,
+    change: String,
+    counts: Vec<(String, usize)>,
+}
+
 #[derive(Serialize)]
 struct DiffView {
     #[serde(flatten)]
@@ -154,21 +169,16 @@ struct DiffView {
     benchmark: String,
     old: String,
     new: String,
+    /// The default view's metric.
     metric: String,
-    shape: &'static str,
-    old_total: String,
-    new_total: String,
-    change: String,
     normalised: bool,
-    old_count: usize,
-    new_count: usize,
+    parts: Vec<MetricPart>,
+    facts: Vec<ViewFacts>,
     shapes: Vec<Link>,
     metrics: Vec<Link>,
-    old_aggregate: Option<String>,
-    new_aggregate: Option<String>,
-    counts: Vec<(String, usize)>,
-    graph: GraphView,
+    graph: Option<GraphView>,
     table: TableView,
+    views_json: String,
 }
 
 /// The mean of a version's profiles of a benchmark for one metric, by
@@ -188,7 +198,11 @@ pub fn means(history: &History, frames: &ShapeFrames, plan: &[DiffPlan]) -> Mean
     use rayon::prelude::*;
     let mut keys: Vec<(String, usize, String)> = plan
         .iter()
-        .flat_map(|p| [p.old, p.new].map(|v| (p.benchmark.clone(), v, p.metric.clone())))
+        .flat_map(|p| {
+            p.metrics
+                .iter()
+                .flat_map(|m| [p.old, p.new].map(|v| (p.benchmark.clone(), v, m.clone())))
+        })
         .collect();
     keys.sort();
     keys.dedup();
@@ -231,26 +245,141 @@ pub fn render(
     renderer: &Renderer,
     frames: &ShapeFrames,
     means: &Means,
-    all: &[DiffPlan],
     p: &DiffPlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
+    let common = Common::new(renderer, history, &p.path);
+    let mut views = Views::new(p.metrics.iter().map(String::as_str));
+    let mut files = Vec::new();
+    let (mut parts, mut facts) = (Vec::new(), Vec::new());
+    let (mut graph, mut table) = (None, None);
+    for (m, metric) in p.metrics.iter().enumerate() {
+        let mean_of = |v: usize| {
+            means
+                .get(&(p.benchmark.clone(), v, metric.clone()))
+                .ok_or_else(|| {
+                    BuildError::Internal(format!("no mean for {} in version {v}", p.benchmark))
+                })
+        };
+        let (old_mean, new_mean) = (mean_of(p.old)?, mean_of(p.new)?);
+        parts.push(MetricPart {
+            old_count: old_mean.count,
+            new_count: new_mean.count,
+            old_aggregate: aggregate_link(history, p, metric, p.old, &common.root),
+            new_aggregate: aggregate_link(history, p, metric, p.new, &common.root),
+        });
+        for shape in Shape::ALL {
+            let view = DiffOf {
+                p,
+                metric,
+                shape,
+                old: old_mean,
+                new: new_mean,
+            };
+            let drawn = draw(history, config, renderer, frames, &view, &mut views)?;
+            files.extend(drawn.svg);
+            facts.push(drawn.facts);
+            let table_index = match Views::is_default(m, shape) {
+                true => {
+                    graph = drawn.inline;
+                    table = Some(drawn.table.0);
+                    -1
+                }
+                false => views.table(drawn.table.0, drawn.table.1),
+            };
+            views.push(ScriptView {
+                metric: m,
+                shape: shape.name(),
+                title: format!(
+                    "{} · {} → {} · {metric} · {} — {}",
+                    p.benchmark,
+                    old_v.label,
+                    new_v.label,
+                    shape.name(),
+                    history.title
+                ),
+                heading: format!("{} → {}, {}", old_v.label, new_v.label, shape.name()),
+                graphs: vec![drawn.script],
+                table: table_index,
+            });
+        }
+    }
+    let table = table.ok_or_else(|| BuildError::Internal(format!("no metric in {}", p.path)))?;
+    let html = renderer.render(
+        "flamediff.html",
+        &DiffView {
+            benchmark: p.benchmark.clone(),
+            old: old_v.label.clone(),
+            new: new_v.label.clone(),
+            metric: p.metrics.first().cloned().unwrap_or_default(),
+            normalised: config.flame.diff_normalise,
+            parts,
+            facts,
+            shapes: Shape::ALL
+                .iter()
+                .map(|&s| Link {
+                    label: s.name().to_string(),
+                    href: format!("#shape={}", s.name()),
+                    current: s == Shape::TopDown,
+                })
+                .collect(),
+            metrics: p
+                .metrics
+                .iter()
+                .enumerate()
+                .map(|(m, name)| Link {
+                    label: name.clone(),
+                    href: format!("#metric={}", paths::slug(name)),
+                    current: m == 0,
+                })
+                .collect(),
+            graph,
+            table,
+            views_json: views.into_json(),
+            common,
+        },
+    )?;
+    files.insert(0, (p.path.clone(), html.into_bytes()));
+    Ok(files)
+}
+
+/// One view of a differential page: a metric's means in a shape.
+struct DiffOf<'a> {
+    p: &'a DiffPlan,
+    metric: &'a str,
+    shape: Shape,
+    old: &'a VersionMean,
+    new: &'a VersionMean,
+}
+
+/// A view drawn: its graph for the script (and inline, for the default
+/// view), its standalone SVG, facts and tree table.
+struct Drawn {
+    script: flame_view::ScriptGraph,
+    inline: Option<GraphView>,
+    svg: Option<(String, Vec<u8>)>,
+    facts: ViewFacts,
+    table: (TableView, Vec<tree_table::ColumnKind>),
+}
+
+fn draw(
+    history: &History,
+    config: &Config,
+    renderer: &Renderer,
+    frames: &ShapeFrames,
+    view: &DiffOf,
+    views: &mut Views,
+) -> Result<Drawn, BuildError> {
+    let (p, shape, metric) = (view.p, view.shape, view.metric);
     let min_fraction = flame_view::budget(&config.flame).min_fraction;
-    let mean_of = |v: usize| {
-        means
-            .get(&(p.benchmark.clone(), v, p.metric.clone()))
-            .ok_or_else(|| {
-                BuildError::Internal(format!("no mean for {} in version {v}", p.benchmark))
-            })
-    };
-    let (old_mean, new_mean) = (mean_of(p.old)?, mean_of(p.new)?);
-    let (old_count, new_count) = (old_mean.count, new_mean.count);
-    let unit = old_mean
+    let unit = view
+        .old
         .unit
         .clone()
-        .or(new_mean.unit.clone())
+        .or(view.new.unit.clone())
         .unwrap_or(Unit::Count);
-    let old_tree = shaped(old_mean, frames, p.shape, min_fraction);
-    let new_tree = shaped(new_mean, frames, p.shape, min_fraction);
+    let old_tree = shaped(view.old, frames, shape, min_fraction);
+    let new_tree = shaped(view.new, frames, shape, min_fraction);
     let normalise = config.flame.diff_normalise;
     let diff = flame_diff::diff(&old_tree, &new_tree, normalise);
     let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
@@ -259,26 +388,76 @@ pub fn render(
     } else {
         unit.clone()
     };
+    let svg_path = format!(
+        "{}{}.svg",
+        paths::flame_diff_prefix(&p.benchmark, &old_v.name, &new_v.name),
+        paths::slug(metric) + shape.suffix()
+    );
     let spec = GraphSpec {
         tree: &diff.tree,
         metric: WIDTH_METRIC,
         inclusive: None,
         frames: &frames.table,
         unit: &shown_unit,
-        title: format!("Differential flame graph, {}, {}", p.shape.name(), p.metric),
+        title: format!("Differential flame graph, {}, {}", shape.name(), metric),
         note: Some(format!(
             "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. [A] added, [D] deleted (dashed), [+] grew, [−] shrank, [=] unchanged; red is slower, green faster, full colour at twice or half.",
             old_v.label, new_v.label
         )),
-        label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, p.metric),
+        label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, metric),
         id: "pa-flame-0".to_string(),
-        svg_path: p.path.replace(".html", ".svg"),
+        svg_path,
         words: Words::Value,
         percent_of: None,
         code: None,
     };
     let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
     let show = |v: f64| value_text(v, &unit, normalise);
+    let (decor, data, counts) = decorate(&diff, &graph, &show);
+    let mut extra = flame_view::Extra::new();
+    extra.insert("diff", serde_json::Value::Array(data));
+    extra.insert("diff_unit", unit.name().into());
+    extra.insert("normalised", normalise.into());
+    let (script, svg) = flame_view::script_graph(
+        &spec,
+        &graph,
+        (Some(&decor), extra),
+        &mut views.tables,
+        renderer,
+    );
+    let inline = Views::is_default(
+        p.metrics.iter().position(|m| m == metric).unwrap_or(0),
+        shape,
+    )
+    .then(|| flame_view::inline_view(&spec, &script, &graph, Some(&decor)));
+    Ok(Drawn {
+        script,
+        inline,
+        svg,
+        facts: ViewFacts {
+            metric: metric.to_string(),
+            change: change_text(
+                Change {
+                    old: diff.old_total,
+                    new: diff.new_total,
+                },
+                &|v| with_unit(v, &unit),
+            ),
+            counts,
+        },
+        table: table(&diff, &frames.table, &unit, normalise),
+    })
+}
+
+/// Per rectangle: its decoration in the SVG, its data for the page script
+/// (`[old, new, old self, new self]`, from which the script writes tags,
+/// colours and changes as [`decorate`] does), and the count of frames by
+/// tag.
+fn decorate(
+    diff: &FlameDiff,
+    graph: &analysis::flame::FlameGraph,
+    show: &dyn Fn(f64) -> String,
+) -> (Vec<Decor>, Vec<serde_json::Value>, Vec<(String, usize)>) {
     let mut decor = Vec::with_capacity(graph.rects.len());
     let mut data = Vec::with_capacity(graph.rects.len());
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -291,7 +470,7 @@ pub fn render(
                     "r d0".into()
                 },
                 prefix: String::new(),
-                numbers: root_numbers(&diff, &show),
+                numbers: root_numbers(diff, show),
             });
             data.push(serde_json::Value::Null);
             continue;
@@ -304,128 +483,57 @@ pub fn render(
             numbers: format!(
                 "{}: {}\nself {}: {}",
                 inc.tag().word(),
-                change_text(inc, &show),
+                change_text(inc, show),
                 exc.tag().word(),
-                change_text(exc, &show)
+                change_text(exc, show)
             ),
         });
-        data.push(serde_json::json!([
-            inc.tag().mark(),
-            exc.tag().mark(),
-            colour_class(inc),
-            colour_class(exc),
-            change_text(inc, &show),
-            change_text(exc, &show),
-        ]));
+        data.push(serde_json::Value::Array(
+            [inc.old, inc.new, exc.old, exc.new]
+                .map(flame_view::number_json)
+                .to_vec(),
+        ));
     }
-    let mut extra = flame_view::Extra::new();
-    extra.insert("diff", serde_json::Value::Array(data));
-    let (view, svg) = flame_view::render(&spec, &graph, Some(&decor), extra, renderer);
-    let common = Common::new(renderer, history, &p.path);
-    let table = table(&diff, &frames.table, &unit, normalise);
-    let html = renderer.render(
-        "flamediff.html",
-        &DiffView {
-            benchmark: p.benchmark.clone(),
-            old: old_v.label.clone(),
-            new: new_v.label.clone(),
-            metric: p.metric.clone(),
-            shape: p.shape.name(),
-            old_total: with_unit(diff.old_total, &unit),
-            new_total: with_unit(diff.new_total, &unit),
-            change: change_text(
-                Change {
-                    old: diff.old_total,
-                    new: diff.new_total,
-                },
-                &|v| with_unit(v, &unit),
-            ),
-            normalised: normalise,
-            old_count,
-            new_count,
-            shapes: sibling_links(
-                all,
-                p,
-                |q| q.metric == p.metric,
-                |q| q.shape.name().to_string(),
-                |q| q.shape == p.shape,
-            ),
-            metrics: sibling_links(
-                all,
-                p,
-                |q| q.shape == p.shape,
-                |q| q.metric.clone(),
-                |q| q.metric == p.metric,
-            ),
-            old_aggregate: aggregate_link(history, p, p.old, &common.root),
-            new_aggregate: aggregate_link(history, p, p.new, &common.root),
-            counts: counts
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-            graph: view,
-            table,
-            common,
-        },
-    )?;
-    let mut files = vec![(p.path.clone(), html.into_bytes())];
-    files.extend(svg);
-    Ok(files)
+    let counts = counts
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    (decor, data, counts)
 }
 
-/// The page-reuse key of a differential page: its plan and the pages of
-/// the same pair, both versions, and the contents of their profiles.
+/// The page-reuse key of a differential page: its plan, both versions,
+/// and the contents of their profiles.
 pub fn key(
     history: &History,
-    all: &[DiffPlan],
     p: &DiffPlan,
     profiles: &super::profile_page::Plan,
     inputs: &reuse::Inputs,
 ) -> u128 {
     let mut d = reuse::Digest::new("differential page");
     d.u128(inputs.salt)
-        .debug(&(&p.benchmark, &p.metric, p.shape, &p.path));
+        .debug(&(&p.benchmark, &p.metrics, &p.path));
     for version in [p.old, p.new] {
-        d.debug(&history.versions[version])
-            .debug(&aggregate_link(history, p, version, ""));
+        d.debug(&history.versions[version]);
+        for metric in &p.metrics {
+            d.debug(&aggregate_link(history, p, metric, version, ""));
+        }
         for &e in profiles.entries_of(&p.benchmark, version) {
             d.u128(inputs.profiles[e]);
         }
-    }
-    let pair = |q: &&DiffPlan| q.benchmark == p.benchmark && q.old == p.old && q.new == p.new;
-    for q in all.iter().filter(pair) {
-        d.debug(&(&q.metric, q.shape, &q.path));
     }
     d.finish()
 }
 
 /// The aggregate page of a version in the pair, when it has one.
-fn aggregate_link(history: &History, p: &DiffPlan, version: usize, root: &str) -> Option<String> {
-    super::aggregate_page::exists(history, &p.benchmark, version, &p.metric).then(|| {
-        let name = &history.versions[version].name;
-        format!(
-            "{root}{}",
-            paths::aggregate_page(&p.benchmark, name, &p.metric)
-        )
-    })
-}
-
-/// Links to the pages of the same pair that differ in one respect.
-fn sibling_links(
-    all: &[DiffPlan],
+fn aggregate_link(
+    history: &History,
     p: &DiffPlan,
-    same: impl Fn(&DiffPlan) -> bool,
-    label: impl Fn(&DiffPlan) -> String,
-    current: impl Fn(&DiffPlan) -> bool,
-) -> Vec<Link> {
-    all.iter()
-        .filter(|q| q.benchmark == p.benchmark && q.old == p.old && q.new == p.new && same(q))
-        .map(|q| Link {
-            label: label(q),
-            href: paths::file_name(&q.path),
-            current: current(q),
-        })
-        .collect()
+    metric: &str,
+    version: usize,
+    root: &str,
+) -> Option<String> {
+    super::aggregate_page::link(history, &p.benchmark, version, metric)
+        .map(|link| format!("{root}{link}"))
 }
 
 fn tag_letter(tag: Tag) -> &'static str {
@@ -488,7 +596,12 @@ fn root_numbers(diff: &FlameDiff, show: &dyn Fn(f64) -> String) -> String {
     format!("all: {}", change_text(diff.inclusive(NodeId::ROOT), show))
 }
 
-fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: bool) -> TableView {
+fn table(
+    diff: &FlameDiff,
+    frames: &model::FrameTable,
+    unit: &Unit,
+    normalised: bool,
+) -> (TableView, Vec<tree_table::ColumnKind>) {
     let tree = &diff.tree;
     let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
     let shown = if normalised {
@@ -539,7 +652,8 @@ fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: 
             row.name = format!("{} {}", diff.inclusive(n).tag().mark(), row.name);
         }
     }
-    view
+    let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
+    (view, kinds)
 }
 
 /// The differential flame graphs of consecutive versions and of the
@@ -565,7 +679,7 @@ impl PageKind for FlameDiffPages {
             .map(|p| {
                 site.inputs
                     .as_ref()
-                    .map(|i| key(site.history, plans, p, &site.profiles, i))
+                    .map(|i| key(site.history, p, &site.profiles, i))
             })
             .collect();
         // Means only for the pages rendered again.
@@ -589,7 +703,6 @@ impl PageKind for FlameDiffPages {
                         site.renderer,
                         frames,
                         &means,
-                        plans,
                         page,
                     )
                 })

@@ -34,7 +34,7 @@ pub struct FlameSvgInput<'a> {
     pub unit: &'a Unit,
     /// Accessible label, e.g. "convert-basic 3.7 r1: samples".
     pub label: &'a str,
-    /// Element id of the inline SVG; its page data is `<id>-data`.
+    /// Element id of the inline SVG.
     pub id: &'a str,
     pub words: Words,
     /// Per-rectangle class, tag and tooltip numbers (differential graphs);
@@ -75,13 +75,10 @@ pub fn inline_svg(input: &FlameSvgInput) -> String {
     inline_svg_with(input, &frames_markup(input, MIN_TITLE_WIDTH))
 }
 
-/// The inline `<svg>` and the standalone document (with its own `style`
-/// and `script`, and a title on every frame).
-pub fn both_svgs(input: &FlameSvgInput, style: &str, script: &str) -> (String, String) {
-    (
-        inline_svg(input),
-        standalone_svg_with(input, &frames_markup(input, 0.0), style, script),
-    )
+/// The standalone document (with its own `style` and `script`, and a
+/// title on every frame).
+pub fn standalone_svg(input: &FlameSvgInput, style: &str, script: &str) -> String {
+    standalone_svg_with(input, &frames_markup(input, 0.0), style, script)
 }
 
 /// Every frame's `<g>` group, one per line; frames narrower than
@@ -94,16 +91,7 @@ fn frames_markup(input: &FlameSvgInput, min_title: f64) -> String {
 
 fn inline_svg_with(input: &FlameSvgInput, frames: &str) -> String {
     let mut w = SvgWriter::with_capacity(512);
-    let data = format!("{}-data", input.id);
-    open_svg(
-        &mut w,
-        input,
-        &[
-            ("id", input.id),
-            ("class", "pa-flame"),
-            ("data-data", &data),
-        ],
-    );
+    open_svg(&mut w, input, &[("id", input.id), ("class", "pa-flame")]);
     let mut out = w.finish();
     out.reserve(frames.len() + 8);
     out.push_str(frames);

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::flame_svg::{self, Decor, FlameSvgInput, Words};
 use super::format::{percent, with_unit};
 use super::source_page::CodeLinks;
-use super::{json_for_script, Renderer};
+use super::Renderer;
 use analysis::flame::{self, FlameBudget, FlameGraph};
 use config::FlameConfig;
 use model::{CallTree, FrameTable, Unit};
@@ -41,7 +41,7 @@ pub struct GraphSpec<'a> {
 }
 
 /// A graph as a template places it.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct GraphView {
     pub title: String,
     pub note: Option<String>,
@@ -52,7 +52,6 @@ pub struct GraphView {
     pub svg_href: String,
     /// File name "Save as SVG" suggests.
     pub save_name: String,
-    pub data_json: String,
     pub merged_note: Option<String>,
     pub drawn_frames: usize,
     pub empty: bool,
@@ -79,16 +78,51 @@ pub fn layout(spec: &GraphSpec, budget: FlameBudget) -> FlameGraph {
 /// Extra per-frame data for the page script, by key (`diff`, `agg`).
 pub type Extra = BTreeMap<&'static str, serde_json::Value>;
 
-/// The inline view and the standalone SVG file `(path, bytes)`.
-pub fn render(
+/// A graph the page's script draws from data (one of a page's views not
+/// shown without JavaScript), its names, locations and links in `tables`,
+/// which the page's graphs share; and its standalone SVG (`--svg-files`).
+pub fn script_graph(
     spec: &GraphSpec,
     graph: &FlameGraph,
-    decor: Option<&[Decor]>,
-    extra: Extra,
+    (decor, extra): (Option<&[Decor]>, Extra),
+    tables: &mut Tables,
     renderer: &Renderer,
-) -> (GraphView, Option<(String, Vec<u8>)>) {
+) -> (ScriptGraph, Option<(String, Vec<u8>)>) {
     let percent_of = spec.percent_of.unwrap_or(graph.total);
-    let input = FlameSvgInput {
+    let input = svg_input(spec, graph, decor, percent_of);
+    let standalone = standalone(&input, &spec.svg_path, renderer);
+    let view = view(spec, graph, &standalone, percent_of);
+    let graph = ScriptGraph {
+        label: spec.label.clone(),
+        height: flame_svg::height(graph),
+        data: page_data(spec, graph, percent_of, extra, tables),
+        view,
+    };
+    (graph, standalone)
+}
+
+/// The graph a page shows without JavaScript, drawn inline, whose data
+/// is one of the page's [`script_graph`]s.
+pub fn inline_view(
+    spec: &GraphSpec,
+    script: &ScriptGraph,
+    graph: &FlameGraph,
+    decor: Option<&[Decor]>,
+) -> GraphView {
+    let input = svg_input(spec, graph, decor, script.data.total);
+    GraphView {
+        svg: flame_svg::inline_svg(&input),
+        ..script.view.clone()
+    }
+}
+
+fn svg_input<'a>(
+    spec: &'a GraphSpec,
+    graph: &'a FlameGraph,
+    decor: Option<&'a [Decor]>,
+    percent_of: f64,
+) -> FlameSvgInput<'a> {
+    FlameSvgInput {
         graph,
         frames: spec.frames,
         unit: spec.unit,
@@ -97,40 +131,44 @@ pub fn render(
         words: spec.words,
         decor,
         percent_of,
-    };
+    }
+}
+
+/// The standalone SVG file, with `--svg-files`.
+fn standalone(input: &FlameSvgInput, path: &str, renderer: &Renderer) -> Option<(String, Vec<u8>)> {
+    if !renderer.svg_files() {
+        return None;
+    }
     let style = format!(
         "{}\n{}",
         renderer.theme_css(renderer.default_theme()),
         renderer.asset("perfatlas.css")
     );
-    let (inline, standalone) = match renderer.svg_files() {
-        true => {
-            let (inline, standalone) =
-                flame_svg::both_svgs(&input, &style, renderer.asset("flame-standalone.js"));
-            (
-                inline,
-                Some((spec.svg_path.clone(), standalone.into_bytes())),
-            )
-        }
-        false => (flame_svg::inline_svg(&input), None),
-    };
-    let data = page_data(spec, graph, percent_of, extra);
-    let view = GraphView {
+    let svg = flame_svg::standalone_svg(input, &style, renderer.asset("flame-standalone.js"));
+    Some((path.to_string(), svg.into_bytes()))
+}
+
+/// Everything of the view but its inline SVG and data.
+fn view(
+    spec: &GraphSpec,
+    graph: &FlameGraph,
+    standalone: &Option<(String, Vec<u8>)>,
+    percent_of: f64,
+) -> GraphView {
+    GraphView {
         title: spec.title.clone(),
         note: spec.note.clone(),
         id: spec.id.clone(),
-        svg: inline,
+        svg: String::new(),
         svg_href: match standalone {
             Some(_) => crate::paths::file_name(&spec.svg_path),
             None => String::new(),
         },
         save_name: crate::paths::file_name(&spec.svg_path),
-        data_json: json_for_script(&data),
         merged_note: merged_note(graph, spec.unit, percent_of),
         drawn_frames: graph.rects.len(),
         empty: graph.total <= 0.0,
-    };
-    (view, standalone)
+    }
 }
 
 fn merged_note(graph: &FlameGraph, unit: &Unit, percent_of: f64) -> Option<String> {
@@ -144,51 +182,181 @@ fn merged_note(graph: &FlameGraph, unit: &Unit, percent_of: f64) -> Option<Strin
     })
 }
 
-/// Per-rectangle data the page script needs for tooltips, zoom and search:
-/// `[parent, name index, location index, self, total]`.
+/// A graph of a page's views, for the page's script to draw.
 #[derive(Serialize)]
-struct PageData {
+pub struct ScriptGraph {
+    #[serde(flatten)]
+    pub view: GraphView,
+    /// Accessible label of the SVG.
+    pub label: String,
+    pub height: f64,
+    pub data: PageData,
+}
+
+/// Per-rectangle data the page script needs to draw a graph and for its
+/// tooltips, zoom and search: `[parent, name index, location index, self,
+/// total, colour]`, colour being the class `c<colour>`, or -1 for the root
+/// and -2 for a box of merged frames.
+#[derive(Serialize)]
+pub struct PageData {
     unit: String,
-    total: f64,
+    pub total: f64,
     words: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     names: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     locations: Vec<String>,
     /// Per location: the source page (with `#L<line>`) and the editor
     /// link, "" when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     links: Vec<(String, String)>,
-    frames: Vec<(i64, usize, usize, f64, f64)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frames: Option<Vec<FrameRow>>,
+    /// Index of the frames in the page's shared list, when they are there
+    /// instead (see [`super::views`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frames_at: Option<usize>,
+    /// The frames' values are this many times smaller than the profile's
+    /// (the largest power of ten dividing them all: sampled times are
+    /// whole multiples of the interval); absent for 1.
+    #[serde(skip_serializing_if = "is_one")]
+    scale: f64,
     #[serde(flatten)]
     extra: Extra,
 }
 
-fn page_data(spec: &GraphSpec, graph: &FlameGraph, percent_of: f64, extra: Extra) -> PageData {
-    let mut names = Interner::default();
-    let mut locations = Interner::default();
-    let mut links = vec![(String::new(), String::new())];
-    locations.get(String::new());
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+
+/// The largest power of ten, up to 10^9, that divides every value.
+fn common_scale(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let mut scale = 1e9;
+    while scale > 1.0 {
+        if values
+            .clone()
+            .all(|v| v.fract() == 0.0 && (v / scale).fract() == 0.0)
+        {
+            return scale;
+        }
+        scale /= 10.0;
+    }
+    1.0
+}
+
+/// One frame of page data.
+pub type FrameRow = (i64, usize, usize, Number, Number, i8);
+
+impl PageData {
+    /// Moves the frames to a page's shared list: `place` stores them and
+    /// says where.
+    pub fn share_frames(&mut self, place: impl FnOnce(Vec<FrameRow>) -> usize) {
+        if let Some(frames) = self.frames.take() {
+            self.frames_at = Some(place(frames));
+        }
+    }
+}
+
+/// A value in page data: integral values without a fraction (most are),
+/// which keeps the data a third shorter.
+#[derive(Clone, Copy)]
+pub struct Number(pub f64);
+
+impl Serialize for Number {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.0;
+        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+            s.serialize_i64(v as i64)
+        } else {
+            s.serialize_f64(v)
+        }
+    }
+}
+
+/// A value as JSON, as [`Number`] writes it.
+pub fn number_json(v: f64) -> serde_json::Value {
+    serde_json::to_value(Number(v)).unwrap_or(serde_json::Value::Null)
+}
+
+/// Names, locations and their links, as indices in page data: one set per
+/// graph, or one shared by every graph of a page's views.
+pub struct Tables {
+    names: Interner,
+    locations: Interner,
+    links: Vec<(String, String)>,
+}
+
+impl Tables {
+    pub fn new() -> Tables {
+        let mut locations = Interner::default();
+        locations.get(String::new());
+        Tables {
+            names: Interner::default(),
+            locations,
+            links: vec![(String::new(), String::new())],
+        }
+    }
+
+    /// Index of a location, with its links (made on first sight).
+    pub fn location(&mut self, location: String, link: impl FnOnce() -> (String, String)) -> usize {
+        let loc = self.locations.get(location);
+        if loc == self.links.len() {
+            self.links.push(link());
+        }
+        loc
+    }
+
+    pub fn name(&mut self, name: String) -> usize {
+        self.names.get(name)
+    }
+
+    /// `names`, `locations` and `links`, for a page's view data.
+    pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<(String, String)>) {
+        (self.names.list, self.locations.list, self.links)
+    }
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        Tables::new()
+    }
+}
+
+fn page_data(
+    spec: &GraphSpec,
+    graph: &FlameGraph,
+    percent_of: f64,
+    extra: Extra,
+    tables: &mut Tables,
+) -> PageData {
+    let scale = common_scale(graph.rects.iter().flat_map(|r| [r.self_value, r.total]));
     let frames = graph
         .rects
         .iter()
-        .map(|r| {
-            let name = names.get(flame_svg::frame_label(spec.frames, r));
-            let loc = locations.get(
-                r.frame
-                    .and_then(|f| spec.frames.get(f).location())
-                    .unwrap_or_default(),
-            );
-            if loc == links.len() {
-                let link = match (spec.code, r.frame) {
-                    (Some(code), Some(f)) => code.of(spec.frames, f),
-                    _ => Default::default(),
-                };
-                links.push(link);
-            }
+        .enumerate()
+        .map(|(i, r)| {
+            let label = flame_svg::frame_label(spec.frames, r);
+            let colour = match (i, r.node) {
+                (0, _) => -1,
+                (_, None) => -2,
+                _ => flame_svg::colour_index(&label) as i8,
+            };
+            let name = tables.name(label);
+            let location = r
+                .frame
+                .and_then(|f| spec.frames.get(f).location())
+                .unwrap_or_default();
+            let loc = tables.location(location, || match (spec.code, r.frame) {
+                (Some(code), Some(f)) => code.of(spec.frames, f),
+                _ => Default::default(),
+            });
             (
                 r.parent.map_or(-1, |p| p as i64),
                 name,
                 loc,
-                r.self_value,
-                r.total,
+                Number(r.self_value / scale),
+                Number(r.total / scale),
+                colour,
             )
         })
         .collect();
@@ -199,10 +367,12 @@ fn page_data(spec: &GraphSpec, graph: &FlameGraph, percent_of: f64, extra: Extra
             Words::TotalSelf => "total-self",
             Words::Value => "value",
         },
-        names: names.list,
-        locations: locations.list,
-        links,
-        frames,
+        names: Vec::new(),
+        locations: Vec::new(),
+        links: Vec::new(),
+        frames: Some(frames),
+        frames_at: None,
+        scale,
         extra,
     }
 }

@@ -395,7 +395,16 @@ fn aggregate_sets(aggregates: &[crate::aggregate_page::AggregatePlan]) -> Vec<(S
         .filter(|p| p.subtitle.is_empty())
         .map(|p| {
             (
-                format!("{}: {} ({} profiles)", p.title, p.metric, p.entries.len()),
+                format!(
+                    "{}: {} ({} profiles)",
+                    p.title,
+                    p.metrics
+                        .iter()
+                        .map(|(m, _)| m.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    p.metrics.first().map_or(0, |(_, e)| e.len())
+                ),
                 p.path.clone(),
             )
         })

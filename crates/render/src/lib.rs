@@ -33,6 +33,7 @@ pub mod svg;
 pub mod timeline_page;
 pub mod timeline_svg;
 pub mod tree_table;
+pub mod views;
 
 use std::collections::BTreeMap;
 use std::path::Path;

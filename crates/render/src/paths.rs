@@ -44,6 +44,16 @@ pub fn file_name(path: &str) -> String {
     path.rsplit('/').next().unwrap_or(path).to_string()
 }
 
+/// A link from the page at `page` to the site path `target`: its file
+/// name when both are in one folder, else from the site root.
+pub fn link_from(page: &str, target: &str) -> String {
+    let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    match dir(page) == dir(target) {
+        true => file_name(target),
+        false => format!("{}{target}", root_of(page)),
+    }
+}
+
 /// The prefix that leads from a page at `path` back to the site root.
 pub fn root_of(path: &str) -> String {
     "../".repeat(path.matches('/').count())
@@ -54,40 +64,56 @@ pub fn profile_dir(benchmark: &str, version: &str) -> String {
     format!("profiles/{}/{}", slug(benchmark), slug(version))
 }
 
-/// A profile's top-down page of one metric without `.html` (the other
-/// shapes add their suffix, see [`shape_page`]); `repetition` is `r1`,
-/// `r1-2`, … as the profile plan names them.
-pub fn profile_page_stem(dir: &str, repetition: &str, metric: &str) -> String {
-    format!("{dir}/{repetition}.{}", slug(metric))
+/// A profile's page: every metric and shape of one repetition (the page's
+/// script switches between them; see [`profile_view`]). `repetition` is
+/// `r1`, `r1-2`, … as the profile plan names them.
+pub fn profile_page(dir: &str, repetition: &str) -> String {
+    format!("{dir}/{repetition}.html")
 }
 
-/// The page of a configured aggregate (`[[flame.aggregates]]`) for one
-/// metric.
-pub fn aggregate_set_page(set: &str, metric: &str) -> String {
-    format!("aggregates/{}.{}.html", slug(set), slug(metric))
+/// A link to one view (metric and shape) of a profile page or a
+/// differential page: the page, and the view in its fragment when it is
+/// not the page's default (its first metric, top-down), which is the one
+/// shown without JavaScript.
+pub fn profile_view(page: &str, metric: Option<&str>, shape: Shape) -> String {
+    let mut parts = Vec::new();
+    if let Some(m) = metric {
+        parts.push(format!("metric={}", slug(m)));
+    }
+    if shape != Shape::TopDown {
+        parts.push(format!("shape={}", shape.name()));
+    }
+    match parts.is_empty() {
+        true => page.to_string(),
+        false => format!("{page}#{}", parts.join("&")),
+    }
 }
 
-/// The page of a version's repetitions merged, for one metric.
-pub fn aggregate_page(benchmark: &str, version: &str, metric: &str) -> String {
-    format!(
-        "{}/all.{}.html",
-        profile_dir(benchmark, version),
-        slug(metric)
-    )
+/// Stem of the standalone SVG files of one view (`--svg-files`), e.g.
+/// `profiles/b/1.0/r1.samples.bottom-up`.
+pub fn view_svg_stem(dir: &str, repetition: &str, metric: &str, shape: Shape) -> String {
+    format!("{dir}/{repetition}.{}{}", slug(metric), shape.suffix())
 }
 
-/// A differential flame-graph page; `shape` is "" (top-down),
-/// ".bottom-up" or ".flat".
-pub fn flame_diff_page(benchmark: &str, old: &str, new: &str, metric: &str, shape: &str) -> String {
-    format!(
-        "{}{}{shape}.html",
-        flame_diff_prefix(benchmark, old, new),
-        slug(metric)
-    )
+/// The page of a configured aggregate (`[[flame.aggregates]]`), every
+/// metric a view.
+pub fn aggregate_set_page(set: &str) -> String {
+    format!("aggregates/{}.html", slug(set))
 }
 
-/// What the paths of every differential page of `benchmark` from `old` to
-/// `new` start with (any metric, any shape).
+/// The page of a version's repetitions merged, every metric a view.
+pub fn aggregate_page(benchmark: &str, version: &str) -> String {
+    format!("{}/all.html", profile_dir(benchmark, version))
+}
+
+/// A differential flame-graph page (every metric and shape of the pair).
+pub fn flame_diff_page(benchmark: &str, old: &str, new: &str) -> String {
+    let prefix = flame_diff_prefix(benchmark, old, new);
+    format!("{}.html", prefix.trim_end_matches('.'))
+}
+
+/// What the paths of the differential page of `benchmark` from `old` to
+/// `new` and of its standalone SVGs start with.
 pub fn flame_diff_prefix(benchmark: &str, old: &str, new: &str) -> String {
     format!(
         "flamediff/{}/{}--{}.",
@@ -153,14 +179,6 @@ pub fn source_page(version: &str, shown_path: &str) -> String {
         .map(slug)
         .collect();
     format!("source/{}/{}.html", slug(version), parts.join("/"))
-}
-
-/// The page of `shape` beside a top-down page path.
-pub fn shape_page(top_down: &str, shape: Shape) -> String {
-    match top_down.strip_suffix(".html") {
-        Some(stem) => format!("{stem}{}.html", shape.suffix()),
-        None => top_down.to_string(),
-    }
 }
 
 /// Where a version's full source diff is.

@@ -1,9 +1,18 @@
-//! The profile pages: one per (benchmark, version, repetition, metric,
-//! shape). Top-down shows the inclusive flame graph and the heaviest
-//! functions; bottom-up and flat show an exclusive and an inclusive flame
-//! graph (EasyView VI-A-a). Each has a tree table of its shape with every
-//! metric, links to the other metrics, shapes, repetitions and versions,
-//! the version's aggregate, and the differential views to its neighbours.
+//! The profile pages: one per (benchmark, version, repetition), holding
+//! every metric and shape of the profile as views. Top-down shows the
+//! inclusive flame graph and the heaviest functions; bottom-up and flat
+//! show an exclusive and an inclusive flame graph (EasyView VI-A-a). Each
+//! view has a tree table of its shape with every metric; the page links
+//! to the other repetitions and versions, the version's aggregate, and
+//! the differential views to its neighbours.
+//!
+//! The default view (the first metric, top-down) is written as HTML and
+//! SVG and reads without JavaScript; the others are data in the page
+//! (`#pa-views`: every graph's laid-out frames and the tree tables, with
+//! one table of names and locations) that the page script draws when the
+//! fragment asks for them (`#metric=samples&shape=bottom-up`). One page
+//! instead of one per metric and shape: a sixth of the pages, a quarter
+//! of the bytes.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,6 +25,7 @@ use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
+use super::views::{ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::paths::file_name;
 use analysis::derived_metrics;
@@ -56,13 +66,11 @@ impl Shape {
     }
 }
 
-/// One page to write.
+/// One page to write: a profile's.
 #[derive(Debug, Clone)]
 pub struct PagePlan {
     /// Index into `History::profiles`.
     pub entry: usize,
-    pub metric: usize,
-    pub shape: Shape,
     /// Site-relative path of the HTML page.
     pub path: String,
 }
@@ -71,7 +79,8 @@ pub struct PagePlan {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub pages: Vec<PagePlan>,
-    /// For each profile entry, its top-down pages' paths in metric order.
+    /// For each profile entry, the links to its top-down views in metric
+    /// order (the page, with the metric in the fragment but for the first).
     pub by_entry: Vec<Vec<String>>,
     /// For each profile entry, its short name among the profiles of the
     /// same benchmark and version (`r1`, `r2`, `r2-b` for duplicates).
@@ -98,20 +107,15 @@ pub fn plan(history: &History) -> Plan {
         } else {
             format!("{base}-{}", *n)
         };
-        let mut metric_pages = Vec::new();
-        for (m, metric) in entry.profile.metrics.iter().enumerate() {
-            let stem = paths::profile_page_stem(&dir, &rep, &metric.name);
-            for shape in Shape::ALL {
-                plan.pages.push(PagePlan {
-                    entry: i,
-                    metric: m,
-                    shape,
-                    path: format!("{stem}{}.html", shape.suffix()),
-                });
-            }
-            metric_pages.push(format!("{stem}.html"));
-        }
-        plan.by_entry.push(metric_pages);
+        let page = paths::profile_page(&dir, &rep);
+        let views = entry.profile.metrics.iter().enumerate().map(|(m, metric)| {
+            paths::profile_view(&page, (m > 0).then_some(&metric.name), Shape::TopDown)
+        });
+        plan.by_entry.push(views.collect());
+        plan.pages.push(PagePlan {
+            entry: i,
+            path: page,
+        });
         plan.rep_names.push(rep);
     }
     plan.by_benchmark = entries_by_benchmark(history);
@@ -182,7 +186,16 @@ struct TopRow {
     total_share: String,
 }
 
-/// Everything a profile page shows besides its graphs, tree table and
+/// The parts of a page that depend on the metric shown: the script shows
+/// the current metric's and hides the others.
+#[derive(Serialize)]
+struct MetricPart {
+    name: String,
+    total: String,
+    aggregate_href: Option<String>,
+}
+
+/// Everything a profile page shows besides its graphs, tree tables and
 /// heaviest functions: cheap to compute, and (with the profile's content)
 /// what [page reuse](super::reuse) keys on.
 #[derive(Serialize)]
@@ -198,29 +211,42 @@ struct Nav {
     format: String,
     /// [`model::Profile::notes`] of the input.
     input_notes: Vec<String>,
+    /// The metric of the default view.
     metric: String,
-    shape: &'static str,
-    total: String,
     metrics: Vec<Link>,
     shapes: Vec<Link>,
+    /// Links to the default view of the other repetitions and versions
+    /// (the script points them at the view shown).
     repetitions: Vec<Link>,
     versions: Vec<Link>,
     all_versions_href: String,
-    aggregate_href: Option<String>,
+    parts: Vec<MetricPart>,
+    /// Differential pages of the version and its neighbours.
     diffs: Vec<Link>,
+}
+
+/// The heaviest functions by one metric's self value.
+#[derive(Serialize)]
+struct Top {
+    metric: String,
+    rows: Vec<TopRow>,
 }
 
 #[derive(Serialize)]
 struct ProfileView {
     #[serde(flatten)]
     nav: Nav,
+    /// The default view's graph, drawn inline.
     graphs: Vec<GraphView>,
+    /// The default view's tree table.
     table: TableView,
-    top: Vec<TopRow>,
+    tops: Vec<Top>,
     empty: bool,
+    /// Every view, for the page script (see the module docs).
+    views_json: String,
 }
 
-/// The page-reuse key of one profile's pages (every shape and metric).
+/// The page-reuse key of one profile's page.
 pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u128 {
     let mut d = reuse::Digest::new("profile pages");
     d.u128(inputs.salt);
@@ -235,21 +261,22 @@ pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u
     d.finish()
 }
 
-/// Renders the pages of one profile (every shape and metric), deriving
-/// each shape's trees (which carry every metric) once. The bottom-up
-/// trees, the flat trees and the pages are prepared side by side; the
-/// flat trees also give the top-down page its heaviest functions.
+/// Renders the page of one profile, deriving each shape's trees (which
+/// carry every metric) once: the bottom-up trees beside the flat trees,
+/// which also give the heaviest functions.
 pub fn render_profile(
     cx: &Context,
     pages: &[&PagePlan],
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let Some(first) = pages.first() else {
-        return Ok(Vec::new());
-    };
-    let entry = &cx.history.profiles[first.entry];
-    let of_shape = |shape: Shape| -> Vec<&PagePlan> {
-        pages.iter().copied().filter(|p| p.shape == shape).collect()
-    };
+    let mut files = Vec::new();
+    for page in pages {
+        files.extend(render_page(cx, page)?);
+    }
+    Ok(files)
+}
+
+fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let entry = &cx.history.profiles[page.entry];
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
     let tree = &entry.profile.tree;
     let (flat_and_top, bottom_up) = rayon::join(
@@ -259,68 +286,51 @@ pub fn render_profile(
                 || shapes::flat(tree, cx.frames, Values::Inclusive),
             );
             let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
-            let top_down = ShapeTrees::top_down(entry, heaviest);
-            let flat = ShapeTrees::derived(entry, exclusive, inclusive, None);
-            rayon::join(
-                || render_pages(cx, &of_shape(Shape::TopDown), &top_down),
-                || render_pages(cx, &of_shape(Shape::Flat), &flat),
+            (
+                ShapeTrees::top_down(entry, heaviest),
+                ShapeTrees::derived(entry, exclusive, inclusive, None),
             )
         },
         || {
-            let pages = of_shape(Shape::BottomUp);
-            if pages.is_empty() {
-                return Ok(Vec::new());
-            }
             let (e, i) = rayon::join(
                 || shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction),
                 || shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction),
             );
             let cut_depth = e.cut_depth.or(i.cut_depth);
-            let trees = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
-            render_pages(cx, &pages, &trees)
+            ShapeTrees::derived(entry, e.tree, i.tree, cut_depth)
         },
     );
     let (top_down, flat) = flat_and_top;
-    let mut files = top_down?;
-    files.extend(bottom_up?);
-    files.extend(flat?);
-    Ok(files)
-}
-
-fn render_pages(
-    cx: &Context,
-    pages: &[&PagePlan],
-    trees: &ShapeTrees,
-) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let mut files = Vec::new();
-    for page in pages {
-        files.extend(render(cx, page, trees)?);
-    }
-    Ok(files)
+    render(cx, page, [&top_down, &bottom_up, &flat])
 }
 
 /// Groups pages by profile, in plan order.
 pub fn by_profile(plan: &Plan) -> Vec<Vec<&PagePlan>> {
-    let mut groups: Vec<Vec<&PagePlan>> = Vec::new();
-    let mut index: HashMap<usize, usize> = HashMap::new();
-    for page in &plan.pages {
-        let i = *index.entry(page.entry).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
-        });
-        groups[i].push(page);
-    }
-    groups
+    plan.pages.iter().map(|p| vec![p]).collect()
 }
 
 /// The navigation and facts of `page`.
 fn nav(cx: &Context, page: &PagePlan) -> Nav {
     let history = cx.history;
     let entry = &history.profiles[page.entry];
-    let metric = &entry.profile.metrics[page.metric];
     let version = &history.versions[entry.version];
     let common = Common::new(cx.renderer, history, &page.path);
-    let top_down_path = &cx.plan.by_entry[page.entry][page.metric];
+    let metrics = &entry.profile.metrics;
+    let parts = metrics
+        .iter()
+        .enumerate()
+        .map(|(m, metric)| MetricPart {
+            name: metric.name.clone(),
+            total: with_unit(entry.profile.tree.total(m), &metric.unit),
+            aggregate_href: super::aggregate_page::link(
+                history,
+                &entry.benchmark,
+                entry.version,
+                &metric.name,
+            )
+            .map(|link| format!("{}{link}", common.root)),
+        })
+        .collect();
     Nav {
         benchmark: entry.benchmark.clone(),
         version: version.label.clone(),
@@ -330,28 +340,14 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
         source: entry.source.clone(),
         format: entry.format.to_string(),
         input_notes: entry.profile.notes.clone(),
-        metric: metric.name.clone(),
-        shape: page.shape.name(),
-        total: with_unit(entry.profile.tree.total(page.metric), &metric.unit),
-        metrics: metric_links(cx.plan, page),
-        shapes: shape_links(top_down_path, page.shape),
+        metric: metrics.first().map(|m| m.name.clone()).unwrap_or_default(),
+        metrics: metric_links(metrics),
+        shapes: shape_links(),
         repetitions: repetition_links(history, cx.plan, page),
         versions: version_links(history, cx.plan, page, &common.root),
         all_versions_href: format!("{}index.html#benchmarks", common.root),
-        aggregate_href: super::aggregate_page::exists(
-            history,
-            &entry.benchmark,
-            entry.version,
-            &metric.name,
-        )
-        .then(|| {
-            format!(
-                "{}{}",
-                common.root,
-                paths::aggregate_page(&entry.benchmark, &version.name, &metric.name)
-            )
-        }),
-        diffs: diff_links(cx, entry, &metric.name, page.shape, &common.root),
+        parts,
+        diffs: diff_links(cx, entry, &common.root),
         common,
     }
 }
@@ -359,53 +355,114 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
 fn render(
     cx: &Context,
     page: &PagePlan,
-    trees: &ShapeTrees,
+    trees: [&ShapeTrees; 3],
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let history = cx.history;
     let entry = &history.profiles[page.entry];
-    let metric = &entry.profile.metrics[page.metric];
     let version = &history.versions[entry.version];
-    let label = format!(
-        "{} {} {}: {}",
-        entry.benchmark, version.label, cx.plan.rep_names[page.entry], metric.name
-    );
-    let total = entry.profile.tree.total(page.metric);
+    let rep = &cx.plan.rep_names[page.entry];
     let code = CodeLinks {
         links: cx.links,
         version: entry.version,
         root: paths::root_of(&page.path),
     };
     let mut files = Vec::new();
-    let mut graphs = Vec::new();
-    let specs = graph_specs(cx, page, trees, &label, total, &code);
-    // The page budget is shared by the page's graphs.
-    let mut budget = flame_view::budget(&cx.config.flame);
-    budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
-    for spec in specs {
-        let graph = flame_view::layout(&spec, budget);
-        let (view, svg) = flame_view::render(&spec, &graph, None, Default::default(), cx.renderer);
-        graphs.push(view);
-        files.extend(svg);
+    let mut views = Views::new(entry.profile.metrics.iter().map(|m| m.name.as_str()));
+    let mut inline = Vec::new();
+    for (m, metric) in entry.profile.metrics.iter().enumerate() {
+        let label = format!(
+            "{} {} {rep}: {}",
+            entry.benchmark, version.label, metric.name
+        );
+        let total = entry.profile.tree.total(m);
+        for (shape, trees) in Shape::ALL.into_iter().zip(trees) {
+            let view = ViewOf {
+                metric: m,
+                shape,
+                page,
+            };
+            let specs = graph_specs(cx, &view, trees, &label, total, &code);
+            // The page budget is shared by the view's graphs.
+            let mut budget = flame_view::budget(&cx.config.flame);
+            budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
+            let mut graphs = Vec::new();
+            for spec in specs {
+                let graph = flame_view::layout(&spec, budget);
+                let (script, svg) = flame_view::script_graph(
+                    &spec,
+                    &graph,
+                    (None, Default::default()),
+                    &mut views.tables,
+                    cx.renderer,
+                );
+                if Views::is_default(m, shape) {
+                    inline.push(flame_view::inline_view(&spec, &script, &graph, None));
+                }
+                graphs.push(script);
+                files.extend(svg);
+            }
+            let table = match Views::is_default(m, shape) {
+                true => -1,
+                false => {
+                    let (table, columns) = table(cx, &view, trees, &code);
+                    views.table(table, columns)
+                }
+            };
+            views.push(ScriptView {
+                table,
+                metric: m,
+                shape: shape.name(),
+                title: format!(
+                    "{} · {} · {rep} · {} · {} — {}",
+                    entry.benchmark,
+                    version.label,
+                    metric.name,
+                    shape.name(),
+                    history.title
+                ),
+                heading: format!("in {}, {}", version.label, shape.name()),
+                graphs,
+            });
+        }
     }
+    let tops = (0..entry.profile.metrics.len())
+        .map(|m| Top {
+            metric: entry.profile.metrics[m].name.clone(),
+            rows: match &trees[0].heaviest {
+                Some(merged) => top_by_self(cx.frames, entry, merged, m, 30),
+                None => Vec::new(),
+            },
+        })
+        .collect();
+    let default = ViewOf {
+        metric: 0,
+        shape: Shape::TopDown,
+        page,
+    };
     let view = ProfileView {
         nav: nav(cx, page),
-        table: table(cx, page, trees, &code),
-        top: match &trees.heaviest {
-            Some(merged) => top_by_self(cx.frames, entry, merged, page.metric, 30),
-            None => Vec::new(),
-        },
-        empty: total <= 0.0,
-        graphs,
+        table: table(cx, &default, trees[0], &code).0,
+        tops,
+        empty: entry.profile.metrics.is_empty() || entry.profile.tree.total(0) <= 0.0,
+        graphs: inline,
+        views_json: views.into_json(),
     };
     let html = cx.renderer.render("profile.html", &view)?;
     files.insert(0, (page.path.clone(), html.into_bytes()));
     Ok(files)
 }
 
+/// One view of a profile page.
+struct ViewOf<'a> {
+    metric: usize,
+    shape: Shape,
+    page: &'a PagePlan,
+}
+
 /// Inclusive and exclusive values of every node, one vector per metric.
 type NodeValues = (Vec<Vec<f64>>, Vec<Vec<f64>>);
 
-/// The trees one page draws: for top-down the profile's own (with every
+/// The trees one view draws: for top-down the profile's own (with every
 /// node's values, shared by the page's graph and table, and the flat
 /// trees merged, for the heaviest functions); for the other shapes the
 /// exclusive and the inclusive tree.
@@ -451,31 +508,34 @@ impl<'a> ShapeTrees<'a> {
 
 fn graph_specs<'a>(
     cx: &Context<'a>,
-    page: &PagePlan,
+    view: &ViewOf,
     trees: &'a ShapeTrees,
     label: &str,
     total: f64,
     code: &'a CodeLinks<'a>,
 ) -> Vec<GraphSpec<'a>> {
-    let metric = &trees.entry.profile.metrics[page.metric];
-    let stem = page.path.trim_end_matches(".html");
+    let metric = &trees.entry.profile.metrics[view.metric];
+    let dir = view.page.path.rsplit_once('/').map_or("", |(d, _)| d);
+    let rep = &cx.plan.rep_names[view.page.entry];
+    let stem = paths::view_svg_stem(dir, rep, &metric.name, view.shape);
+    let shape = view.shape;
     let spec = |tree: &'a CallTree, kind: &str, title: String, note: Option<String>, id: usize| {
         GraphSpec {
             tree,
-            metric: page.metric,
+            metric: view.metric,
             inclusive: None,
             frames: &cx.frames.table,
             unit: &metric.unit,
             title,
             note,
-            label: format!("{label} ({} {kind})", page.shape.name()),
+            label: format!("{label} ({} {kind})", shape.name()),
             id: format!("pa-flame-{id}"),
             svg_path: if id == 0 {
                 format!("{stem}.svg")
             } else {
                 format!("{stem}.{kind}.svg")
             },
-            words: if page.shape == Shape::TopDown {
+            words: if shape == Shape::TopDown {
                 Words::TotalSelf
             } else {
                 Words::Value
@@ -488,7 +548,7 @@ fn graph_specs<'a>(
         format!(" Caller chains longer than {d} frames are cut; their values stay in the last frame shown.")
     });
     let name = &metric.name;
-    match (page.shape, &trees.exclusive, &trees.inclusive) {
+    match (shape, &trees.exclusive, &trees.inclusive) {
         (Shape::BottomUp, Some(e), Some(i)) => vec![
             spec(e, "exclusive", format!("Bottom-up flame graph, exclusive {name}"),
                 Some(format!("Roots are the functions where {name} is spent (their own cost); above each, the callers that led there.{}", cut.clone().unwrap_or_default())), 0),
@@ -514,11 +574,16 @@ fn graph_specs<'a>(
 /// The tree table of the page's shape: total and self per metric for
 /// top-down, inclusive and exclusive per metric for the others, then the
 /// derived metrics that are not additive.
-fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) -> TableView {
+fn table(
+    cx: &Context,
+    view: &ViewOf,
+    trees: &ShapeTrees,
+    code: &CodeLinks,
+) -> (TableView, Vec<tree_table::ColumnKind>) {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
     let totals = profile.totals();
-    let caption = format!("Tree table, {}", page.shape.name());
+    let caption = format!("Tree table, {}", view.shape.name());
     let (merged, derived_values);
     let (tree, (inclusive, exclusive), words) =
         match (&trees.inclusive, &trees.exclusive, &trees.values) {
@@ -572,76 +637,68 @@ fn table(cx: &Context, page: &PagePlan, trees: &ShapeTrees, code: &CodeLinks) ->
             None => format!("{} = {}.", e.name, e.text),
         });
     }
-    let mut view = tree_table::build(
+    let mut table = tree_table::build(
         caption,
         tree,
         frames,
-        (page.metric, Some(&inclusive[page.metric])),
+        (view.metric, Some(&inclusive[view.metric])),
         &columns,
-        2 * page.metric,
+        2 * view.metric,
         Some(code),
     );
-    view.notes = notes;
-    view
+    table.notes = notes;
+    let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
+    (table, kinds)
 }
 
-fn metric_links(plan: &Plan, page: &PagePlan) -> Vec<Link> {
-    plan.pages
+/// Links to the page's metrics (`#metric=…`, the script shows them).
+fn metric_links(metrics: &[model::Metric]) -> Vec<Link> {
+    metrics
         .iter()
-        .filter(|p| p.entry == page.entry && p.shape == page.shape)
-        .map(|p| Link {
-            label: metric_label(&p.path),
-            href: file_name(&p.path),
-            current: p.metric == page.metric,
+        .enumerate()
+        .map(|(m, metric)| Link {
+            label: metric.name.clone(),
+            href: format!("#metric={}", paths::slug(&metric.name)),
+            current: m == 0,
         })
         .collect()
 }
 
-/// The metric part of a page's file name, for link labels.
-fn metric_label(path: &str) -> String {
-    let name = file_name(path);
-    let stem = name.trim_end_matches(".html");
-    let stem = stem
-        .strip_suffix(".bottom-up")
-        .or_else(|| stem.strip_suffix(".flat"))
-        .unwrap_or(stem);
-    stem.split_once('.').map_or(stem, |(_, m)| m).to_string()
-}
-
-fn shape_links(top_down: &str, current: Shape) -> Vec<Link> {
+fn shape_links() -> Vec<Link> {
     Shape::ALL
         .iter()
         .map(|&s| Link {
             label: s.name().to_string(),
-            href: file_name(&paths::shape_page(top_down, s)),
-            current: s == current,
+            href: format!("#shape={}", s.name()),
+            current: s == Shape::TopDown,
         })
         .collect()
 }
 
-/// The page for the same metric name and shape in another entry, else its
-/// first metric's.
-fn page_for(
-    history: &History,
-    plan: &Plan,
-    entry: usize,
-    metric_name: &str,
-    shape: Shape,
-) -> Option<String> {
+/// The link to another entry's view of the same metric name (top-down),
+/// else to its page.
+fn page_for(history: &History, plan: &Plan, entry: usize, metric_name: &str) -> Option<String> {
     let m = history.profiles[entry]
         .profile
         .metrics
         .iter()
         .position(|m| m.name == metric_name)
         .unwrap_or(0);
-    plan.by_entry[entry]
-        .get(m)
-        .map(|p| paths::shape_page(p, shape))
+    plan.by_entry[entry].get(m).cloned()
+}
+
+/// The name of the default view's metric of `entry`.
+fn default_metric(history: &History, entry: usize) -> &str {
+    history.profiles[entry]
+        .profile
+        .metrics
+        .first()
+        .map_or("", |m| m.name.as_str())
 }
 
 fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link> {
     let entry = &history.profiles[page.entry];
-    let metric = &entry.profile.metrics[page.metric].name;
+    let metric = default_metric(history, page.entry);
     let Some((versions, at)) = versions_around(plan, entry) else {
         return Vec::new();
     };
@@ -649,7 +706,7 @@ fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link
         .1
         .iter()
         .filter_map(|&i| {
-            let href = file_name(&page_for(history, plan, i, metric, page.shape)?);
+            let href = file_name(&page_for(history, plan, i, metric)?);
             Some(Link {
                 label: plan.rep_names[i].clone(),
                 href,
@@ -667,7 +724,7 @@ pub const VERSION_WINDOW: usize = 3;
 
 fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) -> Vec<Link> {
     let entry = &history.profiles[page.entry];
-    let metric = &entry.profile.metrics[page.metric].name;
+    let metric = default_metric(history, page.entry);
     let Some((versions, at)) = versions_around(plan, entry) else {
         return Vec::new();
     };
@@ -687,7 +744,7 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
         }
         previous = Some(i);
         let (v, entries) = &versions[i];
-        let Some(href) = page_for(history, plan, entries[0], metric, page.shape) else {
+        let Some(href) = page_for(history, plan, entries[0], metric) else {
             continue;
         };
         links.push(Link {
@@ -702,23 +759,15 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
     links
 }
 
-/// Differential pages that involve this profile's version, for its metric
-/// and shape.
-fn diff_links(
-    cx: &Context,
-    entry: &ProfileEntry,
-    metric: &str,
-    shape: Shape,
-    root: &str,
-) -> Vec<Link> {
+/// Differential pages that involve this profile's version.
+fn diff_links(cx: &Context, entry: &ProfileEntry, root: &str) -> Vec<Link> {
     let Some(list) = cx.diffs.get(&(entry.benchmark.clone(), entry.version)) else {
         return Vec::new();
     };
     list.iter()
-        .filter(|(_, path)| path.contains(&format!(".{}.", paths::slug(metric))))
         .map(|(label, path)| Link {
             label: label.clone(),
-            href: format!("{root}{}", paths::shape_page(path, shape)),
+            href: format!("{root}{path}"),
             current: false,
         })
         .collect()

@@ -400,8 +400,7 @@ fn links(
             profiled,
             &before.name,
             &after.name,
-        )) && !p.contains(".bottom-up")
-            && !p.contains(".flat")
+        ))
     }) {
         out.push((
             format!("flame-graph diff {} → {}", before.label, after.label),

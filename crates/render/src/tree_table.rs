@@ -12,7 +12,7 @@ use super::flame_svg;
 use super::format::{percent, with_unit};
 use super::source_page::CodeLinks;
 use analysis::flame::{self, FlameBudget};
-use model::{CallTree, FrameTable, NodeId, Unit};
+use model::{CallTree, FrameId, FrameTable, NodeId, Unit};
 
 /// Most rows of one table.
 pub const MAX_ROWS: usize = 600;
@@ -35,6 +35,8 @@ pub struct TableView {
     pub merged_rows: usize,
     /// Sentences shown under the table (derived-metric formulas).
     pub notes: Vec<String>,
+    /// What the rows' histograms' bars are (one per profile), if any.
+    pub histogram_labels: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -42,6 +44,9 @@ pub struct Row {
     /// The tree node shown (`None` for a merged row).
     #[serde(skip)]
     pub node: Option<NodeId>,
+    /// Its frame (`None` for the root and merged rows).
+    #[serde(skip)]
+    pub frame: Option<FrameId>,
     pub id: usize,
     pub parent: i64,
     pub depth: u32,
@@ -54,6 +59,9 @@ pub struct Row {
     pub cells: Vec<Cell>,
     /// Extra markup built by perfatlas from numbers only (histograms).
     pub extra_html: Option<String>,
+    /// The values the histogram of `extra_html` shows, for the script.
+    #[serde(skip)]
+    pub histogram: Option<Vec<f64>>,
 }
 
 #[derive(Serialize)]
@@ -109,6 +117,7 @@ pub fn build(
                 .collect();
             Row {
                 node: r.node,
+                frame: r.frame,
                 id: i,
                 parent: r.parent.map_or(-1, |p| p as i64),
                 depth: r.depth,
@@ -125,6 +134,7 @@ pub fn build(
                 merged: r.node.is_none(),
                 cells,
                 extra_html: None,
+                histogram: None,
             }
         })
         .collect();
@@ -135,6 +145,91 @@ pub fn build(
         rows,
         merged_rows: graph.merged_nodes,
         notes: Vec::new(),
+        histogram_labels: Vec::new(),
+    }
+}
+
+/// What the page script needs to write a column's cells.
+#[derive(Serialize)]
+pub struct ColumnKind {
+    heading: String,
+    unit: String,
+    /// Percentages are of this; none shown when `None`.
+    of: Option<f64>,
+}
+
+impl ColumnKind {
+    pub fn of(c: &Column) -> ColumnKind {
+        ColumnKind {
+            heading: c.heading.clone(),
+            unit: c.unit.name().to_string(),
+            of: c.percent_of,
+        }
+    }
+}
+
+/// A tree table for the page script to write (a view not shown without
+/// JavaScript): rows as `[parent, depth, name, location, flags, cells…]`,
+/// names and locations being indices into the page's shared tables, flags
+/// 1 for a row with children and 2 for a merged row, and each cell a
+/// number the script formats as [`cell`] does, `"n/a"` or `""`; then, when
+/// the table has histograms, the row's histogram values (or null).
+#[derive(Serialize)]
+pub struct ScriptTable {
+    caption: String,
+    columns: Vec<ColumnKind>,
+    merged_rows: usize,
+    notes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    histogram_labels: Vec<String>,
+    rows: Vec<Vec<serde_json::Value>>,
+}
+
+/// `table` as data, its names and locations in `tables` (whose links
+/// the rows' source links are).
+pub fn script_table(
+    table: TableView,
+    columns: Vec<ColumnKind>,
+    tables: &mut super::flame_view::Tables,
+) -> ScriptTable {
+    let has_histograms = !table.histogram_labels.is_empty();
+    let rows = table
+        .rows
+        .into_iter()
+        .map(|r| {
+            let href = r.href.unwrap_or_default();
+            let loc = tables.location(r.location, || (href, String::new()));
+            let flags = u8::from(r.has_children) + 2 * u8::from(r.merged);
+            let mut row: Vec<serde_json::Value> = vec![
+                r.parent.into(),
+                r.depth.into(),
+                tables.name(r.name).into(),
+                loc.into(),
+                flags.into(),
+            ];
+            row.extend(r.cells.into_iter().map(|c| match c.text.as_str() {
+                "" | "n/a" => c.text.into(),
+                _ => super::flame_view::number_json(c.value),
+            }));
+            if has_histograms {
+                row.push(match r.histogram {
+                    Some(values) => values
+                        .into_iter()
+                        .map(super::flame_view::number_json)
+                        .collect(),
+                    None => serde_json::Value::Null,
+                });
+            }
+            row
+        })
+        .collect();
+    ScriptTable {
+        caption: table.caption,
+        columns,
+        merged_rows: table.merged_rows,
+        notes: table.notes,
+        histogram_labels: table.histogram_labels,
+        rows,
     }
 }
 

@@ -84,8 +84,11 @@
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(copy) + '\n';
   }
   window.perfatlasSvgText = svgText;
-  Array.prototype.forEach.call(document.querySelectorAll('button.pa-save-svg'), function (button) {
-    button.addEventListener('click', function () {
+  // Delegated: graphs drawn by the script have their buttons too.
+  document.addEventListener('click', function (e) {
+    var button = e.target.closest ? e.target.closest('button.pa-save-svg') : null;
+    if (!button) return;
+    (function () {
       var svg = document.querySelector(button.getAttribute('data-target'));
       if (!svg) return;
       var url = URL.createObjectURL(new Blob([svgText(svg)], { type: 'image/svg+xml' }));
@@ -96,34 +99,106 @@
       a.click();
       a.remove();
       setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-    });
+    })();
   });
 
   // The one number formatter of the site's scripts (allocation.js uses it).
   window.perfatlasNumbers = { grouped: grouped, withUnit: withUnit };
 
   // ---- flame graphs ------------------------------------------------------
-  // Every <svg class="pa-flame" data-data=ID> on the page, with its data in
-  // <script type="application/json" id=ID>. Search applies to all of them;
-  // zoom to one. Both live in the URL fragment (#search=…&zoom=G.I&mode=…)
-  // so a link can point at a zoomed, searched view and Back undoes a zoom.
-  var W = 1200, CHAR = 7, PAD = 3;
-  var graphs = Array.prototype.slice.call(document.querySelectorAll('svg.pa-flame[data-data]'))
+  // Every <svg class="pa-flame"> of the view shown, with its data in the
+  // page's #pa-views. Search applies to all of them; zoom to one. Both live
+  // in the URL fragment (#search=…&zoom=G.I&mode=…, after the view's
+  // metric=…&shape=…) so a link can point at a zoomed, searched view and
+  // Back undoes a zoom.
+  var W = 1200, CHAR = 7, PAD = 3, ROW = 16;
+  var NS = 'http://www.w3.org/2000/svg';
+  var modeSelect = document.getElementById('pa-diff-mode');
+  var diffMode = 'inclusive';
+
+  // Pages with views (profile pages: every metric and shape) keep every
+  // graph's data and the tree tables in #pa-views; the default view is
+  // also written as HTML, the others are drawn here.
+  var views = null, shown = null;
+  var viewsEl = document.getElementById('pa-views');
+  if (viewsEl) {
+    try { views = JSON.parse(viewsEl.textContent); } catch (e) { views = null; }
+    if (views) shown = views.views[0];
+  }
+  function viewGraph(view, k) {
+    var gd = view && view.graphs[k];
+    if (!gd) return null;
+    gd.data.names = views.names;
+    gd.data.locations = views.locations;
+    gd.data.links = views.links;
+    // Shared frames are copied: unscale() writes into them.
+    if (gd.data.frames_at !== undefined && !gd.data.frames) {
+      gd.data.frames = (views.frames[gd.data.frames_at] || []).map(function (f) { return f.slice(); });
+    }
+    return expandDiff(unscale(gd.data));
+  }
+  // Differential frames come as [old, new, old self, new self]; tags,
+  // colour classes and change texts are written here as
+  // flame_diff_page.rs writes them into the SVG:
+  // [tag, self tag, class, self class, change, self change].
+  var MARKS = { A: '[A]', D: '[D]', P: '[+]', M: '[−]', S: '[=]' };
+  function tagOf(o, n) {
+    return o === 0 && n !== 0 ? 'A' : n === 0 && o !== 0 ? 'D' : n > o ? 'P' : n < o ? 'M' : 'S';
+  }
+  function deltaStep(d) {
+    var ratio = 1 + d;
+    if (!isFinite(ratio) || ratio <= 0) return -5;
+    var x = Math.max(-1, Math.min(1, Math.log2(ratio))) * 5;
+    return (x < 0 ? -1 : 1) * Math.round(Math.abs(x));
+  }
+  function colourClass(o, n) {
+    var t = tagOf(o, n);
+    var step = t === 'A' ? 5 : t === 'D' ? -5 : t === 'S' ? 0 : o !== 0 ? deltaStep((n - o) / o) : 0;
+    return step === 0 ? 'd0' : step > 0 ? 'dp' + step : 'dm' + -step;
+  }
+  function changeText(o, n, show) {
+    var delta = n - o, sign = delta > 0 ? '+' : delta < 0 ? '−' : '±';
+    var relative = o !== 0 ? ', ' + sign + Math.abs((n - o) / o * 100).toFixed(1) + '%' : '';
+    return show(o) + ' → ' + show(n) + ' (' + sign + show(Math.abs(delta)) + relative + ')';
+  }
+  function expandDiff(data) {
+    if (!data.diff || data.diffWritten) return data;
+    var show = data.normalised
+      ? function (v) { return (v * 100).toFixed(2) + '% of total'; }
+      : function (v) { return withUnit(v, data.diff_unit); };
+    data.diff = data.diff.map(function (r) {
+      if (!r) return null;
+      return [MARKS[tagOf(r[0], r[1])], MARKS[tagOf(r[2], r[3])], colourClass(r[0], r[1]),
+        colourClass(r[2], r[3]), changeText(r[0], r[1], show), changeText(r[2], r[3], show)];
+    });
+    data.diffWritten = true;
+    return data;
+  }
+  // Frame values are stored divided by data.scale (see flame_view.rs).
+  function unscale(data) {
+    if (data.scale > 1) {
+      data.frames.forEach(function (f) { f[3] *= data.scale; f[4] *= data.scale; });
+      data.scale = 1;
+    }
+    return data;
+  }
+
+  var graphs = Array.prototype.slice.call(document.querySelectorAll('#pa-graphs svg.pa-flame'))
     .map(function (svg, k) { return setupGraph(svg, k); })
     .filter(function (g) { return g; });
+  // For tests and for readers' own scripts: the data of graph k as shown.
+  window.perfatlasGraphData = function (k) { return graphs[k] ? graphs[k].data : null; };
   var tip = document.createElement('div');
   tip.id = 'pa-tip';
   tip.className = 'pa-tip';
   tip.setAttribute('role', 'tooltip');
   tip.hidden = true;
-  if (graphs.length) document.body.appendChild(tip);
-  var modeSelect = document.getElementById('pa-diff-mode');
-  var diffMode = 'inclusive';
+  if (graphs.length || views) document.body.appendChild(tip);
 
   function setupGraph(svg, k) {
-    var dataEl = document.getElementById(svg.getAttribute('data-data'));
-    if (!dataEl) return null;
-    var g = { svg: svg, k: k, data: JSON.parse(dataEl.textContent) };
+    var data = viewGraph(shown, k);
+    if (!data) return null;
+    var g = { svg: svg, k: k, data: data };
     g.groups = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
     g.geom = g.groups.map(function (el) {
       var r = el.querySelector('rect');
@@ -328,6 +403,224 @@
     });
   }
 
+  // ---- views: another metric or shape, drawn from #pa-views ---------------
+  var SHAPES = ['top-down', 'bottom-up', 'flat'];
+  function viewParts(v) {
+    if (!v || v === views.views[0]) return [];
+    var parts = [];
+    if (v.metric > 0) parts.push('metric=' + views.metrics[v.metric]);
+    if (v.shape !== 'top-down') parts.push('shape=' + v.shape);
+    return parts;
+  }
+  // The view a fragment asks for; unknown metrics and shapes fall back to
+  // the page's default.
+  function findView(state) {
+    var m = Math.max(0, views.metrics.indexOf(state.metric || ''));
+    var s = SHAPES.indexOf(state.shape) >= 0 ? state.shape : 'top-down';
+    var same = function (shape) {
+      for (var i = 0; i < views.views.length; i++) {
+        var v = views.views[i];
+        if (v.metric === m && v.shape === shape) return v;
+      }
+      return null;
+    };
+    return same(s) || same('top-down') || views.views[0];
+  }
+  function el(name, attrs, text) {
+    var e = SVG_TAGS[name] ? document.createElementNS(NS, name) : document.createElement(name);
+    Object.keys(attrs || {}).forEach(function (a) { e.setAttribute(a, attrs[a]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  // Differential tags as flame_diff_page.rs names their classes.
+  var TAGS = { '[A]': 'A', '[D]': 'D', '[+]': 'P', '[−]': 'M', '[=]': 'S' };
+  var SVG_TAGS = { svg: 1, g: 1, rect: 1, text: 1, title: 1 };
+  function coord(v) { return String(Math.round(v * 100) / 100); }
+  // A flame graph from its frames, as crates/render/src/flame_svg.rs
+  // writes it: children left to right under their parent, in data order.
+  function drawFlame(gd, data) {
+    var frames = data.frames, total = frames.length ? frames[0][4] : 0;
+    var svg = el('svg', {
+      xmlns: NS, viewBox: '0 0 ' + W + ' ' + coord(gd.height), width: W, height: coord(gd.height),
+      role: 'img', 'aria-label': gd.label, id: gd.id, 'class': 'pa-flame'
+    });
+    var x = new Array(frames.length), next = new Array(frames.length), depth = new Array(frames.length);
+    var g0 = { data: data };
+    for (var i = 0; i < frames.length; i++) {
+      var f = frames[i], p = f[0];
+      x[i] = p < 0 ? 0 : next[p];
+      depth[i] = p < 0 ? 0 : depth[p] + 1;
+      if (p >= 0) next[p] += total > 0 ? f[4] / total : 0;
+      next[i] = x[i];
+      var w = total > 0 ? f[4] / total * W : 0, d = data.diff ? data.diff[i] : null;
+      var cls = d ? 'f ' + (diffMode === 'exclusive' ? d[3] : d[2]) + ' t' + TAGS[d[0]]
+        : f[5] === -2 ? 'f m' : f[5] === -1 ? (data.diff ? 'f r d0' : 'f r') : 'f c' + f[5];
+      var g = el('g', { 'class': cls, 'data-i': i });
+      g.appendChild(el('rect', { x: coord(x[i] * W), y: depth[i] * ROW, width: coord(w), height: ROW - 1 }));
+      var text = label(g0, i, w);
+      if (text) g.appendChild(el('text', { x: coord(x[i] * W + PAD), y: depth[i] * ROW + ROW - 5 }, text));
+      svg.appendChild(g);
+    }
+    return svg;
+  }
+  function graphSection(gd, data) {
+    var sec = el('section', { 'class': 'pa-graph', id: gd.id + '-section' });
+    sec.appendChild(el('h2', {}, gd.title));
+    if (gd.note) {
+      var p = el('p', { 'class': 'pa-muted' }, gd.note + ' ');
+      if (gd.svg_href) {
+        p.appendChild(el('a', { href: gd.svg_href }, 'Standalone SVG'));
+        p.appendChild(document.createTextNode('.'));
+      } else {
+        p.appendChild(el('button', { type: 'button', 'class': 'pa-save-svg', 'data-target': '#' + gd.id, 'data-name': gd.save_name }, 'Save as SVG'));
+      }
+      sec.appendChild(p);
+    }
+    if (gd.empty) { sec.appendChild(el('p', {}, 'Nothing recorded for this metric: nothing to draw.')); return { sec: sec }; }
+    if (gd.merged_note) sec.appendChild(el('p', { 'class': 'pa-note pa-merged-note' }, gd.merged_note));
+    var wrap = el('div', { 'class': 'pa-flame-wrap' }), svg = drawFlame(gd, data);
+    wrap.appendChild(svg);
+    sec.appendChild(wrap);
+    sec.appendChild(el('div', { 'class': 'pa-details', 'aria-live': 'polite' }));
+    return { sec: sec, svg: svg };
+  }
+  // A tree table from #pa-views, as templates/tree_table.html writes one.
+  function cellText(v, c) {
+    if (typeof v !== 'number') return v;
+    return c.of === null ? withUnit(v, c.unit) : withUnit(v, c.unit) + ' (' + percent(v, c.of) + ')';
+  }
+  function buildTable(t) {
+    var sec = el('section', { 'class': 'pa-tree-section' });
+    sec.appendChild(el('h2', {}, t.caption));
+    var intro = el('p', { 'class': 'pa-muted' }, 'One row per calling context, indented under its caller. ' +
+      (t.merged_rows > 0 ? t.merged_rows + ' contexts below 0.2% or beyond ' + t.rows.length +
+        ' rows are merged into "merged" rows. ' : ''));
+    intro.appendChild(el('span', { 'class': 'pa-js-only-inline' }, 'Click ▾ to fold a row, a column heading to sort siblings by it.'));
+    sec.appendChild(intro);
+    var table = el('table', { 'class': 'pa-table pa-tree', id: 'pa-table' });
+    var head = el('tr');
+    head.appendChild(el('th', { scope: 'col' }, 'name'));
+    t.columns.forEach(function (c, k) { head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': k }, c.heading)); });
+    var hist = t.histogram_labels;
+    if (hist) head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': t.columns.length }, 'each profile'));
+    table.appendChild(el('thead')).appendChild(head);
+    var body = table.appendChild(el('tbody'));
+    t.rows.forEach(function (r, i) {
+      var tr = el('tr', { 'data-i': i, 'data-p': r[0] });
+      if (r[4] & 2) tr.className = 'pa-merged';
+      var name = el('td', { style: '--d:' + r[1] }, views.names[r[2]]);
+      var loc = views.locations[r[3]], href = (views.links[r[3]] || [''])[0];
+      if (loc) {
+        name.appendChild(document.createTextNode(' '));
+        var code = el('code', {}, loc);
+        if (href) { var a = el('a', { href: href, 'class': 'pa-src' }); a.appendChild(code); name.appendChild(a); }
+        else name.appendChild(code);
+      }
+      tr.appendChild(name);
+      t.columns.forEach(function (c, k) {
+        var v = r[5 + k];
+        tr.appendChild(el('td', { 'data-v': typeof v === 'number' ? v : 0 }, cellText(v, c)));
+      });
+      var h = hist ? r[5 + t.columns.length] : null;
+      if (h) tr.appendChild(el('td')).appendChild(histogramSvg(h, hist));
+      body.appendChild(tr);
+    });
+    sec.appendChild(table);
+    (t.notes || []).forEach(function (n) { sec.appendChild(el('p', { 'class': 'pa-muted pa-derived-note' }, n)); });
+    setupTreeTable(table);
+    return sec;
+  }
+  // A row's bars, one per profile, as tree_table.rs's histogram_svg.
+  function histogramSvg(values, labels) {
+    var max = Math.max.apply(null, values.concat([0])), width = Math.max(1, values.length * 7);
+    var svg = el('svg', { 'class': 'pa-hist', viewBox: '0 0 ' + coord(width) + ' 16', width: coord(width), height: 16,
+      role: 'img', 'aria-label': 'value in each profile' });
+    values.forEach(function (v, k) {
+      var h = max > 0 ? v / max * 16 : 0;
+      var r = svg.appendChild(el('rect', { x: coord(k * 7), y: coord(16 - h), width: 6, height: coord(Math.max(h, 0.5)) }));
+      r.appendChild(el('title', {}, (labels[k] || '') + ': ' + grouped(v)));
+    });
+    return svg;
+  }
+  var serverTable = null, builtTables = {};
+  function showTable(k) {
+    var box = document.getElementById('pa-tables');
+    if (!box) return;
+    if (!serverTable) serverTable = box.firstElementChild;
+    var sec = k < 0 ? serverTable : builtTables[k] ||
+      (views.tables[k] ? (builtTables[k] = buildTable(views.tables[k])) : null);
+    box.textContent = '';
+    if (sec) box.appendChild(sec);
+  }
+  function markCurrent(nav, current) {
+    if (!nav) return;
+    Array.prototype.forEach.call(nav.querySelectorAll('a, strong'), function (e) {
+      var isCurrent = e.textContent === current;
+      if (isCurrent === (e.tagName === 'STRONG')) return;
+      var n = document.createElement(isCurrent ? 'strong' : 'a');
+      n.textContent = e.textContent;
+      if (isCurrent) n.setAttribute('aria-current', 'page');
+      else n.href = e.getAttribute('data-href') || '#';
+      n.setAttribute('data-href', e.getAttribute('data-href') || e.getAttribute('href') || '');
+      if (e.hasAttribute('data-slug')) n.setAttribute('data-slug', e.getAttribute('data-slug'));
+      e.parentNode.replaceChild(n, e);
+    });
+  }
+  // Switch navigation, links to the same view elsewhere, per-metric parts.
+  function updateLinks(v) {
+    var slug = views.metrics[v.metric] || '';
+    Array.prototype.forEach.call(document.querySelectorAll('nav[aria-label="shape"] a, nav[aria-label="shape"] strong'), function (e) {
+      e.setAttribute('data-href', '#' + viewParts({ metric: v.metric, shape: e.textContent }).join('&'));
+      if (e.tagName === 'A') e.href = e.getAttribute('data-href');
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('nav[aria-label="metric"] a, nav[aria-label="metric"] strong'), function (e) {
+      var m = views.metrics.indexOf(e.getAttribute('data-slug') || '');
+      e.setAttribute('data-href', '#' + viewParts({ metric: m < 0 ? 0 : m, shape: v.shape }).join('&'));
+      if (e.tagName === 'A') e.href = e.getAttribute('data-href');
+    });
+    markCurrent(document.querySelector('nav[aria-label="shape"]'), v.shape);
+    markCurrent(document.querySelector('nav[aria-label="metric"]'), views.metricNames[v.metric]);
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-keep-view a'), function (a) {
+      if (a.classList.contains('pa-aggregate-link') || a.hasAttribute('data-plain')) return;
+      if (!a.hasAttribute('data-base')) a.setAttribute('data-base', a.getAttribute('href'));
+      var base = a.getAttribute('data-base'), parts = viewParts(v);
+      if (!parts.length) { a.setAttribute('href', base); return; }
+      if (v.metric === 0) parts.unshift('metric=' + slug);
+      a.setAttribute('href', base.split('#')[0] + '#' + parts.join('&'));
+    });
+    var index = views.views.indexOf(v);
+    Array.prototype.forEach.call(document.querySelectorAll('[data-metric], [data-view]'), function (e) {
+      var shape = e.getAttribute('data-shape'), view = e.getAttribute('data-view');
+      e.hidden = view !== null ? +view !== index
+        : +e.getAttribute('data-metric') !== v.metric || (shape !== null && shape !== v.shape);
+      if (e.hasAttribute('data-id')) {
+        if (e.hidden) e.removeAttribute('id'); else e.id = e.getAttribute('data-id');
+      }
+    });
+  }
+  function showView(state) {
+    var v = findView(state);
+    if (v === shown) return;
+    shown = v;
+    document.title = v.title;
+    var heading = document.getElementById('pa-view-heading');
+    if (heading) heading.textContent = v.heading;
+    var box = document.getElementById('pa-graphs');
+    box.textContent = '';
+    graphs = v.graphs.map(function (gd, k) {
+      var data = viewGraph(v, k), made = graphSection(gd, data);
+      box.appendChild(made.sec);
+      return made.svg ? setupGraph(made.svg, k) : null;
+    }).filter(function (g) { return g; });
+    showTable(v.table);
+    updateLinks(v);
+  }
+  if (views) {
+    views.metricNames = Array.prototype.map.call(
+      document.querySelectorAll('nav[aria-label="metric"] a, nav[aria-label="metric"] strong'),
+      function (e, k) { e.setAttribute('data-slug', views.metrics[k]); return e.textContent; });
+  }
+
   // ---- state in the URL fragment -----------------------------------------
   function readState() {
     var state = {};
@@ -340,7 +633,7 @@
     return state;
   }
   function stateHash(zoomG, zoomI) {
-    var parts = [];
+    var parts = viewParts(shown);
     var q = search ? search.value.trim() : '';
     if (q) parts.push('search=' + encodeURIComponent(q));
     if (zoomG && zoomI > 0) parts.push('zoom=' + zoomG.k + '.' + zoomI);
@@ -366,6 +659,7 @@
     if (written !== null && location.hash === written) { written = null; return; }
     written = null;
     var state = readState();
+    if (views) showView(state);
     if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
     applyMode(state.mode);
     var z = (state.zoom || '').split('.');
@@ -376,7 +670,7 @@
     });
     runSearch();
   }
-  if (graphs.length) {
+  if (graphs.length || views) {
     window.addEventListener('hashchange', applyState);
     applyState();
     if (search) {
@@ -393,11 +687,21 @@
   // ---- tree tables: fold rows, sort siblings by a column ---------------------
   Array.prototype.forEach.call(document.querySelectorAll('table.pa-tree'), setupTreeTable);
   function setupTreeTable(table) {
+    // Once: a table the script wrote may already be set up when this runs.
+    if (table.paReady) return;
+    table.paReady = true;
     var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
     var byId = {}, kids = {}, folded = {};
     rows.forEach(function (r) {
       var id = r.getAttribute('data-i'), p = r.getAttribute('data-p');
       byId[id] = r; (kids[p] = kids[p] || []).push(id);
+    });
+    // The fold buttons: only with the script, which makes them work.
+    rows.forEach(function (r) {
+      if (!kids[r.getAttribute('data-i')]) return;
+      var b = document.createElement('button');
+      b.type = 'button'; b.className = 'pa-tt';
+      r.cells[0].insertBefore(b, r.cells[0].firstChild);
     });
     function visit(id, visible, out) {
       var r = byId[id];
