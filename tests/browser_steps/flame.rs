@@ -296,6 +296,44 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
         ctx.js_str("document.querySelector('nav[aria-label=repetition] a').getAttribute('href')");
     assert!(other.ends_with(".html#metric=samples"), "{other}");
     ctx.screenshot("37-samples-view");
+
+    // The aggregate page: each row's histogram has a bar per repetition,
+    // as high as its value against the row's largest (at least 0.5 px),
+    // and names every value; in the HTML (time) and drawn by the script
+    // (samples) alike.
+    ctx.open(&page.with_file_name("all.html"));
+    let check = "(function () { var bad = [], n = 0;
+        document.querySelectorAll('#pa-table svg.pa-hist').forEach(function (s) {
+          var values = s.querySelector('title').textContent.split(' · ').map(function (p) {
+            return +p.split(': ')[1].replace(/,/g, ''); });
+          var max = Math.max.apply(null, values.concat([0])), d = '';
+          values.forEach(function (v, k) {
+            var h = Math.max(max > 0 ? v / max * 16 : 0, 0.5), c = function (x) { return String(Math.round(x * 100) / 100); };
+            d += 'M' + c(k * 7) + ' ' + c(16 - h) + 'h6v' + c(h) + 'h-6z'; });
+          n++;
+          if (s.querySelector('path').getAttribute('d') !== d) bad.push([s.outerHTML, d]);
+        });
+        return [n, bad.slice(0, 2)]; })()";
+    let written = ctx.js(check);
+    assert!(written[0].as_u64().unwrap() > 50, "{written}");
+    assert_eq!(written[1], serde_json::json!([]), "{written}");
+    let title = ctx.js_str("document.querySelector('#pa-table svg.pa-hist title').textContent");
+    assert!(
+        title.starts_with("r1: ") && title.contains(" · r3: "),
+        "{title}"
+    );
+    ctx.js("(location.hash = '#metric=samples', true)");
+    ctx.wait_js(
+        "document.querySelector('nav[aria-label=metric] strong').textContent === 'samples'",
+        "the aggregate's samples view",
+    );
+    let drawn = ctx.js(check);
+    assert!(drawn[0].as_u64().unwrap() > 50, "{drawn}");
+    assert_eq!(
+        drawn[1],
+        serde_json::json!([]),
+        "histograms drawn by the script: {drawn}"
+    );
 }
 
 /// Differential page: tags in labels and counts, deleted frames drawn,

@@ -247,44 +247,46 @@ fn cell(v: f64, c: &Column) -> Cell {
     Cell { text, value: v }
 }
 
-/// A small bar chart of `values` (one bar per profile), as inline SVG.
+/// A small bar chart of `values` (one bar per profile), as inline SVG: one
+/// path of bars and one title naming every value (a rectangle and a title
+/// per bar were a quarter of an aggregate page).
 pub fn histogram_svg(values: &[f64], labels: &[String]) -> String {
+    use super::svg::coord;
     let max = values.iter().copied().fold(0.0f64, f64::max);
     let (bar, gap, height) = (6.0, 1.0, 16.0);
-    let width = values.len() as f64 * (bar + gap);
-    let mut w = super::svg::SvgWriter::with_capacity(values.len() * 80 + 120);
-    let view_box = format!("0 0 {} {height}", super::svg::coord(width.max(1.0)));
+    let width = coord((values.len() as f64 * (bar + gap)).max(1.0));
+    let mut bars = String::with_capacity(values.len() * 24);
+    let mut title = Vec::with_capacity(values.len());
+    for (k, v) in values.iter().enumerate() {
+        let h = if max > 0.0 { v / max * height } else { 0.0 };
+        let x = k as f64 * (bar + gap);
+        bars.push_str(&format!(
+            "M{} {}h{}v{}h-{}z",
+            coord(x),
+            coord(height - h.max(0.5)),
+            coord(bar),
+            coord(h.max(0.5)),
+            coord(bar)
+        ));
+        let label = labels.get(k).map(String::as_str).unwrap_or("");
+        title.push(format!("{label}: {}", super::format::grouped(*v)));
+    }
+    let view_box = format!("0 0 {width} {height}");
+    let mut w = super::svg::SvgWriter::with_capacity(bars.len() + 160);
     w.open(
         "svg",
         &[
             ("class", "pa-hist"),
             ("viewBox", &view_box),
-            ("width", &super::svg::coord(width.max(1.0))),
+            ("width", &width),
             ("height", "16"),
             ("role", "img"),
             ("aria-label", "value in each profile"),
         ],
     );
-    for (k, v) in values.iter().enumerate() {
-        let h = if max > 0.0 { v / max * height } else { 0.0 };
-        let x = k as f64 * (bar + gap);
-        w.open(
-            "rect",
-            &[
-                ("x", &super::svg::coord(x)),
-                ("y", &super::svg::coord(height - h)),
-                ("width", &super::svg::coord(bar)),
-                ("height", &super::svg::coord(h.max(0.5))),
-            ],
-        );
-        let label = labels.get(k).map(String::as_str).unwrap_or("");
-        w.element(
-            "title",
-            &[],
-            &format!("{label}: {}", super::format::grouped(*v)),
-        );
-        w.close("rect");
-    }
+    w.element("title", &[], &title.join(" · "));
+    w.open("path", &[("d", &bars)]);
+    w.close("path");
     w.close("svg");
     w.finish()
 }

@@ -434,7 +434,7 @@
   }
   // Differential tags as flame_diff_page.rs names their classes.
   var TAGS = { '[A]': 'A', '[D]': 'D', '[+]': 'P', '[−]': 'M', '[=]': 'S' };
-  var SVG_TAGS = { svg: 1, g: 1, rect: 1, text: 1, title: 1 };
+  var SVG_TAGS = { svg: 1, g: 1, rect: 1, text: 1, title: 1, path: 1 };
   function coord(v) { return String(Math.round(v * 100) / 100); }
   // A flame graph from its frames, as crates/render/src/flame_svg.rs
   // writes it: children left to right under their parent, in data order.
@@ -535,11 +535,14 @@
     var max = Math.max.apply(null, values.concat([0])), width = Math.max(1, values.length * 7);
     var svg = el('svg', { 'class': 'pa-hist', viewBox: '0 0 ' + coord(width) + ' 16', width: coord(width), height: 16,
       role: 'img', 'aria-label': 'value in each profile' });
+    var d = '', title = [];
     values.forEach(function (v, k) {
-      var h = max > 0 ? v / max * 16 : 0;
-      var r = svg.appendChild(el('rect', { x: coord(k * 7), y: coord(16 - h), width: 6, height: coord(Math.max(h, 0.5)) }));
-      r.appendChild(el('title', {}, (labels[k] || '') + ': ' + grouped(v)));
+      var h = Math.max(max > 0 ? v / max * 16 : 0, 0.5);
+      d += 'M' + coord(k * 7) + ' ' + coord(16 - h) + 'h6v' + coord(h) + 'h-6z';
+      title.push((labels[k] || '') + ': ' + grouped(v));
     });
+    svg.appendChild(el('title', {}, title.join(' · ')));
+    svg.appendChild(el('path', { d: d }));
     return svg;
   }
   var serverTable = null, builtTables = {};
