@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # perfatlas's whole site build vs inferno on the same large folded files:
-#  1. one profile: perfatlas (top-down, bottom-up and flat pages with tree
-#     tables, plus the rest of the site) vs inferno-flamegraph's one SVG;
+#  1. one profile: perfatlas (its page with the top-down, bottom-up and flat
+#     views and tree tables, plus the rest of the site, parse cache
+#     included) vs inferno-flamegraph's one SVG;
 #  2. two versions: perfatlas (all of the above for both, plus the
-#     differential pages in three shapes) vs inferno-diff-folded piped
+#     differential page with its three shapes) vs inferno-diff-folded piped
 #     into inferno-flamegraph (one differential SVG).
 #
 # The headline ratios are fresh builds: every perfatlas run writes a new
@@ -116,7 +117,9 @@ for i in $(seq 1 "$RUNS"); do run_perfatlas_rebuild "$i"; done
 
 p_med=$(median perfatlas); i_med=$(median inferno)
 p_cpu=$(median_cpu perfatlas); i_cpu=$(median_cpu inferno)
-site_bytes=$(du -sb "$SITE" | cut -f1)
+# The site without its build cache (which a fresh build writes too).
+cache_bytes=$(du -sb "$SITE/.perfatlas-cache" 2>/dev/null | cut -f1 || echo 0)
+site_bytes=$(( $(du -sb "$SITE" | cut -f1) - ${cache_bytes:-0} ))
 svg_bytes=$(stat -c %s "$SVG")
 largest=$(find "$SITE" -type f -name '*.html' -printf '%s %p\n' | sort -n | tail -1)
 largest_bytes=${largest%% *}; largest_page=${largest#* }
@@ -131,7 +134,7 @@ echo "input: $stacks distinct stacks, $in_mb MB ($FOLDED); $RUNS runs each, $(np
 echo "perfatlas: $("$PERFATLAS" --version)   inferno: $(cargo install --list 2>/dev/null | grep -m1 '^inferno ' | tr -d : || echo "$INFERNO")"
 echo
 printf '%-10s %14s %13s %12s %12s\n' tool 'median wall s' 'median CPU s' 'peak RSS MB' 'output MB'
-printf '%-10s %14s %13s %12s %12s\n' perfatlas "$p_med" "$p_cpu" "$(peak_mb perfatlas)" "$(mb "$site_bytes") site"
+printf '%-10s %14s %13s %12s %12s\n' perfatlas "$p_med" "$p_cpu" "$(peak_mb perfatlas)" "$(mb "$site_bytes") site (+$(mb "${cache_bytes:-0}") cache)"
 printf '%-10s %14s %13s %12s %12s\n' inferno "$i_med" "$i_cpu" "$(peak_mb inferno)" "$(mb "$svg_bytes") svg"
 printf '%-10s %14s %13s %12s %12s\n' 'rebuild' "$(median rebuild)" "$(median_cpu rebuild)" "$(peak_mb rebuild)" "(perfatlas, caches kept)"
 echo
@@ -186,7 +189,7 @@ if [[ ${DIFF:-1} == 1 ]]; then
     printf '%-10s %14s %13s %12s %12s\n' perfatlas "$pd" "$(median_cpu pdiff)" "$(peak_mb pdiff)" "$(mb "$(du -sb "$DSITE" | cut -f1)") site"
     printf '%-10s %14s %13s %12s %12s\n' inferno "$id" "$(median_cpu idiff)" "$(peak_mb idiff)" "$(mb "$(stat -c %s "$DSVG")") svg"
     echo "ratio perfatlas/inferno (diff, fresh builds): $(awk -v p="$pd" -v i="$id" 'BEGIN{printf "%.2f", p/i}') (median wall)"
-    echo "perfatlas diff page: $(grep -o '<g class="f' "$DSITE/flamediff/big/v1--v2.samples.html" | wc -l) frames; inferno diff svg: $(grep -o '<g[ >]' "$DSVG" | wc -l) frames"
+    echo "perfatlas diff page (top-down view, as HTML): $(grep -o '<g class="f' "$DSITE/flamediff/big/v1--v2.html" | wc -l) frames; inferno diff svg: $(grep -o '<g[ >]' "$DSVG" | wc -l) frames"
 fi
 
 if awk -v r="$ratio" 'BEGIN{exit !(r <= 1.0)}'; then

@@ -22,6 +22,7 @@ fn kind_of(rel: &str) -> String {
         [_] => "index".to_string(),
         ["matrix", .., "c", _] => "matrix component".to_string(),
         ["matrix", .., "timeline", _] => "matrix timeline".to_string(),
+        ["profiles", .., "all.html"] => "profile aggregate".to_string(),
         [top, ..] => top.to_string(),
         [] => String::new(),
     }
