@@ -29,6 +29,7 @@ use super::views::{ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::paths::file_name;
 use analysis::derived_metrics;
+use analysis::flame::FlameGraph;
 use analysis::shapes::{self, ShapeFrames, Values};
 use config::Config;
 use model::error::BuildError;
@@ -357,92 +358,66 @@ fn render(
     page: &PagePlan,
     trees: [&ShapeTrees; 3],
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let history = cx.history;
-    let entry = &history.profiles[page.entry];
-    let version = &history.versions[entry.version];
-    let rep = &cx.plan.rep_names[page.entry];
+    let entry = &cx.history.profiles[page.entry];
     let code = CodeLinks {
         links: cx.links,
         version: entry.version,
         root: paths::root_of(&page.path),
     };
-    let mut files = Vec::new();
-    let mut views = Views::new(entry.profile.metrics.iter().map(|m| m.name.as_str()));
-    let mut inline = Vec::new();
-    for (m, metric) in entry.profile.metrics.iter().enumerate() {
-        let label = format!(
-            "{} {} {rep}: {}",
-            entry.benchmark, version.label, metric.name
-        );
-        let total = entry.profile.tree.total(m);
-        for (shape, trees) in Shape::ALL.into_iter().zip(trees) {
-            let view = ViewOf {
-                metric: m,
+    // Every view laid out side by side; then their data added in order, so
+    // the page's name and location tables come out the same every time.
+    let all: Vec<ViewOf> = (0..entry.profile.metrics.len())
+        .flat_map(|metric| {
+            Shape::ALL.map(|shape| ViewOf {
+                metric,
                 shape,
                 page,
-            };
-            let specs = graph_specs(cx, &view, trees, &label, total, &code);
-            // The page budget is shared by the view's graphs.
-            let mut budget = flame_view::budget(&cx.config.flame);
-            budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
-            let mut graphs = Vec::new();
-            for spec in specs {
-                let graph = flame_view::layout(&spec, budget);
-                let (script, svg) = flame_view::script_graph(
-                    &spec,
-                    &graph,
-                    (None, Default::default()),
-                    &mut views.tables,
-                    cx.renderer,
-                );
-                if Views::is_default(m, shape) {
-                    inline.push(flame_view::inline_view(&spec, &script, &graph, None));
-                }
-                graphs.push(script);
-                files.extend(svg);
-            }
-            let table = match Views::is_default(m, shape) {
-                true => -1,
-                false => {
-                    let (table, columns) = table(cx, &view, trees, &code);
-                    views.table(table, columns)
-                }
-            };
-            views.push(ScriptView {
-                table,
-                metric: m,
-                shape: shape.name(),
-                title: format!(
-                    "{} · {} · {rep} · {} · {} — {}",
-                    entry.benchmark,
-                    version.label,
-                    metric.name,
-                    shape.name(),
-                    history.title
-                ),
-                heading: format!("in {}, {}", version.label, shape.name()),
-                graphs,
-            });
-        }
-    }
-    let tops = (0..entry.profile.metrics.len())
-        .map(|m| Top {
-            metric: entry.profile.metrics[m].name.clone(),
-            rows: match &trees[0].heaviest {
-                Some(merged) => top_by_self(cx.frames, entry, merged, m, 30),
-                None => Vec::new(),
-            },
+            })
         })
         .collect();
-    let default = ViewOf {
-        metric: 0,
-        shape: Shape::TopDown,
-        page,
-    };
+    let laid_out: Vec<LaidOut> = all
+        .par_iter()
+        .map(|view| lay_out(cx, view, trees[shape_index(view.shape)], &code))
+        .collect();
+    let mut views = Views::new(entry.profile.metrics.iter().map(|m| m.name.as_str()));
+    let (mut files, mut inline, mut default_table) = (Vec::new(), Vec::new(), None);
+    for view in laid_out {
+        let mut graphs = Vec::new();
+        for (spec, graph) in &view.graphs {
+            let (script, svg) = flame_view::script_graph(
+                spec,
+                graph,
+                (None, Default::default()),
+                &mut views.tables,
+                cx.renderer,
+            );
+            if Views::is_default(view.metric, view.shape) {
+                inline.push(flame_view::inline_view(spec, &script, graph, None));
+            }
+            graphs.push(script);
+            files.extend(svg);
+        }
+        let table = match Views::is_default(view.metric, view.shape) {
+            true => {
+                default_table = view.table.map(|(table, _)| table);
+                -1
+            }
+            false => match view.table {
+                Some((table, columns)) => views.table(table, columns),
+                None => -1,
+            },
+        };
+        views.push(ScriptView {
+            table,
+            graphs,
+            ..view.script
+        });
+    }
     let view = ProfileView {
         nav: nav(cx, page),
-        table: table(cx, &default, trees[0], &code).0,
-        tops,
+        table: default_table
+            .ok_or_else(|| BuildError::Internal(format!("no default view in {}", page.path)))?,
+        tops: tops(cx, entry, trees[0]),
         empty: entry.profile.metrics.is_empty() || entry.profile.tree.total(0) <= 0.0,
         graphs: inline,
         views_json: views.into_json(),
@@ -450,6 +425,85 @@ fn render(
     let html = cx.renderer.render("profile.html", &view)?;
     files.insert(0, (page.path.clone(), html.into_bytes()));
     Ok(files)
+}
+
+/// A view laid out: its graphs, its tree table, and what the script
+/// shows of it besides (title, heading).
+struct LaidOut<'a> {
+    metric: usize,
+    shape: Shape,
+    graphs: Vec<(GraphSpec<'a>, FlameGraph)>,
+    table: Option<(TableView, Vec<tree_table::ColumnKind>)>,
+    /// The view's title and heading (graphs and table added later).
+    script: ScriptView,
+}
+
+fn lay_out<'a>(
+    cx: &Context<'a>,
+    view: &ViewOf,
+    trees: &'a ShapeTrees,
+    code: &'a CodeLinks<'a>,
+) -> LaidOut<'a> {
+    let history = cx.history;
+    let entry = &history.profiles[view.page.entry];
+    let version = &history.versions[entry.version];
+    let rep = &cx.plan.rep_names[view.page.entry];
+    let metric = &entry.profile.metrics[view.metric];
+    let label = format!(
+        "{} {} {rep}: {}",
+        entry.benchmark, version.label, metric.name
+    );
+    let total = entry.profile.tree.total(view.metric);
+    let specs = graph_specs(cx, view, trees, &label, total, code);
+    // The page budget is shared by the view's graphs.
+    let mut budget = flame_view::budget(&cx.config.flame);
+    budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
+    let graphs = specs
+        .into_iter()
+        .map(|spec| {
+            let graph = flame_view::layout(&spec, budget);
+            (spec, graph)
+        })
+        .collect();
+    let shape = view.shape.name();
+    LaidOut {
+        metric: view.metric,
+        shape: view.shape,
+        graphs,
+        table: Some(table(cx, view, trees, code)),
+        script: ScriptView {
+            metric: view.metric,
+            shape,
+            title: format!(
+                "{} · {} · {rep} · {} · {shape} — {}",
+                entry.benchmark, version.label, metric.name, history.title
+            ),
+            heading: format!("in {}, {shape}", version.label),
+            graphs: Vec::new(),
+            table: -1,
+        },
+    }
+}
+
+fn shape_index(shape: Shape) -> usize {
+    Shape::ALL.iter().position(|s| *s == shape).unwrap_or(0)
+}
+
+/// The heaviest functions by each metric's self value.
+fn tops(cx: &Context, entry: &ProfileEntry, top_down: &ShapeTrees) -> Vec<Top> {
+    entry
+        .profile
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(m, metric)| Top {
+            metric: metric.name.clone(),
+            rows: match &top_down.heaviest {
+                Some(merged) => top_by_self(cx.frames, entry, merged, m, 30),
+                None => Vec::new(),
+            },
+        })
+        .collect()
 }
 
 /// One view of a profile page.
