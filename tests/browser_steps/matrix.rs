@@ -206,6 +206,11 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
         .as_u64()
         .unwrap();
     assert!(bars > 0, "speedscope input has a time order: bars drawn");
+    let shares = ctx.js_str("document.querySelector('.pa-tl title').textContent");
+    assert!(
+        shares.starts_with("share of each time frame: 1: ") && shares.contains(" · 20: "),
+        "a timeline's title gives every frame's share: {shares}"
+    );
     ctx.screenshot("22-timelines");
 
     // Glyph click → component page scrolled to that version.

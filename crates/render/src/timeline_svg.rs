@@ -5,7 +5,9 @@
 
 use super::svg::{coord, SvgWriter};
 
-/// Draws `now` over `before` in a `width` × `height` box.
+/// Draws `now` over `before` in a `width` × `height` box: each version's
+/// bars as one path, and one title giving every frame's shares (a
+/// rectangle and a title per bar were most of a timeline page's bytes).
 pub fn timeline(
     now: &[f64],
     before: Option<&[f64]>,
@@ -15,7 +17,7 @@ pub fn timeline(
 ) -> String {
     let n = now.len().max(before.map_or(0, |b| b.len())).max(1);
     let step = width / n as f64;
-    let mut w = SvgWriter::with_capacity(n * 160 + 256);
+    let mut w = SvgWriter::with_capacity(n * 80 + 256);
     w.open(
         "svg",
         &[
@@ -30,6 +32,7 @@ pub fn timeline(
             ("aria-label", label),
         ],
     );
+    w.element("title", &[], &shares_text(now, before));
     w.empty(
         "rect",
         &[
@@ -38,54 +41,51 @@ pub fn timeline(
             ("class", "pa-tl-bg"),
         ],
     );
-    let bar = |w: &mut SvgWriter,
-               i: usize,
-               share: f64,
-               class: &str,
-               inset: f64,
-               title: Option<String>| {
-        let h = share.clamp(0.0, 1.0) * (height - 1.0);
-        if h <= 0.0 {
-            return;
+    let bars = |shares: &[f64], inset: f64| -> String {
+        let mut d = String::with_capacity(shares.len() * 32);
+        let bar_width = coord((step - 2.0 * inset).max(0.5));
+        for (i, share) in shares.iter().enumerate() {
+            let h = share.clamp(0.0, 1.0) * (height - 1.0);
+            if h > 0.0 {
+                d.push_str(&format!(
+                    "M{} {}h{bar_width}v{}h-{bar_width}z",
+                    coord(i as f64 * step + inset),
+                    coord(height - h),
+                    coord(h)
+                ));
+            }
         }
-        let attrs = [
-            ("x", coord(i as f64 * step + inset)),
-            ("y", coord(height - h)),
-            ("width", coord((step - 2.0 * inset).max(0.5))),
-            ("height", coord(h)),
-            ("class", class.to_string()),
-        ];
-        let attrs: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        match title {
-            Some(t) => {
-                w.open("rect", &attrs);
-                w.element("title", &[], &t);
-                w.close("rect");
-            }
-            None => {
-                w.empty("rect", &attrs);
-            }
-        };
+        d
     };
-    if let Some(b) = before {
-        for (i, s) in b.iter().enumerate() {
-            bar(&mut w, i, *s, "tl-prev", 0.5, None);
+    for (shares, class, inset) in [
+        (before.unwrap_or(&[]), "tl-prev", 0.5),
+        (now, "tl-now", step * 0.22),
+    ] {
+        let d = bars(shares, inset);
+        if !d.is_empty() {
+            w.empty("path", &[("d", &d), ("class", class)]);
         }
     }
-    for (i, s) in now.iter().enumerate() {
-        let title = match before.and_then(|b| b.get(i)) {
+    w.close("svg");
+    w.finish()
+}
+
+/// "share of each time frame: 1: 26% (previous version 30%) · 2: …".
+fn shares_text(now: &[f64], before: Option<&[f64]>) -> String {
+    let frames: Vec<String> = now
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match before.and_then(|b| b.get(i)) {
             Some(p) => format!(
-                "frame {}: {:.0}% (previous version {:.0}%)",
+                "{}: {:.0}% (previous version {:.0}%)",
                 i + 1,
                 s * 100.0,
                 p * 100.0
             ),
-            None => format!("frame {}: {:.0}%", i + 1, s * 100.0),
-        };
-        bar(&mut w, i, *s, "tl-now", step * 0.22, Some(title));
-    }
-    w.close("svg");
-    w.finish()
+            None => format!("{}: {:.0}%", i + 1, s * 100.0),
+        })
+        .collect();
+    format!("share of each time frame: {}", frames.join(" · "))
 }
 
 #[cfg(test)]
@@ -98,11 +98,13 @@ mod tests {
         let prev = svg.find("tl-prev").unwrap();
         let now = svg.find("tl-now").unwrap();
         assert!(prev < now, "previous drawn first");
-        // Half share: half of the 20 usable pixels.
+        // Half share: half of the 20 usable pixels; the previous version's
+        // zero share draws no bar.
         assert!(
-            svg.contains(r#"x="4.4" y="11" width="11.2" height="10" class="tl-now""#),
+            svg.contains(r#"<path d="M4.4 11h11.2v10h-11.2zM24.4 1h11.2v20h-11.2z" class="tl-now"/>"#),
             "{svg}"
         );
-        assert!(svg.contains("frame 2: 100% (previous version 0%)"));
+        assert!(svg.contains(r#"<path d="M0.5 1h19v20h-19z" class="tl-prev"/>"#), "{svg}");
+        assert!(svg.contains("2: 100% (previous version 0%)"));
     }
 }
