@@ -475,7 +475,10 @@ fn decorate(
             data.push(serde_json::Value::Null);
             continue;
         };
-        let (inc, exc) = (diff.inclusive(node), diff.exclusive(node));
+        let (inc, exc) = (
+            as_shown(diff.inclusive(node)),
+            as_shown(diff.exclusive(node)),
+        );
         *counts.entry(inc.tag().mark()).or_insert(0) += 1;
         decor.push(Decor {
             class: format!("{} t{}", colour_class(inc), tag_letter(inc.tag())),
@@ -534,6 +537,17 @@ fn aggregate_link(
 ) -> Option<String> {
     super::aggregate_page::link(history, &p.benchmark, version, metric)
         .map(|link| format!("{root}{link}"))
+}
+
+/// A change as pages show it: both values to nine significant digits,
+/// the same in the SVG, the tree table and the data the script reads, so
+/// a mean that differs from the other version's only in its last bits
+/// (summed in another order) is unchanged, not grown.
+fn as_shown(c: Change) -> Change {
+    Change {
+        old: flame_view::significant(c.old),
+        new: flame_view::significant(c.new),
+    }
 }
 
 fn tag_letter(tag: Tag) -> &'static str {
@@ -649,7 +663,7 @@ fn table(
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {
-            row.name = format!("{} {}", diff.inclusive(n).tag().mark(), row.name);
+            row.name = format!("{} {}", as_shown(diff.inclusive(n)).tag().mark(), row.name);
         }
     }
     let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
@@ -708,5 +722,27 @@ impl PageKind for FlameDiffPages {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn means_that_differ_only_in_their_last_bits_are_unchanged() {
+        // 0.1 + 0.2 and 0.3: one mean summed in another order.
+        let noisy = Change {
+            old: 0.1 + 0.2,
+            new: 0.3,
+        };
+        assert_eq!(noisy.tag().mark(), "[−]", "as computed");
+        assert_eq!(as_shown(noisy).tag().mark(), "[=]", "as shown");
+        let real = Change {
+            old: 100.0,
+            new: 100.5,
+        };
+        assert_eq!(as_shown(real).tag().mark(), "[+]");
+        assert_eq!(colour_class(as_shown(noisy)), "d0");
     }
 }

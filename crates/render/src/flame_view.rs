@@ -244,6 +244,22 @@ fn common_scale(values: impl Iterator<Item = f64> + Clone) -> f64 {
     1.0
 }
 
+/// `v` to nine significant digits: frame values only place boxes (to a
+/// hundredth of a pixel) and add up search results, and means such as
+/// `3333333.3333333335` were a third of a differential page. Whole values
+/// stay as they are.
+pub fn significant(v: f64) -> f64 {
+    if v.fract() == 0.0 || !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    let digits = 8 - v.abs().log10().floor() as i32;
+    if !(0..=300).contains(&digits) {
+        return v;
+    }
+    let p = 10f64.powi(digits);
+    (v * p).round() / p
+}
+
 /// One frame of page data.
 pub type FrameRow = (i64, usize, usize, Number, Number, i8);
 
@@ -354,8 +370,8 @@ fn page_data(
                 r.parent.map_or(-1, |p| p as i64),
                 name,
                 loc,
-                Number(r.self_value / scale),
-                Number(r.total / scale),
+                Number(significant(r.self_value / scale)),
+                Number(significant(r.total / scale)),
                 colour,
             )
         })
@@ -391,5 +407,30 @@ impl Interner {
         self.list.push(s.clone());
         self.index.insert(s, self.list.len() - 1);
         self.list.len() - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_keep_nine_significant_digits_and_whole_values_stay_whole() {
+        assert_eq!(significant(3333333.3333333335), 3333333.33);
+        assert_eq!(significant(120.33333333333333), 120.333333);
+        assert_eq!(significant(0.000123456789123), 0.000123456789);
+        assert_eq!(significant(-2.0 / 3.0), -0.666666667);
+        for whole in [0.0, 1.0, 1260000000.0, 36893488147419103232.0] {
+            assert_eq!(significant(whole), whole);
+        }
+        // Written as the shortest decimal of the rounded value.
+        assert_eq!(
+            serde_json::to_string(&Number(significant(120.33333333333333))).unwrap(),
+            "120.333333"
+        );
+        assert_eq!(
+            serde_json::to_string(&Number(1.26e9)).unwrap(),
+            "1260000000"
+        );
     }
 }

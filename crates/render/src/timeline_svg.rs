@@ -101,10 +101,15 @@ mod tests {
         // Half share: half of the 20 usable pixels; the previous version's
         // zero share draws no bar.
         assert!(
-            svg.contains(r#"<path d="M4.4 11h11.2v10h-11.2zM24.4 1h11.2v20h-11.2z" class="tl-now"/>"#),
+            svg.contains(
+                r#"<path d="M4.4 11h11.2v10h-11.2zM24.4 1h11.2v20h-11.2z" class="tl-now"/>"#
+            ),
             "{svg}"
         );
-        assert!(svg.contains(r#"<path d="M0.5 1h19v20h-19z" class="tl-prev"/>"#), "{svg}");
+        assert!(
+            svg.contains(r#"<path d="M0.5 1h19v20h-19z" class="tl-prev"/>"#),
+            "{svg}"
+        );
         assert!(svg.contains("2: 100% (previous version 0%)"));
     }
 }

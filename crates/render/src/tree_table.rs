@@ -244,7 +244,12 @@ fn cell(v: f64, c: &Column) -> Cell {
         Some(total) => format!("{} ({})", with_unit(v, c.unit), percent(v, total)),
         None => with_unit(v, c.unit),
     };
-    Cell { text, value: v }
+    // The sort key (and, in a table the script writes, the value it
+    // formats) to nine significant digits, as frames are.
+    Cell {
+        text,
+        value: super::flame_view::significant(v),
+    }
 }
 
 /// A small bar chart of `values` (one bar per profile), as inline SVG: one
