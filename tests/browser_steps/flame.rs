@@ -291,6 +291,45 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
     assert!(ctx
         .js_str("document.title")
         .contains(" · samples · top-down"));
+    // A zoomed frame's editor link, which the script makes from its
+    // location and the [flame] editor template (the page stores no link
+    // when they give the same).
+    let target = zoom_target(&ctx.page_data());
+    ctx.js(&format!(
+        "(location.hash = '#metric=samples&zoom=0.{target}', true)"
+    ));
+    ctx.wait_js(
+        "!!document.querySelector('.pa-details a.pa-editor')",
+        "the editor link",
+    );
+    let editor =
+        ctx.js_str("document.querySelector('.pa-details a.pa-editor').getAttribute('href')");
+    let location = &super::frames(&ctx.page_data())[target].location;
+    assert_eq!(
+        Some(editor.clone()),
+        perfatlas::render::source_page::editor_link_of_location(
+            "vscode://file/{path}:{line}",
+            location
+        ),
+        "{location}"
+    );
+    assert!(editor.starts_with("vscode://file/"), "{editor}");
+    // And every location of the page: the script makes each link as Rust
+    // would.
+    let made = ctx.js(
+        "window.perfatlasGraphData(0).locations.map(function (l) { return [l, window.perfatlasEditorLink(l)]; })",
+    );
+    let made = made.as_array().unwrap();
+    assert!(made.len() > 20, "{}", made.len());
+    for pair in made {
+        let location = pair[0].as_str().unwrap();
+        let expected = perfatlas::render::source_page::editor_link_of_location(
+            "vscode://file/{path}:{line}",
+            location,
+        )
+        .unwrap_or_default();
+        assert_eq!(pair[1].as_str().unwrap(), expected, "{location}");
+    }
     // Links to the other repetitions keep the view.
     let other =
         ctx.js_str("document.querySelector('nav[aria-label=repetition] a').getAttribute('href')");

@@ -234,7 +234,10 @@ pub fn render(
         version: page.version,
         root: paths::root_of(&page.path),
     };
-    let mut views = Views::new(page.metrics.iter().map(|(m, _)| m.as_str()));
+    let mut views = Views::new(
+        page.metrics.iter().map(|(m, _)| m.as_str()),
+        links.editor_template(),
+    );
     let (mut files, mut parts, mut shown) = (Vec::new(), Vec::new(), None);
     for (m, (metric, entries)) in page.metrics.iter().enumerate() {
         let merged = Merged {

@@ -249,7 +249,8 @@ pub fn render(
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
     let common = Common::new(renderer, history, &p.path);
-    let mut views = Views::new(p.metrics.iter().map(String::as_str));
+    // No code links on differential pages.
+    let mut views = Views::new(p.metrics.iter().map(String::as_str), "");
     let mut files = Vec::new();
     let (mut parts, mut facts) = (Vec::new(), Vec::new());
     let (mut graph, mut table) = (None, None);

@@ -300,16 +300,25 @@ pub struct Tables {
     names: Interner,
     locations: Interner,
     links: Vec<(String, String)>,
+    /// The `[flame] editor` template: editor links the script can make
+    /// from their location are stored as "" (see [`Tables::location`]).
+    editor: String,
 }
 
 impl Tables {
     pub fn new() -> Tables {
+        Tables::with_editor("")
+    }
+
+    /// Tables whose editor links the script makes from `editor`.
+    pub fn with_editor(editor: &str) -> Tables {
         let mut locations = Interner::default();
         locations.get(String::new());
         Tables {
             names: Interner::default(),
             locations,
             links: vec![(String::new(), String::new())],
+            editor: editor.to_string(),
         }
     }
 
@@ -317,9 +326,32 @@ impl Tables {
     pub fn location(&mut self, location: String, link: impl FnOnce() -> (String, String)) -> usize {
         let loc = self.locations.get(location);
         if loc == self.links.len() {
-            self.links.push(link());
+            let (source, editor) = link();
+            let editor = self.compact_editor(&self.locations.list[loc], editor);
+            self.links.push((source, editor));
         }
         loc
+    }
+
+    /// An editor link as stored: "" when the script makes the same link
+    /// from the location and the template (a link per location was a
+    /// twentieth of a profile page), "-" for no link, else the link.
+    fn compact_editor(&self, location: &str, editor: String) -> String {
+        if self.editor.is_empty() {
+            return editor;
+        }
+        if editor.is_empty() {
+            return "-".to_string();
+        }
+        match super::source_page::editor_link_of_location(&self.editor, location) {
+            Some(made) if made == editor => String::new(),
+            _ => editor,
+        }
+    }
+
+    /// The editor template the page's script needs.
+    pub fn editor(&self) -> &str {
+        &self.editor
     }
 
     pub fn name(&mut self, name: String) -> usize {
@@ -431,6 +463,34 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Number(1.26e9)).unwrap(),
             "1260000000"
+        );
+    }
+
+    #[test]
+    fn editor_links_the_script_can_make_are_not_stored() {
+        let mut t = Tables::with_editor("vscode://file/{path}:{line}");
+        let link = |e: &str| {
+            let e = e.to_string();
+            move || (String::new(), e)
+        };
+        let made = t.location(
+            "<frozen importlib._bootstrap>:1176".into(),
+            link("vscode://file/%3Cfrozen%20importlib._bootstrap%3E:1176"),
+        );
+        // A line 0 is not in the location: the link says it, so it stays.
+        let kept = t.location("/app/x.py".into(), link("vscode://file/app/x.py:0"));
+        let none = t.location("[native]".into(), link(""));
+        let (_, _, links) = t.into_parts();
+        assert_eq!(links[made].1, "");
+        assert_eq!(links[kept].1, "vscode://file/app/x.py:0");
+        assert_eq!(links[none].1, "-");
+        assert_eq!(
+            crate::source_page::editor_link_of_location("e://{path}#{line}", "/a b/c.py"),
+            Some("e://a%20b/c.py#1".to_string())
+        );
+        assert_eq!(
+            crate::source_page::editor_link_of_location("e://{path}#{line}", "/a/c.py:12"),
+            Some("e://a/c.py#12".to_string())
         );
     }
 }

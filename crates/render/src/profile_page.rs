@@ -379,7 +379,10 @@ fn render(
         .par_iter()
         .map(|view| lay_out(cx, view, trees[shape_index(view.shape)], &code))
         .collect();
-    let mut views = Views::new(entry.profile.metrics.iter().map(|m| m.name.as_str()));
+    let mut views = Views::new(
+        entry.profile.metrics.iter().map(|m| m.name.as_str()),
+        cx.links.editor_template(),
+    );
     let (mut files, mut inline, mut default_table) = (Vec::new(), Vec::new(), None);
     for view in laid_out {
         let mut graphs = Vec::new();

@@ -51,6 +51,11 @@ impl<'a> SourceLinks<'a> {
     }
 
     /// The editor link of `frame`, from the configured template.
+    /// The `[flame] editor` template ("" when there is none).
+    pub fn editor_template(&self) -> &str {
+        self.editor
+    }
+
     pub fn editor(&self, frames: &FrameTable, frame: FrameId) -> Option<String> {
         let f = frames.get(frame);
         editor_link(self.editor, f.file.as_deref()?, f.line.unwrap_or(1))
@@ -76,6 +81,17 @@ impl CodeLinks<'_> {
         let editor = self.links.editor(frames, frame).unwrap_or_default();
         (source, editor)
     }
+}
+
+/// The editor link the page script makes of a location (`path:line`, or
+/// `path` meaning line 1), as `assets/perfatlas.js` does.
+pub fn editor_link_of_location(template: &str, location: &str) -> Option<String> {
+    let parsed = location
+        .rsplit_once(':')
+        .filter(|(_, line)| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|(path, line)| Some((path, line.parse::<u32>().ok().filter(|l| *l > 0)?)));
+    let (path, line) = parsed.unwrap_or((location, 1));
+    editor_link(template, path, line)
 }
 
 /// Fills `{path}` and `{line}`; `None` when the template is empty. The path

@@ -33,7 +33,12 @@ pub struct ScriptView {
 struct ScriptViews {
     names: Vec<String>,
     locations: Vec<String>,
+    /// Per location: its source page and its editor link, the latter ""
+    /// when the script makes it from `editor` and the location, "-" for
+    /// none.
     links: Vec<(String, String)>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    editor: String,
     /// Metric slugs, as the fragment names them.
     metrics: Vec<String>,
     views: Vec<ScriptView>,
@@ -58,10 +63,11 @@ pub struct Views {
 }
 
 impl Views {
-    /// Views of `metrics` (their names, in the page's order).
-    pub fn new<'a>(metrics: impl IntoIterator<Item = &'a str>) -> Views {
+    /// Views of `metrics` (their names, in the page's order), editor links
+    /// made from `editor` (the `[flame] editor` template).
+    pub fn new<'a>(metrics: impl IntoIterator<Item = &'a str>, editor: &str) -> Views {
         Views {
-            tables: Tables::new(),
+            tables: Tables::with_editor(editor),
             metrics: metrics.into_iter().map(super::paths::slug).collect(),
             views: Vec::new(),
             script_tables: Vec::new(),
@@ -107,11 +113,13 @@ impl Views {
 
     /// The body of the page's `#pa-views` script element.
     pub fn into_json(self) -> String {
+        let editor = self.tables.editor().to_string();
         let (names, locations, links) = self.tables.into_parts();
         super::json_for_script(&ScriptViews {
             names,
             locations,
             links,
+            editor,
             metrics: self.metrics,
             views: self.views,
             tables: self.script_tables,

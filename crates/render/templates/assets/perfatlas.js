@@ -174,6 +174,25 @@
     data.diffWritten = true;
     return data;
   }
+  // An editor link from a location ("path:line") and the page's
+  // [flame] editor template, as source_page.rs's editor_link makes it:
+  // the path without leading slashes, percent-encoded (UTF-8) but for
+  // letters, digits and / . _ - ~ :.
+  function editorLink(location) {
+    var template = views && views.editor;
+    if (!template || !location) return '';
+    var m = /^(.*):(\d+)$/.exec(location), path = location, line = '1';
+    if (m && +m[2] > 0 && +m[2] <= 4294967295) { path = m[1]; line = String(+m[2]); }
+    var encoded = '';
+    Array.from(path.replace(/^\/+/, '')).forEach(function (c) {
+      if (/[A-Za-z0-9\/._~:-]/.test(c)) { encoded += c; return; }
+      new TextEncoder().encode(c).forEach(function (b) {
+        encoded += '%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase();
+      });
+    });
+    return template.split('{path}').join(encoded).split('{line}').join(line);
+  }
+  window.perfatlasEditorLink = editorLink;
   // Frame values are stored divided by data.scale (see flame_view.rs).
   function unscale(data) {
     if (data.scale > 1) {
@@ -327,8 +346,9 @@
     if (i <= 0) return;
     g.details.appendChild(document.createTextNode(
       describe(g, i).filter(function (l) { return typeof l === 'string'; }).join(' · ')));
-    var link = (g.data.links || [])[g.data.frames[i][2]] || ['', ''];
-    [[link[0], 'source', 'pa-src'], [link[1], 'open in editor', 'pa-editor']].forEach(function (l) {
+    var loc = g.data.frames[i][2], link = (g.data.links || [])[loc] || ['', ''];
+    var editor = link[1] === '-' ? '' : link[1] || editorLink(g.data.locations[loc] || '');
+    [[link[0], 'source', 'pa-src'], [editor, 'open in editor', 'pa-editor']].forEach(function (l) {
       if (!l[0]) return;
       var a = document.createElement('a');
       a.href = l[0]; a.textContent = l[1]; a.className = l[2];
