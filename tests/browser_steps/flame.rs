@@ -207,6 +207,26 @@ pub fn step_bottom_up_sums(ctx: &Ctx) {
             > 5
     );
     ctx.screenshot("31-bottom-up");
+
+    // A copy of the page cut short inside its view data: the page says
+    // so, and still shows the graph written as HTML.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let start = html.find("id=\"pa-views\">").unwrap();
+    let end = start + html[start..].find("</script>").unwrap();
+    let broken = page.with_file_name("r1-cut.html");
+    std::fs::write(&broken, format!("{}{}", &html[..start + 400], &html[end..])).unwrap();
+    ctx.open_view(&broken, "shape=bottom-up");
+    let note = ctx.js_str("(document.querySelector('.pa-views-missing') || {}).textContent || ''");
+    assert!(note.contains("could not be read"), "{note}");
+    assert!(
+        ctx.js("document.querySelectorAll('#pa-flame-0 g.f').length")
+            .as_u64()
+            .unwrap()
+            > 10,
+        "the HTML graph is still there"
+    );
+    // (Left in the site: the network step checks every file the browser
+    // asked for still exists.)
 }
 
 /// What a reader sees of the view shown: every frame's class, rectangle

@@ -123,7 +123,21 @@
   var viewsEl = document.getElementById('pa-views');
   if (viewsEl) {
     try { views = JSON.parse(viewsEl.textContent); } catch (e) { views = null; }
-    if (views) shown = views.views[0];
+    if (views && views.views) shown = views.views[0];
+    else {
+      // A page cut short (or edited): say so rather than show nothing
+      // new when another view is asked for.
+      views = null;
+      var box = document.getElementById('pa-graphs');
+      if (box) {
+        var note = document.createElement('p');
+        note.className = 'pa-note pa-views-missing';
+        note.textContent = 'This page\'s view data could not be read (the file may be cut short): ' +
+          'only the view written as HTML is shown, without hover details, and the other metrics ' +
+          'and shapes cannot be drawn.';
+        box.parentNode.insertBefore(note, box);
+      }
+    }
   }
   function viewGraph(view, k) {
     var gd = view && view.graphs[k];
