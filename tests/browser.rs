@@ -131,8 +131,16 @@ impl Ctx {
         // it is the one open (a fragment alone would not reload it).
         self.tab.navigate_to("about:blank").expect("navigate");
         self.tab.wait_until_navigated().expect("blank page");
-        let url = format!("{}#{fragment}", file_url(path));
-        self.tab.navigate_to(&url).expect("navigate");
+        self.load(&format!("{}#{fragment}", file_url(path)));
+    }
+
+    fn open(&self, path: &Path) {
+        self.load(&file_url(path));
+    }
+
+    /// Navigates to a site page and waits until it is rendered.
+    fn load(&self, url: &str) {
+        self.tab.navigate_to(url).expect("navigate");
         self.tab
             .wait_until_navigated()
             .expect("navigation finished");
@@ -141,14 +149,11 @@ impl Ctx {
             .expect("page rendered");
     }
 
-    fn open(&self, path: &Path) {
-        self.tab.navigate_to(&file_url(path)).expect("navigate");
-        self.tab
-            .wait_until_navigated()
-            .expect("navigation finished");
-        self.tab
-            .wait_for_element("footer.pa-foot")
-            .expect("page rendered");
+    /// Shows another view of the open page (`hash`, e.g. `#shape=flat`)
+    /// and waits until `ready` (a script expression) holds.
+    fn switch_view(&self, hash: &str, ready: &str, what: &str) {
+        self.js(&format!("(location.hash = '{hash}', true)"));
+        self.wait_js(ready, what);
     }
 
     fn profile_page(&self, version: &str, rep: u32) -> PathBuf {

@@ -264,8 +264,8 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
         "{written}"
     );
     assert!(written["rows"].as_array().unwrap().len() > 50);
-    ctx.js("(location.hash = '#shape=flat', true)");
-    ctx.wait_js(
+    ctx.switch_view(
+        "#shape=flat",
         "document.getElementById('pa-view-heading').textContent.indexOf('flat') >= 0",
         "the flat view",
     );
@@ -273,8 +273,8 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
         ctx.js_str("document.querySelector('nav[aria-label=shape] strong').textContent"),
         "flat"
     );
-    ctx.js("(location.hash = '#', true)");
-    ctx.wait_js(
+    ctx.switch_view(
+        "#",
         "document.getElementById('pa-view-heading').textContent.indexOf('top-down') >= 0",
         "the default view again",
     );
@@ -284,8 +284,8 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
         "the script draws the top-down graph as the HTML has it"
     );
     assert_eq!(drawn["height"], written["height"]);
-    ctx.js("(location.hash = '#metric=samples', true)");
-    ctx.wait_js(
+    ctx.switch_view(
+        "#metric=samples",
         "document.querySelector('nav[aria-label=metric] strong').textContent === 'samples'",
         "the samples view",
     );
@@ -381,8 +381,8 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
         title.starts_with("r1: ") && title.contains(" · r3: "),
         "{title}"
     );
-    ctx.js("(location.hash = '#metric=samples', true)");
-    ctx.wait_js(
+    ctx.switch_view(
+        "#metric=samples",
         "document.querySelector('nav[aria-label=metric] strong').textContent === 'samples'",
         "the aggregate's samples view",
     );

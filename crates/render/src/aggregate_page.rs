@@ -12,7 +12,7 @@ use super::format::{grouped, percent, with_unit};
 use super::profile_page::Plan;
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::views::{ScriptView, Views};
+use super::views::{self, ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate::{self, Aggregate};
@@ -260,7 +260,7 @@ pub fn render(
             renderer,
         );
         files.extend(svg);
-        let (table_view, columns) = table(&agg, &history.frames, &unit, &labels, &code);
+        let table_view = table(&agg, &history.frames, &unit, &labels, &code);
         let heading = heading(page, agg.count);
         let table_index = match m {
             0 => {
@@ -268,7 +268,7 @@ pub fn render(
                 shown = Some((inline, table_view, heading.clone()));
                 -1
             }
-            _ => views.table(table_view, columns),
+            _ => views.table(table_view),
         };
         views.push(ScriptView {
             metric: m,
@@ -297,16 +297,7 @@ pub fn render(
             heading,
             metric: page.metrics[0].0.clone(),
             count: page.metrics[0].1.len(),
-            metrics: page
-                .metrics
-                .iter()
-                .enumerate()
-                .map(|(m, (name, _))| Link {
-                    label: name.clone(),
-                    href: format!("#metric={}", paths::slug(name)),
-                    current: m == 0,
-                })
-                .collect(),
+            metrics: views::metric_links(page.metrics.iter().map(|(m, _)| m.as_str())),
             parts,
             graph,
             table,
@@ -535,7 +526,7 @@ fn table(
     unit: &Unit,
     labels: &[String],
     code: &CodeLinks,
-) -> (TableView, Vec<tree_table::ColumnKind>) {
+) -> TableView {
     let stats = agg.all_stats();
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
     let column = |heading: &str, pick: fn(&aggregate::Stats) -> f64, share: bool| Column {
@@ -569,8 +560,7 @@ fn table(
     }
     view.columns.push("each profile".to_string());
     view.histogram_labels = labels.to_vec();
-    let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
-    (view, kinds)
+    view
 }
 
 /// The pages of a version's repetitions merged, and the configured

@@ -19,7 +19,7 @@ use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::with_unit;
 use super::profile_page::Shape;
 use super::tree_table::{self, Column, TableView};
-use super::views::{ScriptView, Views};
+use super::views::{self, ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate;
@@ -283,10 +283,10 @@ pub fn render(
             let table_index = match Views::is_default(m, shape) {
                 true => {
                     graph = drawn.inline;
-                    table = Some(drawn.table.0);
+                    table = Some(drawn.table);
                     -1
                 }
-                false => views.table(drawn.table.0, drawn.table.1),
+                false => views.table(drawn.table),
             };
             views.push(ScriptView {
                 metric: m,
@@ -316,24 +316,8 @@ pub fn render(
             normalised: config.flame.diff_normalise,
             parts,
             facts,
-            shapes: Shape::ALL
-                .iter()
-                .map(|&s| Link {
-                    label: s.name().to_string(),
-                    href: format!("#shape={}", s.name()),
-                    current: s == Shape::TopDown,
-                })
-                .collect(),
-            metrics: p
-                .metrics
-                .iter()
-                .enumerate()
-                .map(|(m, name)| Link {
-                    label: name.clone(),
-                    href: format!("#metric={}", paths::slug(name)),
-                    current: m == 0,
-                })
-                .collect(),
+            shapes: views::shape_links(),
+            metrics: views::metric_links(p.metrics.iter().map(String::as_str)),
             graph,
             table,
             views_json: views.into_json(),
@@ -360,7 +344,7 @@ struct Drawn {
     inline: Option<GraphView>,
     svg: Option<(String, Vec<u8>)>,
     facts: ViewFacts,
-    table: (TableView, Vec<tree_table::ColumnKind>),
+    table: TableView,
 }
 
 fn draw(
@@ -611,12 +595,7 @@ fn root_numbers(diff: &FlameDiff, show: &dyn Fn(f64) -> String) -> String {
     format!("all: {}", change_text(diff.inclusive(NodeId::ROOT), show))
 }
 
-fn table(
-    diff: &FlameDiff,
-    frames: &model::FrameTable,
-    unit: &Unit,
-    normalised: bool,
-) -> (TableView, Vec<tree_table::ColumnKind>) {
+fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: bool) -> TableView {
     let tree = &diff.tree;
     let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
     let shown = if normalised {
@@ -667,8 +646,7 @@ fn table(
             row.name = format!("{} {}", as_shown(diff.inclusive(n)).tag().mark(), row.name);
         }
     }
-    let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
-    (view, kinds)
+    view
 }
 
 /// The differential flame graphs of consecutive versions and of the

@@ -306,10 +306,6 @@ pub struct Tables {
 }
 
 impl Tables {
-    pub fn new() -> Tables {
-        Tables::with_editor("")
-    }
-
     /// Tables whose editor links the script makes from `editor`.
     pub fn with_editor(editor: &str) -> Tables {
         let mut locations = Interner::default();
@@ -361,12 +357,6 @@ impl Tables {
     /// `names`, `locations` and `links`, for a page's view data.
     pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<(String, String)>) {
         (self.names.list, self.locations.list, self.links)
-    }
-}
-
-impl Default for Tables {
-    fn default() -> Self {
-        Tables::new()
     }
 }
 

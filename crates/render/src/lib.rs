@@ -60,6 +60,10 @@ const SHARED_TEMPLATES: &[(&str, &str)] = &[
         "tree_table.html",
         include_str!("../templates/tree_table.html"),
     ),
+    (
+        "view_switch.html",
+        include_str!("../templates/view_switch.html"),
+    ),
 ];
 /// The site's scripts and style sheet, by name.
 const ASSETS: &[(&str, &str)] = &[

@@ -25,7 +25,7 @@ use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::views::{ScriptView, Views};
+use super::views::{self, ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::paths::file_name;
 use analysis::derived_metrics;
@@ -342,8 +342,8 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
         format: entry.format.to_string(),
         input_notes: entry.profile.notes.clone(),
         metric: metrics.first().map(|m| m.name.clone()).unwrap_or_default(),
-        metrics: metric_links(metrics),
-        shapes: shape_links(),
+        metrics: views::metric_links(metrics.iter().map(|m| m.name.as_str())),
+        shapes: views::shape_links(),
         repetitions: repetition_links(history, cx.plan, page),
         versions: version_links(history, cx.plan, page, &common.root),
         all_versions_href: format!("{}index.html#benchmarks", common.root),
@@ -402,13 +402,10 @@ fn render(
         }
         let table = match Views::is_default(view.metric, view.shape) {
             true => {
-                default_table = view.table.map(|(table, _)| table);
+                default_table = Some(view.table);
                 -1
             }
-            false => match view.table {
-                Some((table, columns)) => views.table(table, columns),
-                None => -1,
-            },
+            false => views.table(view.table),
         };
         views.push(ScriptView {
             table,
@@ -436,7 +433,7 @@ struct LaidOut<'a> {
     metric: usize,
     shape: Shape,
     graphs: Vec<(GraphSpec<'a>, FlameGraph)>,
-    table: Option<(TableView, Vec<tree_table::ColumnKind>)>,
+    table: TableView,
     /// The view's title and heading (graphs and table added later).
     script: ScriptView,
 }
@@ -473,7 +470,7 @@ fn lay_out<'a>(
         metric: view.metric,
         shape: view.shape,
         graphs,
-        table: Some(table(cx, view, trees, code)),
+        table: table(cx, view, trees, code),
         script: ScriptView {
             metric: view.metric,
             shape,
@@ -631,12 +628,7 @@ fn graph_specs<'a>(
 /// The tree table of the page's shape: total and self per metric for
 /// top-down, inclusive and exclusive per metric for the others, then the
 /// derived metrics that are not additive.
-fn table(
-    cx: &Context,
-    view: &ViewOf,
-    trees: &ShapeTrees,
-    code: &CodeLinks,
-) -> (TableView, Vec<tree_table::ColumnKind>) {
+fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
     let totals = profile.totals();
@@ -704,32 +696,7 @@ fn table(
         Some(code),
     );
     table.notes = notes;
-    let kinds = columns.iter().map(tree_table::ColumnKind::of).collect();
-    (table, kinds)
-}
-
-/// Links to the page's metrics (`#metric=…`, the script shows them).
-fn metric_links(metrics: &[model::Metric]) -> Vec<Link> {
-    metrics
-        .iter()
-        .enumerate()
-        .map(|(m, metric)| Link {
-            label: metric.name.clone(),
-            href: format!("#metric={}", paths::slug(&metric.name)),
-            current: m == 0,
-        })
-        .collect()
-}
-
-fn shape_links() -> Vec<Link> {
-    Shape::ALL
-        .iter()
-        .map(|&s| Link {
-            label: s.name().to_string(),
-            href: format!("#shape={}", s.name()),
-            current: s == Shape::TopDown,
-        })
-        .collect()
+    table
 }
 
 /// The link to another entry's view of the same metric name (top-down),

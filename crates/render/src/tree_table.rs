@@ -37,6 +37,9 @@ pub struct TableView {
     pub notes: Vec<String>,
     /// What the rows' histograms' bars are (one per profile), if any.
     pub histogram_labels: Vec<String>,
+    /// How each value column is written, for a table the script writes.
+    #[serde(skip)]
+    pub kinds: Vec<ColumnKind>,
 }
 
 #[derive(Serialize)]
@@ -54,7 +57,6 @@ pub struct Row {
     pub location: String,
     /// Source page of the location, relative to the page.
     pub href: Option<String>,
-    pub has_children: bool,
     pub merged: bool,
     pub cells: Vec<Cell>,
     /// Extra markup built by perfatlas from numbers only (histograms).
@@ -92,12 +94,6 @@ pub fn build(
         Some(inclusive) => flame::layout_with(tree, frames, metric, inclusive, budget),
         None => flame::layout(tree, frames, metric, budget),
     };
-    let mut has_children = vec![false; graph.rects.len()];
-    for r in &graph.rects {
-        if let Some(p) = r.parent {
-            has_children[p] = true;
-        }
-    }
     let rows = graph
         .rects
         .iter()
@@ -130,7 +126,6 @@ pub fn build(
                     (Some(code), Some(f)) => Some(code.of(frames, f).0).filter(|h| !h.is_empty()),
                     _ => None,
                 },
-                has_children: has_children[i],
                 merged: r.node.is_none(),
                 cells,
                 extra_html: None,
@@ -146,6 +141,7 @@ pub fn build(
         merged_rows: graph.merged_nodes,
         notes: Vec::new(),
         histogram_labels: Vec::new(),
+        kinds: columns.iter().map(ColumnKind::of).collect(),
     }
 }
 
@@ -169,9 +165,9 @@ impl ColumnKind {
 }
 
 /// A tree table for the page script to write (a view not shown without
-/// JavaScript): rows as `[parent, depth, name, location, flags, cells…]`,
-/// names and locations being indices into the page's shared tables, flags
-/// 1 for a row with children and 2 for a merged row, and each cell a
+/// JavaScript): rows as `[parent, depth, name, location, merged, cells…]`,
+/// names and locations being indices into the page's shared tables,
+/// merged 1 for a row of merged contexts, else 0, and each cell a
 /// number the script formats as [`cell`] does, `"n/a"` or `""`; then, when
 /// the table has histograms, the row's histogram values (or null).
 #[derive(Serialize)]
@@ -187,11 +183,7 @@ pub struct ScriptTable {
 
 /// `table` as data, its names and locations in `tables` (whose links
 /// the rows' source links are).
-pub fn script_table(
-    table: TableView,
-    columns: Vec<ColumnKind>,
-    tables: &mut super::flame_view::Tables,
-) -> ScriptTable {
+pub fn script_table(table: TableView, tables: &mut super::flame_view::Tables) -> ScriptTable {
     let has_histograms = !table.histogram_labels.is_empty();
     let rows = table
         .rows
@@ -199,13 +191,13 @@ pub fn script_table(
         .map(|r| {
             let href = r.href.unwrap_or_default();
             let loc = tables.location(r.location, || (href, String::new()));
-            let flags = u8::from(r.has_children) + 2 * u8::from(r.merged);
+            let merged = u8::from(r.merged);
             let mut row: Vec<serde_json::Value> = vec![
                 r.parent.into(),
                 r.depth.into(),
                 tables.name(r.name).into(),
                 loc.into(),
-                flags.into(),
+                merged.into(),
             ];
             row.extend(r.cells.into_iter().map(|c| match c.text.as_str() {
                 "" | "n/a" => c.text.into(),
@@ -225,10 +217,10 @@ pub fn script_table(
         .collect();
     ScriptTable {
         caption: table.caption,
-        columns,
         merged_rows: table.merged_rows,
         notes: table.notes,
         histogram_labels: table.histogram_labels,
+        columns: table.kinds,
         rows,
     }
 }

@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::flame_view::{FrameRow, ScriptGraph, Tables};
 use super::profile_page::Shape;
-use super::tree_table::{self, ColumnKind, ScriptTable, TableView};
+use super::tree_table::{self, ScriptTable, TableView};
+use crate::Link;
 
 /// One view: a metric in a shape.
 #[derive(Serialize)]
@@ -51,6 +52,31 @@ struct ScriptViews {
     frames: Vec<Vec<FrameRow>>,
 }
 
+/// The links of a page's metric switch (`#metric=…`), the first current.
+pub fn metric_links<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Link> {
+    names
+        .into_iter()
+        .enumerate()
+        .map(|(m, name)| Link {
+            label: name.to_string(),
+            href: format!("#metric={}", super::paths::slug(name)),
+            current: m == 0,
+        })
+        .collect()
+}
+
+/// The links of a page's shape switch (`#shape=…`), top-down current.
+pub fn shape_links() -> Vec<Link> {
+    Shape::ALL
+        .iter()
+        .map(|&s| Link {
+            label: s.name().to_string(),
+            href: format!("#shape={}", s.name()),
+            current: s == Shape::TopDown,
+        })
+        .collect()
+}
+
 /// Collects a page's views.
 pub struct Views {
     pub tables: Tables,
@@ -84,8 +110,8 @@ impl Views {
 
     /// The index of a tree table the script writes, added unless an
     /// identical one is there.
-    pub fn table(&mut self, table: TableView, columns: Vec<ColumnKind>) -> i64 {
-        let table = tree_table::script_table(table, columns, &mut self.tables);
+    pub fn table(&mut self, table: TableView) -> i64 {
+        let table = tree_table::script_table(table, &mut self.tables);
         let key = serde_json::to_string(&table).unwrap_or_default();
         let next = self.script_tables.len();
         let at = *self.seen.entry(key).or_insert(next);

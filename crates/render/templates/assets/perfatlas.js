@@ -541,7 +541,7 @@
     var body = table.appendChild(el('tbody'));
     t.rows.forEach(function (r, i) {
       var tr = el('tr', { 'data-i': i, 'data-p': r[0] });
-      if (r[4] & 2) tr.className = 'pa-merged';
+      if (r[4]) tr.className = 'pa-merged';
       var name = el('td', { style: '--d:' + r[1] }, views.names[r[2]]);
       var loc = views.locations[r[3]], href = (views.links[r[3]] || [''])[0];
       if (loc) {
