@@ -288,11 +288,10 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         })
     };
 
-    let mut warnings = Vec::new();
     match samples {
         Some(samples) if metrics_have_time => {
             let times = sample_times(&samples, time_deltas.as_deref(), timestamps, start_time)?;
-            let order = in_time_order(&times, samples.len(), from_stamps, &mut warnings);
+            let order = in_time_order(&times, samples.len(), from_stamps, &mut profile.notes);
             let end = if from_stamps {
                 times.get(samples.len()).copied()
             } else {
@@ -316,11 +315,7 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         }
         None => add_hit_counts(&nodes, &tree_node, &mut profile, samples_metric)?,
     }
-    Ok(Parsed {
-        frames,
-        profile,
-        warnings,
-    })
+    Ok(Parsed::new(frames, profile))
 }
 
 /// `cpu` and `samples` for samples with their times, else `samples` alone.
@@ -597,11 +592,14 @@ fn sample_times(
 
 /// The first `count` samples as (time, sample index), in time order; a
 /// warning when the file had them out of order.
+/// Samples in time order, with a note when some were not: Chrome and
+/// Node record a few negative deltas in ordinary profiles, so this is a
+/// remark about a profile read whole, not a part skipped.
 fn in_time_order(
     times: &[f64],
     count: usize,
     from_stamps: bool,
-    warnings: &mut Vec<ParseError>,
+    notes: &mut Vec<String>,
 ) -> Vec<(f64, usize)> {
     let mut order: Vec<(f64, usize)> = times.iter().copied().zip(0..count).collect();
     if order.windows(2).any(|w| w[1].0 < w[0].0) {
@@ -609,13 +607,13 @@ fn in_time_order(
         // sorts samples by time, and so do we (stable).
         let backwards = order.windows(2).filter(|w| w[1].0 < w[0].0).count();
         order.sort_by(|a, b| a.0.total_cmp(&b.0));
-        warnings.push(ParseError::json(
-            if from_stamps {
-                "$.timestamps"
-            } else {
-                "$.timeDeltas"
-            },
-            format!("{backwards} sample(s) go back in time; samples were put in time order"),
+        let field = if from_stamps {
+            "$.timestamps"
+        } else {
+            "$.timeDeltas"
+        };
+        notes.push(format!(
+            "{field}: {backwards} sample(s) go back in time; samples were put in time order, as Chrome DevTools does"
         ));
     }
     order
@@ -912,7 +910,11 @@ mod tests {
         .unwrap();
         // times 100, 130, 120 → sorted 100(a), 120(a), 130(b); b gets the mean 15.
         assert_eq!(p.profile.tree.total(0), (20.0 + 10.0 + 15.0) * 1000.0);
-        assert_eq!(p.warnings.len(), 1);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            p.profile.notes,
+            ["$.timeDeltas: 1 sample(s) go back in time; samples were put in time order, as Chrome DevTools does"]
+        );
         let tl = &p.profile.timeline.as_ref().unwrap().samples;
         assert_eq!(
             tl.iter().map(|s| s.start_ns).collect::<Vec<_>>(),

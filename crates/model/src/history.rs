@@ -56,10 +56,39 @@ impl std::fmt::Display for Skipped {
     /// `FILE: PLACE: REASON`, or `FILE: REASON` when the whole file is at
     /// fault: how every command reports an input it could not read.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.place.is_empty() {
-            true => write!(f, "{}: {}", self.file, self.reason),
-            false => write!(f, "{}: {}: {}", self.file, self.place, self.reason),
-        }
+        write_at(f, &self.file, &self.place, &self.reason)
+    }
+}
+
+/// A remark on an input that was read whole: samples put back in time
+/// order, keys of a `version.toml` that perfatlas does not read. Shown on
+/// the terminal and the index; unlike [`Skipped`], nothing was left out,
+/// so it does not change the exit code.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Note {
+    /// Path relative to the input directory.
+    pub file: String,
+    /// Line or JSON path; empty when the remark is about the whole file.
+    pub place: String,
+    pub text: String,
+}
+
+impl std::fmt::Display for Note {
+    /// `FILE: PLACE: TEXT`, as [`Skipped`] is written.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write_at(f, &self.file, &self.place, &self.text)
+    }
+}
+
+fn write_at(
+    f: &mut std::fmt::Formatter<'_>,
+    file: &str,
+    place: &str,
+    text: &str,
+) -> std::fmt::Result {
+    match place.is_empty() {
+        true => write!(f, "{file}: {text}"),
+        false => write!(f, "{file}: {place}: {text}"),
     }
 }
 
@@ -90,9 +119,25 @@ pub struct History {
     pub field: Vec<super::field::FieldSet>,
     /// Sorted by file.
     pub skipped: Vec<Skipped>,
+    /// Remarks on inputs read whole that are not profiles (`version.toml`);
+    /// profiles carry theirs ([`Profile::notes`]). See [`History::notes`].
+    pub input_notes: Vec<Note>,
 }
 
 impl History {
+    /// Every remark on an input read whole: the versions' files', then
+    /// each profile's in profile order.
+    pub fn notes(&self) -> Vec<Note> {
+        let profiles = self.profiles.iter().flat_map(|p| {
+            p.profile.notes.iter().map(|text| Note {
+                file: p.source.clone(),
+                place: String::new(),
+                text: text.clone(),
+            })
+        });
+        self.input_notes.iter().cloned().chain(profiles).collect()
+    }
+
     /// The measurement files read, as (format, file), each once, sorted.
     pub fn measurement_sources(&self) -> Vec<(&'static str, &str)> {
         self.measured_files

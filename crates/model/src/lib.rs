@@ -23,7 +23,7 @@ pub use allocation::{AllocationSite, Allocations, ClassSource, CountKind};
 pub use component::{component_path, stable_path, Component, Language};
 pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
-pub use history::{skipped_files, Benchmark, History, ProfileEntry, Skipped, Version};
+pub use history::{skipped_files, Benchmark, History, Note, ProfileEntry, Skipped, Version};
 pub use identity::{FunctionIds, PathRules};
 pub use measurement::{MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};

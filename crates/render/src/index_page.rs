@@ -94,6 +94,8 @@ struct IndexView {
     measurement_files: usize,
     skipped: Vec<Skipped>,
     skipped_files: usize,
+    /// Remarks on inputs read whole: listed apart from what was skipped.
+    notes: Vec<model::Note>,
     regressions: Vec<ChangeRow>,
     improvements: Vec<ChangeRow>,
     /// The table's rows.
@@ -242,6 +244,7 @@ pub fn render(
         measurement_files: measurement_sources.len(),
         skipped: history.skipped.clone(),
         skipped_files: model::skipped_files(&history.skipped),
+        notes: history.notes(),
     };
     renderer.render("index.html", &view)
 }

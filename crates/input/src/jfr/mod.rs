@@ -237,6 +237,8 @@ impl Builder {
     }
 
     fn finish(mut self) -> Result<Parsed, ParseError> {
+        // Remarks on a recording read whole (see `Profile::notes`).
+        let mut notes = Vec::new();
         let samples = std::mem::take(&mut self.samples);
         let tlab = std::mem::take(&mut self.tlab);
         let (kind, mut chosen) = if samples.is_empty() {
@@ -244,13 +246,13 @@ impl Builder {
         } else {
             if !tlab.is_empty() {
                 let (n, s) = (tlab.len(), if tlab.len() == 1 { "" } else { "s" });
-                self.warnings.push(ParseError::whole(format!(
+                notes.push(format!(
                     "{n} TLAB allocation event{s} ({IN_NEW_TLAB}, {OUTSIDE_TLAB}) not counted: \
                      the recording also has {SAMPLE} events, which sample the same allocations",
                     IN_NEW_TLAB = events::IN_NEW_TLAB,
                     OUTSIDE_TLAB = events::OUTSIDE_TLAB,
                     SAMPLE = events::SAMPLE,
-                )));
+                ));
             }
             (Kind::Sample, samples)
         };
@@ -263,11 +265,10 @@ impl Builder {
                 self.unlisted_warnings
             )));
         }
-        if let Some(w) = print_depth_warning(&chosen) {
-            self.warnings.push(w);
-        }
+        notes.extend(print_depth_note(&chosen));
         chosen.sort_by_key(|p| (p.time, p.index));
-        let profile = build_profile(kind, &chosen);
+        let mut profile = build_profile(kind, &chosen);
+        profile.notes = notes;
         let mut parsed = Parsed::new(self.frames, profile);
         parsed.warnings = self.warnings;
         Ok(parsed)
@@ -310,19 +311,19 @@ impl Builder {
     }
 }
 
-/// A warning when the stacks look cut by `jfr print`'s default depth.
-fn print_depth_warning(events: &[Pending]) -> Option<ParseError> {
+/// A note when the stacks look cut by `jfr print`'s default depth.
+fn print_depth_note(events: &[Pending]) -> Option<String> {
     let deepest = events
         .iter()
         .filter(|p| !p.truncated)
         .map(|p| p.depth)
         .max()?;
     (deepest == PRINT_DEFAULT_DEPTH).then(|| {
-        ParseError::whole(format!(
+        format!(
             "no stack is deeper than {PRINT_DEFAULT_DEPTH} frames, the default of `jfr print`: \
              the callers above them are probably missing; print the recording with \
              --stack-depth 2048 (e.g. {CONVERT})"
-        ))
+        )
     })
 }
 

@@ -254,11 +254,13 @@ fn samples_win_over_tlab_events_of_the_same_recording() {
     let p = parse(&doc).unwrap();
     assert_eq!(p.profile.tree.total(1), 1000.0);
     assert_eq!(alloc(&p).classes, ["shapes.Circle"]);
-    assert_eq!(p.warnings.len(), 1);
+    // Read whole: a remark, not a part skipped.
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert_eq!(p.profile.notes.len(), 1);
     assert!(
-        p.warnings[0].message.contains("1 TLAB allocation event ("),
-        "{}",
-        p.warnings[0]
+        p.profile.notes[0].contains("1 TLAB allocation event ("),
+        "{:?}",
+        p.profile.notes
     );
 }
 
@@ -494,14 +496,15 @@ fn stacks_cut_by_jfr_print_get_a_warning() {
         )
     };
     let p = parse(&doc(5)).unwrap();
-    assert_eq!(p.warnings.len(), 1);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert_eq!(p.profile.notes.len(), 1);
     assert!(
-        p.warnings[0].message.contains("--stack-depth"),
-        "{}",
-        p.warnings[0]
+        p.profile.notes[0].contains("--stack-depth"),
+        "{:?}",
+        p.profile.notes
     );
-    assert!(parse(&doc(4)).unwrap().warnings.is_empty());
-    assert!(parse(&doc(6)).unwrap().warnings.is_empty());
+    assert!(parse(&doc(4)).unwrap().profile.notes.is_empty());
+    assert!(parse(&doc(6)).unwrap().profile.notes.is_empty());
 }
 
 #[test]
@@ -646,11 +649,12 @@ fn heavy_jfr_printed_with_default_depth_gets_the_depth_warning() {
     assert!(out.status.success());
     let p = parse_json(&out.stdout).unwrap();
     assert_eq!(p.profile.tree.total(0), 25.0);
-    assert_eq!(p.warnings.len(), 1);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert_eq!(p.profile.notes.len(), 1);
     assert!(
-        p.warnings[0].message.contains("deeper than 5 frames"),
-        "{}",
-        p.warnings[0]
+        p.profile.notes[0].contains("deeper than 5 frames"),
+        "{:?}",
+        p.profile.notes
     );
 }
 
