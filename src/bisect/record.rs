@@ -180,7 +180,8 @@ mod tests {
         let hostile =
             "say \"hi\" \\ tab\there\u{7f}\u{1b}[31m and a very long tail that goes on and on";
         let text = version_toml(&commit(hostile));
-        let parsed = VersionConfig::parse(&text, Path::new("version.toml")).unwrap();
+        let (parsed, remarks) = VersionConfig::parse(&text, Path::new("version.toml")).unwrap();
+        assert!(remarks.is_empty(), "{remarks:?}");
         assert_eq!(
             parsed.revision.as_deref(),
             Some("0123456789abcdef0123456789abcdef01234567")
@@ -192,7 +193,7 @@ mod tests {
             "{label}"
         );
         assert!(label.ends_with('…'), "{label}");
-        let empty = VersionConfig::parse(&version_toml(&commit("")), Path::new("v")).unwrap();
+        let (empty, _) = VersionConfig::parse(&version_toml(&commit("")), Path::new("v")).unwrap();
         assert_eq!(empty.label.as_deref(), Some("0123456789"));
     }
 

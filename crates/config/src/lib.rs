@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use model::error::BuildError;
 
+mod version;
+pub use version::{Remark, VersionConfig};
+
 /// Settings from `perfatlas.toml`. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -39,10 +42,34 @@ pub struct Config {
     /// What makes two frames of different versions the same function.
     #[serde(default)]
     pub identity: IdentityConfig,
+    /// How input files are read: which names are repetitions.
+    #[serde(default)]
+    pub input: InputConfig,
     /// Measured benchmarks: display names and the profiles that explain
     /// them (`[[benchmarks]]`).
     #[serde(default)]
     pub benchmarks: Vec<BenchmarkConfig>,
+}
+
+/// `[input]`: how file names map to benchmarks and repetitions.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct InputConfig {
+    pub repetitions: Repetitions,
+}
+
+/// Which file names are repetitions of one benchmark.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Repetitions {
+    /// `NAME.N.ext`, and also `NAME-N.ext`, `NAME_N.ext` and `NAME/N.ext`
+    /// when a name's numbers across the history are 1…k or 0…k−1 (more
+    /// than one of them for `NAME-N` and `NAME_N`, so that `fib-30` alone,
+    /// or `fib-10` beside `fib-20`, stay benchmarks of their own).
+    #[default]
+    Auto,
+    /// Only `NAME.N.ext`.
+    Dot,
 }
 
 /// `[identity]`: file-path rewrites the built-in rules miss (see
@@ -287,16 +314,6 @@ impl Default for FlameConfig {
     }
 }
 
-/// Settings from a version's `version.toml`.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct VersionConfig {
-    pub label: Option<String>,
-    /// `YYYY-MM-DD`.
-    pub date: Option<String>,
-    pub revision: Option<String>,
-}
-
 fn read_text(path: &Path) -> Result<String, BuildError> {
     std::fs::read_to_string(path).map_err(|e| BuildError::io(path, e))
 }
@@ -362,41 +379,9 @@ impl Config {
     }
 }
 
-impl VersionConfig {
-    pub fn read(path: &Path) -> Result<VersionConfig, BuildError> {
-        VersionConfig::parse(&read_text(path)?, path)
-    }
-
-    /// Parses and checks the text of a `version.toml` read from `path`.
-    pub fn parse(text: &str, path: &Path) -> Result<VersionConfig, BuildError> {
-        let config: VersionConfig = parse_toml(text, path)?;
-        if let Some(date) = &config.date {
-            if !is_iso_date(date) {
-                return Err(BuildError::Config {
-                    path: path.to_path_buf(),
-                    message: format!("date {date:?} is not YYYY-MM-DD"),
-                });
-            }
-        }
-        Ok(config)
-    }
-}
-
 /// A share in percent: `matrix.min_share` and its override `--min-share`.
 pub fn is_percentage(value: f64) -> bool {
     (0.0..=100.0).contains(&value)
-}
-
-fn is_iso_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        })
 }
 
 impl RegressionConfig {
@@ -549,22 +534,11 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_and_bad_dates_are_reported_with_the_line() {
+    fn unknown_keys_are_reported_with_the_line() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("perfatlas.toml");
         std::fs::write(&p, "title = \"x\"\nversoins = [\"1\"]\n").unwrap();
         let e = Config::read(&p).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("versoins"), "{e}");
-        let v = dir.path().join("version.toml");
-        std::fs::write(&v, "date = \"2020/01/01\"\n").unwrap();
-        assert!(VersionConfig::read(&v)
-            .unwrap_err()
-            .to_string()
-            .contains("YYYY-MM-DD"));
-        std::fs::write(&v, "date = \"2020-01-31\"\nrevision = \"v1\"\n").unwrap();
-        assert_eq!(
-            VersionConfig::read(&v).unwrap().revision.as_deref(),
-            Some("v1")
-        );
     }
 }

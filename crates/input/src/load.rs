@@ -51,10 +51,11 @@ pub fn load_history_cached(
             input.display()
         )));
     }
-    let (dirs, mut skipped) = walk::find_versions(input)?;
+    let (dirs, mut skipped) = walk::find_versions(input, config.input.repetitions)?;
+    let mut notes = Vec::new();
     let mut versions: Vec<(Version, VersionDir)> = dirs
         .into_iter()
-        .map(|dir| (read_version(input, &dir, &mut skipped), dir))
+        .map(|dir| (read_version(&dir, &mut skipped, &mut notes), dir))
         .collect();
     order_versions(&mut versions, config);
 
@@ -64,13 +65,18 @@ pub fn load_history_cached(
         .flat_map(|(v, (_, dir))| {
             dir.files
                 .iter()
-                .map(move |f| (v, f, within_version(&f.relative, &dir.name)))
+                .map(move |f| (v, f, walk::within_version(&f.relative, &dir.name)))
         })
         .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
+    trace::progress::stage("reading inputs", jobs.len());
     let results: Vec<Result<Loaded, ParseError>> = phase("load: files", || {
         jobs.par_iter()
-            .map(|(_, f, inside)| read_input(&f.path, inside, cache))
+            .map(|(_, f, inside)| {
+                let read = read_input(&f.path, inside, cache);
+                trace::progress::advance(1);
+                read
+            })
             .collect()
     });
 
@@ -129,6 +135,8 @@ pub fn load_history_cached(
     });
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     history.skipped = skipped;
+    notes.sort_by(|a, b| a.file.cmp(&b.file));
+    history.input_notes = notes;
     Ok(history)
 }
 
@@ -138,15 +146,6 @@ fn skip(file: &str, e: &ParseError) -> Skipped {
         place: e.place.to_string(),
         reason: e.message.clone(),
     }
-}
-
-/// `1.0/criterion/fib/new/sample.json` inside version `1.0` →
-/// `criterion/fib/new/sample.json`.
-fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
-    relative
-        .strip_prefix(version)
-        .and_then(|r| r.strip_prefix('/'))
-        .unwrap_or(relative)
 }
 
 /// Reads one file of a version: measurements or a profile, from the cache
@@ -423,11 +422,40 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
     parse_bytes(&name, &bytes)
 }
 
-fn read_version(input: &Path, dir: &VersionDir, skipped: &mut Vec<Skipped>) -> Version {
+/// A version from its directory and `version.toml`: a file that is not
+/// TOML is skipped whole; values it cannot use are skipped one by one and
+/// keys it does not read are a note, the rest is used.
+fn read_version(
+    dir: &VersionDir,
+    skipped: &mut Vec<Skipped>,
+    notes: &mut Vec<model::Note>,
+) -> Version {
     let toml_path = dir.path.join("version.toml");
-    let meta = if toml_path.is_file() {
-        VersionConfig::read(&toml_path).unwrap_or_else(|e| {
-            let file = format!("{}/version.toml", dir.name);
+    let file = format!("{}/version.toml", dir.name);
+    let meta = match toml_path.is_file() {
+        true => VersionConfig::read(&toml_path),
+        false => Ok(Default::default()),
+    };
+    let meta = match meta {
+        Ok((meta, remarks)) => {
+            for r in remarks {
+                let place = format!("line {}", r.line);
+                match r.skipped {
+                    true => skipped.push(Skipped {
+                        file: file.clone(),
+                        place,
+                        reason: r.message,
+                    }),
+                    false => notes.push(model::Note {
+                        file: file.clone(),
+                        place,
+                        text: r.message,
+                    }),
+                }
+            }
+            meta
+        }
+        Err(e) => {
             let reason = e
                 .to_string()
                 .replacen(&format!("{}: ", toml_path.display()), "", 1);
@@ -437,11 +465,8 @@ fn read_version(input: &Path, dir: &VersionDir, skipped: &mut Vec<Skipped>) -> V
                 reason,
             });
             VersionConfig::default()
-        })
-    } else {
-        VersionConfig::default()
+        }
     };
-    let _ = input;
     Version {
         name: dir.name.clone(),
         label: meta.label.unwrap_or_else(|| dir.name.clone()),

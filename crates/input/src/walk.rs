@@ -10,11 +10,18 @@
 //!   `version.toml`, `*.md` and the reserved `field/` folder;
 //! - a file's benchmark is its path relative to the version, up to the first
 //!   `.` of its name; a purely numeric next part is the repetition number
-//!   (`parse.2.cpu.pb.gz` is repetition 2 of `parse`), otherwise 1.
+//!   (`parse.2.cpu.pb.gz` is repetition 2 of `parse`), otherwise 1;
+//! - with `[input] repetitions = "auto"` (the default), the other common
+//!   ways to number runs are repetitions too: `cpu-2.cpuprofile`,
+//!   `cpu_2.cpuprofile` and `cpu/2.cpuprofile` are repetition 2 of `cpu`
+//!   when the numbers of that name across the history run 1…k or 0…k−1
+//!   (see [`recognise_numbered_runs`]).
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use config::Repetitions;
 use model::error::BuildError;
 use model::{visible, Skipped};
 
@@ -36,14 +43,18 @@ pub struct VersionDir {
     pub files: Vec<InputFile>,
 }
 
-/// Lists version directories (unsorted) and problems met while walking.
+/// Lists version directories (unsorted) and problems met while walking;
+/// `repetitions` says which file names number runs.
 ///
 /// Symbolic links: a version directory may be a link to anywhere (versions
 /// kept elsewhere and linked in). Inside a version, links to files are read
 /// wherever they point, links to directories are followed only when they
 /// stay inside the input directory; dangling links, links leaving the input
 /// and link loops are listed as skipped, never followed.
-pub fn find_versions(input: &Path) -> Result<(Vec<VersionDir>, Vec<Skipped>), BuildError> {
+pub fn find_versions(
+    input: &Path,
+    repetitions: Repetitions,
+) -> Result<(Vec<VersionDir>, Vec<Skipped>), BuildError> {
     let entries = std::fs::read_dir(input).map_err(|e| BuildError::io(input, e))?;
     let root = input.canonicalize().map_err(|e| BuildError::io(input, e))?;
     let mut versions = Vec::new();
@@ -70,7 +81,125 @@ pub fn find_versions(input: &Path) -> Result<(Vec<VersionDir>, Vec<Skipped>), Bu
         let files = list_files(input, &root, &path, &mut skipped);
         versions.push(VersionDir { name, path, files });
     }
+    if repetitions == Repetitions::Auto {
+        recognise_numbered_runs(&mut versions);
+    }
     Ok((versions, skipped))
+}
+
+/// How a file name numbers its run, besides `NAME.N.ext`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum RunForm {
+    /// `NAME-N.ext` or `NAME_N.ext`.
+    Suffix,
+    /// `NAME/N.ext`.
+    Folder,
+}
+
+/// A file name read as run `number` of `base`: (form, base, the name's
+/// part from its first `.`) and the number.
+type NumberedRun = ((RunForm, String, String), u32);
+
+/// `cpu-2.cpuprofile` → ((Suffix, `cpu`, `.cpuprofile`), 2); `cpu/2.json`
+/// → ((Folder, `cpu`, `.json`), 2); `None` for a name that does not
+/// number a run this way (`cpu.2.cpuprofile` is the dot form).
+fn numbered_run(relative_to_version: &str) -> Option<NumberedRun> {
+    let (dir, name) = match relative_to_version.rfind('/') {
+        Some(i) => relative_to_version.split_at(i + 1),
+        None => ("", relative_to_version),
+    };
+    let (stem, rest) = name.split_at(name.find('.').filter(|&i| i > 0).unwrap_or(name.len()));
+    let digits = |t: &str| !t.is_empty() && t.len() <= 6 && t.bytes().all(|b| b.is_ascii_digit());
+    if rest.split('.').nth(1).is_some_and(digits) {
+        return None;
+    }
+    if digits(stem) {
+        let base = dir.strip_suffix('/').filter(|b| !b.is_empty())?;
+        return Some((
+            (RunForm::Folder, base.to_string(), rest.to_string()),
+            stem.parse().ok()?,
+        ));
+    }
+    let i = stem.rfind(['-', '_']).filter(|&i| i > 0)?;
+    let number = &stem[i + 1..];
+    if !digits(number) {
+        return None;
+    }
+    let base = format!("{dir}{}", &stem[..i]);
+    Some((
+        (RunForm::Suffix, base, rest.to_string()),
+        number.parse().ok()?,
+    ))
+}
+
+/// Reads `NAME-N`, `NAME_N` and `NAME/N` files as repetitions of `NAME`
+/// where that is what they are: the numbers a name has across the whole
+/// history (a version may lack a failed run) must run 1…k or 0…k−1 (the
+/// latter counted from 1), with at least two of them for `NAME-N` and
+/// `NAME_N` (a lone `fib-30`, or `fib-10` beside `fib-20`, are benchmarks of
+/// their own). A name that another file already uses as its benchmark
+/// (`cpu.cpuprofile` beside `cpu-1.cpuprofile`) keeps the files apart.
+pub fn recognise_numbered_runs(versions: &mut [VersionDir]) {
+    let runs: Vec<Vec<Option<NumberedRun>>> = versions
+        .iter()
+        .map(|v| {
+            v.files
+                .iter()
+                .map(|f| numbered_run(within_version(&f.relative, &v.name)))
+                .collect()
+        })
+        .collect();
+    let mut numbers: BTreeMap<&(RunForm, String, String), BTreeSet<u32>> = BTreeMap::new();
+    for (key, n) in runs.iter().flatten().flatten() {
+        numbers.entry(key).or_default().insert(*n);
+    }
+    // Each accepted name: what to add to its numbers.
+    let mut shift: BTreeMap<&(RunForm, String, String), u32> = BTreeMap::new();
+    for (key, set) in &numbers {
+        let (first, last) = (set.first().copied(), set.last().copied());
+        let fewest = if key.0 == RunForm::Suffix { 2 } else { 1 };
+        if let (Some(first @ 0..=1), Some(last)) = (first, last) {
+            if (last - first) as usize + 1 == set.len() && set.len() >= fewest {
+                shift.insert(key, 1 - first);
+            }
+        }
+    }
+    let taken: BTreeSet<&str> = versions
+        .iter()
+        .zip(&runs)
+        .flat_map(|(v, r)| v.files.iter().zip(r))
+        .filter(|(_, run)| !run.as_ref().is_some_and(|(key, _)| shift.contains_key(key)))
+        .map(|(f, _)| f.benchmark.as_str())
+        .collect();
+    let renamed: Vec<Vec<Option<(String, u32)>>> = runs
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|run| {
+                    let (key, n) = run.as_ref()?;
+                    let add = *shift.get(key)?;
+                    (!taken.contains(key.1.as_str())).then(|| (key.1.clone(), n + add))
+                })
+                .collect()
+        })
+        .collect();
+    for (v, renamed) in versions.iter_mut().zip(renamed) {
+        for (f, new) in v.files.iter_mut().zip(renamed) {
+            if let Some((benchmark, repetition)) = new {
+                f.benchmark = benchmark;
+                f.repetition = repetition;
+            }
+        }
+    }
+}
+
+/// A file's path inside its version: `1.0/criterion/fib/new/sample.json`
+/// in version `1.0` → `criterion/fib/new/sample.json`.
+pub fn within_version<'a>(relative: &'a str, version: &str) -> &'a str {
+    relative
+        .strip_prefix(version)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(relative)
 }
 
 fn skip(file: &str, reason: &str) -> Skipped {
@@ -300,6 +429,114 @@ mod tests {
         assert_eq!(benchmark_and_repetition("x.0.json"), ("x".into(), 1));
     }
 
+    /// Benchmark and repetition of each file after the numbered-runs pass,
+    /// for versions given as lists of paths inside them.
+    fn runs_of(versions: &[(&str, &[&str])]) -> Vec<Vec<(String, u32)>> {
+        let mut dirs: Vec<VersionDir> = versions
+            .iter()
+            .map(|(name, files)| VersionDir {
+                name: name.to_string(),
+                path: PathBuf::from(name),
+                files: files
+                    .iter()
+                    .map(|f| {
+                        let (benchmark, repetition) = benchmark_and_repetition(f);
+                        InputFile {
+                            path: PathBuf::from(f),
+                            relative: format!("{name}/{f}"),
+                            benchmark,
+                            repetition,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        recognise_numbered_runs(&mut dirs);
+        dirs.iter()
+            .map(|v| {
+                v.files
+                    .iter()
+                    .map(|f| (f.benchmark.clone(), f.repetition))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn named(list: &[(&str, u32)]) -> Vec<(String, u32)> {
+        list.iter().map(|(b, r)| (b.to_string(), *r)).collect()
+    }
+
+    #[test]
+    fn runs_numbered_the_common_ways_are_repetitions() {
+        let got = runs_of(&[
+            (
+                "1.0",
+                &[
+                    "cpu-1.cpuprofile",
+                    "cpu-2.cpuprofile",
+                    "cpu-3.cpuprofile",
+                    "heap_0.heapprofile",
+                    "heap_1.heapprofile",
+                ],
+            ),
+            // A failed run: the history's numbers still run 1…3.
+            (
+                "1.1",
+                &[
+                    "cpu-1.cpuprofile",
+                    "cpu-3.cpuprofile",
+                    "parse/1.folded",
+                    "parse/2.folded",
+                ],
+            ),
+        ]);
+        assert_eq!(
+            got,
+            [
+                named(&[("cpu", 1), ("cpu", 2), ("cpu", 3), ("heap", 1), ("heap", 2)]),
+                named(&[("cpu", 1), ("cpu", 3), ("parse", 1), ("parse", 2)]),
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers_that_are_not_runs_stay_in_the_name() {
+        let got = runs_of(&[(
+            "1.0",
+            &[
+                "fib-30.cpuprofile",
+                "sort-10.folded",
+                "sort-20.folded",
+                "x-2.folded",
+                "x-3.folded",
+                "p.2.folded",
+                "p-1.speedscope.json",
+                "q.folded",
+                "q-1.folded",
+                "q-2.folded",
+                "2.folded",
+            ],
+        )]);
+        assert_eq!(
+            got,
+            [named(&[
+                ("fib-30", 1),
+                ("sort-10", 1),
+                ("sort-20", 1),
+                ("x-2", 1),
+                ("x-3", 1),
+                // The dot form is read as before; a lone `p-1` is a name.
+                ("p", 2),
+                ("p-1", 1),
+                // `q` is a benchmark already: `q-1` and `q-2` stay apart.
+                ("q", 1),
+                ("q-1", 1),
+                ("q-2", 1),
+                ("2", 1),
+            ])]
+        );
+    }
+
     #[test]
     fn versions_sort_naturally_with_prereleases_first() {
         let mut v = vec!["1.10", "1.9", "v2.0.0", "1.0.0", "1.0.0-rc1", "1.2", "1.02"];
@@ -334,7 +571,7 @@ mod link_tests {
         symlink(&outside, input.join("2.0")).unwrap();
         symlink("deep", outside.join("linked")).unwrap();
 
-        let (mut versions, skipped) = find_versions(&input).unwrap();
+        let (mut versions, skipped) = find_versions(&input, Repetitions::Auto).unwrap();
         versions.sort_by(|a, b| a.name.cmp(&b.name));
         let files: Vec<Vec<&str>> = versions
             .iter()
