@@ -76,9 +76,9 @@ pub struct BuildReport {
     pub measurement_files: usize,
     pub pages: usize,
     pub skipped: Vec<model::Skipped>,
-    /// The notes of the profiles read ([`model::Profile::notes`]), as
-    /// (input file, note), in the order of the profiles.
-    pub notes: Vec<(String, String)>,
+    /// Remarks on inputs read whole ([`model::History::notes`]): not
+    /// problems, so they leave the exit code alone.
+    pub notes: Vec<model::Note>,
     /// Input files taken from the build cache, and input files parsed.
     pub cached: (usize, usize),
     /// Groups of flame-graph pages kept from the previous site, and
@@ -108,6 +108,7 @@ pub fn build_with_progress(
         false => site::parse_cache::Cache::for_site(&options.output),
     };
     let history = phase("load", || read_history(options, &config, &parse_cache))?;
+    trace::progress::stage("analysing", 0);
     let (analysis, sources) = analyse(options, &config, &history)?;
     let renderer = render::Renderer::new(
         options.templates.as_deref(),
@@ -279,6 +280,7 @@ fn write_site(
     files: &render::SiteFiles,
     caches: std::collections::BTreeMap<String, site::parse_cache::Written>,
 ) -> Result<(), BuildError> {
+    trace::progress::stage("writing the site", 0);
     phase("write", || staging.write_rest(files, caches))?;
     let zip = match &options.zip {
         Some(zip) => {
@@ -307,16 +309,7 @@ fn report(
         measurement_files: history.measurement_files(),
         pages,
         skipped: std::mem::take(&mut history.skipped),
-        notes: history
-            .profiles
-            .iter()
-            .flat_map(|p| {
-                p.profile
-                    .notes
-                    .iter()
-                    .map(|n| (p.source.clone(), n.clone()))
-            })
-            .collect(),
+        notes: history.notes(),
         cached,
         pages_kept,
     };

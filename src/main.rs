@@ -1,6 +1,8 @@
 //! The `perfatlas` command line: parses arguments, calls the library, prints
-//! errors once and maps them to exit codes (0 clean, 1 built with skipped
-//! inputs, 2 nothing built).
+//! errors once and maps them to exit codes (0 built, notes or not; 1 built
+//! with skipped inputs; 2 nothing built).
+
+mod progress_bar;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,7 +27,7 @@ struct Cli {
 enum Command {
     /// Build the report site from a directory of versions.
     #[command(
-        after_help = "Examples:\n  perfatlas build sample-data/python-markdown -o site\n  perfatlas build profiles -o site --theme dark --zip report.zip\n\nExit codes: 0 built cleanly, 1 built but some inputs were skipped (listed on the index page), 2 nothing built."
+        after_help = "Examples:\n  perfatlas build sample-data/python-markdown -o site\n  perfatlas build profiles -o site --theme dark --zip report.zip\n\nExit codes: 0 built (notes on inputs read whole do not count), 1 built but some inputs or parts of them were skipped (listed on the index page), 2 nothing built."
     )]
     Build {
         /// Input directory: one subdirectory per version.
@@ -41,9 +43,15 @@ enum Command {
         /// Directory of templates overriding the built-in ones by name.
         #[arg(long)]
         templates: Option<PathBuf>,
-        /// Fail when any input cannot be read.
+        /// Fail when any input, or part of one, cannot be read (notes on
+        /// inputs read whole do not count).
         #[arg(long)]
         strict: bool,
+        /// No progress line and no summary; skipped inputs and errors are
+        /// still printed. (Progress is shown only when standard error is
+        /// a terminal.)
+        #[arg(short, long)]
+        quiet: bool,
         /// Replace an output directory that perfatlas did not create.
         #[arg(long)]
         force: bool,
@@ -229,6 +237,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             theme,
             templates,
             strict,
+            quiet,
             force,
             zip,
             jobs,
@@ -262,16 +271,22 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 wait,
                 svg_files,
             };
-            let report = perfatlas::build_with_progress(&options, &mut |line| {
-                eprintln!("perfatlas: {line}")
-            })?;
+            progress_bar::install(quiet);
+            let built = perfatlas::build_with_progress(&options, &mut |line| {
+                progress_bar::say(&format!("perfatlas: {line}"))
+            });
+            trace::progress::finish();
+            let report = built?;
             for s in &report.skipped {
                 eprintln!("perfatlas: skipped: {s}");
             }
-            // Facts of the inputs that are not problems (the exit code
-            // ignores them), also shown on the profiles' pages.
-            for (file, note) in &report.notes {
-                eprintln!("perfatlas: note: {file}: {note}");
+            if quiet {
+                return Ok(exit_code(&report));
+            }
+            // Remarks on inputs read whole (the exit code ignores them),
+            // also listed on the index.
+            for note in &report.notes {
+                eprintln!("perfatlas: note: {note}");
             }
             eprintln!(
                 "perfatlas: wrote {} to {}{}",
@@ -287,11 +302,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                     )
                 }
             );
-            Ok(if report.skipped.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(exit_code(&report))
         }
         Command::Check {
             input,
@@ -351,6 +362,15 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 ExitCode::from(1)
             })
         }
+    }
+}
+
+/// A build's exit code: 1 when something was skipped, else 0 (notes do
+/// not count).
+fn exit_code(report: &perfatlas::BuildReport) -> ExitCode {
+    match report.skipped.is_empty() {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
     }
 }
 

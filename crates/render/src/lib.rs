@@ -337,9 +337,16 @@ pub fn site_files(
     let site = pages::Site::new(history, config, renderer, analysis, sources, output.pages);
     let mut files = static_files(&site);
     let jobs = site.jobs();
+    trace::progress::stage("rendering pages", jobs.len());
     let rendered: Vec<Result<Vec<(String, Body)>, BuildError>> =
         trace::timings::phase("pages", || {
-            jobs.par_iter().map(|job| run(job, output)).collect()
+            jobs.par_iter()
+                .map(|job| {
+                    let pages = run(job, output);
+                    trace::progress::advance(1);
+                    pages
+                })
+                .collect()
         });
     for group in rendered {
         files.extend(group?);
