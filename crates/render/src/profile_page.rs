@@ -651,15 +651,20 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
                 (&profile.tree, &derived_values, ["total", "self"])
             }
         };
+    let overlapping = words[0] == "inclusive";
     let mut columns = Vec::new();
     for (m, metric) in profile.metrics.iter().enumerate() {
         for (word, values) in words.iter().zip([&inclusive[m], &exclusive[m]]) {
-            columns.push(Column {
+            let mut column = Column {
                 heading: format!("{} {word}", metric.name),
                 values: values.into(),
                 unit: &metric.unit,
                 percent_of: Some(totals[m]),
-            });
+            };
+            if overlapping && *word == "inclusive" {
+                shares_overlap(&mut column, totals[m]);
+            }
+            columns.push(column);
         }
     }
     let derived = derived_metrics::parse_all(&cx.config.metrics).unwrap_or_default();
@@ -686,6 +691,9 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
             None => format!("{} = {}.", e.name, e.text),
         });
     }
+    if overlapping {
+        notes.insert(0, "Inclusive shares overlap: in this shape a sample counts once for every function on its stack, so a column of them adds up to more than 100%. Each is a share of the profile's total, which the root row shows.".to_string());
+    }
     let mut table = tree_table::build(
         caption,
         tree,
@@ -697,6 +705,17 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
     );
     table.notes = notes;
     table
+}
+
+/// A bottom-up or flat inclusive column: its heading says the shares
+/// overlap, and its root row shows the profile's total (the sum of every
+/// function's inclusive value is not a figure a reader can use).
+fn shares_overlap(column: &mut Column, total: f64) {
+    column.heading.push_str(" (shares overlap)");
+    let values = column.values.to_mut();
+    if let Some(root) = values.first_mut() {
+        *root = total;
+    }
 }
 
 /// The link to another entry's view of the same metric name (top-down),

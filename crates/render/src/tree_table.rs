@@ -3,6 +3,8 @@
 //! sortable by the page script and complete without it. Rows follow the
 //! flame-graph budget rules: contexts too small to matter are merged into
 //! one "merged" row per parent that keeps the sorted column's value.
+//! Siblings come heaviest first by that column, the merged row last, so
+//! the row a reader looks for is at the top of every level.
 
 use std::borrow::Cow;
 
@@ -33,6 +35,8 @@ pub struct TableView {
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
     pub merged_rows: usize,
+    /// The column siblings are sorted by, heaviest first.
+    pub sorted_by: usize,
     /// Sentences shown under the table (derived-metric formulas).
     pub notes: Vec<String>,
     /// What the rows' histograms' bars are (one per profile), if any.
@@ -94,11 +98,16 @@ pub fn build(
         Some(inclusive) => flame::layout_with(tree, frames, metric, inclusive, budget),
         None => flame::layout(tree, frames, metric, budget),
     };
-    let rows = graph
-        .rects
+    let order = heaviest_first(&graph.rects);
+    let mut row_of = vec![0usize; order.len()];
+    for (row, &rect) in order.iter().enumerate() {
+        row_of[rect] = row;
+    }
+    let rows = order
         .iter()
         .enumerate()
-        .map(|(i, r)| {
+        .map(|(i, &at)| {
+            let r = &graph.rects[at];
             let cells = columns
                 .iter()
                 .enumerate()
@@ -115,7 +124,7 @@ pub fn build(
                 node: r.node,
                 frame: r.frame,
                 id: i,
-                parent: r.parent.map_or(-1, |p| p as i64),
+                parent: r.parent.map_or(-1, |p| row_of[p] as i64),
                 depth: r.depth,
                 name: flame_svg::frame_label(frames, r),
                 location: r
@@ -139,10 +148,41 @@ pub fn build(
         columns: columns.iter().map(|c| c.heading.clone()).collect(),
         rows,
         merged_rows: graph.merged_nodes,
+        sorted_by: pruned_by,
         notes: Vec::new(),
         histogram_labels: Vec::new(),
         kinds: columns.iter().map(ColumnKind::of).collect(),
     }
+}
+
+/// The rectangles of a layout in table order: pre-order, siblings by
+/// their value, heaviest first (ties in layout order), merged boxes last.
+fn heaviest_first(rects: &[flame::FlameRect]) -> Vec<usize> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); rects.len()];
+    for (i, r) in rects.iter().enumerate() {
+        if let Some(p) = r.parent {
+            children[p].push(i);
+        }
+    }
+    for kids in &mut children {
+        kids.sort_by(|&a, &b| {
+            let (a, b) = (&rects[a], &rects[b]);
+            (a.node.is_none(), b.total)
+                .partial_cmp(&(b.node.is_none(), a.total))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+    let mut order = Vec::with_capacity(rects.len());
+    // Explicit stack: deep trees must not recurse.
+    let mut stack: Vec<usize> = (0..rects.len())
+        .filter(|&i| rects[i].parent.is_none())
+        .rev()
+        .collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(children[i].iter().rev());
+    }
+    order
 }
 
 /// What the page script needs to write a column's cells.
@@ -175,6 +215,7 @@ pub struct ScriptTable {
     caption: String,
     columns: Vec<ColumnKind>,
     merged_rows: usize,
+    sorted_by: usize,
     notes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     histogram_labels: Vec<String>,
@@ -218,6 +259,7 @@ pub fn script_table(table: TableView, tables: &mut super::flame_view::Tables) ->
     ScriptTable {
         caption: table.caption,
         merged_rows: table.merged_rows,
+        sorted_by: table.sorted_by,
         notes: table.notes,
         histogram_labels: table.histogram_labels,
         columns: table.kinds,
@@ -286,4 +328,56 @@ pub fn histogram_svg(values: &[f64], labels: &[String]) -> String {
     w.close("path");
     w.close("svg");
     w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::Frame;
+
+    #[test]
+    fn siblings_come_heaviest_first_and_merged_rows_last() {
+        let mut frames = FrameTable::new();
+        let mut tree = CallTree::new(1);
+        let mut stacks = vec![
+            ("main;a", 10.0),
+            ("main;b", 60.0),
+            ("main;c", 30.0),
+            ("main;b;x", 5.0),
+            ("main;b;y", 9.0),
+        ];
+        // Hundreds of tiny callees of `main`: merged into one row.
+        let tiny: Vec<String> = (0..400).map(|i| format!("main;t{i}")).collect();
+        stacks.extend(tiny.iter().map(|s| (s.as_str(), 0.001)));
+        for (stack, v) in stacks {
+            let ids: Vec<_> = stack
+                .split(';')
+                .map(|f| frames.intern(Frame::named(f)))
+                .collect();
+            tree.add_stack(ids, &[v]);
+        }
+        let unit = Unit::Count;
+        let values = tree.inclusive(0);
+        let column = Column {
+            heading: "n".into(),
+            values: values.into(),
+            unit: &unit,
+            percent_of: Some(tree.total(0)),
+        };
+        let table = build("t".into(), &tree, &frames, (0, None), &[column], 0, None);
+        let rows: Vec<(&str, i64, bool)> = table
+            .rows
+            .iter()
+            .map(|r| (r.name.as_str(), r.parent, r.merged))
+            .collect();
+        let names: Vec<&str> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(&names[..7], ["all", "main", "b", "y", "x", "c", "a"]);
+        assert!(rows[7].2, "{rows:?}");
+        assert_eq!(rows.len(), 8);
+        // Parents point at the reordered rows.
+        assert_eq!(rows[3].1, 2);
+        assert_eq!(rows[5].1, 1);
+        assert_eq!(rows[7].1, 1);
+        assert_eq!(table.sorted_by, 0);
+    }
 }

@@ -534,7 +534,10 @@
     var table = el('table', { 'class': 'pa-table pa-tree', id: 'pa-table' });
     var head = el('tr');
     head.appendChild(el('th', { scope: 'col' }, 'name'));
-    t.columns.forEach(function (c, k) { head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': k }, c.heading)); });
+    t.columns.forEach(function (c, k) {
+      var th = head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': k }, c.heading));
+      if (k === t.sorted_by) th.setAttribute('aria-sort', 'descending');
+    });
     var hist = t.histogram_labels;
     if (hist) head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': t.columns.length }, 'each profile'));
     table.appendChild(el('thead')).appendChild(head);
@@ -778,8 +781,10 @@
         Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) { c.removeAttribute('aria-sort'); });
         th.setAttribute('aria-sort', desc ? 'descending' : 'ascending');
         var key = function (id) { var c = byId[id].cells[+col + 1]; return c ? +c.getAttribute('data-v') : 0; };
+        var merged = function (id) { return byId[id].classList.contains('pa-merged') ? 1 : 0; };
         Object.keys(kids).forEach(function (p) {
-          kids[p].sort(function (a, b) { return desc ? key(b) - key(a) : key(a) - key(b); });
+          // Merged rows stay last whichever way siblings are sorted.
+          kids[p].sort(function (a, b) { return merged(a) - merged(b) || (desc ? key(b) - key(a) : key(a) - key(b)); });
         });
         redraw();
       };
