@@ -410,10 +410,29 @@ pub fn step_diff_tags(ctx: &Ctx) {
         .iter()
         .filter_map(Value::as_str)
         .collect();
+    // Labels keep the name; the tag leads the tooltip (a cut label read
+    // "[+] .." and hid the name).
+    assert!(labels.len() > 50, "{labels:?}");
     assert!(
-        labels.iter().any(|l| l.starts_with("[+] ")),
-        "a grown frame is labelled [+]: {labels:?}"
+        !labels
+            .iter()
+            .any(|l| ["[A] ", "[D] ", "[+] ", "[−] ", "[=] "]
+                .iter()
+                .any(|t| l.starts_with(t))),
+        "no label starts with a tag: {labels:?}"
     );
+    // The colour key: one entry per tag, drawn in the theme's colours.
+    let key = ctx.js(
+        "Array.from(document.querySelectorAll('.pa-diff-key li')).map(function (li) {
+           var r = li.querySelector('rect'); return [li.textContent.trim(), getComputedStyle(r).fill]; })",
+    );
+    let key = key.as_array().unwrap();
+    assert_eq!(key.len(), 5, "{key:?}");
+    for (entry, tag) in key.iter().zip(["[A]", "[+]", "[=]", "[−]", "[D]"]) {
+        assert!(entry[0].as_str().unwrap().starts_with(tag), "{key:?}");
+        assert!(entry[1].as_str().unwrap().starts_with("rgb("), "{key:?}");
+    }
+    assert_ne!(key[1][1], key[3][1], "grew and shrank differ in colour");
     let deleted = ctx.js("Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length").as_u64().unwrap();
     assert!(deleted > 0, "deleted frames are drawn");
     // A frame whose inclusive and self tags differ.
@@ -431,9 +450,14 @@ pub fn step_diff_tags(ctx: &Ctx) {
     );
     let row = ctx.js(&format!("window.perfatlasGraphData(0).diff[{i}]"));
     let frame = format!("#pa-flame-0 g.f[data-i=\"{i}\"]");
+    let label_is_the_name = format!(
+        "(function () {{ var d = window.perfatlasGraphData(0), t = document.querySelector('{frame} text').textContent.replace(/\\.\\.$/, '');
+           return d.names[d.frames[{i}][1]].indexOf(t) === 0; }})()"
+    );
+    assert_eq!(ctx.js(&label_is_the_name), Value::Bool(true));
     assert!(ctx
         .js_str(&format!(
-            "document.querySelector('{frame} text').textContent"
+            "document.querySelector('{frame} title').textContent"
         ))
         .starts_with(row[0].as_str().unwrap()));
     ctx.js("(function () { var s = document.getElementById('pa-diff-mode'); s.value = 'exclusive'; s.dispatchEvent(new Event('change')); return true; })()");
@@ -444,11 +468,16 @@ pub fn step_diff_tags(ctx: &Ctx) {
         ),
         "self colouring applied",
     );
-    assert!(ctx
-        .js_str(&format!(
-            "document.querySelector('{frame} text').textContent"
-        ))
-        .starts_with(row[1].as_str().unwrap()));
+    // Hovered, the frame's tooltip now leads with its self tag.
+    let p = ctx.frame_center(i as usize);
+    ctx.tab.move_mouse_to_point(p).expect("move mouse");
+    ctx.wait_js(
+        "!document.getElementById('pa-tip').hidden",
+        "the tooltip to show",
+    );
+    let tip = ctx.js_str("document.getElementById('pa-tip').textContent");
+    assert!(tip.starts_with(row[1].as_str().unwrap()), "{tip:?} {row}");
+    assert_eq!(ctx.js(&label_is_the_name), Value::Bool(true));
     assert!(ctx.js_str("location.hash").contains("mode=exclusive"));
     ctx.screenshot("32-diff-self");
     // The script writes the tags and changes from the values (the data

@@ -386,7 +386,7 @@ fn draw(
         unit: &shown_unit,
         title: format!("Differential flame graph, {}, {}", shape.name(), metric),
         note: Some(format!(
-            "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. [A] added, [D] deleted (dashed), [+] grew, [−] shrank, [=] unchanged; red is slower, green faster, full colour at twice or half.",
+            "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. Each frame's tooltip starts with its tag; the key above gives the colours.",
             old_v.label, new_v.label
         )),
         label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, metric),

@@ -59,7 +59,7 @@ pub enum Words {
 #[derive(Debug, Clone, Default)]
 pub struct Decor {
     pub class: String,
-    /// Shown before the name, e.g. "[+]".
+    /// Shown before the name in the tooltip, e.g. "[+]".
     pub prefix: String,
     /// Replaces the tooltip's numbers.
     pub numbers: String,
@@ -150,22 +150,25 @@ fn write_frame(
     min_title: f64,
 ) {
     let decor = input.decor.and_then(|d| d.get(index));
-    let mut name = frame_label(input.frames, rect);
+    let name = frame_label(input.frames, rect);
     let class = match (rect.node, rect.frame, decor) {
         (None, _, _) => "f m".to_string(),
         (_, _, Some(d)) => format!("f {}", d.class),
         (Some(_), None, None) => "f r".to_string(),
         (Some(_), Some(_), None) => format!("f c{}", colour_index(&name)),
     };
-    if let Some(d) = decor.filter(|d| !d.prefix.is_empty()) {
-        name = format!("{} {name}", d.prefix);
-    }
+    // The tag ("[+]") leads the tooltip, not the label: a label cut to
+    // fit read "[+] .." and hid the name.
+    let tagged = match decor.filter(|d| !d.prefix.is_empty()) {
+        Some(d) => format!("{} {name}", d.prefix),
+        None => name.clone(),
+    };
     let (x, width) = (rect.x * WIDTH, rect.width * WIDTH);
     let y = rect.depth as f64 * FRAME_HEIGHT;
     let id = index.to_string();
     w.open("g", &[("class", &class), ("data-i", &id)]);
     if width >= min_title {
-        w.element("title", &[], &tooltip(input, rect, &name, decor));
+        w.element("title", &[], &tooltip(input, rect, &tagged, decor));
     }
     w.empty_at(
         "rect",

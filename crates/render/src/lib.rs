@@ -64,6 +64,7 @@ const SHARED_TEMPLATES: &[(&str, &str)] = &[
         "view_switch.html",
         include_str!("../templates/view_switch.html"),
     ),
+    ("diff_key.html", include_str!("../templates/diff_key.html")),
 ];
 /// The site's scripts and style sheet, by name.
 const ASSETS: &[(&str, &str)] = &[

@@ -334,8 +334,9 @@
 
   // Zoom: the chosen frame fills the width, its ancestors span it, its
   // descendants scale with it, everything else hides.
+  // The name only: a differential frame's tag leads its tooltip.
   function label(g, i, width) {
-    var name = prefix(g, i) + g.data.names[g.data.frames[i][1]];
+    var name = g.data.names[g.data.frames[i][1]];
     var fits = Math.floor((width - 2 * PAD) / CHAR);
     if (fits < 3) return '';
     return name.length <= fits ? name : name.slice(0, fits - 2) + '..';
