@@ -1,0 +1,220 @@
+//! Issue 20's first contact, from the command line: a history as other
+//! people's scripts write it (version.toml keys of their own, RFC 3339
+//! dates, runs named `cpu-1`…`cpu-3`, V8 samples out of time order) builds
+//! with exit 0, every version's date and revision, notes kept apart from
+//! what was skipped; and progress only on a terminal.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+mod common;
+use common::build;
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A small history: `v1` and `v2`, each with runs `cpu-1` and `cpu-2` of
+/// folded stacks and a `version.toml` as a release script writes it.
+fn scripted_history(dir: &Path, date_v2: &str) -> PathBuf {
+    let input = dir.join("in");
+    for (v, date) in [("v1", "\"2024-04-19T05:13:02Z\""), ("v2", date_v2)] {
+        fs::create_dir_all(input.join(v)).unwrap();
+        for run in 1..=2 {
+            fs::write(
+                input.join(format!("{v}/cpu-{run}.folded")),
+                "main;parse 7\nmain 3\n",
+            )
+            .unwrap();
+        }
+        fs::write(
+            input.join(format!("{v}/version.toml")),
+            format!(
+                "# written by release.sh\ntag = \"{v}\"\nnode_version = \"v20.11.1\"\ndate = {date}\nrevision = \"rev-{v}\"\n\n[build]\nnpm = \"10.2.4\"\n"
+            ),
+        )
+        .unwrap();
+    }
+    input
+}
+
+/// tests/data/first-contact: marked 4.0.0, 9.0.0 and 12.0.0 captured by
+/// its capture.sh with node --cpu-prof and hyperfine, files exactly as
+/// they wrote them (see its README).
+fn marked_history() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/first-contact")
+}
+
+#[test]
+fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let o = build(&marked_history(), &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    // V8 wrote one sample out of time order (its README): a note.
+    assert!(
+        err.contains(
+            "perfatlas: note: 12.0.0/cpu-3.cpuprofile: $.timeDeltas: 1 sample(s) go back in time;"
+        ),
+        "{err}"
+    );
+    for v in ["4.0.0", "9.0.0", "12.0.0"] {
+        assert!(
+            err.contains(&format!(
+                "perfatlas: note: {v}/version.toml: line 2: 4 keys perfatlas does not read"
+            )),
+            "{err}"
+        );
+        // cpu-1…cpu-3: three repetitions of `cpu`.
+        for r in 1..=3 {
+            assert!(
+                out.join(format!("profiles/cpu/{v}/r{r}.html")).is_file(),
+                "{v} r{r}"
+            );
+        }
+    }
+    assert!(!out.join("profiles/cpu-1").exists());
+    // Every version's day and revision, in release order, as the fixture's
+    // README lists them.
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    let at = |fact: &str| {
+        index
+            .find(fact)
+            .unwrap_or_else(|| panic!("{fact} not on the index"))
+    };
+    let rows = [
+        at("<td>2021-11-02</td><td><code>v4.0.0</code>"),
+        at("<td>2023-09-09</td><td><code>v9.0.0</code>"),
+        at("<td>2024-02-03</td><td><code>v12.0.0</code>"),
+    ];
+    assert!(
+        rows.windows(2).all(|w| w[0] < w[1]),
+        "versions in release order"
+    );
+    assert!(
+        index.contains("4 notes</a>"),
+        "the summary counts the notes"
+    );
+    assert!(!index.contains("problem"), "nothing is listed as a problem");
+    // The notes are listed apart, with file, place and text.
+    let notes = &index[at("id=\"notes\"")..];
+    assert!(
+        notes.contains("<code>12.0.0/cpu-3.cpuprofile</code>"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn a_release_script_s_version_toml_keeps_its_date_and_revision_and_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = scripted_history(dir.path(), "2024-05-02");
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    assert!(
+        err.contains(
+            "perfatlas: note: v1/version.toml: line 2: 3 keys perfatlas does not read, kept in the file only: `tag` (line 2), `node_version` (line 3), `build` (line 7); perfatlas reads label, date, revision\n"
+        ),
+        "{err}"
+    );
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    for fact in [
+        "2024-04-19",
+        "2024-05-02",
+        "rev-v1",
+        "rev-v2",
+        "id=\"notes\"",
+        "2 notes</a>",
+    ] {
+        assert!(index.contains(fact), "{fact} not on the index");
+    }
+    // `cpu-1` and `cpu-2` are two runs of `cpu`, not two benchmarks.
+    assert!(out.join("profiles/cpu/v2/r2.html").is_file());
+    assert!(!out.join("profiles/cpu-1").exists());
+    // --strict fails on skipped inputs only: notes are not problems.
+    let o = build(&input, &out, &["--strict"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn a_date_that_cannot_be_read_is_skipped_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = scripted_history(dir.path(), "\"last Tuesday\"");
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "perfatlas: skipped: v2/version.toml: line 4: `date` \"last Tuesday\" is not a date"
+        ),
+        "{err}"
+    );
+    // The revision of the same file is still read.
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("rev-v2"));
+    assert_eq!(build(&input, &out, &["--strict"]).status.code(), Some(2));
+}
+
+#[test]
+fn progress_is_shown_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = scripted_history(dir.path(), "2024-05-02");
+    let out = dir.path().join("site");
+    // A pipe, as in CI logs: the same lines as without progress.
+    let err = stderr(&build(&input, &out, &[]));
+    assert!(
+        !err.contains("reading inputs") && !err.contains('\r'),
+        "{err}"
+    );
+    assert!(err.contains("perfatlas: wrote "), "{err}");
+    let quiet = build(&input, &out, &["--quiet"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!(
+        stderr(&quiet),
+        "",
+        "--quiet prints nothing when nothing went wrong"
+    );
+
+    // A terminal, through util-linux's `script` (Debian: bsdutils).
+    let Ok(script) = which("script") else {
+        eprintln!("no `script` command: the terminal half is not run");
+        return;
+    };
+    let on_terminal = |extra: &str| {
+        let command = format!(
+            "{} build {} -o {} {extra}",
+            env!("CARGO_BIN_EXE_perfatlas"),
+            input.display(),
+            out.display()
+        );
+        let o = Command::new(&script)
+            .args(["-qec", &command, "/dev/null"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = on_terminal("");
+    for stage in ["reading inputs", "rendering pages", "perfatlas: wrote "] {
+        assert!(shown.contains(stage), "{stage:?} not in {shown:?}");
+    }
+    let quiet = on_terminal("--quiet");
+    assert!(
+        !quiet.contains("reading inputs") && !quiet.contains("wrote"),
+        "{quiet:?}"
+    );
+}
+
+fn which(program: &str) -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
