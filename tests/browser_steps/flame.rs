@@ -412,7 +412,7 @@ pub fn step_diff_tags(ctx: &Ctx) {
         .collect();
     // Labels keep the name; the tag leads the tooltip (a cut label read
     // "[+] .." and hid the name).
-    assert!(labels.len() > 50, "{labels:?}");
+    assert!(labels.len() > 20, "{labels:?}");
     assert!(
         !labels
             .iter()

@@ -158,7 +158,7 @@ fn day_of(s: &str) -> Option<String> {
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;
     }
-    if b.len() > 10 && !is_time_of_day(&s[11..], b[10]) {
+    if b.len() > 10 && !s.get(11..).is_some_and(|rest| is_time_of_day(rest, b[10])) {
         return None;
     }
     Some(s[..10].to_string())
@@ -179,15 +179,21 @@ fn is_time_of_day(rest: &str, separator: u8) -> bool {
         None => (clock, None),
     };
     let fraction_ok =
-        fraction.is_none_or(|f| !f.is_empty() && f.bytes().all(|d| d.is_ascii_digit()));
+        !fraction.is_some_and(|f| f.is_empty() || !f.bytes().all(|d| d.is_ascii_digit()));
     let parts: Vec<&str> = clock.split(':').collect();
     let clock_ok = matches!(parts.len(), 2 | 3)
         && two(parts[0], 23)
         && two(parts[1], 59)
-        && parts.get(2).is_none_or(|s| two(s, 60));
+        && !parts.get(2).is_some_and(|s| !two(s, 60));
     let offset_ok = match offset {
         "" | "Z" | "z" => true,
-        o => o.len() == 6 && two(&o[1..3], 23) && &o[3..4] == ":" && two(&o[4..6], 59),
+        o => {
+            o.is_ascii()
+                && o.len() == 6
+                && two(&o[1..3], 23)
+                && &o[3..4] == ":"
+                && two(&o[4..6], 59)
+        }
     };
     fraction_ok && clock_ok && offset_ok
 }
@@ -246,6 +252,8 @@ mod tests {
     #[test]
     fn a_value_that_cannot_be_used_is_skipped_alone_with_its_line() {
         for bad in [
+            "\"2024-04-19T05:13+0é00\"",
+            "\"2024-04-19é05:13\"",
             "\"2020/01/01\"",
             "\"2024-13-01\"",
             "\"2024-04-19T25:00Z\"",
@@ -268,6 +276,21 @@ mod tests {
             remarks[0].message,
             "`label` is an array, not text; not used"
         );
+    }
+
+    #[test]
+    fn no_date_text_panics() {
+        // Every cut and every character swapped for a two-byte one, where
+        // slicing by bytes would split it.
+        let date = "2024-04-19T05:13:02.123+02:00";
+        for end in 0..=date.len() {
+            for at in 0..end {
+                let mut t = date[..end].to_string();
+                t.replace_range(at..at + 1, "é");
+                let _ = day_of(&t);
+                let _ = day_of(&date[..end]);
+            }
+        }
     }
 
     #[test]
