@@ -206,6 +206,47 @@ pub fn step_bottom_up_sums(ctx: &Ctx) {
             .unwrap()
             > 5
     );
+    // The bottom-up table reads by where time is spent: the root's
+    // children by their own (exclusive) cost, heaviest first, merged rows
+    // last; the root shows the profile's total, and the inclusive headings
+    // say their shares overlap.
+    let table = ctx.js(
+        "(function () { var t = document.getElementById('pa-table');
+           var root = t.querySelector('tbody tr[data-p=\"-1\"]');
+           var kids = Array.from(t.querySelectorAll('tbody tr[data-p=\"' + root.getAttribute('data-i') + '\"]'));
+           return { sorted: t.querySelector('th[aria-sort=descending]').getAttribute('data-col'),
+                    heads: Array.from(t.querySelectorAll('th')).map(function (h) { return h.textContent; }),
+                    root: root.cells[1].textContent,
+                    kids: kids.map(function (r) { return [+r.cells[2].getAttribute('data-v'), r.classList.contains('pa-merged')]; }) }; })()",
+    );
+    assert_eq!(table["sorted"], "1", "{table}");
+    assert!(
+        table["root"].as_str().unwrap().ends_with("(100.00%)"),
+        "{table}"
+    );
+    assert!(
+        table["heads"][1]
+            .as_str()
+            .unwrap()
+            .contains("(shares overlap)"),
+        "{table}"
+    );
+    let kids: Vec<(f64, bool)> = table["kids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k[0].as_f64().unwrap(), k[1].as_bool().unwrap()))
+        .collect();
+    assert!(kids.len() > 3, "{table}");
+    let drawn: Vec<f64> = kids.iter().filter(|k| !k.1).map(|k| k.0).collect();
+    assert!(
+        drawn.windows(2).all(|w| w[0] >= w[1]),
+        "heaviest first: {kids:?}"
+    );
+    assert!(
+        kids.iter().skip_while(|k| !k.1).all(|k| k.1),
+        "merged rows last: {kids:?}"
+    );
     ctx.screenshot("31-bottom-up");
 
     // A copy of the page cut short inside its view data: the page says

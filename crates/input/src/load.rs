@@ -58,6 +58,14 @@ pub fn load_history_cached(
         .map(|dir| (read_version(&dir, &mut skipped, &mut notes), dir))
         .collect();
     order_versions(&mut versions, config);
+    // Notes in version order, as the index lists the versions.
+    notes.sort_by_key(|n: &model::Note| {
+        versions.iter().position(|(v, _)| {
+            n.file
+                .strip_prefix(v.name.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        })
+    });
 
     let jobs: Vec<(usize, &InputFile, &str)> = versions
         .iter()
@@ -135,7 +143,6 @@ pub fn load_history_cached(
     });
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     history.skipped = skipped;
-    notes.sort_by(|a, b| a.file.cmp(&b.file));
     history.input_notes = notes;
     Ok(history)
 }

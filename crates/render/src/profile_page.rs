@@ -704,6 +704,10 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
         Some(code),
     );
     table.notes = notes;
+    if view.shape == Shape::BottomUp {
+        // Roots are where the time is spent: by their own cost.
+        table.sort_by(2 * view.metric + 1);
+    }
     table
 }
 

@@ -158,31 +158,77 @@ pub fn build(
 /// The rectangles of a layout in table order: pre-order, siblings by
 /// their value, heaviest first (ties in layout order), merged boxes last.
 fn heaviest_first(rects: &[flame::FlameRect]) -> Vec<usize> {
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); rects.len()];
-    for (i, r) in rects.iter().enumerate() {
-        if let Some(p) = r.parent {
-            children[p].push(i);
+    let parents: Vec<Option<usize>> = rects.iter().map(|r| r.parent).collect();
+    let merged: Vec<bool> = rects.iter().map(|r| r.node.is_none()).collect();
+    let values: Vec<f64> = rects.iter().map(|r| r.total).collect();
+    sibling_order(&parents, &merged, &values)
+}
+
+/// Pre-order of a tree given by `parents`, siblings by `values` heaviest
+/// first (ties in their first order), `merged` ones last.
+fn sibling_order(parents: &[Option<usize>], merged: &[bool], values: &[f64]) -> Vec<usize> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); parents.len()];
+    let mut roots = Vec::new();
+    for (i, p) in parents.iter().enumerate() {
+        match p {
+            Some(p) => children[*p].push(i),
+            None => roots.push(i),
         }
     }
     for kids in &mut children {
         kids.sort_by(|&a, &b| {
-            let (a, b) = (&rects[a], &rects[b]);
-            (a.node.is_none(), b.total)
-                .partial_cmp(&(b.node.is_none(), a.total))
-                .unwrap_or(std::cmp::Ordering::Equal)
+            merged[a]
+                .cmp(&merged[b])
+                .then(values[b].total_cmp(&values[a]))
         });
     }
-    let mut order = Vec::with_capacity(rects.len());
+    let mut order = Vec::with_capacity(parents.len());
     // Explicit stack: deep trees must not recurse.
-    let mut stack: Vec<usize> = (0..rects.len())
-        .filter(|&i| rects[i].parent.is_none())
-        .rev()
-        .collect();
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
     while let Some(i) = stack.pop() {
         order.push(i);
         stack.extend(children[i].iter().rev());
     }
     order
+}
+
+impl TableView {
+    /// Orders siblings by `column` instead, heaviest first, merged rows
+    /// last: the bottom-up table reads by where time is spent (exclusive)
+    /// though it is pruned by the inclusive value.
+    pub fn sort_by(&mut self, column: usize) {
+        let parents: Vec<Option<usize>> = self
+            .rows
+            .iter()
+            .map(|r| usize::try_from(r.parent).ok())
+            .collect();
+        let merged: Vec<bool> = self.rows.iter().map(|r| r.merged).collect();
+        let values: Vec<f64> = self
+            .rows
+            .iter()
+            .map(|r| r.cells.get(column).map_or(0.0, |c| c.value))
+            .collect();
+        let order = sibling_order(&parents, &merged, &values);
+        let mut row_of = vec![0usize; order.len()];
+        for (row, &old) in order.iter().enumerate() {
+            row_of[old] = row;
+        }
+        let mut old_rows: Vec<Option<Row>> = std::mem::take(&mut self.rows)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.rows = order
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &old)| {
+                let mut row = old_rows[old].take()?;
+                row.id = i;
+                row.parent = usize::try_from(row.parent).map_or(-1, |p| row_of[p] as i64);
+                Some(row)
+            })
+            .collect();
+        self.sorted_by = column;
+    }
 }
 
 /// What the page script needs to write a column's cells.
@@ -379,5 +425,54 @@ mod tests {
         assert_eq!(rows[5].1, 1);
         assert_eq!(rows[7].1, 1);
         assert_eq!(table.sorted_by, 0);
+    }
+
+    #[test]
+    fn a_table_sorted_by_another_column_keeps_its_tree() {
+        let mut frames = FrameTable::new();
+        let mut tree = CallTree::new(1);
+        // `a` is heavier inclusive, `b` heavier by its own cost.
+        for (stack, v) in [("a;x", 50.0), ("a", 10.0), ("b", 40.0), ("b;y", 1.0)] {
+            let ids: Vec<_> = stack
+                .split(';')
+                .map(|f| frames.intern(Frame::named(f)))
+                .collect();
+            tree.add_stack(ids, &[v]);
+        }
+        let unit = Unit::Count;
+        let inclusive = tree.inclusive(0);
+        let own: Vec<f64> = tree.node_ids().map(|n| tree.self_value(n, 0)).collect();
+        let column = |heading: &str, values: Vec<f64>| Column {
+            heading: heading.into(),
+            values: values.into(),
+            unit: &unit,
+            percent_of: Some(101.0),
+        };
+        let mut table = build(
+            "t".into(),
+            &tree,
+            &frames,
+            (0, None),
+            &[column("total", inclusive), column("self", own)],
+            0,
+            None,
+        );
+        let names = |t: &TableView| {
+            t.rows
+                .iter()
+                .map(|r| (r.name.clone(), r.parent))
+                .collect::<Vec<_>>()
+        };
+        let by_total = names(&table);
+        assert_eq!(by_total[1].0, "a");
+        table.sort_by(1);
+        let by_self = names(&table);
+        let expected: Vec<(String, i64)> = [("all", -1), ("b", 0), ("y", 1), ("a", 0), ("x", 3)]
+            .iter()
+            .map(|(n, p)| (n.to_string(), *p))
+            .collect();
+        assert_eq!(by_self, expected);
+        assert_eq!(table.sorted_by, 1);
+        assert!(table.rows.iter().enumerate().all(|(i, r)| r.id == i));
     }
 }
