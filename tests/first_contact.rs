@@ -218,3 +218,80 @@ fn which(program: &str) -> Result<PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+/// The breadcrumbs of `page`: (label, href) of every part after the site
+/// title, href empty for plain text.
+fn crumbs(page: &str) -> Vec<(String, String)> {
+    let Some(start) = page.find("<nav class=\"pa-crumbs\">") else {
+        return Vec::new();
+    };
+    let nav = &page[start..start + page[start..].find("</nav>").unwrap()];
+    nav.split(" › ")
+        .skip(1)
+        .map(|part| {
+            let href = part
+                .split_once("href=\"")
+                .map(|(_, rest)| rest[..rest.find('"').unwrap()].to_string())
+                .unwrap_or_default();
+            let mut label = String::new();
+            let mut in_tag = false;
+            for c in part.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => label.push(c),
+                    _ => {}
+                }
+            }
+            (label, href)
+        })
+        .collect()
+}
+
+#[test]
+fn every_breadcrumb_but_the_page_itself_is_a_link_that_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::clone_sample_history(dir.path());
+    let out = dir.path().join("site");
+    let o = build(
+        &common::sample_data(),
+        &out,
+        &["--repo", repo.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut kinds = std::collections::BTreeSet::new();
+    for entry in walkdir::WalkDir::new(&out) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let page = fs::read_to_string(path).unwrap();
+        let parts = crumbs(&page);
+        let rel = path
+            .strip_prefix(&out)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        kinds.insert(rel.split('/').next().unwrap().to_string());
+        for (label, href) in parts.iter().take(parts.len().saturating_sub(1)) {
+            assert!(
+                !href.is_empty(),
+                "{rel}: breadcrumb {label:?} is not a link"
+            );
+            let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
+            let target = path.parent().unwrap().join(file);
+            let text = fs::read_to_string(&target)
+                .unwrap_or_else(|_| panic!("{rel}: breadcrumb {label:?} leads nowhere: {href}"));
+            if !fragment.is_empty() {
+                assert!(
+                    text.contains(&format!("id=\"{fragment}\"")),
+                    "{rel}: breadcrumb {label:?}: no #{fragment} in {file}"
+                );
+            }
+        }
+    }
+    for kind in ["profiles", "flamediff", "matrix", "source", "benchmarks"] {
+        assert!(kinds.contains(kind), "no {kind} pages looked at: {kinds:?}");
+    }
+}

@@ -208,6 +208,9 @@ struct AggregateView {
     #[serde(flatten)]
     common: Common,
     title: String,
+    /// Breadcrumb of the title: the benchmark's row on the index, or the
+    /// index's list of configured sets.
+    title_href: String,
     /// The default view's heading, e.g. "in 3.6, 3 profiles merged".
     heading: String,
     /// The default view's metric.
@@ -294,6 +297,14 @@ pub fn render(
         "aggregate.html",
         &AggregateView {
             title: page.title.clone(),
+            title_href: match page.subtitle.is_empty() {
+                true => format!("{}index.html#aggregates", common.root),
+                false => format!(
+                    "{}index.html#{}",
+                    common.root,
+                    paths::benchmark_anchor(&page.title)
+                ),
+            },
             heading,
             metric: page.metrics[0].0.clone(),
             count: page.metrics[0].1.len(),

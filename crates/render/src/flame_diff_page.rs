@@ -42,6 +42,9 @@ pub struct DiffPlan {
     /// The metrics both versions have; the first is the default view's.
     pub metrics: Vec<String>,
     pub path: String,
+    /// The benchmark's pages of the consecutive pairs before and after
+    /// this one, as (label, site path).
+    pub neighbours: [Option<(String, String)>; 2],
 }
 
 /// Pages for consecutive versions of every benchmark and for the pairs in
@@ -83,9 +86,56 @@ pub fn plan(history: &History, config: &Config) -> Vec<DiffPlan> {
             old,
             new,
             metrics,
+            neighbours: [None, None],
         });
     }
+    link_neighbours(history, &mut out);
     out
+}
+
+/// The links to the pairs before and after `p`, from its page.
+fn neighbour_links(p: &DiffPlan) -> Vec<Link> {
+    let [before, after] = &p.neighbours;
+    let link = |(label, path): &(String, String), text: String| Link {
+        label: text.replace("{}", label),
+        href: paths::link_from(&p.path, path),
+        current: false,
+    };
+    let mut out = Vec::new();
+    out.extend(before.as_ref().map(|b| link(b, "← {}".to_string())));
+    out.extend(after.as_ref().map(|a| link(a, "{} →".to_string())));
+    out
+}
+
+/// Links each pair page to the benchmark's pair pages just before and
+/// after it: the one ending where it starts and the one starting where it
+/// ends.
+fn link_neighbours(history: &History, plans: &mut [DiffPlan]) {
+    let link = |p: &DiffPlan| {
+        let label = format!(
+            "{} → {}",
+            history.versions[p.old].label, history.versions[p.new].label
+        );
+        (label, p.path.clone())
+    };
+    let found: Vec<[Option<(String, String)>; 2]> = plans
+        .iter()
+        .map(|p| {
+            let same = |q: &&DiffPlan| q.benchmark == p.benchmark && q.path != p.path;
+            let before = plans
+                .iter()
+                .filter(same)
+                .find(|q| q.new == p.old && q.old < p.old);
+            let after = plans
+                .iter()
+                .filter(same)
+                .find(|q| q.old == p.new && q.new > p.new);
+            [before.map(link), after.map(link)]
+        })
+        .collect();
+    for (p, n) in plans.iter_mut().zip(found) {
+        p.neighbours = n;
+    }
 }
 
 fn versions_of(history: &History, benchmark: &str) -> Vec<usize> {
@@ -167,6 +217,10 @@ struct DiffView {
     #[serde(flatten)]
     common: Common,
     benchmark: String,
+    /// Breadcrumb: the benchmark's row on the index.
+    benchmark_href: String,
+    /// The pairs before and after, as links from this page.
+    neighbours: Vec<Link>,
     old: String,
     new: String,
     /// The default view's metric.
@@ -310,6 +364,12 @@ pub fn render(
         "flamediff.html",
         &DiffView {
             benchmark: p.benchmark.clone(),
+            benchmark_href: format!(
+                "{}index.html#{}",
+                common.root,
+                paths::benchmark_anchor(&p.benchmark)
+            ),
+            neighbours: neighbour_links(p),
             old: old_v.label.clone(),
             new: new_v.label.clone(),
             metric: p.metrics.first().cloned().unwrap_or_default(),
@@ -499,7 +559,7 @@ pub fn key(
 ) -> u128 {
     let mut d = reuse::Digest::new("differential page");
     d.u128(inputs.salt)
-        .debug(&(&p.benchmark, &p.metrics, &p.path));
+        .debug(&(&p.benchmark, &p.metrics, &p.path, &p.neighbours));
     for version in [p.old, p.new] {
         d.debug(&history.versions[version]);
         for metric in &p.metrics {

@@ -61,6 +61,8 @@ struct Cell {
 #[derive(Serialize)]
 struct BenchmarkRow {
     name: String,
+    /// The row's id (see [`paths::benchmark_anchor`]).
+    anchor: String,
     /// One per version, `None` where the benchmark has no profile.
     cells: Vec<Option<Cell>>,
 }
@@ -291,6 +293,7 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
         .collect();
     BenchmarkRow {
         name: benchmark.to_string(),
+        anchor: paths::benchmark_anchor(benchmark),
         cells,
     }
 }

@@ -123,6 +123,11 @@ pub fn flame_diff_prefix(benchmark: &str, old: &str, new: &str) -> String {
     )
 }
 
+/// The id of a benchmark's row on the index, which breadcrumbs link to.
+pub fn benchmark_anchor(benchmark: &str) -> String {
+    format!("b-{}", slug(benchmark))
+}
+
 /// The page of a benchmark's series and changes.
 pub fn benchmark_page(benchmark: &str) -> String {
     format!("benchmarks/{}.html", slug(benchmark))

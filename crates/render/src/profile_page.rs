@@ -221,6 +221,10 @@ struct Nav {
     repetitions: Vec<Link>,
     versions: Vec<Link>,
     all_versions_href: String,
+    /// Breadcrumbs: the benchmark's row on the index, and the version's
+    /// merged page (else the index's versions).
+    benchmark_href: String,
+    version_href: String,
     parts: Vec<MetricPart>,
     /// Differential pages of the version and its neighbours.
     diffs: Vec<Link>,
@@ -317,7 +321,7 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
     let version = &history.versions[entry.version];
     let common = Common::new(cx.renderer, history, &page.path);
     let metrics = &entry.profile.metrics;
-    let parts = metrics
+    let parts: Vec<MetricPart> = metrics
         .iter()
         .enumerate()
         .map(|(m, metric)| MetricPart {
@@ -347,6 +351,15 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
         repetitions: repetition_links(history, cx.plan, page),
         versions: version_links(history, cx.plan, page, &common.root),
         all_versions_href: format!("{}index.html#benchmarks", common.root),
+        benchmark_href: format!(
+            "{}index.html#{}",
+            common.root,
+            paths::benchmark_anchor(&entry.benchmark)
+        ),
+        version_href: parts
+            .iter()
+            .find_map(|p| p.aggregate_href.clone())
+            .unwrap_or_else(|| format!("{}index.html#versions", common.root)),
         parts,
         diffs: diff_links(cx, entry, &common.root),
         common,
