@@ -38,9 +38,44 @@ fn glyph_point(ctx: &Ctx, r: u64, v: u64) -> Point {
     }
 }
 
+/// Scrolled down and across, the matrix keeps its version headers and
+/// its component names in view: both stick to the matrix's own box,
+/// which is the one that scrolls.
+fn headers_stay_in_view(ctx: &Ctx) {
+    let at = ctx.js(
+        "(function () { var box = document.querySelector('.pa-mscroll');
+           box.scrollIntoView(); box.scrollTop = 600; box.scrollLeft = 400;
+           var b = box.getBoundingClientRect(), h = document.querySelector('.pa-mhead').getBoundingClientRect();
+           var label = document.querySelector('.pa-mhead text').getBoundingClientRect();
+           var name = document.querySelector('#pa-matrix .pa-row .pa-name').getBoundingClientRect();
+           var r = { scrolled: box.scrollTop, box: b.top, head: h.top, label: label.bottom, left: b.left, name: name.left,
+                     tall: box.scrollHeight > box.clientHeight, viewport: innerHeight };
+           box.scrollTop = 0; box.scrollLeft = 0; return r; })()",
+    );
+    let n = |k: &str| at[k].as_f64().unwrap_or(f64::NAN);
+    assert!(
+        at["tall"].as_bool() == Some(true),
+        "the matrix is taller than its box: {at}"
+    );
+    assert!(n("scrolled") > 0.0, "{at}");
+    assert!(
+        (n("head") - n("box")).abs() <= 2.0,
+        "version headers at the top of the box: {at}"
+    );
+    assert!(
+        n("label") > n("box") && n("label") < n("viewport"),
+        "a version label in view: {at}"
+    );
+    assert!(
+        (n("name") - n("left")).abs() <= 2.0,
+        "names at the left of the box: {at}"
+    );
+}
+
 /// Folding a package hides exactly its descendants; unfolding shows them.
 pub fn step_fold_unfold(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
+    headers_stay_in_view(ctx);
     let before = shown_rows(ctx);
     // The first package row that has children.
     let info = ctx.js(
