@@ -295,3 +295,59 @@ fn every_breadcrumb_but_the_page_itself_is_a_link_that_resolves() {
         assert!(kinds.contains(kind), "no {kind} pages looked at: {kinds:?}");
     }
 }
+
+/// The path a reader follows from a regression to the code: the
+/// regression page's root-cause function links to its line in the newer
+/// version's source, and the differential page of the same pair links
+/// its frames to the code too. On the moment history, whose 2.18.0 made
+/// date parsing slower in configFromRFC2822 (moment's own changelog and
+/// the sample's FINDINGS.md).
+#[test]
+fn regression_to_diff_to_source_by_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/moment");
+    let repo = dir.path().join("moment-history");
+    let cloned = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(data.join("history.bundle"))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    let out = dir.path().join("site");
+    let o = build(&data, &out, &["--repo", repo.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = out.join("regressions/cpu/2.17.1--2.18.0.html");
+    let html = fs::read_to_string(&page).unwrap();
+    // The root cause's row: its file links to the function's line.
+    let row = &html[html
+        .find("<code>configFromRFC2822</code>")
+        .expect("the root cause is listed")..];
+    let href = row
+        .split_once("href=\"")
+        .unwrap()
+        .1
+        .split('"')
+        .next()
+        .unwrap();
+    let (file, line) = href.split_once("#L").unwrap();
+    let source = fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
+    let at = source
+        .find(&format!("id=\"L{line}\""))
+        .expect("the line is on the source page");
+    let text = &source[at..at + source[at..].find('\n').unwrap()];
+    assert!(text.contains("configFromRFC2822"), "{href}: {text}");
+    // The page links the flame-graph diff of the pair, whose frames link
+    // to the code.
+    let diff = html
+        .split("href=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+        .find(|h| h.contains("flamediff/cpu/2.17.1--2.18.0.html"))
+        .expect("a link to the flame-graph diff");
+    let diff = fs::read_to_string(page.parent().unwrap().join(diff)).unwrap();
+    assert!(
+        diff.contains("class=\"pa-src\""),
+        "the diff links to source"
+    );
+}

@@ -236,6 +236,7 @@ pub fn render(
         links,
         version: page.version,
         root: paths::root_of(&page.path),
+        origin: None,
     };
     let mut views = Views::new(
         page.metrics.iter().map(|(m, _)| m.as_str()),

@@ -18,6 +18,7 @@ use super::flame_svg::{Decor, Words};
 use super::flame_view::{self, GraphSpec, GraphView};
 use super::format::with_unit;
 use super::profile_page::Shape;
+use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
 use super::views::{self, ScriptView, Views};
 use super::{paths, reuse, Common, Renderer};
@@ -293,18 +294,34 @@ fn shaped<'a>(
     }
 }
 
+/// What a differential page is drawn from.
+pub struct DiffInputs<'a> {
+    pub frames: &'a ShapeFrames,
+    pub means: &'a Means,
+    /// Source and editor links; frames link to the newer version's code.
+    pub links: &'a SourceLinks<'a>,
+}
+
 pub fn render(
     history: &History,
     config: &Config,
     renderer: &Renderer,
-    frames: &ShapeFrames,
-    means: &Means,
+    inputs: &DiffInputs,
     p: &DiffPlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let (frames, means) = (inputs.frames, inputs.means);
     let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
     let common = Common::new(renderer, history, &p.path);
-    // No code links on differential pages.
-    let mut views = Views::new(p.metrics.iter().map(String::as_str), "");
+    let code = CodeLinks {
+        links: inputs.links,
+        version: p.new,
+        root: common.root.clone(),
+        origin: Some(frames),
+    };
+    let mut views = Views::new(
+        p.metrics.iter().map(String::as_str),
+        inputs.links.editor_template(),
+    );
     let mut files = Vec::new();
     let (mut parts, mut facts) = (Vec::new(), Vec::new());
     let (mut graph, mut table) = (None, None);
@@ -331,7 +348,14 @@ pub fn render(
                 old: old_mean,
                 new: new_mean,
             };
-            let drawn = draw(history, config, renderer, frames, &view, &mut views)?;
+            let drawn = draw(
+                history,
+                (config, renderer),
+                frames,
+                &code,
+                &view,
+                &mut views,
+            )?;
             files.extend(drawn.svg);
             facts.push(drawn.facts);
             let table_index = match Views::is_default(m, shape) {
@@ -409,9 +433,9 @@ struct Drawn {
 
 fn draw(
     history: &History,
-    config: &Config,
-    renderer: &Renderer,
+    (config, renderer): (&Config, &Renderer),
     frames: &ShapeFrames,
+    code: &CodeLinks,
     view: &DiffOf,
     views: &mut Views,
 ) -> Result<Drawn, BuildError> {
@@ -454,7 +478,7 @@ fn draw(
         svg_path,
         words: Words::Value,
         percent_of: None,
-        code: None,
+        code: Some(code),
     };
     let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
     let show = |v: f64| value_text(v, &unit, normalise);
@@ -490,7 +514,7 @@ fn draw(
             ),
             counts,
         },
-        table: table(&diff, &frames.table, &unit, normalise),
+        table: table(&diff, &frames.table, &unit, normalise, code),
     })
 }
 
@@ -558,8 +582,12 @@ pub fn key(
     inputs: &reuse::Inputs,
 ) -> u128 {
     let mut d = reuse::Digest::new("differential page");
-    d.u128(inputs.salt)
-        .debug(&(&p.benchmark, &p.metrics, &p.path, &p.neighbours));
+    d.u128(inputs.salt).u128(inputs.sources[p.new]).debug(&(
+        &p.benchmark,
+        &p.metrics,
+        &p.path,
+        &p.neighbours,
+    ));
     for version in [p.old, p.new] {
         d.debug(&history.versions[version]);
         for metric in &p.metrics {
@@ -655,7 +683,13 @@ fn root_numbers(diff: &FlameDiff, show: &dyn Fn(f64) -> String) -> String {
     format!("all: {}", change_text(diff.inclusive(NodeId::ROOT), show))
 }
 
-fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: bool) -> TableView {
+fn table(
+    diff: &FlameDiff,
+    frames: &model::FrameTable,
+    unit: &Unit,
+    normalised: bool,
+    code: &CodeLinks,
+) -> TableView {
     let tree = &diff.tree;
     let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
     let shown = if normalised {
@@ -699,7 +733,7 @@ fn table(diff: &FlameDiff, frames: &model::FrameTable, unit: &Unit, normalised: 
         (WIDTH_METRIC, None),
         &columns,
         usize::MAX,
-        None,
+        Some(code),
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {
@@ -749,15 +783,12 @@ impl PageKind for FlameDiffPages {
             .map(|(page, key)| {
                 let means = means.clone();
                 Job::keyed(key, move || {
-                    let frames = &site.analysis.frames;
-                    render(
-                        site.history,
-                        site.config,
-                        site.renderer,
-                        frames,
-                        &means,
-                        page,
-                    )
+                    let inputs = DiffInputs {
+                        frames: &site.analysis.frames,
+                        means: &means,
+                        links: &site.links,
+                    };
+                    render(site.history, site.config, site.renderer, &inputs, page)
                 })
             })
             .collect()

@@ -376,6 +376,7 @@ fn render(
         links: cx.links,
         version: entry.version,
         root: paths::root_of(&page.path),
+        origin: None,
     };
     // Every view laid out side by side; then their data added in order, so
     // the page's name and location tables come out the same every time.

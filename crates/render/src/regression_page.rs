@@ -10,11 +10,13 @@ use serde::Serialize;
 
 use super::benchmark_page::{self, categories_note, method_note, severity_word};
 use super::format::{measured, p_value, signed_percent};
+use super::source_page::{CodeLinks, SourceLinks};
 use super::{paths, series_svg, Common, Renderer};
 use analysis::regression::{Change, Direction, Method, Series};
 use analysis::regression_report::RegressionReport;
 use analysis::root_cause::RootCause;
 use model::error::BuildError;
+use model::FrameId;
 use model::History;
 
 use crate::pages::{Job, PageKind, Site};
@@ -23,6 +25,8 @@ use crate::pages::{Job, PageKind, Site};
 struct FunctionRow {
     name: String,
     file: String,
+    /// The function's source page in the version after, when there is one.
+    href: String,
     before: String,
     after: String,
     delta: String,
@@ -83,9 +87,9 @@ struct View {
 /// `flame_diffs`: paths of the differential flame-graph pages the site has.
 pub fn render(
     history: &History,
-    report: &RegressionReport,
+    (report, frames): (&RegressionReport, &analysis::shapes::ShapeFrames),
     index: usize,
-    renderer: &Renderer,
+    (renderer, code_links): (&Renderer, &SourceLinks),
     flame_diffs: &std::collections::BTreeSet<String>,
     source_diff_versions: &[bool],
 ) -> Result<(String, Vec<u8>), BuildError> {
@@ -176,7 +180,17 @@ pub fn render(
             .filter(|(b, _)| b != &c.benchmark)
             .map(|(b, why)| format!("The call trees are those of the profiled benchmark `{b}` ({why})."))
             .unwrap_or_default(),
-        functions: cause.map(function_rows).unwrap_or_default(),
+        functions: cause
+            .map(|cause| {
+                let code = CodeLinks {
+                    links: code_links,
+                    version: c.after,
+                    root: root.clone(),
+                    origin: Some(frames),
+                };
+                function_rows(cause, &|f| code.of(&frames.table, f).0)
+            })
+            .unwrap_or_default(),
         tree: cause.map(|x| tree_rows(x, &x.unit)).unwrap_or_default(),
         no_cause: match cause {
             Some(x) => x.none.clone(),
@@ -272,8 +286,9 @@ fn percent(share: f64) -> String {
     format!("{:.0}%", share * 100.0)
 }
 
-/// The functions by their own change, largest share first.
-fn function_rows(cause: &RootCause) -> Vec<FunctionRow> {
+/// The functions by their own change, largest share first, each linked
+/// to its code as `code` finds it.
+fn function_rows(cause: &RootCause, code: &dyn Fn(FrameId) -> String) -> Vec<FunctionRow> {
     let unit = model::Unit::parse(&cause.unit);
     let value = |s: Option<analysis::stats::Summary>| {
         s.map(|s| super::format::with_unit(s.mean, &unit))
@@ -286,6 +301,7 @@ fn function_rows(cause: &RootCause) -> Vec<FunctionRow> {
         .map(|(i, f)| FunctionRow {
             name: f.name.clone(),
             file: f.file.clone().unwrap_or_default(),
+            href: code(f.frame),
             before: value(f.before),
             after: value(f.after),
             delta: signed_value(f.delta, &unit),
@@ -448,9 +464,9 @@ impl PageKind for RegressionPages {
                 Job::file(move || {
                     render(
                         site.history,
-                        report,
+                        (report, &site.analysis.frames),
                         i,
-                        site.renderer,
+                        (site.renderer, &site.links),
                         &flame_diffs,
                         &source_diffs,
                     )

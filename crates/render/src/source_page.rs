@@ -68,11 +68,16 @@ pub struct CodeLinks<'a> {
     pub links: &'a SourceLinks<'a>,
     pub version: usize,
     pub root: String,
+    /// For pages whose frames are functions (differential pages, root
+    /// causes): each links to the code of a profile frame it was made
+    /// from, whose file is the profiler's and whose line is a sampled one.
+    pub origin: Option<&'a analysis::shapes::ShapeFrames>,
 }
 
 impl CodeLinks<'_> {
     /// (source page href, editor href), each empty when there is none.
     pub fn of(&self, frames: &FrameTable, frame: FrameId) -> (String, String) {
+        let frame = self.origin.map_or(frame, |o| o.origin(frame));
         let source = self
             .links
             .source(frames, self.version, frame)
