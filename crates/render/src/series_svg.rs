@@ -399,11 +399,14 @@ fn nice_step(raw: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
+/// The category edges as dashed lines, and each category's name once, in
+/// the middle of its visible span right of the plot. (Named above and
+/// below each edge, a category between two edges was written twice, and
+/// the two overlapped when the edges were close.) A span too thin for a
+/// line of text goes unnamed; the page's sentence on categories names it.
 fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
-    for (k, edge) in c.edges.iter().enumerate() {
-        if *edge > top {
-            break;
-        }
+    let visible: Vec<f64> = c.edges.iter().copied().take_while(|e| *e <= top).collect();
+    for edge in &visible {
         let yy = coord(y(*edge));
         w.empty(
             "line",
@@ -415,19 +418,28 @@ fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
                 ("y2", &yy),
             ],
         );
-        for (name, dy) in [(&c.names[k], 12.0), (&c.names[k + 1], -4.0)] {
-            w.element(
-                "text",
-                &[
-                    ("class", "pa-band-name"),
-                    ("x", &coord(WIDTH - RIGHT + 4.0)),
-                    ("y", &coord(y(*edge) + dy)),
-                ],
-                name,
-            );
+    }
+    for (k, name) in c.names.iter().enumerate().take(visible.len() + 1) {
+        let low = if k == 0 { 0.0 } else { visible[k - 1] };
+        let high = visible.get(k).copied().unwrap_or(top);
+        let (bottom, upper) = (y(low), y(high));
+        if bottom - upper < BAND_LABEL_HEIGHT {
+            continue;
         }
+        w.element(
+            "text",
+            &[
+                ("class", "pa-band-name"),
+                ("x", &coord(WIDTH - RIGHT + 4.0)),
+                ("y", &coord((bottom + upper) / 2.0 + 4.0)),
+            ],
+            name,
+        );
     }
 }
+
+/// The least height, in pixels, of a category span that gets its name.
+const BAND_LABEL_HEIGHT: f64 = 12.0;
 
 fn version_label(w: &mut SvgWriter, label: &str, x: f64, n: usize, i: usize) {
     let most = if n <= DETAILED_POINTS {
@@ -468,5 +480,47 @@ mod tests {
         assert_eq!(nice_step(86.0), 100.0);
         assert_eq!(nice_step(0.0031), 0.005);
         assert_eq!(nice_step(0.0), 0.0);
+    }
+
+    /// (name, y) of every category name `bands` writes.
+    fn band_names(c: &Categories, top: f64) -> Vec<(String, f64)> {
+        let y = |v: f64| 10.0 + 200.0 * (1.0 - (v / top).clamp(0.0, 1.0));
+        let mut w = SvgWriter::with_capacity(1024);
+        bands(&mut w, c, top, &y);
+        let svg = w.finish();
+        svg.split("<text ")
+            .skip(1)
+            .map(|t| {
+                let y = t.split("y=\"").nth(1).unwrap().split('"').next().unwrap();
+                let name = t.split('>').nth(1).unwrap().split('<').next().unwrap();
+                (name.to_string(), y.parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_category_is_named_once_and_names_never_overlap() {
+        let c = Categories {
+            names: vec!["fast".into(), "1.5× slower".into(), "3× slower".into()],
+            edges: vec![300.0, 320.0],
+            derived_from: Some(0),
+        };
+        // The middle band is 4 px high at this scale: unnamed, not doubled.
+        let names = band_names(&c, 1000.0);
+        assert_eq!(
+            names.iter().map(|n| n.0.as_str()).collect::<Vec<_>>(),
+            ["fast", "3× slower"]
+        );
+        // Far apart, each band is named once, inside its span.
+        let names = band_names(&c, 340.0);
+        let mut seen: Vec<&str> = names.iter().map(|n| n.0.as_str()).collect();
+        seen.dedup();
+        assert_eq!(seen.len(), names.len(), "{names:?}");
+        for pair in names.windows(2) {
+            assert!(
+                (pair[0].1 - pair[1].1).abs() >= BAND_LABEL_HEIGHT,
+                "{names:?}"
+            );
+        }
     }
 }
