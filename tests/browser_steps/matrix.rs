@@ -284,6 +284,27 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
         .as_u64()
         .unwrap();
     assert!(edges > 0, "call graph edges drawn");
+    // Edge labels are drawn over every edge, on a halo of the page's
+    // background, so no edge strikes one through.
+    let labels = ctx.js(
+        "(function () { var out = [];
+           document.querySelectorAll('.pa-cg').forEach(function (svg) {
+             var paths = svg.querySelectorAll('path'), last = paths[paths.length - 1];
+             svg.querySelectorAll('text.pa-cg-label').forEach(function (t) {
+               out.push([!last || !!(last.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING),
+                         getComputedStyle(t).paintOrder, getComputedStyle(t).stroke]); }); });
+           return out; })()",
+    );
+    let labels = labels.as_array().unwrap();
+    assert!(
+        labels.len() >= edges as usize,
+        "a label per edge: {labels:?}"
+    );
+    for l in labels {
+        assert_eq!(l[0], Value::Bool(true), "label after every edge: {l}");
+        assert!(l[1].as_str().unwrap().starts_with("stroke"), "{l}");
+        assert_ne!(l[2], "none", "{l}");
+    }
     ctx.screenshot("23-component-page");
 }
 

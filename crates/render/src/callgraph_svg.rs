@@ -56,15 +56,16 @@ pub fn call_graph(
     );
     let top = |n: usize| (height - n as f64 * LINE) / 2.0 + (LINE - BOX_H) / 2.0;
     let y0 = top(lines_left);
+    let mut labels = Vec::with_capacity(callers.len() + callees.len());
     for (i, node) in callers.iter().enumerate() {
         let y = y0 + i as f64 * LINE;
-        edge(
+        labels.push(edge(
             &mut w,
             node,
             (BOX_W, y + BOX_H / 2.0),
             (mid_x, mid_y + BOX_H / 2.0),
             true,
-        );
+        ));
         neighbour_box(&mut w, node, 0.0, y);
     }
     if more.0 > 0 {
@@ -74,13 +75,13 @@ pub fn call_graph(
     let right_x = WIDTH - BOX_W;
     for (i, node) in callees.iter().enumerate() {
         let y = y1 + i as f64 * LINE;
-        edge(
+        labels.push(edge(
             &mut w,
             node,
             (mid_x + MID_W, mid_y + BOX_H / 2.0),
             (right_x, y + BOX_H / 2.0),
             false,
-        );
+        ));
         neighbour_box(&mut w, node, right_x, y);
     }
     if more.1 > 0 {
@@ -90,6 +91,12 @@ pub fn call_graph(
             right_x + 4.0,
             y1 + callees.len() as f64 * LINE + 14.0,
         );
+    }
+    // Labels after every edge, each on a halo of the background: written
+    // with its own edge, a label was struck through by the edges drawn
+    // after it.
+    for label in &labels {
+        label.write(&mut w);
     }
     w.open("g", &[("class", "pa-cg-self")]);
     w.empty(
@@ -139,7 +146,32 @@ fn state_word(s: EdgeState) -> &'static str {
     }
 }
 
-fn edge(w: &mut SvgWriter, node: &Node, from: (f64, f64), to: (f64, f64), left: bool) {
+/// An edge's label: where, how anchored, what, and its edge's class.
+struct EdgeLabel {
+    x: f64,
+    y: f64,
+    anchor: &'static str,
+    text: String,
+    class: &'static str,
+}
+
+impl EdgeLabel {
+    fn write(&self, w: &mut SvgWriter) {
+        w.element(
+            "text",
+            &[
+                ("class", &format!("pa-cg-label {}", self.class)),
+                ("x", &coord(self.x)),
+                ("y", &coord(self.y)),
+                ("text-anchor", self.anchor),
+            ],
+            &self.text,
+        );
+    }
+}
+
+/// Draws an edge; returns its label, to be written over every edge.
+fn edge(w: &mut SvgWriter, node: &Node, from: (f64, f64), to: (f64, f64), left: bool) -> EdgeLabel {
     let cx = (from.0 + to.0) / 2.0;
     let d = format!(
         "M{} {} C{} {} {} {} {} {}",
@@ -172,16 +204,14 @@ fn edge(w: &mut SvgWriter, node: &Node, from: (f64, f64), to: (f64, f64), left: 
         (to.0 - 6.0, "end")
     };
     let ty = if left { from.1 - 4.0 } else { to.1 - 4.0 };
-    w.element(
-        "text",
-        &[
-            ("x", &coord(tx)),
-            ("y", &coord(ty)),
-            ("text-anchor", anchor),
-        ],
-        &format!("{}{}", state_word(node.neighbour.state), node.value),
-    );
     w.close("g");
+    EdgeLabel {
+        x: tx,
+        y: ty,
+        anchor,
+        text: format!("{}{}", state_word(node.neighbour.state), node.value),
+        class,
+    }
 }
 
 fn neighbour_box(w: &mut SvgWriter, node: &Node, x: f64, y: f64) {
