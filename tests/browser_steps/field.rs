@@ -156,7 +156,25 @@ pub fn step_field_pages(ctx: &Ctx) {
                     .unwrap(),
             ),
     );
+    let source_left = "document.querySelector('.fm-source').getBoundingClientRect().left";
+    let before = ctx.js(source_left).as_f64().unwrap();
     ctx.js(&format!("document.querySelector('.fm-line[data-line=\"{BUG_LINE}\"]').dispatchEvent(new MouseEvent('mouseenter')), true"));
+    // Pointing at a line leaves the source where it is.
+    assert_eq!(
+        ctx.js(source_left).as_f64().unwrap(),
+        before,
+        "the source pane moved"
+    );
+    // The colour marker sits left of the line numbers, covering none.
+    let clear = ctx.js(&format!(
+        "(function () {{ var l = document.querySelector('.fm-line[data-line=\"{BUG_LINE}\"]');
+           var marker = parseFloat(getComputedStyle(l).boxShadow.match(/(-?[0-9.]+)px/g)[0]);
+           return l.querySelector('.ln').getBoundingClientRect().left - l.getBoundingClientRect().left - marker; }})()"
+    ));
+    assert!(
+        clear.as_f64().unwrap() >= 1.0,
+        "marker over the line number: {clear}"
+    );
     let stats = ctx.js_str("document.getElementById('fm-stats').textContent");
     assert_eq!(
         stats,
@@ -186,6 +204,11 @@ pub fn step_field_pages(ctx: &Ctx) {
     assert!(
         lens.contains("start = start.replace(year=as_of.year)"),
         "{lens}"
+    );
+    assert_eq!(
+        ctx.js(source_left).as_f64().unwrap(),
+        before,
+        "the lens pushed the source"
     );
     ctx.screenshot("51-field-file");
 

@@ -220,11 +220,15 @@
   });
   /* The statistics panel and the lens over the file-level view. */
   var panel = document.getElementById('fm-stats'), lens = document.getElementById('fm-lens');
-  function show(line) {
+  // The panel follows the pointer on the source and on the file-level
+  // view; the lens (the full-size lines under the pointer) only on the
+  // latter, over the page: filled from a source line, it pushed the
+  // source sideways, away from the pointer.
+  function show(line, withLens) {
     var row = document.querySelector('.fm-line[data-line="' + line + '"]');
     if (!row || !panel) return;
     panel.textContent = 'line ' + line + ': ' + (row.getAttribute('data-stats') || 'not executable');
-    if (lens) {
+    if (lens && withLens) {
       lens.innerHTML = '';
       for (var n = line - 4; n <= line + 4; n++) {
         var r = document.querySelector('.fm-line[data-line="' + n + '"]');
@@ -233,12 +237,13 @@
     }
   }
   document.querySelectorAll('.fm-line').forEach(function (row) {
-    row.addEventListener('mouseenter', function () { show(+row.getAttribute('data-line')); });
+    row.addEventListener('mouseenter', function () { show(+row.getAttribute('data-line'), false); });
   });
   var mini = document.querySelector('svg.fm-mini');
   if (mini) mini.addEventListener('mousemove', function (ev) {
     var box = mini.getBoundingClientRect();
-    show(Math.floor((ev.clientY - box.top) / 3) + 1);
+    show(Math.floor((ev.clientY - box.top) / 3) + 1, true);
   });
+  if (mini && lens) mini.addEventListener('mouseleave', function () { lens.innerHTML = ''; });
   if (data) recompute();
 })();
