@@ -457,6 +457,26 @@ pub fn step_allocation_pages(ctx: &Ctx) {
     assert_eq!(drawn(ctx), before + 9);
     open("+40 contexts");
     assert_eq!(drawn(ctx), before + 9 + 39);
+    // In a box narrower and lower than the tree, keeping a class scrolls
+    // the box to the context that creates it.
+    ctx.js("(function () { var w = document.getElementById('al-tree-wrap'); w.style.width = '260px'; w.style.flex = 'none'; w.style.maxHeight = '140px'; w.scrollLeft = 0; w.scrollTop = 0; return true; })()");
+    let leaf_in_view = "(function () { var w = document.getElementById('al-tree-wrap').getBoundingClientRect();
+        var g = Array.from(document.querySelectorAll('svg.al-tree .al-item')).find(function (g) { return g.querySelector('text').textContent === 'leaf'; });
+        var b = g.querySelector('rect').getBoundingClientRect();
+        return b.left >= w.left && b.right <= w.right && b.top >= w.top && b.bottom <= w.bottom; })()";
+    assert_eq!(
+        ctx.js(leaf_in_view),
+        json!(false),
+        "the tree is wider than the box"
+    );
+    row_event(ctx, "Big", "click");
+    assert_eq!(
+        ctx.js(leaf_in_view),
+        json!(true),
+        "the context creating Big is in view"
+    );
+    row_event(ctx, "Big", "click");
+    ctx.js("(function () { var w = document.getElementById('al-tree-wrap'); w.style.width = ''; w.style.flex = ''; w.style.maxHeight = ''; return true; })()");
     let names = ctx.js("Array.from(document.querySelectorAll('.al-name')).map(function (n) { return n.textContent; })");
     assert!(names.as_array().unwrap().contains(&json!(EVIL)), "{names}");
     let rows = popup_rows(ctx, "small3", 0);

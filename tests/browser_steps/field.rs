@@ -13,6 +13,30 @@ use super::Ctx;
 const BUG_FILE: &str = "program/billing/dates.py";
 const BUG_LINE: u32 = 25;
 
+/// The WCAG contrast ratio of two computed colours (`rgb(r, g, b)`).
+fn contrast(a: &str, b: &str) -> f64 {
+    let luminance = |c: &str| {
+        let v: Vec<f64> = c
+            .trim_start_matches("rgba(")
+            .trim_start_matches("rgb(")
+            .trim_end_matches(')')
+            .split(',')
+            .take(3)
+            .map(|x| x.trim().parse::<f64>().unwrap() / 255.0)
+            .map(|x| {
+                if x <= 0.03928 {
+                    x / 12.92
+                } else {
+                    ((x + 0.055) / 1.055).powf(2.4)
+                }
+            })
+            .collect();
+        0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
+    };
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data/field-example")
 }
@@ -94,6 +118,20 @@ pub fn step_field_pages(ctx: &Ctx) {
         .as_u64()
         .unwrap();
     assert_eq!(tiles, 8, "the billing package has 8 files");
+    // Tile names are legible on any tile: at least 11 px, their glyphs
+    // and the halo around them far apart in luminance (WCAG ratio ≥ 7).
+    let labels = ctx.js(
+        "Array.from(document.querySelectorAll('.fm-tile-label')).map(function (t) {
+           var s = getComputedStyle(t); return [parseFloat(s.fontSize), s.fill, s.stroke, s.paintOrder]; })",
+    );
+    let labels = labels.as_array().unwrap();
+    assert!(!labels.is_empty());
+    for l in labels {
+        assert!(l[0].as_f64().unwrap() >= 11.0, "{l}");
+        let ratio = contrast(l[1].as_str().unwrap(), l[2].as_str().unwrap());
+        assert!(ratio >= 7.0, "text and halo contrast {ratio:.1}: {l}");
+        assert!(l[3].as_str().unwrap().starts_with("stroke"), "{l}");
+    }
     ctx.screenshot("50-field-system");
 
     // Select one failing band: only failures selected, so every executed

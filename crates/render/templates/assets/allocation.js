@@ -304,6 +304,26 @@
     });
   }
 
+  /* Scrolls the tree's box to the context that creates most of class
+     `c`, when it is not in view already: a tree wider than its box left
+     the highlighted context off-screen. */
+  function reveal(c) {
+    var wrap = document.getElementById('al-tree-wrap'), best = null, most = 0;
+    if (!wrap) return;
+    current.list.forEach(function (it, i) {
+      if (it.kind !== 'node') return;
+      tree.nodes[it.node].direct.forEach(function (d) {
+        if (d.cls === c && d.count > most) { most = d.count; best = i; }
+      });
+    });
+    var g = best === null ? null : svg.querySelector('.al-item[data-item="' + best + '"]');
+    if (!g) return;
+    var b = g.getBoundingClientRect(), w = wrap.getBoundingClientRect();
+    if (b.left >= w.left && b.right <= w.right && b.top >= w.top && b.bottom <= w.bottom) return;
+    wrap.scrollLeft += b.left - w.left - (w.width - b.width) / 2;
+    wrap.scrollTop += b.top - w.top - (w.height - b.height) / 2;
+  }
+
   /* Per visible class, [count, bytes, direct?] at and below node `n`. */
   function subtreeClasses(n) {
     var shown = visibleClasses(tree, choice), per = {}, todo = [n];
@@ -465,6 +485,7 @@
       if (ev.target.classList.contains('al-show')) return;
       fixedClass = fixedClass === c ? null : c;
       highlight(fixedClass === null ? c : fixedClass);
+      if (fixedClass !== null) reveal(fixedClass);
     });
     row.addEventListener('contextmenu', function (ev) {
       ev.preventDefault();
