@@ -291,6 +291,48 @@ fn every_breadcrumb_but_the_page_itself_is_a_link_that_resolves() {
             }
         }
     }
+    // Every link of every page's navigation (versions, repetitions,
+    // pairs, "…" for versions left out) resolves, fragment included.
+    for entry in walkdir::WalkDir::new(&out) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let page = fs::read_to_string(path).unwrap();
+        let rel = path
+            .strip_prefix(&out)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        for nav in page.split("<nav ").skip(1) {
+            let nav = &nav[..nav.find("</nav>").unwrap()];
+            for href in nav
+                .split("href=\"")
+                .skip(1)
+                .map(|h| &h[..h.find('"').unwrap()])
+            {
+                let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
+                let target = match file {
+                    "" => path.to_path_buf(),
+                    f => path.parent().unwrap().join(f),
+                };
+                let text = fs::read_to_string(&target)
+                    .unwrap_or_else(|_| panic!("{rel}: navigation link {href} leads nowhere"));
+                if !fragment.is_empty() && !fragment.contains('=') {
+                    assert!(
+                        text.contains(&format!("id=\"{fragment}\"")),
+                        "{rel}: navigation link {href}: no such id"
+                    );
+                }
+            }
+        }
+    }
+    let gap = fs::read_to_string(out.join("profiles/convert-basic/3.7/r1.html")).unwrap();
+    assert!(
+        gap.contains("<a href=\"../../../index.html#b-convert-basic\" data-plain title=\"the versions left out"),
+        "the \"…\" of the version links leads to every version"
+    );
     for kind in ["profiles", "flamediff", "matrix", "source", "benchmarks"] {
         assert!(kinds.contains(kind), "no {kind} pages looked at: {kinds:?}");
     }

@@ -350,7 +350,11 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
         shapes: views::shape_links(),
         repetitions: repetition_links(history, cx.plan, page),
         versions: version_links(history, cx.plan, page, &common.root),
-        all_versions_href: format!("{}index.html#benchmarks", common.root),
+        all_versions_href: format!(
+            "{}index.html#{}",
+            common.root,
+            paths::benchmark_anchor(&entry.benchmark)
+        ),
         benchmark_href: format!(
             "{}index.html#{}",
             common.root,
@@ -792,9 +796,13 @@ fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) ->
     let low = at.saturating_sub(VERSION_WINDOW);
     let high = (at + VERSION_WINDOW).min(versions.len() - 1);
     let shown = (low > 0).then_some(0).into_iter().chain(low..=high);
+    // The versions left out are all on the benchmark's row of the index.
     let gap = || Link {
         label: "…".to_string(),
-        href: String::new(),
+        href: format!(
+            "{root}index.html#{}",
+            paths::benchmark_anchor(&entry.benchmark)
+        ),
         current: false,
     };
     let mut links = Vec::new();
