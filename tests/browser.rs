@@ -562,6 +562,20 @@ fn step_index_to_profile(ctx: &Ctx) {
     );
     let column = headers.len() - 1; // th[0] is "benchmark", cells start at 1
 
+    // Narrower than the table, its box scrolls and the names stay at its
+    // left edge.
+    let fixed = ctx.js(
+        "(function () { var box = document.querySelector('table.pa-matrix').parentElement;
+           box.style.width = '320px'; box.scrollLeft = 200;
+           var name = box.querySelector('tbody th').getBoundingClientRect().left - box.getBoundingClientRect().left;
+           var r = [box.scrollLeft, name]; box.style.width = ''; box.scrollLeft = 0; return r; })()",
+    );
+    assert!(fixed[0].as_f64().unwrap() > 0.0, "the box scrolls: {fixed}");
+    assert!(
+        fixed[1].as_f64().unwrap().abs() <= 2.0,
+        "names in view: {fixed}"
+    );
+
     // Find the row of the benchmark and the r1 link in that column.
     let row = ctx.js(&format!(
         "Array.from(document.querySelectorAll('.pa-matrix tbody tr')).findIndex(function (tr) {{ return tr.querySelector('th').textContent.trim() === '{BENCH}'; }})"

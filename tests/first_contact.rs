@@ -99,6 +99,24 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
         "the summary counts the notes"
     );
     assert!(!index.contains("problem"), "nothing is listed as a problem");
+    // Each benchmark's history at a glance: a line through the mean of
+    // each of the three versions, next to the newest verdict.
+    let table = &index[at("class=\"pa-table pa-index-series\"")..];
+    let row = &table[table
+        .find("<th scope=\"row\"><a href=\"benchmarks/cpu.html\">cpu</a>")
+        .expect("a row for cpu")..];
+    let points = row
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert_eq!(points.split(' ').count(), 3, "{points}");
+    assert!(
+        row.contains("newest: "),
+        "the line's title gives the newest verdict"
+    );
     // The notes are listed apart, with file, place and text.
     let notes = &index[at("id=\"notes\"")..];
     assert!(

@@ -130,6 +130,8 @@ struct SeriesLink {
     name: String,
     href: String,
     origin: String,
+    /// The history at a glance: the mean of every version, as a line.
+    sparkline: String,
     latest: String,
     latest_class: &'static str,
 }
@@ -344,9 +346,76 @@ fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
         name: b.series.benchmark.clone(),
         href: paths::benchmark_page(&b.series.benchmark),
         origin: b.series.origin.describe(),
+        sparkline: sparkline(history_means(b), &latest),
         latest,
         latest_class,
     }
+}
+
+/// The means of a benchmark's versions with figures, in version order.
+fn history_means(b: &BenchmarkReport) -> Vec<f64> {
+    b.series
+        .points
+        .iter()
+        .filter_map(|p| p.summary.map(|s| s.mean))
+        .collect()
+}
+
+/// A small line of `means` (the last one dotted), scaled from zero to the
+/// largest, as inline SVG; its title says what it draws.
+fn sparkline(means: Vec<f64>, latest: &str) -> String {
+    use super::svg::coord;
+    let (width, height) = (96.0, 18.0);
+    let top = means.iter().copied().fold(0.0f64, f64::max);
+    if means.len() < 2 || top <= 0.0 {
+        return String::new();
+    }
+    let step = (width - 4.0) / (means.len() - 1) as f64;
+    let at = |i: usize, v: f64| {
+        (
+            2.0 + i as f64 * step,
+            height - 2.0 - v / top * (height - 4.0),
+        )
+    };
+    let line: Vec<String> = means
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let (x, y) = at(i, *v);
+            format!("{},{}", coord(x), coord(y))
+        })
+        .collect();
+    let (lx, ly) = at(means.len() - 1, means[means.len() - 1]);
+    let mut w = super::svg::SvgWriter::with_capacity(256 + line.len() * 12);
+    w.open(
+        "svg",
+        &[
+            ("class", "pa-spark"),
+            ("width", &coord(width)),
+            ("height", &coord(height)),
+            (
+                "viewBox",
+                &format!("0 0 {} {}", coord(width), coord(height)),
+            ),
+            ("role", "img"),
+            ("aria-label", "mean of each version"),
+        ],
+    );
+    w.element(
+        "title",
+        &[],
+        &format!(
+            "mean of each of {} versions, from zero; newest: {latest}",
+            means.len()
+        ),
+    );
+    w.empty("polyline", &[("points", &line.join(" "))]);
+    w.empty(
+        "circle",
+        &[("cx", &coord(lx)), ("cy", &coord(ly)), ("r", "2")],
+    );
+    w.close("svg");
+    w.finish()
 }
 
 fn format_rows(history: &History, measurement_sources: &[(&'static str, &str)]) -> Vec<FormatRow> {
