@@ -99,6 +99,11 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
         "the summary counts the notes"
     );
     assert!(!index.contains("problem"), "nothing is listed as a problem");
+    // The first lines say what the newest version did.
+    assert!(
+        index.contains("<strong>Newest version:</strong> marked 12.0.0 against marked 9.0.0, 2 benchmarks measured in both:"),
+        "a summary of the newest version"
+    );
     // Each benchmark's history at a glance: a line through the mean of
     // each of the three versions, next to the newest verdict.
     let table = &index[at("class=\"pa-table pa-index-series\"")..];

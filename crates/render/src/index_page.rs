@@ -106,6 +106,8 @@ struct IndexView {
     series_total: usize,
     /// Set when the list is over its budget.
     series_budget: Option<SeriesBudget>,
+    /// The newest version against the one before, in one sentence.
+    newest: Option<String>,
     regression_method: String,
     /// (version label, href, executions, failed)
     field: Vec<(String, String, usize, usize)>,
@@ -183,6 +185,7 @@ pub fn render(
         .filter(|b| !b.series.points.is_empty())
         .collect();
     let (series, series_budget) = series_list(&with_figures, settings);
+    let newest = newest_summary(history, &with_figures);
     let measurement_sources = history.measurement_sources();
     let view = IndexView {
         regressions: regressions.into_iter().map(|(_, r)| r).collect(),
@@ -190,6 +193,7 @@ pub fn render(
         series,
         series_total: with_figures.len(),
         series_budget,
+        newest,
         allocations: allocation_links(history, allocations),
         field: history
             .field
@@ -350,6 +354,40 @@ fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
         latest,
         latest_class,
     }
+}
+
+/// "2.30.1 against 2.29.4: 3 benchmarks measured; no significant change
+/// ×3": the verdicts of the benchmarks measured in the newest version and
+/// the one before it.
+fn newest_summary(history: &History, benchmarks: &[&BenchmarkReport]) -> Option<String> {
+    let newest = history.versions.len().checked_sub(1)?;
+    let previous = newest.checked_sub(1)?;
+    let verdicts: Vec<&analysis::regression::Verdict> = benchmarks
+        .iter()
+        .filter(|b| {
+            let last_two: Vec<usize> = b
+                .series
+                .points
+                .iter()
+                .rev()
+                .take(2)
+                .map(|p| p.version)
+                .collect();
+            last_two == [newest, previous]
+        })
+        .filter_map(|b| b.adjacent.last())
+        .collect();
+    if verdicts.is_empty() {
+        return None;
+    }
+    let n = verdicts.len();
+    Some(format!(
+        "{} against {}, {n} benchmark{} measured in both: {}.",
+        history.versions[newest].label,
+        history.versions[previous].label,
+        if n == 1 { "" } else { "s" },
+        series_table::tally(verdicts.into_iter())
+    ))
 }
 
 /// The means of a benchmark's versions with figures, in version order.
