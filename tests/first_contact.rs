@@ -402,6 +402,22 @@ fn regression_to_diff_to_source_by_links() {
         .expect("the line is on the source page");
     let text = &source[at..at + source[at..].find('\n').unwrap()];
     assert!(text.contains("configFromRFC2822"), "{href}: {text}");
+    // The chart's points open their version's figures on the benchmark
+    // page.
+    let point = html
+        .split("<a href=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+        .find(|h| h.ends_with("#v-2.18.0"))
+        .expect("the 2.18.0 point is a link");
+    let (file, id) = point.split_once('#').unwrap();
+    let figures = fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
+    let row = &figures[figures.find(&format!("<tr id=\"{id}\">")).expect("the row")..];
+    assert!(
+        row.starts_with(&format!("<tr id=\"{id}\"><td>2.18.0</td>")),
+        "{}",
+        &row[..80]
+    );
     // The page links the flame-graph diff of the pair, whose frames link
     // to the code.
     let diff = html

@@ -65,6 +65,8 @@ struct Row {
     /// Set on a line that stands for versions left out: what they hold.
     gap: Option<String>,
     version: String,
+    /// The row's id, which the chart's point of the version links to.
+    anchor: String,
     runs: usize,
     samples: Option<usize>,
     mean: String,
@@ -170,7 +172,7 @@ pub fn render(
             series,
             bench.categories.as_ref(),
             &history.versions,
-            None,
+            (None, &|v| format!("#{}", super::paths::version_anchor(&history.versions[v].name))),
             &marked,
             settings.confidence,
         ),
@@ -303,6 +305,7 @@ fn row(
     Row {
         gap: None,
         version: history.versions[p.version].label.clone(),
+        anchor: super::paths::version_anchor(&history.versions[p.version].name),
         runs: p.values.len(),
         samples: (p.samples != p.values.len()).then_some(p.samples),
         mean: s.map(|s| measured(s.mean, unit)).unwrap_or_default(),

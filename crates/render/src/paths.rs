@@ -128,6 +128,12 @@ pub fn benchmark_anchor(benchmark: &str) -> String {
     format!("b-{}", slug(benchmark))
 }
 
+/// The id of a version's row on a benchmark page, which the chart's
+/// points link to.
+pub fn version_anchor(version: &str) -> String {
+    format!("v-{}", slug(version))
+}
+
 /// The page of a benchmark's series and changes.
 pub fn benchmark_page(benchmark: &str) -> String {
     format!("benchmarks/{}.html", slug(benchmark))

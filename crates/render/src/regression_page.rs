@@ -150,7 +150,13 @@ pub fn render(
             &bench.series,
             bench.categories.as_ref(),
             &history.versions,
-            Some((c.before, c.after)),
+            (Some((c.before, c.after)), &|v| {
+                format!(
+                    "{root}{}#{}",
+                    paths::benchmark_page(&c.benchmark),
+                    paths::version_anchor(&history.versions[v].name)
+                )
+            }),
             &marked_points(report, &bench.series),
             settings.confidence,
         ),

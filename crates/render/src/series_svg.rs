@@ -45,14 +45,15 @@ pub fn long_series_note(versions: usize, confidence: f64) -> Option<String> {
     ))
 }
 
-/// The chart; `highlight` is (before, responsible) as version indices;
+/// The chart; `highlight` is (before, responsible) as version indices
+/// and `point_href` where a version's point leads (its row of figures);
 /// `marked`, the point positions drawn as points when the series is longer
 /// than [`DETAILED_POINTS`].
 pub fn chart(
     series: &Series,
     categories: Option<&Categories>,
     versions: &[Version],
-    highlight: Option<(usize, usize)>,
+    (highlight, point_href): (Option<(usize, usize)>, &dyn Fn(usize) -> String),
     marked: &[usize],
     confidence: f64,
 ) -> String {
@@ -108,6 +109,10 @@ pub fn chart(
             _ => "",
         };
         let version = &versions[p.version].label;
+        w.open(
+            "a",
+            &[("href", &point_href(p.version)), ("class", "pa-point-link")],
+        );
         w.open(
             "g",
             &[
@@ -172,6 +177,7 @@ pub fn chart(
             ],
         );
         w.close("g");
+        w.close("a");
         version_label(&mut w, version, x(i), n, i);
     }
     w.close("svg");
