@@ -431,4 +431,10 @@ fn regression_to_diff_to_source_by_links() {
         diff.contains("class=\"pa-src\""),
         "the diff links to source"
     );
+    // And back: the pair page links the regression and the matrix.
+    assert!(
+        diff.contains("<a href=\"../../regressions/cpu/2.17.1--2.18.0.html\" data-plain>regression 2.18.0 of cpu</a>"),
+        "the diff links back to the regression"
+    );
+    assert!(diff.contains("data-plain>evolution matrix of cpu</a>"));
 }

@@ -222,6 +222,8 @@ struct DiffView {
     benchmark_href: String,
     /// The pairs before and after, as links from this page.
     neighbours: Vec<Link>,
+    /// Regression pages of the pair and the benchmark's matrix.
+    related: Vec<Link>,
     old: String,
     new: String,
     /// The default view's metric.
@@ -300,6 +302,51 @@ pub struct DiffInputs<'a> {
     pub means: &'a Means,
     /// Source and editor links; frames link to the newer version's code.
     pub links: &'a SourceLinks<'a>,
+    /// Pages about the pair elsewhere in the site (its regression pages,
+    /// the benchmark's matrix), as (label, site path).
+    pub related: Vec<(String, String)>,
+}
+
+/// The pages a pair page links besides its neighbours: each change found
+/// for the pair (in its own benchmark's series, or in a measured one its
+/// call trees explain) and the benchmark's evolution matrix.
+pub fn related(site: &crate::pages::Site, p: &DiffPlan) -> Vec<(String, String)> {
+    let history = site.history;
+    let report = &site.analysis.regressions;
+    let mut out = Vec::new();
+    for (i, c) in report.changes.iter().enumerate() {
+        let explained = report.causes[i]
+            .as_ref()
+            .is_some_and(|x| x.benchmark == p.benchmark);
+        if c.before == p.old && c.after == p.new && (c.benchmark == p.benchmark || explained) {
+            out.push((
+                format!(
+                    "{} {} of {}",
+                    super::regression_page::kind_word(c.direction).to_lowercase(),
+                    history.versions[c.after].label,
+                    c.benchmark
+                ),
+                paths::change_page(
+                    c,
+                    &history.versions[c.before].name,
+                    &history.versions[c.after].name,
+                ),
+            ));
+        }
+    }
+    let matrix = site
+        .analysis
+        .evolution
+        .scopes
+        .iter()
+        .find(|s| s.scope.benchmarks == [p.benchmark.clone()]);
+    if let Some(scope) = matrix {
+        out.push((
+            format!("evolution matrix of {}", p.benchmark),
+            crate::paths::ScopePaths::matrix_path(scope),
+        ));
+    }
+    out
 }
 
 pub fn render(
@@ -394,6 +441,15 @@ pub fn render(
                 paths::benchmark_anchor(&p.benchmark)
             ),
             neighbours: neighbour_links(p),
+            related: inputs
+                .related
+                .iter()
+                .map(|(label, path)| Link {
+                    label: label.clone(),
+                    href: paths::link_from(&p.path, path),
+                    current: false,
+                })
+                .collect(),
             old: old_v.label.clone(),
             new: new_v.label.clone(),
             metric: p.metrics.first().cloned().unwrap_or_default(),
@@ -578,7 +634,7 @@ fn decorate(
 pub fn key(
     history: &History,
     p: &DiffPlan,
-    profiles: &super::profile_page::Plan,
+    (profiles, related): (&super::profile_page::Plan, &[(String, String)]),
     inputs: &reuse::Inputs,
 ) -> u128 {
     let mut d = reuse::Digest::new("differential page");
@@ -587,6 +643,7 @@ pub fn key(
         &p.metrics,
         &p.path,
         &p.neighbours,
+        related,
     ));
     for version in [p.old, p.new] {
         d.debug(&history.versions[version]);
@@ -761,12 +818,14 @@ impl PageKind for FlameDiffPages {
 
     fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
         let plans = &site.flame_diffs;
+        let related: Vec<Vec<(String, String)>> = plans.iter().map(|p| related(site, p)).collect();
         let keys: Vec<Option<u128>> = plans
             .par_iter()
-            .map(|p| {
+            .zip(&related)
+            .map(|(p, related)| {
                 site.inputs
                     .as_ref()
-                    .map(|i| key(site.history, p, &site.profiles, i))
+                    .map(|i| key(site.history, p, (&site.profiles, related), i))
             })
             .collect();
         // Means only for the pages rendered again.
@@ -780,13 +839,15 @@ impl PageKind for FlameDiffPages {
         plans
             .iter()
             .zip(keys)
-            .map(|(page, key)| {
+            .zip(related)
+            .map(|((page, key), related)| {
                 let means = means.clone();
                 Job::keyed(key, move || {
                     let inputs = DiffInputs {
                         frames: &site.analysis.frames,
                         means: &means,
                         links: &site.links,
+                        related: related.clone(),
                     };
                     render(site.history, site.config, site.renderer, &inputs, page)
                 })

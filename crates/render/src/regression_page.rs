@@ -233,7 +233,7 @@ fn marked_points(report: &RegressionReport, series: &Series) -> Vec<usize> {
     around.chain(ends).flatten().collect()
 }
 
-fn kind_word(direction: Direction) -> &'static str {
+pub fn kind_word(direction: Direction) -> &'static str {
     match direction {
         Direction::Regression => "Regression",
         Direction::Improvement => "Improvement",
