@@ -402,6 +402,19 @@ fn regression_to_diff_to_source_by_links() {
         .expect("the line is on the source page");
     let text = &source[at..at + source[at..].find('\n').unwrap()];
     assert!(text.contains("configFromRFC2822"), "{href}: {text}");
+    // From the code to the file's row of the matrix: its component page.
+    let component = source
+        .split("href=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+        .find(|h| h.contains("matrix/b/cpu/c/"))
+        .expect("the source page links the file's component page");
+    let source_page = page.parent().unwrap().join(file);
+    let component = fs::read_to_string(source_page.parent().unwrap().join(component)).unwrap();
+    assert!(
+        component.contains("<a href=\"../index.html\">evolution matrix: cpu</a>")
+            || component.contains("evolution matrix: cpu")
+    );
     // The chart's points open their version's figures on the benchmark
     // page.
     let point = html

@@ -146,13 +146,15 @@ struct SourceView {
     benchmarks: Vec<String>,
     lines: Vec<LineRow>,
     costly_lines: usize,
+    /// The component pages of the file's classes, one per matrix.
+    matrix: Vec<crate::Link>,
 }
 
 /// Renders the page of `sources.files[index]`.
 pub fn render(
     history: &History,
     renderer: &Renderer,
-    links: &SourceLinks,
+    (links, matrix): (&SourceLinks, &[(String, String)]),
     costs: &BTreeMap<usize, VersionCosts>,
     index: usize,
 ) -> Result<(String, Vec<u8>), BuildError> {
@@ -191,6 +193,14 @@ pub fn render(
             .collect(),
         costly_lines: lines.iter().filter(|l| l.heat > 0).count(),
         lines,
+        matrix: matrix
+            .iter()
+            .map(|(label, target)| crate::Link {
+                label: label.clone(),
+                href: super::paths::link_from(&path, target),
+                current: false,
+            })
+            .collect(),
     };
     let html = renderer.render("source.html", &view)?;
     Ok((path, html.into_bytes()))
@@ -275,8 +285,61 @@ impl PageKind for SourcePages {
 
     fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
         let costs = &site.analysis.line_costs;
+        let matrix = std::sync::Arc::new(matrix_links(site));
         (0..site.sources.files.len())
-            .map(|i| Job::file(move || render(site.history, site.renderer, &site.links, costs, i)))
+            .map(|i| {
+                let matrix = matrix.clone();
+                Job::file(move || {
+                    render(
+                        site.history,
+                        site.renderer,
+                        (&site.links, &matrix[i]),
+                        costs,
+                        i,
+                    )
+                })
+            })
             .collect()
     }
+}
+
+/// Per source file, (label, site path) of the component page of each
+/// class whose frames the file holds, in every matrix that has one: the
+/// way from a line of code to its row's history.
+fn matrix_links(site: &Site) -> Vec<Vec<(String, String)>> {
+    use analysis::hierarchy::Level;
+    let evolution = &site.analysis.evolution;
+    let hierarchy = &evolution.hierarchy;
+    let mut frames_of: std::collections::HashMap<&str, Vec<model::FrameId>> = Default::default();
+    for (id, frame) in site.history.frames.iter() {
+        if let Some(file) = frame.file.as_deref() {
+            frames_of.entry(file).or_default().push(id);
+        }
+    }
+    site.sources
+        .files
+        .iter()
+        .map(|file| {
+            let mut classes: Vec<_> = file
+                .profile_paths
+                .iter()
+                .flat_map(|p| frames_of.get(p.as_str()).into_iter().flatten())
+                .map(|&f| hierarchy.at_level(hierarchy.method_of(f), Level::Class))
+                .collect();
+            classes.sort();
+            classes.dedup();
+            let mut out = Vec::new();
+            for class in classes {
+                for scope in &evolution.scopes {
+                    if let Some(page) = scope.pages.get(&class) {
+                        out.push((
+                            format!("{} ({})", hierarchy.get(class).name, scope.scope.name),
+                            page.clone(),
+                        ));
+                    }
+                }
+            }
+            out
+        })
+        .collect()
 }
