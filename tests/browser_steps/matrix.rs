@@ -29,12 +29,38 @@ fn glyph_point(ctx: &Ctx, r: u64, v: u64) -> Point {
     let b = ctx.js(&format!(
         "(function () {{ var s = document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"] svg.pa-gl');
            s.scrollIntoView({{block: 'center', inline: 'center'}});
-           var b = s.getBoundingClientRect(); return [b.left, b.top, b.height]; }})()"
+           var b = s.getBoundingClientRect(); return [b.left, b.top, b.height, b.width / s.viewBox.baseVal.width]; }})()"
     ));
     let n = |k: usize| b[k].as_f64().expect("number");
+    // Columns are 26 units wide, stretched to the matrix's width.
     Point {
-        x: n(0) + v as f64 * 26.0 + 13.0,
+        x: n(0) + (v as f64 * 26.0 + 13.0) * n(3),
         y: n(1) + n(2) - 6.0,
+    }
+}
+
+/// The glyphs use the width beside the names: with few versions the
+/// columns widen, and each version's header label stays over its column.
+fn glyphs_fill_the_width(ctx: &Ctx) {
+    let at = ctx.js(
+        "(function () { var box = document.querySelector('.pa-mscroll'), name = box.querySelector('.pa-name');
+           var row = document.querySelector('#pa-matrix svg.pa-gl').getBoundingClientRect();
+           var head = Array.from(document.querySelectorAll('.pa-mhead svg.pa-gh text')).map(function (t) {
+             var b = t.getBoundingClientRect(); return b.left; });
+           return { free: box.clientWidth - name.offsetWidth, glyphs: row.width, left: row.left, labels: head }; })()",
+    );
+    let n = |k: &str| at[k].as_f64().unwrap();
+    let versions = configured_count(ctx) as f64;
+    assert!(n("glyphs") > versions * 26.0 * 1.5, "glyphs widen: {at}");
+    assert!(n("glyphs") <= n("free"), "and fit beside the names: {at}");
+    let column = n("glyphs") / versions;
+    for (v, left) in at["labels"].as_array().unwrap().iter().enumerate() {
+        let left = left.as_f64().unwrap();
+        let centre = n("left") + (v as f64 + 0.5) * column;
+        assert!(
+            (left - centre).abs() < column / 2.0 + 6.0,
+            "label {v} over its column: {at}"
+        );
     }
 }
 
@@ -75,6 +101,7 @@ fn headers_stay_in_view(ctx: &Ctx) {
 /// Folding a package hides exactly its descendants; unfolding shows them.
 pub fn step_fold_unfold(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
+    glyphs_fill_the_width(ctx);
     headers_stay_in_view(ctx);
     let before = shown_rows(ctx);
     // The first package row that has children.

@@ -103,7 +103,8 @@ pub fn step_regression_page(ctx: &Ctx) {
 
     // Every link resolves to a file of the site.
     let hrefs = ctx.js(
-        "Array.from(document.querySelectorAll('main a[href]')).map(function (a) { return a.href; })",
+        // (The chart's points are SVG links, whose `href` is no string.)
+        "Array.from(document.querySelectorAll('main a[href]')).map(function (a) { return new URL(a.getAttribute('href'), location.href).href; })",
     );
     let hrefs = hrefs.as_array().unwrap();
     assert!(

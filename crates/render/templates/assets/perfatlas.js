@@ -805,8 +805,39 @@
   var dataEl = document.getElementById('pa-matrix-data');
   if (!rowsEl || !dataEl) return;
   var data = JSON.parse(dataEl.textContent);
-  var COLUMN = 26;
+  var BASE = 26, COLUMN = BASE;
   var rows = Array.prototype.slice.call(rowsEl.querySelectorAll('.pa-row'));
+
+  // Glyphs use the width the matrix has: each version's column widens
+  // (up to three times) to fill the box beside the names. Glyph drawings
+  // stretch sideways only; the rows keep their height and the header's
+  // labels move with their columns.
+  function fitColumns() {
+    var box = rowsEl.closest('.pa-mscroll'), head = document.querySelector('.pa-mhead svg.pa-gh');
+    var name = box && box.querySelector('.pa-name');
+    var n = data.versions.length;
+    if (!box || !head || !name || !n) return;
+    var k = Math.max(1, Math.min(3, (box.clientWidth - name.offsetWidth - 70) / (n * BASE)));
+    COLUMN = BASE * k;
+    rowsEl.querySelectorAll('svg.pa-gl').forEach(function (svg) {
+      if (!svg.paWidth) { svg.paWidth = +svg.getAttribute('width'); svg.setAttribute('preserveAspectRatio', 'none'); }
+      svg.setAttribute('width', (svg.paWidth * k).toFixed(1));
+    });
+    if (!head.paWidth) {
+      head.paWidth = +head.getAttribute('width');
+      head.querySelectorAll('text').forEach(function (t) { t.paX = +t.getAttribute('x'); t.paY = +t.getAttribute('y'); });
+    }
+    var width = head.paWidth - n * BASE + n * COLUMN;
+    head.setAttribute('width', width.toFixed(1));
+    head.setAttribute('viewBox', '0 0 ' + width.toFixed(1) + ' ' + head.getAttribute('height'));
+    head.querySelectorAll('text').forEach(function (t) {
+      var v = Math.floor(t.paX / BASE), x = t.paX + v * (COLUMN - BASE) + (COLUMN - BASE) / 2;
+      t.setAttribute('x', x.toFixed(1));
+      t.setAttribute('transform', 'rotate(-40 ' + x.toFixed(1) + ' ' + t.paY + ')');
+    });
+  }
+  fitColumns();
+  window.addEventListener('resize', fitColumns);
 
   // Fold state lives on each row's button (aria-expanded). A row is shown
   // when no ancestor is folded; rows are in pre-order with their level.
