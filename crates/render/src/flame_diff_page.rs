@@ -309,7 +309,8 @@ pub struct DiffInputs<'a> {
 
 /// The pages a pair page links besides its neighbours: each change found
 /// for the pair (in its own benchmark's series, or in a measured one its
-/// call trees explain) and the benchmark's evolution matrix.
+/// call trees explain), the newer version's source diff and the
+/// benchmark's evolution matrix.
 pub fn related(site: &crate::pages::Site, p: &DiffPlan) -> Vec<(String, String)> {
     let history = site.history;
     let report = &site.analysis.regressions;
@@ -333,6 +334,12 @@ pub fn related(site: &crate::pages::Site, p: &DiffPlan) -> Vec<(String, String)>
                 ),
             ));
         }
+    }
+    if site.analysis.source_diffs().get(p.new).copied().unwrap_or(false) {
+        out.push((
+            format!("source diff of {}", history.versions[p.new].label),
+            paths::source_diff_page(&history.versions[p.new].name),
+        ));
     }
     let matrix = site
         .analysis
