@@ -450,5 +450,7 @@ fn regression_to_diff_to_source_by_links() {
         "the diff links back to the regression"
     );
     assert!(diff.contains("data-plain>evolution matrix of cpu</a>"));
-    assert!(diff.contains("<a href=\"../../diffs/2.18.0.html\" data-plain>source diff of 2.18.0</a>"));
+    assert!(
+        diff.contains("<a href=\"../../diffs/2.18.0.html\" data-plain>source diff of 2.18.0</a>")
+    );
 }

@@ -335,7 +335,13 @@ pub fn related(site: &crate::pages::Site, p: &DiffPlan) -> Vec<(String, String)>
             ));
         }
     }
-    if site.analysis.source_diffs().get(p.new).copied().unwrap_or(false) {
+    if site
+        .analysis
+        .source_diffs()
+        .get(p.new)
+        .copied()
+        .unwrap_or(false)
+    {
         out.push((
             format!("source diff of {}", history.versions[p.new].label),
             paths::source_diff_page(&history.versions[p.new].name),
