@@ -45,6 +45,9 @@ pub fn long_series_note(versions: usize, confidence: f64) -> Option<String> {
     ))
 }
 
+/// Where a version's point leads, from the version's index.
+pub type PointHref<'a> = &'a dyn Fn(usize) -> String;
+
 /// The chart; `highlight` is (before, responsible) as version indices
 /// and `point_href` where a version's point leads (its row of figures);
 /// `marked`, the point positions drawn as points when the series is longer
@@ -53,7 +56,7 @@ pub fn chart(
     series: &Series,
     categories: Option<&Categories>,
     versions: &[Version],
-    (highlight, point_href): (Option<(usize, usize)>, &dyn Fn(usize) -> String),
+    (highlight, point_href): (Option<(usize, usize)>, PointHref),
     marked: &[usize],
     confidence: f64,
 ) -> String {
