@@ -311,7 +311,11 @@ pub struct DiffInputs<'a> {
 /// for the pair (in its own benchmark's series, or in a measured one its
 /// call trees explain), the newer version's source diff and the
 /// benchmark's evolution matrix.
-pub fn related(site: &crate::pages::Site, p: &DiffPlan) -> Vec<(String, String)> {
+pub fn related(
+    site: &crate::pages::Site,
+    source_diffs: &[bool],
+    p: &DiffPlan,
+) -> Vec<(String, String)> {
     let history = site.history;
     let report = &site.analysis.regressions;
     let mut out = Vec::new();
@@ -335,13 +339,7 @@ pub fn related(site: &crate::pages::Site, p: &DiffPlan) -> Vec<(String, String)>
             ));
         }
     }
-    if site
-        .analysis
-        .source_diffs()
-        .get(p.new)
-        .copied()
-        .unwrap_or(false)
-    {
+    if source_diffs.get(p.new).copied().unwrap_or(false) {
         out.push((
             format!("source diff of {}", history.versions[p.new].label),
             paths::source_diff_page(&history.versions[p.new].name),
@@ -831,7 +829,11 @@ impl PageKind for FlameDiffPages {
 
     fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
         let plans = &site.flame_diffs;
-        let related: Vec<Vec<(String, String)>> = plans.iter().map(|p| related(site, p)).collect();
+        let source_diffs = site.analysis.source_diffs();
+        let related: Vec<Vec<(String, String)>> = plans
+            .iter()
+            .map(|p| related(site, &source_diffs, p))
+            .collect();
         let keys: Vec<Option<u128>> = plans
             .par_iter()
             .zip(&related)

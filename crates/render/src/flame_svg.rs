@@ -159,9 +159,9 @@ fn write_frame(
     };
     // The tag ("[+]") leads the tooltip, not the label: a label cut to
     // fit read "[+] .." and hid the name.
-    let tagged = match decor.filter(|d| !d.prefix.is_empty()) {
-        Some(d) => format!("{} {name}", d.prefix),
-        None => name.clone(),
+    let tagged: std::borrow::Cow<str> = match decor.filter(|d| !d.prefix.is_empty()) {
+        Some(d) => format!("{} {name}", d.prefix).into(),
+        None => name.as_str().into(),
     };
     let (x, width) = (rect.x * WIDTH, rect.width * WIDTH);
     let y = rect.depth as f64 * FRAME_HEIGHT;

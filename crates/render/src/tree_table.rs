@@ -381,10 +381,22 @@ mod tests {
     use super::*;
     use model::Frame;
 
-    #[test]
-    fn siblings_come_heaviest_first_and_merged_rows_last() {
+    /// A one-metric tree of `frame;frame;…` stacks and their values.
+    fn tree_of(stacks: &[(&str, f64)]) -> (CallTree, FrameTable) {
         let mut frames = FrameTable::new();
         let mut tree = CallTree::new(1);
+        for (stack, v) in stacks {
+            let ids: Vec<_> = stack
+                .split(';')
+                .map(|f| frames.intern(Frame::named(f)))
+                .collect();
+            tree.add_stack(ids, &[*v]);
+        }
+        (tree, frames)
+    }
+
+    #[test]
+    fn siblings_come_heaviest_first_and_merged_rows_last() {
         let mut stacks = vec![
             ("main;a", 10.0),
             ("main;b", 60.0),
@@ -395,13 +407,7 @@ mod tests {
         // Hundreds of tiny callees of `main`: merged into one row.
         let tiny: Vec<String> = (0..400).map(|i| format!("main;t{i}")).collect();
         stacks.extend(tiny.iter().map(|s| (s.as_str(), 0.001)));
-        for (stack, v) in stacks {
-            let ids: Vec<_> = stack
-                .split(';')
-                .map(|f| frames.intern(Frame::named(f)))
-                .collect();
-            tree.add_stack(ids, &[v]);
-        }
+        let (tree, frames) = tree_of(&stacks);
         let unit = Unit::Count;
         let values = tree.inclusive(0);
         let column = Column {
@@ -429,16 +435,8 @@ mod tests {
 
     #[test]
     fn a_table_sorted_by_another_column_keeps_its_tree() {
-        let mut frames = FrameTable::new();
-        let mut tree = CallTree::new(1);
         // `a` is heavier inclusive, `b` heavier by its own cost.
-        for (stack, v) in [("a;x", 50.0), ("a", 10.0), ("b", 40.0), ("b;y", 1.0)] {
-            let ids: Vec<_> = stack
-                .split(';')
-                .map(|f| frames.intern(Frame::named(f)))
-                .collect();
-            tree.add_stack(ids, &[v]);
-        }
+        let (tree, frames) = tree_of(&[("a;x", 50.0), ("a", 10.0), ("b", 40.0), ("b;y", 1.0)]);
         let unit = Unit::Count;
         let inclusive = tree.inclusive(0);
         let own: Vec<f64> = tree.node_ids().map(|n| tree.self_value(n, 0)).collect();
