@@ -407,7 +407,7 @@ fn sample_data_rebuilds_killed_at_random_moments_leave_a_whole_site() {
 }
 
 /// Only perfatlas's own stale staging directories are removed: the name
-/// pattern, the marker and a dead owner must all be there.
+/// pattern, a dead owner, and the marker (or nothing at all) must be there.
 #[test]
 fn only_stale_staging_directories_of_perfatlas_are_removed() {
     let dir = tempfile::tempdir().unwrap();
@@ -432,8 +432,15 @@ fn only_stale_staging_directories_of_perfatlas_are_removed() {
     let live_owner = make(format!(".site.perfatlas-tmp-{alive}"), true);
     let other_output = make(format!(".docs.perfatlas-tmp-{dead}"), true);
     let not_a_pid = make(".site.perfatlas-tmp-12x".to_string(), true);
+    // Killed between creating its staging directory and the marker.
+    let empty = parent.join(format!(".site.perfatlas-tmp-{dead}1"));
+    std::fs::create_dir(&empty).unwrap();
     let (code, stderr) = build(&input, &out, &[]);
     assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        !empty.exists(),
+        "empty stale staging directory kept:\n{stderr}"
+    );
     assert!(!stale.exists(), "stale staging directory kept:\n{stderr}");
     assert!(!stale_old.exists(), "stale old site kept:\n{stderr}");
     for kept in [&no_marker, &live_owner, &other_output, &not_a_pid] {

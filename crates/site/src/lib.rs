@@ -5,8 +5,9 @@
 //!
 //! One build at a time writes an output ([`lock`]). A build that was killed
 //! leaves its staging directory (`.SITE.perfatlas-tmp-PID`, holding the
-//! marker) behind; the next build into the same output removes it
-//! ([`remove_stale`]) once its owner no longer runs.
+//! marker, or empty) behind; the next build into the same output removes it
+//! ([`remove_stale`]) once its owner no longer runs. Directories perfatlas
+//! removes lose their marker last, so a killed removal is recognised too.
 
 pub mod lock;
 pub mod page_cache;
@@ -90,7 +91,7 @@ const BESIDE_KINDS: [&str; 2] = ["tmp", "old"];
 /// Removes what builds that no longer run left beside `output`: a
 /// directory named `.NAME.perfatlas-tmp-PID` or `.NAME.perfatlas-old-PID`
 /// (NAME the output's name, PID digits) that holds perfatlas's marker file
-/// and whose PID is no running process. Anything else (no marker, a
+/// (or is empty) and whose PID is no running process. Anything else (no marker, a
 /// running owner, another output's name, a link) is left alone. Returns
 /// the directories removed. Called with the output's lock held, so no
 /// live build of this output can own one of them.
@@ -121,10 +122,12 @@ pub fn remove_stale(output: &Path) -> Result<Vec<PathBuf>, BuildError> {
         let path = entry.path();
         let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
         let marked = fs::symlink_metadata(path.join(MARKER)).is_ok_and(|m| m.is_file());
-        if !is_dir || !marked || pid == std::process::id() || process_runs(pid) {
+        // Empty: killed between creating the directory and its marker.
+        let empty = is_dir && fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
+        if !is_dir || !(marked || empty) || pid == std::process::id() || process_runs(pid) {
             continue;
         }
-        fs::remove_dir_all(&path).map_err(|e| BuildError::io(&path, e))?;
+        remove_marked_dir(&path)?;
         removed.push(path);
     }
     removed.sort();
@@ -196,7 +199,7 @@ impl Staging {
         fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
         let dir = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
         if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(|e| BuildError::io(&dir, e))?;
+            remove_marked_dir(&dir)?;
         }
         let staging = Staging {
             dir,
@@ -262,9 +265,36 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.finished {
-            let _ = fs::remove_dir_all(&self.dir);
+            let _ = remove_marked_dir(&self.dir);
         }
     }
+}
+
+/// Removes a directory perfatlas wrote, its marker last: a removal cut
+/// short (the process killed) leaves either a marked directory or an empty
+/// one, both of which [`remove_stale`] recognises as its own later.
+fn remove_marked_dir(dir: &Path) -> Result<(), BuildError> {
+    let entries = fs::read_dir(dir).map_err(|e| BuildError::io(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| BuildError::io(dir, e))?;
+        if entry.file_name() == MARKER {
+            continue;
+        }
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        match is_dir {
+            true => fs::remove_dir_all(&path),
+            false => fs::remove_file(&path),
+        }
+        .map_err(|e| BuildError::io(&path, e))?;
+    }
+    let marker = dir.join(MARKER);
+    match fs::remove_file(&marker) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(BuildError::io(&marker, e)),
+    }
+    fs::remove_dir(dir).map_err(|e| BuildError::io(dir, e))
 }
 
 /// Refuses a non-empty directory without the marker (unless `force`), and
@@ -356,7 +386,7 @@ fn swap_into_place(
     match exchange(staging, output) {
         Ok(()) => {
             trace::pause::point("swapped");
-            return fs::remove_dir_all(staging).map_err(|e| BuildError::io(staging, e));
+            return remove_marked_dir(staging);
         }
         Err(e) if !exchange_unsupported(&e) => return Err(BuildError::io(output, e)),
         Err(_) => {}
@@ -368,7 +398,7 @@ fn swap_into_place(
         return Err(BuildError::io(output, e));
     }
     trace::pause::point("swapped");
-    fs::remove_dir_all(&old).map_err(|e| BuildError::io(&old, e))
+    remove_marked_dir(&old)
 }
 
 /// Exchanges two paths atomically.
