@@ -70,19 +70,31 @@ pub fn timeline(
     w.finish()
 }
 
-/// "share of each time frame: 1: 26% (previous version 30%) · 2: …".
+/// "share of each time frame: 1: 26% (previous version 30%) · 2–19: 100%
+/// (previous version 100%) · …": consecutive frames that read the same
+/// are given once, as a range (a long run at 100% was most of the text).
 fn shares_text(now: &[f64], before: Option<&[f64]>) -> String {
-    let frames: Vec<String> = now
-        .iter()
-        .enumerate()
-        .map(|(i, s)| match before.and_then(|b| b.get(i)) {
-            Some(p) => format!(
-                "{}: {:.0}% (previous version {:.0}%)",
-                i + 1,
-                s * 100.0,
-                p * 100.0
-            ),
-            None => format!("{}: {:.0}%", i + 1, s * 100.0),
+    let text = |i: usize| match before.and_then(|b| b.get(i)) {
+        Some(p) => format!(
+            "{:.0}% (previous version {:.0}%)",
+            now[i] * 100.0,
+            p * 100.0
+        ),
+        None => format!("{:.0}%", now[i] * 100.0),
+    };
+    let mut runs: Vec<(usize, usize, String)> = Vec::new();
+    for i in 0..now.len() {
+        let t = text(i);
+        match runs.last_mut() {
+            Some((_, last, same)) if *same == t => *last = i,
+            _ => runs.push((i, i, t)),
+        }
+    }
+    let frames: Vec<String> = runs
+        .into_iter()
+        .map(|(first, last, t)| match first == last {
+            true => format!("{}: {t}", first + 1),
+            false => format!("{}–{}: {t}", first + 1, last + 1),
         })
         .collect();
     format!("share of each time frame: {}", frames.join(" · "))
@@ -111,5 +123,24 @@ mod tests {
             "{svg}"
         );
         assert!(svg.contains("2: 100% (previous version 0%)"));
+    }
+
+    #[test]
+    fn frames_that_read_the_same_are_named_once_as_a_range() {
+        let now = [1.0, 1.0, 0.996, 0.5, 1.0];
+        let svg = timeline(&now, None, 50.0, 21.0, "t");
+        assert!(
+            svg.contains("<title>share of each time frame: 1–3: 100% · 4: 50% · 5: 100%</title>"),
+            "{svg}"
+        );
+        let before = [1.0, 0.9, 1.0, 0.5, 1.0];
+        let svg = timeline(&now, Some(&before), 50.0, 21.0, "t");
+        assert!(
+            svg.contains(
+                "1: 100% (previous version 100%) · 2: 100% (previous version 90%) · \
+                 3: 100% (previous version 100%) · 4: 50% (previous version 50%) · 5: 100%"
+            ),
+            "{svg}"
+        );
     }
 }
