@@ -258,14 +258,14 @@ impl ColumnKind {
 /// the table has histograms, the row's histogram values (or null).
 #[derive(Serialize)]
 pub struct ScriptTable {
-    caption: String,
-    columns: Vec<ColumnKind>,
-    merged_rows: usize,
-    sorted_by: usize,
-    notes: Vec<String>,
+    pub(crate) caption: String,
+    pub(crate) columns: Vec<ColumnKind>,
+    pub(crate) merged_rows: usize,
+    pub(crate) sorted_by: usize,
+    pub(crate) notes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    histogram_labels: Vec<String>,
-    rows: Vec<Vec<serde_json::Value>>,
+    pub(crate) histogram_labels: Vec<String>,
+    pub(crate) rows: Vec<Vec<serde_json::Value>>,
 }
 
 /// `table` as data, its names and locations in `tables` (whose links

@@ -33,7 +33,11 @@ pub struct ScriptView {
 #[derive(Serialize)]
 struct ScriptViews {
     names: Vec<String>,
-    locations: Vec<String>,
+    /// Directories that two or more locations share.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    dirs: Vec<String>,
+    /// Each location whole, or as `[directory, rest]`.
+    locations: Vec<Location>,
     /// Per location: its source page and its editor link, the latter ""
     /// when the script makes it from `editor` and the location, "-" for
     /// none.
@@ -44,12 +48,131 @@ struct ScriptViews {
     metrics: Vec<String>,
     views: Vec<ScriptView>,
     /// The tree tables the script writes (views with the same table share
-    /// it).
-    tables: Vec<ScriptTable>,
+    /// it; a table that differs from an earlier one only in its sort
+    /// column refers to it).
+    tables: Vec<TableEntry>,
     /// Graphs' frames, each list once: proportional metrics (a sampled
     /// profile's time and samples) lay out the same frames with the same
     /// values once scaled (see `PageData::scale`).
     frames: Vec<Vec<FrameRow>>,
+}
+
+/// A tree table of a page's views, or one that has another's caption,
+/// columns and rows but is sorted by another column: the tables of a
+/// sampled profile's time and samples metrics, which are proportional.
+/// Their merged rows differ: each carries only its own table's pruning
+/// column, so `merged` says where to move that value and what to divide
+/// it by (`[from column, to column, divisor]`), exactly.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum TableEntry {
+    Table(ScriptTable),
+    Like {
+        like: usize,
+        sorted_by: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        merged: Option<(usize, usize, f64)>,
+    },
+}
+
+/// A location as the page stores it: whole, or as an index into the
+/// page's shared directories and the rest (from the last `/` on), which
+/// the script joins again.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Location {
+    Whole(String),
+    InDir(usize, String),
+}
+
+/// Splits off the directories that more than one location has: a
+/// profile's locations are a few long install paths (a virtualenv's
+/// `site-packages`, a versioned package folder) repeated for every line.
+fn share_directories(locations: Vec<String>) -> (Vec<String>, Vec<Location>) {
+    let dir_of = |l: &str| l.rfind('/').filter(|&i| i > 0).map(|i| l[..i].to_string());
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for dir in locations.iter().filter_map(|l| dir_of(l)) {
+        *count.entry(dir).or_default() += 1;
+    }
+    let mut dirs = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let locations = locations
+        .into_iter()
+        .map(|l| match dir_of(&l).filter(|d| count[d] > 1) {
+            Some(dir) => {
+                let rest = l[dir.len()..].to_string();
+                let next = dirs.len();
+                let at = *index.entry(dir.clone()).or_insert(next);
+                if at == next {
+                    dirs.push(dir);
+                }
+                Location::InDir(at, rest)
+            }
+            None => Location::Whole(l),
+        })
+        .collect();
+    (dirs, locations)
+}
+
+/// The first cell of a table row (after parent, depth, name, location and
+/// the merged flag).
+const FIRST_CELL: usize = 5;
+
+/// A row's cells with the merged rows' values blank, for comparing tables
+/// that differ only in which column their merged rows carry.
+fn without_merged_values(table: &ScriptTable) -> Vec<Vec<serde_json::Value>> {
+    table
+        .rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if r.get(FIRST_CELL - 1) == Some(&1.into()) {
+                for c in r.iter_mut().skip(FIRST_CELL) {
+                    if c.is_number() {
+                        *c = "".into();
+                    }
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+/// How `table`'s merged rows follow from `base`'s: the one numbered cell
+/// of each moves from one column to another and is divided by one number
+/// (`Some(None)` when they carry the same values). `None` when no such
+/// rule gives `table`'s values exactly.
+fn merged_rule(base: &ScriptTable, table: &ScriptTable) -> Option<Option<(usize, usize, f64)>> {
+    let mut rule: Option<(usize, usize, f64)> = None;
+    for (b, t) in base.rows.iter().zip(&table.rows) {
+        if b == t {
+            continue;
+        }
+        let numbered = |r: &[serde_json::Value]| -> Option<(usize, f64)> {
+            let mut cells = r
+                .iter()
+                .enumerate()
+                .skip(FIRST_CELL)
+                .filter(|(_, c)| c.is_number());
+            let (k, v) = cells.next()?;
+            cells
+                .next()
+                .is_none()
+                .then(|| (k - FIRST_CELL, v.as_f64().unwrap_or(f64::NAN)))
+        };
+        let ((from, bv), (to, tv)) = (numbered(b)?, numbered(t)?);
+        let divisor = match rule {
+            Some((f, t, d)) if (f, t) == (from, to) => d,
+            Some(_) => return None,
+            None if tv != 0.0 && bv != 0.0 => bv / tv,
+            None => return None,
+        };
+        if bv / divisor != tv || !divisor.is_finite() {
+            return None;
+        }
+        rule = Some((from, to, divisor));
+    }
+    Some(rule)
 }
 
 /// The links of a page's metric switch (`#metric=…`), the first current.
@@ -82,8 +205,11 @@ pub struct Views {
     pub tables: Tables,
     metrics: Vec<String>,
     views: Vec<ScriptView>,
-    script_tables: Vec<ScriptTable>,
+    script_tables: Vec<TableEntry>,
+    /// Tables by their JSON without sort column and merged rows' values
+    /// (the first with that key), and every entry by its JSON.
     seen: HashMap<String, usize>,
+    seen_entries: HashMap<String, usize>,
     frames: Vec<Vec<FrameRow>>,
     seen_frames: HashMap<String, usize>,
 }
@@ -98,6 +224,7 @@ impl Views {
             views: Vec::new(),
             script_tables: Vec::new(),
             seen: HashMap::new(),
+            seen_entries: HashMap::new(),
             frames: Vec::new(),
             seen_frames: HashMap::new(),
         }
@@ -108,15 +235,41 @@ impl Views {
         metric == 0 && shape == Shape::TopDown
     }
 
-    /// The index of a tree table the script writes, added unless an
-    /// identical one is there.
+    /// The index of a tree table the script writes: an identical one
+    /// already there, a reference to one that differs only in its sort
+    /// column (and the column its merged rows carry), or the table added.
     pub fn table(&mut self, table: TableView) -> i64 {
         let table = tree_table::script_table(table, &mut self.tables);
-        let key = serde_json::to_string(&table).unwrap_or_default();
+        let key = serde_json::to_string(&(
+            &table.caption,
+            &table.columns,
+            &table.merged_rows,
+            &table.notes,
+            &table.histogram_labels,
+            without_merged_values(&table),
+        ))
+        .unwrap_or_default();
         let next = self.script_tables.len();
-        let at = *self.seen.entry(key).or_insert(next);
+        let base = *self.seen.entry(key).or_insert(next);
+        let like = match &self.script_tables.get(base) {
+            Some(TableEntry::Table(b))
+                if b.rows == table.rows && b.sorted_by == table.sorted_by =>
+            {
+                return base as i64;
+            }
+            Some(TableEntry::Table(b)) => merged_rule(b, &table).map(|merged| TableEntry::Like {
+                like: base,
+                sorted_by: table.sorted_by,
+                merged,
+            }),
+            _ => None,
+        };
+        let entry = like.unwrap_or(TableEntry::Table(table));
+        let entry_key = serde_json::to_string(&entry).unwrap_or_default();
+        let next = self.script_tables.len();
+        let at = *self.seen_entries.entry(entry_key).or_insert(next);
         if at == next {
-            self.script_tables.push(table);
+            self.script_tables.push(entry);
         }
         at as i64
     }
@@ -141,8 +294,10 @@ impl Views {
     pub fn into_json(self) -> String {
         let editor = self.tables.editor().to_string();
         let (names, locations, links) = self.tables.into_parts();
+        let (dirs, locations) = share_directories(locations);
         super::json_for_script(&ScriptViews {
             names,
+            dirs,
             locations,
             links,
             editor,
@@ -151,5 +306,125 @@ impl Views {
             tables: self.script_tables,
             frames: self.frames,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree_table::{Cell, Column, ColumnKind, Row};
+    use model::Unit;
+    use std::borrow::Cow;
+
+    /// A table over time and samples (10 ms per sample): one row, then a
+    /// merged row for each of `merged`, carrying it in column `merged_col`.
+    fn table(sorted_by: usize, merged_col: usize, merged: &[f64]) -> TableView {
+        let cell = |v: f64| Cell {
+            text: format!("{v}"),
+            value: v,
+        };
+        let blank = || Cell {
+            text: String::new(),
+            value: 0.0,
+        };
+        let row = |id: usize, merged_row: bool, cells: Vec<Cell>| Row {
+            node: None,
+            frame: None,
+            id,
+            parent: id as i64 - 1,
+            depth: id as u32,
+            name: format!("f{id}"),
+            location: String::new(),
+            href: None,
+            merged: merged_row,
+            cells,
+            extra_html: None,
+            histogram: None,
+        };
+        let (ns, samples) = (Unit::Nanoseconds, Unit::Samples);
+        let kinds = [("time", &ns), ("samples", &samples)]
+            .into_iter()
+            .map(|(heading, unit)| {
+                ColumnKind::of(&Column {
+                    heading: heading.to_string(),
+                    values: Cow::Owned(Vec::new()),
+                    unit,
+                    percent_of: None,
+                })
+            })
+            .collect();
+        let mut rows = vec![row(0, false, vec![cell(50e6), cell(5.0)])];
+        for (k, &v) in merged.iter().enumerate() {
+            let mut cells = vec![blank(), blank()];
+            cells[merged_col] = cell(v);
+            rows.push(row(k + 1, true, cells));
+        }
+        TableView {
+            id: "pa-table".to_string(),
+            caption: "Tree table, bottom-up".to_string(),
+            columns: vec!["time".to_string(), "samples".to_string()],
+            rows,
+            merged_rows: 3,
+            sorted_by,
+            notes: Vec::new(),
+            histogram_labels: Vec::new(),
+            kinds,
+        }
+    }
+
+    fn entries(views: Views) -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&views.into_json()).unwrap()["tables"].clone()
+    }
+
+    #[test]
+    fn a_proportional_metric_s_table_refers_to_the_first_and_moves_merged_values() {
+        let mut views = Views::new(["time", "samples"], "");
+        assert_eq!(views.table(table(0, 0, &[30e6, 20e6])), 0);
+        assert_eq!(views.table(table(1, 1, &[3.0, 2.0])), 1);
+        assert_eq!(
+            views.table(table(1, 1, &[3.0, 2.0])),
+            1,
+            "the same entry again"
+        );
+        assert_eq!(
+            views.table(table(0, 0, &[30e6, 20e6])),
+            0,
+            "the first again"
+        );
+        let tables = entries(views);
+        assert_eq!(tables[1]["like"], 0);
+        assert_eq!(tables[1]["sorted_by"], 1);
+        assert_eq!(tables[1]["merged"], serde_json::json!([0, 1, 1e7]));
+        assert!(tables[1].get("rows").is_none());
+    }
+
+    #[test]
+    fn shared_directories_are_stored_once_and_single_ones_whole() {
+        let (dirs, locations) = share_directories(vec![
+            String::new(),
+            "/venv/site-packages/markdown/core.py:26".to_string(),
+            "/venv/site-packages/markdown/util.py:33".to_string(),
+            "<frozen importlib._bootstrap>:1176".to_string(),
+            "/usr/lib/python3.11/re.py:5".to_string(),
+            "/x.py:1".to_string(),
+        ]);
+        assert_eq!(dirs, ["/venv/site-packages/markdown"]);
+        let json = serde_json::to_string(&locations).unwrap();
+        assert_eq!(
+            json,
+            r#"["",[0,"/core.py:26"],[0,"/util.py:33"],"<frozen importlib._bootstrap>:1176","/usr/lib/python3.11/re.py:5","/x.py:1"]"#
+        );
+    }
+
+    #[test]
+    fn merged_values_that_do_not_divide_exactly_keep_their_own_table() {
+        let mut views = Views::new(["time", "samples"], "");
+        views.table(table(0, 0, &[30e6, 20e6]));
+        // 30 ms is 3 samples, so 20 ms would be 2: 2.1 follows no rule,
+        // and the table is written whole.
+        assert_eq!(views.table(table(1, 1, &[3.0, 2.1])), 1);
+        let tables = entries(views);
+        assert!(tables[1].get("like").is_none());
+        assert_eq!(tables[1]["rows"][2][6], 2.1);
     }
 }

@@ -123,8 +123,13 @@
   var viewsEl = document.getElementById('pa-views');
   if (viewsEl) {
     try { views = JSON.parse(viewsEl.textContent); } catch (e) { views = null; }
-    if (views && views.views) shown = views.views[0];
-    else {
+    if (views && views.views) {
+      shown = views.views[0];
+      // Locations stored as [shared directory, rest] (views.rs).
+      views.locations = views.locations.map(function (l) {
+        return typeof l === 'string' ? l : (views.dirs || [])[l[0]] + l[1];
+      });
+    } else {
       // A page cut short (or edited): say so rather than show nothing
       // new when another view is asked for.
       views = null;
@@ -584,12 +589,33 @@
     return svg;
   }
   var serverTable = null, builtTables = {};
+  // A table entry that names another ("like") has its rows, sorted by
+  // another column, the merged rows' value moved to another column and
+  // divided (views.rs's TableEntry).
+  function tableData(k) {
+    var t = views.tables[k];
+    if (!t || t.like === undefined) return t;
+    var base = views.tables[t.like], copy = {}, m = t.merged;
+    if (!base) return null;
+    for (var key in base) copy[key] = base[key];
+    copy.sorted_by = t.sorted_by;
+    if (m) {
+      copy.rows = base.rows.map(function (r) {
+        if (!r[4] || typeof r[5 + m[0]] !== 'number') return r;
+        var moved = r.slice();
+        moved[5 + m[1]] = r[5 + m[0]] / m[2];
+        if (m[1] !== m[0]) moved[5 + m[0]] = '';
+        return moved;
+      });
+    }
+    return copy;
+  }
   function showTable(k) {
     var box = document.getElementById('pa-tables');
     if (!box) return;
     if (!serverTable) serverTable = box.firstElementChild;
     var sec = k < 0 ? serverTable : builtTables[k] ||
-      (views.tables[k] ? (builtTables[k] = buildTable(views.tables[k])) : null);
+      (tableData(k) ? (builtTables[k] = buildTable(tableData(k))) : null);
     box.textContent = '';
     if (sec) box.appendChild(sec);
   }
@@ -726,6 +752,19 @@
   }
 
   // ---- tree tables: fold rows, sort siblings by a column ---------------------
+  // Rows written as HTML come in tree order with their depth (--d) only:
+  // each gets its index (data-i) and its parent's (data-p), the last row
+  // above it one level up.
+  function numberRows(rows) {
+    var above = [];
+    rows.forEach(function (r, i) {
+      if (r.hasAttribute('data-i')) return;
+      var d = parseInt(r.cells[0].style.getPropertyValue('--d'), 10) || 0;
+      above[d] = i;
+      r.setAttribute('data-i', i);
+      r.setAttribute('data-p', d > 0 && above[d - 1] !== undefined ? above[d - 1] : -1);
+    });
+  }
   Array.prototype.forEach.call(document.querySelectorAll('table.pa-tree'), setupTreeTable);
   function setupTreeTable(table) {
     // Once: a table the script wrote may already be set up when this runs.
@@ -733,6 +772,7 @@
     table.paReady = true;
     var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
     var byId = {}, kids = {}, folded = {};
+    numberRows(rows);
     rows.forEach(function (r) {
       var id = r.getAttribute('data-i'), p = r.getAttribute('data-p');
       byId[id] = r; (kids[p] = kids[p] || []).push(id);
