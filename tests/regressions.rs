@@ -108,10 +108,22 @@ fn regression_pages(site: &Path) -> Vec<String> {
 /// (a noisy machine can fool any single 99% test), and the second answer
 /// is the one asserted.
 fn experiment(name: &str, sizes: &[u32], expected: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    experiment_with(name, sizes, expected, &|_| true)
+}
+
+/// [`experiment`], also measuring again until `accept` holds of the site:
+/// other tests' builds run beside the measurements, and an attempt whose
+/// timings they disturbed is measured again rather than failed.
+fn experiment_with(
+    name: &str,
+    sizes: &[u32],
+    expected: &[&str],
+    accept: &dyn Fn(&Path) -> bool,
+) -> (tempfile::TempDir, PathBuf) {
     let work = tempfile::tempdir().unwrap();
     let exe = compile(work.path());
     let mut found = Vec::new();
-    for attempt in 1..=2 {
+    for attempt in 1..=3 {
         let input = measure(&exe, work.path(), sizes);
         let site = work.path().join(format!("site{attempt}"));
         let out = build(&input, &site, &[]);
@@ -122,12 +134,14 @@ fn experiment(name: &str, sizes: &[u32], expected: &[&str]) -> (tempfile::TempDi
             String::from_utf8_lossy(&out.stderr)
         );
         found = regression_pages(&site);
-        if found == expected {
+        if found == expected && accept(&site) {
             return (work, site);
         }
         eprintln!("{name}: attempt {attempt} found {found:?}, expected [{expected:?}]");
     }
-    panic!("{name}: found {found:?}, expected only {expected:?}");
+    panic!(
+        "{name}: found {found:?}, expected only {expected:?} (and the site's other conclusions)"
+    );
 }
 
 fn page(site: &Path, pair: &str) -> String {
@@ -170,10 +184,12 @@ fn simple_regression_is_r5() {
     assert_eq!(against_r1.status.code(), Some(1));
     let md = String::from_utf8_lossy(&against_r1.stdout);
     assert!(
-        md.starts_with("### perfatlas check: r6 against r1: 1 major regression"),
+        md.starts_with(
+            "<!-- perfatlas-check -->\n### perfatlas check failed: 1 major regression\n\nr6 against r1: 1 major regression"
+        ),
         "{md}"
     );
-    assert!(md.contains("| MAJOR | `fib` |"), "{md}");
+    assert!(md.contains("| **MAJOR** | <code>fib</code> |"), "{md}");
     let never = gate(&["--baseline", "r1", "--fail-on", "never", "--format", "json"]);
     assert_eq!(never.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&never.stdout).unwrap();
@@ -188,7 +204,16 @@ fn simple_regression_is_r5() {
 #[test]
 fn improvement_then_regression_is_r4() {
     let sizes = [USUAL, USUAL, SMALLER, MUCH_LARGER, MUCH_LARGER, MUCH_LARGER];
-    let (_work, site) = experiment("improvement then regression", &sizes, &["r3--r4"]);
+    let lists_improvement = |site: &Path| {
+        std::fs::read_to_string(site.join("index.html"))
+            .is_ok_and(|index| index.contains("improvement in r3"))
+    };
+    let (_work, site) = experiment_with(
+        "improvement then regression",
+        &sizes,
+        &["r3--r4"],
+        &lists_improvement,
+    );
     // The improvement at r3 is reported too, on the index.
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(
