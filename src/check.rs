@@ -1,7 +1,11 @@
 //! `perfatlas check`: the CI gate. Judges the newest version against the
 //! one before it (or a chosen baseline) for every benchmark with figures,
-//! and reports in text, JSON or Markdown (for a GitHub job summary or a
-//! pull-request comment).
+//! and reports in text, JSON (a versioned format, `docs/check-format.md`),
+//! Markdown (a GitHub job summary or one sticky pull-request comment) or
+//! JUnit XML (GitLab, Jenkins and other CI systems).
+
+mod junit;
+mod markdown;
 
 use std::path::PathBuf;
 
@@ -13,8 +17,14 @@ use model::error::BuildError;
 use model::Skipped;
 use render::format::{measured, p_value, signed_percent};
 
+/// What the JSON report says it is, and its version: bumped when a field
+/// changes meaning or goes away (new fields do not bump it).
+pub const FORMAT: &str = "perfatlas-check";
+pub const FORMAT_VERSION: u32 = 1;
+
 /// From which severity a regression fails the check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FailOn {
     Major,
     Minor,
@@ -49,12 +59,15 @@ pub struct BenchmarkCheck {
 /// The whole check.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
+    pub format: &'static str,
+    pub format_version: u32,
     pub baseline: String,
     pub newest: String,
     pub test: &'static str,
     pub confidence: f64,
     pub benchmarks: Vec<BenchmarkCheck>,
     pub skipped: Vec<Skipped>,
+    pub fail_on: FailOn,
     /// True when a regression at or above `--fail-on` was found.
     pub failed: bool,
 }
@@ -124,12 +137,15 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
         .iter()
         .any(|b| fails(&b.verdict, options.fail_on));
     Ok(CheckReport {
+        format: FORMAT,
+        format_version: FORMAT_VERSION,
         baseline: history.versions[baseline].label.clone(),
         newest: history.versions[newest].label.clone(),
         test: settings.test.label(),
         confidence: settings.confidence,
         benchmarks,
         skipped: history.skipped,
+        fail_on: options.fail_on,
         failed,
     })
 }
@@ -205,36 +221,19 @@ impl CheckReport {
         out
     }
 
-    pub fn markdown(&self) -> String {
-        let mut out = format!("### perfatlas check: {}\n\n", self.headline());
-        out.push_str(
-            "| | benchmark | before | after | change | verdict |\n|---|---|---|---|---|---|\n",
-        );
-        for b in &self.benchmarks {
-            let mean = |m: Option<f64>| {
-                m.map(|m| measured(m, &b.unit))
-                    .unwrap_or_else(|| "—".into())
-            };
-            out.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} | {} |\n",
-                status(&b.verdict),
-                b.benchmark.replace('|', "\\|").replace('`', "'"),
-                mean(b.baseline_mean),
-                mean(b.newest_mean),
-                b.relative.map(signed_percent).unwrap_or_default(),
-                details(b).replace('|', "\\|")
-            ));
-        }
-        out.push_str(&format!(
-            "\n{} at {}% confidence; figures from {}.\n",
-            self.test,
-            self.confidence * 100.0,
-            self.figures_sources()
-        ));
-        out
+    /// The report as JSON (`docs/check-format.md`), ending in a newline.
+    pub fn json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self).map(|json| json + "\n")
     }
 
-    fn figures_sources(&self) -> String {
+    /// The benchmarks that fail the check.
+    pub fn failures(&self) -> impl Iterator<Item = &BenchmarkCheck> {
+        self.benchmarks
+            .iter()
+            .filter(|b| fails(&b.verdict, self.fail_on))
+    }
+
+    pub(crate) fn figures_sources(&self) -> String {
         let mut f: Vec<&str> = self.benchmarks.iter().map(|b| b.figures.as_str()).collect();
         f.sort_unstable();
         f.dedup();
@@ -242,7 +241,7 @@ impl CheckReport {
     }
 }
 
-fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -250,7 +249,31 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn status(v: &Verdict) -> &'static str {
+/// The verdict's category in words: "major regression", "no change"…
+pub(crate) fn category(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Change {
+            direction: Direction::Regression,
+            severity: Severity::Major,
+        } => "major regression",
+        Verdict::Change {
+            direction: Direction::Regression,
+            severity: Severity::Minor,
+        } => "minor regression",
+        Verdict::Change {
+            direction: Direction::Improvement,
+            severity: Severity::Major,
+        } => "major improvement",
+        Verdict::Change {
+            direction: Direction::Improvement,
+            severity: Severity::Minor,
+        } => "minor improvement",
+        Verdict::NoChange => "no change",
+        Verdict::NotEnoughData { .. } => "not enough data",
+    }
+}
+
+pub(crate) fn status(v: &Verdict) -> &'static str {
     match v {
         Verdict::Change {
             direction: Direction::Regression,
@@ -266,7 +289,7 @@ fn status(v: &Verdict) -> &'static str {
     }
 }
 
-fn details(b: &BenchmarkCheck) -> String {
+pub(crate) fn details(b: &BenchmarkCheck) -> String {
     let mean = |m: Option<f64>| {
         m.map(|m| measured(m, &b.unit))
             .unwrap_or_else(|| "—".into())

@@ -1,0 +1,125 @@
+//! The check as JUnit XML, the test-report format GitLab, Jenkins, Azure
+//! DevOps and GitHub's test-report actions read: one test case per
+//! benchmark, a failure for each regression at or above `--fail-on`, a
+//! skipped case for each benchmark without enough data, and the inputs
+//! that could not be read in the suite's `system-err`.
+
+use super::{category, details, CheckReport};
+use analysis::regression::Verdict;
+
+/// The class name of every test case: CI systems group cases by it.
+const CLASS: &str = "perfatlas.check";
+
+impl CheckReport {
+    /// The report as a JUnit XML document, ending in a newline.
+    pub fn junit(&self) -> String {
+        let tests = self.benchmarks.len();
+        let failures = self.failures().count();
+        let skipped = self
+            .benchmarks
+            .iter()
+            .filter(|b| matches!(b.verdict, Verdict::NotEnoughData { .. }))
+            .count();
+        let counts =
+            format!(r#"tests="{tests}" failures="{failures}" errors="0" skipped="{skipped}""#);
+        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        out.push_str(&format!("<testsuites name=\"perfatlas check\" {counts}>\n"));
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" {counts}>\n",
+            attr(&format!(
+                "perfatlas check: {} against {}",
+                self.newest, self.baseline
+            ))
+        ));
+        out.push_str("    <properties>\n");
+        for (name, value) in [
+            ("baseline", self.baseline.clone()),
+            ("newest", self.newest.clone()),
+            ("test", self.test.to_string()),
+            ("confidence", self.confidence.to_string()),
+            ("fail_on", format!("{:?}", self.fail_on).to_lowercase()),
+        ] {
+            out.push_str(&format!(
+                "      <property name=\"{name}\" value=\"{}\"/>\n",
+                attr(&value)
+            ));
+        }
+        out.push_str("    </properties>\n");
+        let failing: Vec<&str> = self.failures().map(|b| b.benchmark.as_str()).collect();
+        for b in &self.benchmarks {
+            let name = attr(&b.benchmark);
+            let what = format!("{}: {}", category(&b.verdict), details(b));
+            out.push_str(&format!(
+                "    <testcase name=\"{name}\" classname=\"{CLASS}\">\n"
+            ));
+            if failing.contains(&b.benchmark.as_str()) {
+                out.push_str(&format!(
+                    "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                    category(&b.verdict),
+                    attr(&what),
+                    text(&format!("{what}\nfigures from {}", b.figures))
+                ));
+            } else if let Verdict::NotEnoughData { reason } = &b.verdict {
+                out.push_str(&format!(
+                    "      <skipped message=\"{}\"/>\n",
+                    attr(&format!("not enough data: {reason}"))
+                ));
+            } else {
+                out.push_str(&format!("      <system-out>{}</system-out>\n", text(&what)));
+            }
+            out.push_str("    </testcase>\n");
+        }
+        if !self.skipped.is_empty() {
+            let lines: Vec<String> = self
+                .skipped
+                .iter()
+                .map(|s| format!("skipped: {s}"))
+                .collect();
+            out.push_str(&format!(
+                "    <system-err>{}</system-err>\n",
+                text(&lines.join("\n"))
+            ));
+        }
+        out.push_str("  </testsuite>\n</testsuites>\n");
+        out
+    }
+}
+
+/// Character data: markup escaped, and the characters XML 1.0 does not
+/// allow (control characters from the input's names) dropped.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars().filter(|&c| allowed_in_xml(c)) {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An attribute value in double quotes; line breaks kept as references.
+fn attr(s: &str) -> String {
+    text(s)
+        .replace('"', "&quot;")
+        .replace('\n', "&#10;")
+        .replace('\r', "&#13;")
+        .replace('\t', "&#9;")
+}
+
+fn allowed_in_xml(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_escaped_and_characters_xml_forbids_dropped() {
+        assert_eq!(attr("a\"<b>&\u{1}c\nd"), "a&quot;&lt;b&gt;&amp;c&#10;d");
+        assert_eq!(text("x\u{FFFE}y\u{0}z"), "xyz");
+    }
+}
