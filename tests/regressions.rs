@@ -205,8 +205,14 @@ fn simple_regression_is_r5() {
 fn improvement_then_regression_is_r4() {
     let sizes = [USUAL, USUAL, SMALLER, MUCH_LARGER, MUCH_LARGER, MUCH_LARGER];
     let lists_improvement = |site: &Path| {
-        std::fs::read_to_string(site.join("index.html"))
-            .is_ok_and(|index| index.contains("improvement in r3"))
+        let index = std::fs::read_to_string(site.join("index.html")).unwrap_or_default();
+        let found = index.contains("improvement in r3");
+        if !found {
+            let at = index.find("id=\"regressions\"").unwrap_or(0);
+            let end = index[at..].find("</section>").map_or(index.len(), |e| at + e);
+            eprintln!("no improvement in r3 on the index:\n{}", &index[at..end]);
+        }
+        found
     };
     let (_work, site) = experiment_with(
         "improvement then regression",
