@@ -8,7 +8,8 @@
 #                         > "$REPORT"; appends the report to $GITHUB_STEP_SUMMARY
 #
 # Inputs come as the environment variables action.yml sets (INPUT_*); results
-# go to $GITHUB_OUTPUT (exit-code, report, verdict) when it is set.
+# go to $GITHUB_OUTPUT (exit-code, report, verdict: pass, regression, error,
+# or none when INPUT holds fewer than two versions) when it is set.
 # `check` exits 0 when perfatlas check exits 0 or 1 (a regression: the
 # action's last step fails the job, after the comment is posted) and 2 on
 # an error. `build` exits 0 when perfatlas built the site, with or without
@@ -47,6 +48,19 @@ check)
     exit 2
     ;;
   esac
+  # The first run of a new history has one version: nothing to compare yet,
+  # which is no error for a workflow (perfatlas check itself exits 2).
+  versions=$(find "$input" -mindepth 1 -maxdepth 1 -type d -not -name '.*' 2>/dev/null | wc -l)
+  if [ -d "$input" ] && [ "$versions" -lt 2 ]; then
+    echo "::notice::perfatlas check: $input holds $versions version(s); a check needs two, so there is nothing to judge yet"
+    if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+      printf '### perfatlas check: nothing to compare yet\n\n%s holds %s version(s); the check starts with the second.\n' \
+        "$input" "$versions" >>"$GITHUB_STEP_SUMMARY"
+    fi
+    output exit-code 0
+    output verdict none
+    exit 0
+  fi
   report="${PERFATLAS_REPORT:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfatlas-check.md}"
   args=(check "$input" --fail-on "$fail_on" --format markdown)
   if [ -n "${INPUT_SITE_URL:-}" ]; then args+=(--site-url "$INPUT_SITE_URL"); fi

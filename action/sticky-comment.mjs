@@ -14,7 +14,7 @@
 // GITHUB_REPOSITORY, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH; optional
 // PERFATLAS_COMMENT_AUTHOR (a login whose comments count as ours, for a
 // personal access token) and GITHUB_OUTPUT (receives comment-action and
-// comment-url). Node 20 or later, no dependencies.
+// comment-url). Node 18 or later (built-in fetch), no dependencies.
 //
 // Does nothing, and says why, when the event is not a pull request, when the
 // pull request comes from a fork (its token cannot write there), or when no
