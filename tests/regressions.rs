@@ -209,7 +209,9 @@ fn improvement_then_regression_is_r4() {
         let found = index.contains("improvement in r3");
         if !found {
             let at = index.find("id=\"regressions\"").unwrap_or(0);
-            let end = index[at..].find("</section>").map_or(index.len(), |e| at + e);
+            let end = index[at..]
+                .find("</section>")
+                .map_or(index.len(), |e| at + e);
             eprintln!("no improvement in r3 on the index:\n{}", &index[at..end]);
         }
         found
