@@ -19,6 +19,7 @@ pub mod names;
 pub mod native;
 pub mod perf_script;
 pub mod pprof;
+pub mod records;
 pub mod sniff;
 pub mod speedscope;
 #[cfg(any(test, feature = "test-support"))]

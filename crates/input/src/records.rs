@@ -1,0 +1,452 @@
+//! What a parsed input file gave, as bytes and back: the encoding shared by
+//! the build cache (one entry per file, in `SITE/.perfatlas-cache`) and by
+//! digests (every file of a version in one `.padigest`).
+//!
+//! An entry starts with a magic string, the encoding's version, the
+//! perfatlas version and an XXH3-64 checksum of its payload; the payload is
+//! postcard (a compact serde format) of plain records that mirror the
+//! model: frames as tuples, the tree as (frame, parent) pairs in node order
+//! (replaying them rebuilds the same node ids), self values, timeline,
+//! allocation sites, notes, warnings. [`decode`] gives `None` for an entry
+//! that is short, of another version, or whose checksum or decoding fails.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::measurements::{self, Reduced, ReducedBenchmark};
+use crate::{Loaded, Parsed};
+use model::error::{ParseError, Place};
+use model::{
+    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile,
+    RunMeans, Timeline, TimelineSample, Unit,
+};
+
+/// Bumped whenever the encoding or what a parser produces changes.
+pub const FORMAT: u32 = 3;
+const MAGIC: &[u8; 8] = b"PACACHE\n";
+
+#[derive(Serialize, Deserialize)]
+enum Entry {
+    Profile(CachedProfile),
+    Measurements(CachedMeasurements),
+}
+
+/// (function, file, line, module, start_line, source_hash)
+type FrameRecord = (
+    String,
+    Option<String>,
+    Option<u32>,
+    Option<String>,
+    Option<u32>,
+    Option<String>,
+);
+/// (name length, unit, note, runs, samples, in_process, multi_sample) of
+/// one measured benchmark: its name and run means follow the previous
+/// benchmark's in the file's `names` and `run_means`; unit and note index
+/// the file's tables.
+type MeasuredRecord = (u64, u32, u32, u64, u64, bool, bool);
+/// (node, class, count, bytes, live count, live bytes)
+type SiteRecord = (u32, u32, f64, f64, Option<f64>, Option<f64>);
+
+#[derive(Serialize, Deserialize)]
+struct CachedProfile {
+    format: String,
+    metrics: Vec<(String, u8, String)>,
+    frames: Vec<FrameRecord>,
+    /// (frame, parent) of every node after the root, in node order.
+    nodes: Vec<(u32, u32)>,
+    /// Node-major, the root first.
+    self_values: Vec<f64>,
+    timeline: Option<Vec<(f64, f64, u32)>>,
+    allocations: Option<CachedAllocations>,
+    notes: Vec<String>,
+    warnings: Vec<(u8, u64, String, String)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CachedAllocations {
+    classes: Vec<String>,
+    sites: Vec<SiteRecord>,
+    count_kind: u8,
+    bytes_known: bool,
+    bytes_note: Option<String>,
+    by_function: bool,
+    calls: Option<Vec<f64>>,
+    call_order: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CachedMeasurements {
+    format: String,
+    units: Vec<String>,
+    notes: Vec<String>,
+    names: String,
+    run_means: Vec<f64>,
+    benchmarks: Vec<MeasuredRecord>,
+    warnings: Vec<(u8, u64, String, String)>,
+}
+
+/// `loaded` as an entry.
+pub fn encode(loaded: &Loaded) -> Vec<u8> {
+    let entry = match loaded {
+        Loaded::Profile(format, parsed) => Entry::Profile(profile_record(format, parsed)),
+        Loaded::Measurements(m) => Entry::Measurements(measurements_record(m)),
+    };
+    framed(&postcard::to_stdvec(&entry).unwrap_or_default())
+}
+
+/// `payload` behind the header that [`decode`] checks.
+fn framed(payload: &[u8]) -> Vec<u8> {
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    let mut out = Vec::with_capacity(payload.len() + 32);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.push(version.len() as u8);
+    out.extend_from_slice(version);
+    out.extend_from_slice(&xxh3_64(payload).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The entry's contents, `None` when it cannot be trusted.
+pub fn decode(bytes: &[u8]) -> Option<Loaded> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let (format, rest) = rest.split_at_checked(4)?;
+    if format != FORMAT.to_le_bytes() {
+        return None;
+    }
+    let (&len, rest) = rest.split_first()?;
+    let (version, rest) = rest.split_at_checked(len as usize)?;
+    if version != env!("CARGO_PKG_VERSION").as_bytes() {
+        return None;
+    }
+    let (sum, payload) = rest.split_at_checked(8)?;
+    if sum != xxh3_64(payload).to_le_bytes() {
+        return None;
+    }
+    match postcard::from_bytes::<Entry>(payload).ok()? {
+        Entry::Profile(p) => rebuild_profile(p),
+        Entry::Measurements(m) => rebuild_measurements(m),
+    }
+}
+
+fn unit_record(unit: &Unit) -> (u8, String) {
+    match unit {
+        Unit::Samples => (0, String::new()),
+        Unit::Nanoseconds => (1, String::new()),
+        Unit::Bytes => (2, String::new()),
+        Unit::Objects => (3, String::new()),
+        Unit::Count => (4, String::new()),
+        Unit::Other(s) => (5, s.clone()),
+    }
+}
+
+fn unit_of(tag: u8, other: String) -> Option<Unit> {
+    Some(match tag {
+        0 => Unit::Samples,
+        1 => Unit::Nanoseconds,
+        2 => Unit::Bytes,
+        3 => Unit::Objects,
+        4 => Unit::Count,
+        5 => Unit::Other(other),
+        _ => return None,
+    })
+}
+
+fn warning_record(e: &ParseError) -> (u8, u64, String, String) {
+    let (tag, n, text) = match &e.place {
+        Place::Whole => (0, 0, String::new()),
+        Place::Line(n) => (1, *n as u64, String::new()),
+        Place::Byte(n) => (2, *n, String::new()),
+        Place::Json(p) => (3, 0, p.clone()),
+        Place::Field(p) => (4, 0, p.clone()),
+    };
+    (tag, n, text, e.message.clone())
+}
+
+fn warning_of((tag, n, text, message): (u8, u64, String, String)) -> Option<ParseError> {
+    let place = match tag {
+        0 => Place::Whole,
+        1 => Place::Line(usize::try_from(n).ok()?),
+        2 => Place::Byte(n),
+        3 => Place::Json(text),
+        4 => Place::Field(text),
+        _ => return None,
+    };
+    Some(ParseError::new(place, message))
+}
+
+fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
+    let p = &parsed.profile;
+    let tree = &p.tree;
+    let metric_count = tree.metric_count();
+    CachedProfile {
+        format: format.to_string(),
+        metrics: p
+            .metrics
+            .iter()
+            .map(|m| {
+                let (tag, other) = unit_record(&m.unit);
+                (m.name.clone(), tag, other)
+            })
+            .collect(),
+        frames: parsed
+            .frames
+            .iter()
+            .map(|(_, f)| {
+                (
+                    f.function.clone(),
+                    f.file.clone(),
+                    f.line,
+                    f.module.clone(),
+                    f.start_line,
+                    f.source_hash.clone(),
+                )
+            })
+            .collect(),
+        nodes: tree
+            .node_ids()
+            .skip(1)
+            .map(|n| {
+                let frame = tree.frame(n).map_or(0, |f| f.0);
+                (frame, tree.parent(n).unwrap_or(NodeId::ROOT).0)
+            })
+            .collect(),
+        self_values: tree
+            .node_ids()
+            .flat_map(|n| (0..metric_count).map(move |m| tree.self_value(n, m)))
+            .collect(),
+        timeline: p.timeline.as_ref().map(|t| {
+            t.samples
+                .iter()
+                .map(|s| (s.start_ns, s.duration_ns, s.node.0))
+                .collect()
+        }),
+        allocations: p.allocations.as_deref().map(allocations_record),
+        notes: p.notes.clone(),
+        warnings: parsed.warnings.iter().map(warning_record).collect(),
+    }
+}
+
+fn allocations_record(a: &Allocations) -> CachedAllocations {
+    CachedAllocations {
+        classes: a.classes.clone(),
+        sites: a
+            .sites
+            .iter()
+            .map(|s| {
+                (
+                    s.node.0,
+                    s.class,
+                    s.count,
+                    s.bytes,
+                    s.live_count,
+                    s.live_bytes,
+                )
+            })
+            .collect(),
+        count_kind: match a.count_kind {
+            CountKind::Objects => 0,
+            CountKind::Samples => 1,
+            CountKind::Unknown => 2,
+        },
+        bytes_known: a.bytes_known,
+        bytes_note: a.bytes_note.clone(),
+        by_function: a.class_source == ClassSource::AllocatingFunction,
+        calls: a.calls.clone(),
+        call_order: a.call_order,
+    }
+}
+
+fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
+    let format = crate::format_named(&c.format)?.name();
+    let metrics: Vec<Metric> = c
+        .metrics
+        .into_iter()
+        .map(|(name, tag, other)| Some(Metric::new(name, unit_of(tag, other)?)))
+        .collect::<Option<_>>()?;
+    let metric_count = metrics.len();
+    let mut frames = FrameTable::default();
+    let ids: Vec<FrameId> = c
+        .frames
+        .into_iter()
+        .map(|(function, file, line, module, start_line, source_hash)| {
+            frames.intern(Frame {
+                function,
+                file,
+                line,
+                module,
+                start_line,
+                source_hash,
+            })
+        })
+        .collect();
+    // Frames were unique when written: they must come back as 0, 1, 2, …
+    if ids.iter().enumerate().any(|(i, id)| id.0 as usize != i) {
+        return None;
+    }
+    let mut profile = Profile::new(metrics);
+    profile.tree = model::CallTree::new(metric_count);
+    for (i, &(frame, parent)) in c.nodes.iter().enumerate() {
+        let frame = *ids.get(frame as usize)?;
+        if parent as usize > i {
+            return None; // parents come first
+        }
+        let id = profile.tree.child(NodeId(parent), frame);
+        if id.index() != i + 1 {
+            return None;
+        }
+    }
+    if c.self_values.len() != profile.tree.len() * metric_count {
+        return None;
+    }
+    for (k, &v) in c.self_values.iter().enumerate() {
+        if v != 0.0 {
+            profile
+                .tree
+                .add_self(NodeId((k / metric_count) as u32), k % metric_count, v);
+        }
+    }
+    let nodes = profile.tree.len() as u32;
+    if let Some(samples) = c.timeline {
+        let samples = samples
+            .into_iter()
+            .map(|(start_ns, duration_ns, node)| {
+                (node < nodes).then_some(TimelineSample {
+                    start_ns,
+                    duration_ns,
+                    node: NodeId(node),
+                })
+            })
+            .collect::<Option<_>>()?;
+        profile.timeline = Some(Timeline { samples });
+    }
+    if let Some(a) = c.allocations {
+        profile.allocations = Some(Box::new(rebuild_allocations(a, nodes)?));
+    }
+    profile.notes = c.notes;
+    let warnings = c
+        .warnings
+        .into_iter()
+        .map(warning_of)
+        .collect::<Option<_>>()?;
+    Some(Loaded::Profile(
+        format,
+        Box::new(Parsed {
+            frames,
+            profile,
+            warnings,
+        }),
+    ))
+}
+
+fn rebuild_allocations(a: CachedAllocations, nodes: u32) -> Option<Allocations> {
+    let count_kind = match a.count_kind {
+        0 => CountKind::Objects,
+        1 => CountKind::Samples,
+        2 => CountKind::Unknown,
+        _ => return None,
+    };
+    let source = if a.by_function {
+        ClassSource::AllocatingFunction
+    } else {
+        ClassSource::Recorded
+    };
+    let mut alloc = Allocations::new(count_kind, a.bytes_known, source);
+    alloc.bytes_note = a.bytes_note;
+    alloc.call_order = a.call_order;
+    for name in &a.classes {
+        alloc.class(name);
+    }
+    for (node, class, count, bytes, live_count, live_bytes) in a.sites {
+        if node >= nodes || class as usize >= a.classes.len() {
+            return None;
+        }
+        let at = alloc.add(NodeId(node), class, count, bytes);
+        alloc.sites[at].live_count = live_count;
+        alloc.sites[at].live_bytes = live_bytes;
+    }
+    alloc.calls = a.calls;
+    Some(alloc)
+}
+
+fn measurements_record(m: &Reduced) -> CachedMeasurements {
+    // Names and run means are written in benchmark order, one after
+    // another, whatever ranges the file had.
+    let mut names = String::with_capacity(m.names.len());
+    let mut run_means = Vec::new();
+    let benchmarks = m
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let means = &b.means;
+            names.push_str(m.name_of(b));
+            run_means.extend_from_slice(means.as_slice());
+            (
+                m.name_of(b).len() as u64,
+                b.unit,
+                b.note,
+                means.as_slice().len() as u64,
+                b.samples,
+                b.in_process,
+                b.multi_sample,
+            )
+        })
+        .collect();
+    CachedMeasurements {
+        format: m.format.to_string(),
+        units: m.units.clone(),
+        notes: m.notes.clone(),
+        names,
+        run_means,
+        benchmarks,
+        warnings: m.warnings.iter().map(warning_record).collect(),
+    }
+}
+
+fn rebuild_measurements(c: CachedMeasurements) -> Option<Loaded> {
+    let (mut name_at, mut runs_at) = (0usize, 0usize);
+    let mut benchmarks = Vec::with_capacity(c.benchmarks.len());
+    let shared: Arc<[f64]> = c.run_means.into();
+    for (name_len, unit, note, runs, samples, in_process, multi_sample) in c.benchmarks {
+        let name = name_at..name_at.checked_add(usize::try_from(name_len).ok()?)?;
+        let run_range = runs_at..runs_at.checked_add(usize::try_from(runs).ok()?)?;
+        let fits = c.names.get(name.clone()).is_some()
+            && run_range.end <= shared.len()
+            && (unit as usize) < c.units.len()
+            && (note as usize) < c.notes.len();
+        if !fits {
+            return None;
+        }
+        (name_at, runs_at) = (name.end, run_range.end);
+        benchmarks.push(ReducedBenchmark {
+            name,
+            unit,
+            note,
+            means: RunMeans::new(shared.clone(), run_range),
+            samples,
+            in_process,
+            multi_sample,
+        });
+    }
+    if name_at != c.names.len() || runs_at != shared.len() {
+        return None;
+    }
+    Some(Loaded::Measurements(Reduced {
+        format: measurements::format_named(&c.format)?,
+        units: c.units,
+        notes: c.notes,
+        names: c.names,
+        benchmarks,
+        warnings: c
+            .warnings
+            .into_iter()
+            .map(warning_of)
+            .collect::<Option<_>>()?,
+    }))
+}
+
+#[cfg(test)]
+mod tests;

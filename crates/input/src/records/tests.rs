@@ -1,0 +1,145 @@
+//! The records give back exactly what the parsers gave, for real files of
+//! every format, and never trust an entry that does not check out.
+
+use super::*;
+use crate::native::to_json;
+use std::path::Path;
+
+fn fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel)).unwrap()
+}
+
+/// The file read as a build reads it.
+fn load(rel: &str) -> Loaded {
+    let name = rel.rsplit('/').next().unwrap();
+    crate::load_bytes(name, name, &fixture(rel)).unwrap()
+}
+
+/// Everything a loaded file holds, as comparable text.
+fn describe(loaded: &Loaded) -> String {
+    match loaded {
+        Loaded::Profile(format, parsed) => {
+            format!("{format}\n{}\n{:?}", to_json(parsed), parsed.warnings)
+        }
+        Loaded::Measurements(m) => format!("{m:?}"),
+    }
+}
+
+const FILES: &[&str] = &[
+    "tests/fixtures/pprof/go-demo/1.0/demo-heap.heap.pb.gz",
+    "tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz",
+    "tests/fixtures/allocation/canvas.json",
+    "tests/fixtures/jfr/alloc.json.gz",
+    "tests/fixtures/heapprofile/alloc.heapprofile",
+    "tests/fixtures/async-profiler/alloc-collapsed.txt",
+    "sample-data/python-markdown/3.7/convert-basic.1.folded",
+    "sample-data/python-markdown/3.7/convert-extensions.1.speedscope.json",
+    "sample-data/python-markdown/3.7/timings.1.json",
+    "tests/fixtures/measurements/google-benchmark.json",
+];
+
+#[test]
+fn every_format_comes_back_exactly_as_parsed() {
+    for rel in FILES {
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel);
+        if !path.exists() {
+            panic!("fixture {rel} is missing");
+        }
+        let loaded = load(rel);
+        let again = decode(&encode(&loaded)).unwrap_or_else(|| panic!("{rel} did not decode"));
+        assert!(describe(&again) == describe(&loaded), "{rel} differs");
+        if let (Loaded::Profile(_, a), Loaded::Profile(_, b)) = (&again, &loaded) {
+            let seen = |p: &Parsed| {
+                p.profile.allocations.as_deref().map(|a| {
+                    format!(
+                        "{:?} {:?} {:?} {} {:?} {:?} {:?} {}",
+                        a.classes,
+                        a.sites,
+                        a.count_kind,
+                        a.bytes_known,
+                        a.bytes_note,
+                        a.class_source,
+                        a.calls,
+                        a.call_order
+                    )
+                })
+            };
+            assert!(seen(a) == seen(b), "{rel}: allocations");
+            assert_eq!(a.profile.notes, b.profile.notes, "{rel}: notes");
+            // The V8 capture has samples it cannot place, and says so.
+            if rel.ends_with(".heapprofile") {
+                assert_eq!(a.profile.notes.len(), 1, "{rel}");
+            }
+        }
+    }
+}
+
+#[test]
+fn entries_that_do_not_check_out_are_ignored() {
+    let entry = encode(&load("tests/fixtures/allocation/canvas.json"));
+    assert!(decode(&entry).is_some());
+    // A flipped payload byte, a cut entry, another format or perfatlas
+    // version, and garbage all read as "not cached".
+    let mut flipped = entry.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x40;
+    assert!(decode(&flipped).is_none());
+    assert!(decode(&entry[..entry.len() / 2]).is_none());
+    let mut other_format = entry.clone();
+    other_format[MAGIC.len()] ^= 1;
+    assert!(decode(&other_format).is_none());
+    let mut other_version = entry.clone();
+    other_version[MAGIC.len() + 5] ^= 1;
+    assert!(decode(&other_version).is_none());
+    for junk in [&b""[..], b"PACACHE\n", &[0xff; 64]] {
+        assert!(decode(junk).is_none());
+    }
+}
+
+/// A measurement entry whose checksum holds but whose parts do not fit
+/// together (a bug, or a hand-made file) is not trusted either.
+#[test]
+fn measurement_entries_whose_parts_do_not_fit_are_ignored() {
+    let entry = |names: &str, means: Vec<f64>, benchmarks: Vec<MeasuredRecord>| {
+        framed(
+            &postcard::to_stdvec(&Entry::Measurements(CachedMeasurements {
+                format: "hyperfine".into(),
+                units: vec!["s".into()],
+                notes: vec![String::new()],
+                names: names.into(),
+                run_means: means,
+                benchmarks,
+                warnings: Vec::new(),
+            }))
+            .unwrap(),
+        )
+    };
+    let good = entry(
+        "ab",
+        vec![1.0, 2.0, 3.0],
+        vec![(1, 0, 0, 2, 2, false, false), (1, 0, 0, 1, 1, false, false)],
+    );
+    let Some(Loaded::Measurements(m)) = decode(&good) else {
+        panic!("a well-formed entry did not decode")
+    };
+    assert_eq!(m.name_of(&m.benchmarks[1]), "b");
+    assert_eq!(m.benchmarks[0].means.as_slice(), [1.0, 2.0]);
+    assert_eq!(m.benchmarks[1].means.moments().mean, 3.0);
+    let bad = [
+        // A name longer than the names.
+        entry("ab", vec![1.0], vec![(3, 0, 0, 1, 1, false, false)]),
+        // More runs than means.
+        entry("a", vec![1.0], vec![(1, 0, 0, 2, 2, false, false)]),
+        // Means or names left over.
+        entry("a", vec![1.0, 2.0], vec![(1, 0, 0, 1, 1, false, false)]),
+        entry("ab", vec![1.0], vec![(1, 0, 0, 1, 1, false, false)]),
+        // A unit or note outside the tables.
+        entry("a", vec![1.0], vec![(1, 1, 0, 1, 1, false, false)]),
+        entry("a", vec![1.0], vec![(1, 0, 1, 1, 1, false, false)]),
+        // A name cut inside a character.
+        entry("é", vec![1.0], vec![(1, 0, 0, 1, 1, false, false)]),
+    ];
+    for (i, bytes) in bad.iter().enumerate() {
+        assert!(decode(bytes).is_none(), "bad entry {i} was trusted");
+    }
+}
