@@ -28,6 +28,22 @@ seeds() {
     mkdir -p "$dir"
     case $target in
         method_range|derived_formula) ;;
+        digest)
+            # Real digests of the sample histories' versions (by the
+            # perfatlas the tests built), whole and as bare bodies (the
+            # fuzz target also decodes a body without its checksum).
+            local bin=$REPO/target/debug/perfatlas
+            [[ -x $bin ]] || bin=$REPO/target/release/perfatlas
+            if [[ -x $bin ]]; then
+                for v in "$REPO"/sample-data/*/[0-9]*/; do
+                    local name
+                    name=$(basename "$(dirname "$v")")-$(basename "$v")
+                    "$bin" digest "$v" -o "$dir/$name.padigest" 2>/dev/null || continue
+                    python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); n=8+4+1+b[12]+8; open(sys.argv[2],"wb").write(b[n:])' \
+                        "$dir/$name.padigest" "$dir/$name.body"
+                done
+            fi
+            ;;
         jfr)
             # The JSON reader takes no gzip, and real `jfr print --json`
             # output is large (every frame carries its class loader and

@@ -107,6 +107,19 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Write everything a build reads from one version folder, parsed, to
+    /// one digest file; a version folder holding only its digest builds the
+    /// same site as the raw files (docs/digest-format.md).
+    #[command(
+        after_help = "Examples:\n  perfatlas digest profiles/1.4.0 -o 1.4.0.padigest\n  mkdir -p history/1.4.0 && mv 1.4.0.padigest history/1.4.0/ && perfatlas build history -o site\n\nA digest is read only by the perfatlas version that wrote it.\n\nExit codes: 0 written, 1 written but some inputs could not be read (they are listed, and the build lists them too), 2 nothing written."
+    )]
+    Digest {
+        /// The version folder (a folder of INPUT, as `build` reads it).
+        version: PathBuf,
+        /// The digest file to write (NAME.padigest).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// CI gate: judge the newest version against the one before it.
     #[command(
         after_help = "Examples:\n  perfatlas check profiles\n  perfatlas check profiles --fail-on minor --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n  perfatlas check profiles --baseline 1.2.0 --format json\n  perfatlas check profiles --format markdown --site-url https://me.github.io/app > comment.md\n  perfatlas check profiles --format junit > perfatlas-junit.xml\n\nExit codes: 0 no regression at or above --fail-on, 1 there is one, 2 error."
@@ -334,6 +347,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             options.into = into;
             bisect(options)
         }
+        Command::Digest { version, output } => digest(&version, &output),
         Command::Convert {
             input,
             to,
@@ -422,6 +436,49 @@ fn check(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `perfatlas digest`: the digest written next to its final name, then
+/// moved there, so a reader never sees half a file.
+fn digest(version: &std::path::Path, output: &std::path::Path) -> Result<ExitCode, BuildError> {
+    if !output
+        .file_name()
+        .is_some_and(|n| perfatlas::input::digest::is_digest(&n.to_string_lossy()))
+    {
+        return Err(BuildError::Usage(format!(
+            "{}: a digest's name ends in .{} (the build recognises it by that)",
+            output.display(),
+            perfatlas::input::digest::EXTENSION
+        )));
+    }
+    let (bytes, summary) = perfatlas::input::digest::write_version(version)?;
+    let tmp = output.with_extension(format!(
+        "{}.tmp-{}",
+        perfatlas::input::digest::EXTENSION,
+        std::process::id()
+    ));
+    std::fs::write(&tmp, &bytes)
+        .and_then(|_| std::fs::rename(&tmp, output))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            BuildError::io(output, e)
+        })?;
+    eprintln!(
+        "perfatlas: {}: {} file{}{}, {} bytes of input in a {}-byte digest",
+        output.display(),
+        summary.files,
+        if summary.files == 1 { "" } else { "s" },
+        match summary.skipped {
+            0 => String::new(),
+            n => format!(" ({n} could not be read: a build lists them)"),
+        },
+        summary.input_bytes,
+        summary.digest_bytes
+    );
+    Ok(match summary.skipped {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
     })
 }
 

@@ -8,6 +8,7 @@
 
 pub mod convert;
 pub mod cpuprofile;
+pub mod digest;
 pub mod field;
 pub mod folded;
 pub mod heapprofile;

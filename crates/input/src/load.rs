@@ -80,8 +80,11 @@ pub fn load_history_cached(
     trace::progress::stage("reading inputs", jobs.len());
     let results: Vec<Result<Loaded, ParseError>> = phase("load: files", || {
         jobs.par_iter()
-            .map(|(_, f, inside)| {
-                let read = read_input(&f.path, inside, cache);
+            .map(|(v, f, inside)| {
+                let read = match (f.digested, &versions[*v].1.digest) {
+                    (Some(k), Some(digest)) => digest.files[k].loaded(),
+                    _ => read_input(&f.path, inside, cache),
+                };
                 trace::progress::advance(1);
                 read
             })
@@ -158,7 +161,7 @@ fn skip(file: &str, e: &ParseError) -> Skipped {
 /// Reads one file of a version: measurements or a profile, from the cache
 /// when the file is unchanged. A file that changes while it is read (a
 /// profiler still writing it) is refused, not parsed half-written.
-fn read_input(
+pub(crate) fn read_input(
     path: &Path,
     within_version: &str,
     cache: &dyn ParseCache,
@@ -439,9 +442,13 @@ fn read_version(
 ) -> Version {
     let toml_path = dir.path.join("version.toml");
     let file = format!("{}/version.toml", dir.name);
-    let meta = match toml_path.is_file() {
-        true => VersionConfig::read(&toml_path),
-        false => Ok(Default::default()),
+    let meta = match (&dir.digest, toml_path.is_file()) {
+        (Some(digest), _) => match &digest.version_toml {
+            Some(text) => VersionConfig::parse(text, &toml_path),
+            None => Ok(Default::default()),
+        },
+        (None, true) => VersionConfig::read(&toml_path),
+        (None, false) => Ok(Default::default()),
     };
     let meta = match meta {
         Ok((meta, remarks)) => {

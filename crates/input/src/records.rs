@@ -155,7 +155,7 @@ fn unit_of(tag: u8, other: String) -> Option<Unit> {
     })
 }
 
-fn warning_record(e: &ParseError) -> (u8, u64, String, String) {
+pub(crate) fn warning_record(e: &ParseError) -> (u8, u64, String, String) {
     let (tag, n, text) = match &e.place {
         Place::Whole => (0, 0, String::new()),
         Place::Line(n) => (1, *n as u64, String::new()),
@@ -166,7 +166,7 @@ fn warning_record(e: &ParseError) -> (u8, u64, String, String) {
     (tag, n, text, e.message.clone())
 }
 
-fn warning_of((tag, n, text, message): (u8, u64, String, String)) -> Option<ParseError> {
+pub(crate) fn warning_of((tag, n, text, message): (u8, u64, String, String)) -> Option<ParseError> {
     let place = match tag {
         0 => Place::Whole,
         1 => Place::Line(usize::try_from(n).ok()?),

@@ -20,7 +20,9 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::digest::{self, Record};
 use config::Repetitions;
 use model::error::BuildError;
 use model::{visible, Skipped};
@@ -33,6 +35,9 @@ pub struct InputFile {
     pub relative: String,
     pub benchmark: String,
     pub repetition: u32,
+    /// Its index in the version's digest, when it comes from one (`path`
+    /// is then the digest's).
+    pub digested: Option<usize>,
 }
 
 /// One version directory and its input files, sorted by relative path.
@@ -41,6 +46,8 @@ pub struct VersionDir {
     pub name: String,
     pub path: PathBuf,
     pub files: Vec<InputFile>,
+    /// The digest the folder holds instead of raw files.
+    pub digest: Option<Arc<Record>>,
 }
 
 /// Lists version directories (unsorted) and problems met while walking;
@@ -79,12 +86,102 @@ pub fn find_versions(
             }
         }
         let files = list_files(input, &root, &path, &mut skipped);
-        versions.push(VersionDir { name, path, files });
+        let (files, digest) = open_digest(&name, files, &mut skipped);
+        versions.push(VersionDir {
+            name,
+            path,
+            files,
+            digest,
+        });
     }
     if repetitions == Repetitions::Auto {
         recognise_numbered_runs(&mut versions);
     }
     Ok((versions, skipped))
+}
+
+/// A version folder that holds a digest and nothing else read: the
+/// digest's files in place of the folder's. A digest beside other input
+/// files, or one that cannot be read, is skipped (with the reason) and
+/// the folder read as it is.
+fn open_digest(
+    version: &str,
+    files: Vec<InputFile>,
+    skipped: &mut Vec<Skipped>,
+) -> (Vec<InputFile>, Option<Arc<Record>>) {
+    let digests: Vec<&InputFile> = files
+        .iter()
+        .filter(|f| digest::is_digest(&f.relative))
+        .collect();
+    let [only] = digests.as_slice() else {
+        for d in &digests {
+            skipped.push(skip(
+                &d.relative,
+                "a version folder holds one digest and no other input files; this one is not read",
+            ));
+        }
+        let rest = files
+            .into_iter()
+            .filter(|f| !digest::is_digest(&f.relative))
+            .collect();
+        return (rest, None);
+    };
+    if files.len() > 1 {
+        skipped.push(skip(
+            &only.relative,
+            "a digest beside other input files is not read (a version folder holds one or the other)",
+        ));
+        let rest = files
+            .into_iter()
+            .filter(|f| !digest::is_digest(&f.relative))
+            .collect();
+        return (rest, None);
+    }
+    let read = std::fs::read(&only.path)
+        .map_err(|e| format!("cannot be read: {e}"))
+        .and_then(|bytes| digest::decode(&bytes));
+    let record = match read {
+        Ok(record) => record,
+        Err(reason) => {
+            skipped.push(skip(&only.relative, &reason));
+            return (Vec::new(), None);
+        }
+    };
+    skipped.extend(record.walk_skipped(version));
+    let files = record
+        .files
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let (benchmark, repetition) = benchmark_and_repetition(&f.within);
+            InputFile {
+                path: only.path.clone(),
+                relative: format!("{version}/{}", f.within),
+                benchmark,
+                repetition,
+                digested: Some(k),
+            }
+        })
+        .collect();
+    (files, Some(Arc::new(record)))
+}
+
+/// The input files of one version folder, as a build lists them, each
+/// `relative` to the folder; and what the walk skipped, likewise.
+pub fn version_files(dir: &Path) -> (Vec<InputFile>, Vec<Skipped>) {
+    let input = dir.parent().unwrap_or(Path::new("."));
+    let root = input.canonicalize().unwrap_or_else(|_| input.to_path_buf());
+    let name = relative(input, dir);
+    let mut skipped = Vec::new();
+    let mut files = list_files(input, &root, dir, &mut skipped);
+    let strip = |r: &str| within_version(r, &name).to_string();
+    for f in &mut files {
+        f.relative = strip(&f.relative);
+    }
+    for s in &mut skipped {
+        s.file = strip(&s.file);
+    }
+    (files, skipped)
 }
 
 /// How a file name numbers its run, besides `NAME.N.ext`.
@@ -268,6 +365,7 @@ fn list_files(
             relative: relative(input, entry.path()),
             benchmark,
             repetition,
+            digested: None,
         });
     }
     skipped.extend(unfollowed);
@@ -437,6 +535,7 @@ mod tests {
             .map(|(name, files)| VersionDir {
                 name: name.to_string(),
                 path: PathBuf::from(name),
+                digest: None,
                 files: files
                     .iter()
                     .map(|f| {
@@ -446,6 +545,7 @@ mod tests {
                             relative: format!("{name}/{f}"),
                             benchmark,
                             repetition,
+                            digested: None,
                         }
                     })
                     .collect(),
