@@ -465,10 +465,14 @@ fn digest(version: &std::path::Path, output: &std::path::Path) -> Result<ExitCod
             BuildError::io(output, e)
         })?;
     eprintln!(
-        "perfatlas: {}: {} file{}{}, {} bytes of input in a {}-byte digest",
+        "perfatlas: {}: {} file{}{}{}, {} bytes of input in a {}-byte digest",
         output.display(),
         summary.files,
         if summary.files == 1 { "" } else { "s" },
+        match summary.executions {
+            0 => String::new(),
+            n => format!(" and {n} field execution{}", if n == 1 { "" } else { "s" }),
+        },
         match summary.skipped {
             0 => String::new(),
             n => format!(" ({n} could not be read: a build lists them)"),

@@ -142,6 +142,22 @@ fn moment_and_the_marked_release_history_from_digests_are_the_same_sites() {
 }
 
 #[test]
+fn field_executions_and_allocation_profiles_from_digests_are_the_same_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Coverage and properties of 13 real executions (field/), and JFR and
+    // heap allocation profiles.
+    for (example, name) in [("field-example", "field"), ("alloc-example", "alloc")] {
+        assert_same_site(
+            &root.join("sample-data").join(example).join("report"),
+            &dir.path().join(name),
+            &[],
+            &[],
+        );
+    }
+}
+
+#[test]
 fn a_digest_that_cannot_be_trusted_is_skipped_with_its_reason() {
     let dir = tempfile::tempdir().unwrap();
     let digests = digested(&common::sample_data(), dir.path(), &[]);
@@ -199,7 +215,7 @@ fn a_digest_that_cannot_be_trusted_is_skipped_with_its_reason() {
 }
 
 #[test]
-fn digest_says_what_it_cannot_keep() {
+fn digest_wants_its_extension_and_keeps_unreadable_inputs_as_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let version = common::sample_data().join("3.7");
     let run = |out: &Path, from: &Path| {
@@ -220,21 +236,13 @@ fn digest_says_what_it_cannot_keep() {
         stderr.contains("a digest's name ends in .padigest"),
         "{stderr}"
     );
-    // Field executions are not in digests yet: refused, not dropped.
-    let with_field = dir.path().join("in/1.0");
-    std::fs::create_dir_all(with_field.join("field")).unwrap();
-    std::fs::write(with_field.join("x.folded"), "main 1\n").unwrap();
-    let (code, stderr) = run(&dir.path().join("1.0.padigest"), &with_field);
-    assert_eq!(code, Some(2));
-    assert!(
-        stderr.contains("field executions (field/) are not kept in digests yet"),
-        "{stderr}"
-    );
+    let version_dir = dir.path().join("in/1.0");
+    std::fs::create_dir_all(&version_dir).unwrap();
+    std::fs::write(version_dir.join("x.folded"), "main 1\n").unwrap();
     // An unreadable input is kept as skipped, and the digest says so.
-    std::fs::remove_dir_all(with_field.join("field")).unwrap();
-    std::fs::write(with_field.join("y.cpuprofile"), "{\"nodes\": [").unwrap();
+    std::fs::write(version_dir.join("y.cpuprofile"), "{\"nodes\": [").unwrap();
     let out = dir.path().join("1.0.padigest");
-    let (code, stderr) = run(&out, &with_field);
+    let (code, stderr) = run(&out, &version_dir);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("2 files (1 could not be read"), "{stderr}");
     assert!(out.is_file());

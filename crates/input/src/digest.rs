@@ -9,9 +9,9 @@
 //! inside the version and what reading it gave (the parsed profile or
 //! measurements as [`crate::records`] encodes them for the build cache, or
 //! the error that made it skipped; tool by-products are listed but not
-//! read, as a build does); and what the walk skipped (dangling links, …).
-//! Field executions (`field/`) are not in digests yet: a version with them
-//! is refused.
+//! read, as a build does); what the walk skipped (dangling links, …); and
+//! the field executions of `field/` as the build reads them, with their
+//! problems.
 //!
 //! Layout: the magic `PADIGEST`, the format version (u32, little-endian),
 //! the perfatlas version (a length byte, then UTF-8), the XXH3-64 checksum
@@ -26,11 +26,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::field::{read_field_dir, FieldRead};
 use crate::load::{read_input, NoCache};
 use crate::records;
 use crate::walk;
 use crate::Loaded;
 use model::error::{BuildError, ParseError};
+use model::field::Execution;
 use model::Skipped;
 
 /// The file name's extension.
@@ -56,6 +58,15 @@ pub struct Record {
     pub files: Vec<FileRecord>,
     /// What the walk skipped: (path inside the version, reason).
     pub walk_skipped: Vec<(String, String)>,
+    /// The executions of `field/`, when the folder has one.
+    pub field: Option<FieldRecord>,
+}
+
+/// A version's field executions, paths inside the version.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct FieldRecord {
+    pub executions: Vec<Execution>,
+    pub warnings: Vec<(String, ErrorRecord)>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -80,6 +91,8 @@ pub enum FileRead {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
     pub files: usize,
+    /// Field executions kept.
+    pub executions: usize,
     pub skipped: usize,
     pub input_bytes: u64,
     pub digest_bytes: u64,
@@ -91,12 +104,6 @@ pub fn write_version(dir: &Path) -> Result<(Vec<u8>, Summary), BuildError> {
     if !meta.is_dir() {
         return Err(BuildError::Usage(format!(
             "{}: not a version folder",
-            dir.display()
-        )));
-    }
-    if dir.join("field").is_dir() {
-        return Err(BuildError::Usage(format!(
-            "{}: field executions (field/) are not kept in digests yet; publish this version's raw files",
             dir.display()
         )));
     }
@@ -131,6 +138,7 @@ pub fn write_version(dir: &Path) -> Result<(Vec<u8>, Summary), BuildError> {
             .into_iter()
             .map(|s| (s.file, s.reason))
             .collect(),
+        field: None,
     };
     for f in &files {
         input_bytes += std::fs::metadata(&f.path).map_or(0, |m| m.len());
@@ -146,15 +154,48 @@ pub fn write_version(dir: &Path) -> Result<(Vec<u8>, Summary), BuildError> {
             read,
         });
     }
+    let field_dir = dir.join("field");
+    if field_dir.is_dir() {
+        input_bytes += std::fs::read_dir(&field_dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| e.metadata().ok())
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len())
+                    .sum::<u64>()
+            })
+            .unwrap_or(0);
+        let read = read_field_dir(&field_dir, &format!("{}/field", record.written_from));
+        let prefix = format!("{}/", record.written_from);
+        let within = |p: &str| p.strip_prefix(&prefix).unwrap_or(p).to_string();
+        record.field = Some(FieldRecord {
+            executions: read
+                .executions
+                .into_iter()
+                .map(|e| Execution {
+                    source: within(&e.source),
+                    ..e
+                })
+                .collect(),
+            warnings: read
+                .warnings
+                .iter()
+                .map(|(file, e)| (within(file), records::warning_record(e)))
+                .collect(),
+        });
+    }
     let bytes = encode(&record)?;
     let summary = Summary {
         files: record.files.len(),
+        executions: record.field.as_ref().map_or(0, |f| f.executions.len()),
         skipped: record
             .files
             .iter()
             .filter(|f| matches!(f.read, FileRead::Failed(_)))
             .count()
-            + record.walk_skipped.len(),
+            + record.walk_skipped.len()
+            + record.field.as_ref().map_or(0, |f| f.warnings.len()),
         input_bytes,
         digest_bytes: bytes.len() as u64,
     };
@@ -258,6 +299,33 @@ impl FileRecord {
 }
 
 impl Record {
+    /// The field executions of `version`, as reading its `field/` gives
+    /// them.
+    pub fn field(&self, version: &str) -> Option<FieldRead> {
+        let field = self.field.as_ref()?;
+        let path = |within: &str| format!("{version}/{within}");
+        Some(FieldRead {
+            executions: field
+                .executions
+                .iter()
+                .map(|e| Execution {
+                    source: path(&e.source),
+                    ..e.clone()
+                })
+                .collect(),
+            warnings: field
+                .warnings
+                .iter()
+                .map(|(file, e)| {
+                    let e = records::warning_of(e.clone()).unwrap_or_else(|| {
+                        ParseError::whole("its entry in the digest cannot be read".to_string())
+                    });
+                    (path(file), e)
+                })
+                .collect(),
+        })
+    }
+
     /// What the walk skipped, as skipped inputs of `version`.
     pub fn walk_skipped(&self, version: &str) -> Vec<Skipped> {
         self.walk_skipped

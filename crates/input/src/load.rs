@@ -124,8 +124,15 @@ pub fn load_history_cached(
         phase("load: measurements", || gathered::gather(measured));
     for (v, (_, dir)) in versions.iter().enumerate() {
         let field_dir = dir.path.join("field");
-        if field_dir.is_dir() {
-            let read = super::field::read_field_dir(&field_dir, &format!("{}/field", dir.name));
+        let read = match &dir.digest {
+            Some(digest) => digest.field(&dir.name),
+            None if field_dir.is_dir() => Some(super::field::read_field_dir(
+                &field_dir,
+                &format!("{}/field", dir.name),
+            )),
+            None => None,
+        };
+        if let Some(read) = read {
             skipped.extend(read.warnings.iter().map(|(file, w)| skip(file, w)));
             if !read.executions.is_empty() {
                 history.field.push(model::field::FieldSet {

@@ -4,8 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 /// A function's coverage as the coverage file gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FunctionCoverage {
     pub name: String,
     pub line: u32,
@@ -14,7 +16,7 @@ pub struct FunctionCoverage {
 }
 
 /// One source file's coverage in one execution.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct FileCoverage {
     /// As the coverage file names it.
     pub path: String,
@@ -24,7 +26,7 @@ pub struct FileCoverage {
 }
 
 /// One execution of the program in the field.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Execution {
     pub id: String,
     pub properties: BTreeMap<String, String>,
