@@ -45,9 +45,9 @@ for dir in "$@"; do
     hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$json" --style none \
         "$PERFATLAS build $dir -o $WORK/site-raw-$name --no-cache --force -q" \
         "$PERFATLAS build $digests -o $WORK/site-digests-$name --no-cache --force -q" >/dev/null 2>&1 || true
-    times=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.2f±%.2f s" % (x["mean"], x["stddev"]) for x in r))' "$json")
+    read -r t_raw t_dig < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.2f±%.2fs" % (x["mean"], x["stddev"]) for x in r))' "$json")
     same=no
     diff -r -q -x .perfatlas-cache "$WORK/site-raw-$name" "$WORK/site-digests-$name" >/dev/null && same=yes
     printf '%-16s %12s %12s %6.1f%% %14s %14s %s\n' "$name" "$raw" "$dig" \
-        "$(awk -v a="$dig" -v b="$raw" 'BEGIN{print 100*a/b}')" ${times} "$same"
+        "$(awk -v a="$dig" -v b="$raw" 'BEGIN{print 100*a/b}')" "$t_raw" "$t_dig" "$same"
 done
