@@ -107,9 +107,11 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Write everything a build reads from one version folder, parsed, to
-    /// one digest file; a version folder holding only its digest builds the
-    /// same site as the raw files (docs/digest-format.md).
+    /// Write one version folder, parsed, to a digest that builds the same site
+    ///
+    /// A digest holds everything a build reads from the folder; a version
+    /// folder holding only its digest builds the same site as the raw files
+    /// (docs/digest-format.md).
     #[command(
         after_help = "Examples:\n  perfatlas digest profiles/1.4.0 -o 1.4.0.padigest\n  mkdir -p history/1.4.0 && mv 1.4.0.padigest history/1.4.0/ && perfatlas build history -o site\n\nA digest is read only by the perfatlas version that wrote it.\n\nExit codes: 0 written, 1 written but some inputs could not be read (they are listed, and the build lists them too), 2 nothing written."
     )]
