@@ -6,6 +6,9 @@
 
 use super::{category, details, CheckReport};
 use analysis::regression::Verdict;
+// The project's XML escaping: characters XML forbids (from the input's
+// names) become U+FFFD.
+use render::svg::{escape_attribute as attr, escape_text as text};
 
 /// The class name of every test case: CI systems group cases by it.
 const CLASS: &str = "perfatlas.check";
@@ -85,41 +88,16 @@ impl CheckReport {
     }
 }
 
-/// Character data: markup escaped, and the characters XML 1.0 does not
-/// allow (control characters from the input's names) dropped.
-fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars().filter(|&c| allowed_in_xml(c)) {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// An attribute value in double quotes; line breaks kept as references.
-fn attr(s: &str) -> String {
-    text(s)
-        .replace('"', "&quot;")
-        .replace('\n', "&#10;")
-        .replace('\r', "&#13;")
-        .replace('\t', "&#9;")
-}
-
-fn allowed_in_xml(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn names_are_escaped_and_characters_xml_forbids_dropped() {
-        assert_eq!(attr("a\"<b>&\u{1}c\nd"), "a&quot;&lt;b&gt;&amp;c&#10;d");
-        assert_eq!(text("x\u{FFFE}y\u{0}z"), "xyz");
+    fn names_are_escaped_and_characters_xml_forbids_replaced() {
+        assert_eq!(
+            attr("a\"<b>&\u{1}c\nd"),
+            "a&quot;&lt;b&gt;&amp;\u{FFFD}c&#10;d"
+        );
+        assert_eq!(text("x\u{FFFE}y\u{0}z"), "x\u{FFFD}y\u{FFFD}z");
     }
 }

@@ -155,17 +155,7 @@ fn signed(v: f64, unit: &str) -> String {
 /// Text from the input, safe in Markdown and HTML: no tag, no entity,
 /// no line break.
 fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    render::svg::escape_text(&s.replace(['\n', '\r'], " "))
 }
 
 /// Text in a table cell: `|` would end the cell.

@@ -113,6 +113,23 @@ impl SvgWriter {
 
 /// Escapes `<`, `>`, `&`, and in attributes the quotes; control characters
 /// that XML forbids become U+FFFD so the document stays well-formed.
+/// `text` as XML character data: markup escaped, characters XML does not
+/// allow replaced by U+FFFD. For XML written outside an [`SvgWriter`]
+/// (the check's JUnit report) and for Markdown that may hold HTML.
+pub fn escape_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text, false);
+    out
+}
+
+/// `text` as a double-quoted XML attribute value, as [`escape_text`] and
+/// with quotes and line breaks as references.
+pub fn escape_attribute(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text, true);
+    out
+}
+
 /// Runs of bytes that need no care are copied whole; a byte that may
 /// need care starts a character looked at on its own (`0xEF` leads
 /// U+F000–U+FFFF, which hold U+FFFE and U+FFFF).
