@@ -24,9 +24,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::field::{read_field_dir, FieldRead};
+use crate::frame::{framed, unframed, FrameError};
 use crate::load::{read_input, NoCache};
 use crate::records;
 use crate::walk;
@@ -216,50 +216,27 @@ fn encode(record: &Record) -> Result<Vec<u8>, BuildError> {
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     z.write_all(&payload)
         .and_then(|_| z.finish())
-        .map(|compressed| framed(&compressed))
+        .map(|compressed| framed(MAGIC, FORMAT, &compressed))
         .map_err(|e| BuildError::Usage(format!("cannot compress the digest: {e}")))
-}
-
-fn framed(body: &[u8]) -> Vec<u8> {
-    let version = env!("CARGO_PKG_VERSION").as_bytes();
-    let mut out = Vec::with_capacity(body.len() + 32);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    out.push(version.len() as u8);
-    out.extend_from_slice(version);
-    out.extend_from_slice(&xxh3_64(body).to_le_bytes());
-    out.extend_from_slice(body);
-    out
 }
 
 /// A digest's record, or why it cannot be read (said to the reader as is:
 /// a skipped input's reason).
 pub fn decode(bytes: &[u8]) -> Result<Record, String> {
-    let rest = bytes
-        .strip_prefix(MAGIC.as_slice())
-        .ok_or("not a perfatlas digest (it does not start with PADIGEST)")?;
-    let (format, rest) = rest.split_at_checked(4).ok_or("cut short in its header")?;
-    let format = u32::from_le_bytes(format.try_into().unwrap_or_default());
-    if format != FORMAT {
-        return Err(format!(
-            "digest format {format}; this perfatlas reads format {FORMAT}: write the digest again with this perfatlas"
-        ));
-    }
-    let (&len, rest) = rest.split_first().ok_or("cut short in its header")?;
-    let (version, rest) = rest
-        .split_at_checked(len as usize)
-        .ok_or("cut short in its header")?;
     let ours = env!("CARGO_PKG_VERSION");
-    if version != ours.as_bytes() {
-        return Err(format!(
-            "written by perfatlas {}; this is perfatlas {ours}, which reads only its own digests: write the digest again from the raw files",
-            String::from_utf8_lossy(version)
-        ));
-    }
-    let (sum, body) = rest.split_at_checked(8).ok_or("cut short in its header")?;
-    if sum != xxh3_64(body).to_le_bytes() {
-        return Err("its checksum does not match: the file is damaged or cut short".into());
-    }
+    let body = unframed(MAGIC, FORMAT, bytes).map_err(|e| match e {
+        FrameError::NotOurs => "not a perfatlas digest (it does not start with PADIGEST)".to_string(),
+        FrameError::Short => "cut short in its header".to_string(),
+        FrameError::Format(format) => format!(
+            "digest format {format}; this perfatlas reads format {FORMAT}: write the digest again with this perfatlas"
+        ),
+        FrameError::Version(version) => format!(
+            "written by perfatlas {version}; this is perfatlas {ours}, which reads only its own digests: write the digest again from the raw files"
+        ),
+        FrameError::Checksum => {
+            "its checksum does not match: the file is damaged or cut short".to_string()
+        }
+    })?;
     decode_body(body)
 }
 

@@ -11,6 +11,7 @@ pub mod cpuprofile;
 pub mod digest;
 pub mod field;
 pub mod folded;
+mod frame;
 pub mod heapprofile;
 pub mod jfr;
 pub mod json_pull;

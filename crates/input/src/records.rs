@@ -13,7 +13,6 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::measurements::{self, Reduced, ReducedBenchmark};
 use crate::{Loaded, Parsed};
@@ -94,38 +93,16 @@ pub fn encode(loaded: &Loaded) -> Vec<u8> {
         Loaded::Profile(format, parsed) => Entry::Profile(profile_record(format, parsed)),
         Loaded::Measurements(m) => Entry::Measurements(measurements_record(m)),
     };
-    framed(&postcard::to_stdvec(&entry).unwrap_or_default())
-}
-
-/// `payload` behind the header that [`decode`] checks.
-fn framed(payload: &[u8]) -> Vec<u8> {
-    let version = env!("CARGO_PKG_VERSION").as_bytes();
-    let mut out = Vec::with_capacity(payload.len() + 32);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    out.push(version.len() as u8);
-    out.extend_from_slice(version);
-    out.extend_from_slice(&xxh3_64(payload).to_le_bytes());
-    out.extend_from_slice(payload);
-    out
+    crate::frame::framed(
+        MAGIC,
+        FORMAT,
+        &postcard::to_stdvec(&entry).unwrap_or_default(),
+    )
 }
 
 /// The entry's contents, `None` when it cannot be trusted.
 pub fn decode(bytes: &[u8]) -> Option<Loaded> {
-    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
-    let (format, rest) = rest.split_at_checked(4)?;
-    if format != FORMAT.to_le_bytes() {
-        return None;
-    }
-    let (&len, rest) = rest.split_first()?;
-    let (version, rest) = rest.split_at_checked(len as usize)?;
-    if version != env!("CARGO_PKG_VERSION").as_bytes() {
-        return None;
-    }
-    let (sum, payload) = rest.split_at_checked(8)?;
-    if sum != xxh3_64(payload).to_le_bytes() {
-        return None;
-    }
+    let payload = crate::frame::unframed(MAGIC, FORMAT, bytes).ok()?;
     match postcard::from_bytes::<Entry>(payload).ok()? {
         Entry::Profile(p) => rebuild_profile(p),
         Entry::Measurements(m) => rebuild_measurements(m),

@@ -1,0 +1,86 @@
+//! The header perfatlas puts before the bytes it keeps for itself (build
+//! cache entries, digests): a magic string, a format version (u32,
+//! little-endian), the perfatlas version that wrote them (a length byte,
+//! then UTF-8), and the XXH3-64 checksum of the body (u64, little-endian).
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Why framed bytes cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FrameError {
+    /// They do not start with the magic string.
+    NotOurs,
+    /// They end inside the header.
+    Short,
+    /// Another format version.
+    Format(u32),
+    /// Another perfatlas version.
+    Version(String),
+    /// The body does not match its checksum.
+    Checksum,
+}
+
+/// `body` behind the header.
+pub(crate) fn framed(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    let mut out = Vec::with_capacity(body.len() + magic.len() + 24);
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&format.to_le_bytes());
+    out.push(version.len() as u8);
+    out.extend_from_slice(version);
+    out.extend_from_slice(&xxh3_64(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// The body of `bytes`, when its header is this perfatlas's and
+/// `format`, and the body matches its checksum.
+pub(crate) fn unframed<'a>(
+    magic: &[u8],
+    format: u32,
+    bytes: &'a [u8],
+) -> Result<&'a [u8], FrameError> {
+    let rest = bytes.strip_prefix(magic).ok_or(FrameError::NotOurs)?;
+    let (found, rest) = rest.split_at_checked(4).ok_or(FrameError::Short)?;
+    let found = u32::from_le_bytes(found.try_into().map_err(|_| FrameError::Short)?);
+    if found != format {
+        return Err(FrameError::Format(found));
+    }
+    let (&len, rest) = rest.split_first().ok_or(FrameError::Short)?;
+    let (version, rest) = rest
+        .split_at_checked(len as usize)
+        .ok_or(FrameError::Short)?;
+    if version != env!("CARGO_PKG_VERSION").as_bytes() {
+        return Err(FrameError::Version(
+            String::from_utf8_lossy(version).into_owned(),
+        ));
+    }
+    let (sum, body) = rest.split_at_checked(8).ok_or(FrameError::Short)?;
+    if sum != xxh3_64(body).to_le_bytes() {
+        return Err(FrameError::Checksum);
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_gives_back_its_body_and_refuses_any_change() {
+        let bytes = framed(b"MAGIC", 7, b"body");
+        assert_eq!(unframed(b"MAGIC", 7, &bytes), Ok(&b"body"[..]));
+        assert_eq!(unframed(b"OTHER", 7, &bytes), Err(FrameError::NotOurs));
+        assert_eq!(unframed(b"MAGIC", 8, &bytes), Err(FrameError::Format(7)));
+        assert_eq!(unframed(b"MAGIC", 7, &bytes[..8]), Err(FrameError::Short));
+        let mut damaged = bytes.clone();
+        *damaged.last_mut().unwrap() ^= 1;
+        assert_eq!(unframed(b"MAGIC", 7, &damaged), Err(FrameError::Checksum));
+        let mut other = bytes;
+        other[10] ^= 1;
+        assert!(matches!(
+            unframed(b"MAGIC", 7, &other),
+            Err(FrameError::Version(_))
+        ));
+    }
+}
