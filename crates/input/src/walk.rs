@@ -109,34 +109,24 @@ fn open_digest(
     files: Vec<InputFile>,
     skipped: &mut Vec<Skipped>,
 ) -> (Vec<InputFile>, Option<Arc<Record>>) {
-    let digests: Vec<&InputFile> = files
-        .iter()
-        .filter(|f| digest::is_digest(&f.relative))
-        .collect();
-    let [only] = digests.as_slice() else {
-        for d in &digests {
-            skipped.push(skip(
-                &d.relative,
-                "a version folder holds one digest and no other input files; this one is not read",
-            ));
-        }
-        let rest = files
-            .into_iter()
-            .filter(|f| !digest::is_digest(&f.relative))
-            .collect();
-        return (rest, None);
-    };
-    if files.len() > 1 {
-        skipped.push(skip(
-            &only.relative,
+    let (mut digests, rest): (Vec<InputFile>, Vec<InputFile>) = files
+        .into_iter()
+        .partition(|f| digest::is_digest(&f.relative));
+    let refused = match (digests.len(), rest.is_empty()) {
+        (0, _) => return (rest, None),
+        (1, true) => None,
+        (1, false) => Some(
             "a digest beside other input files is not read (a version folder holds one or the other)",
-        ));
-        let rest = files
-            .into_iter()
-            .filter(|f| !digest::is_digest(&f.relative))
-            .collect();
+        ),
+        _ => Some(
+            "a version folder holds one digest and no other input files; this one is not read",
+        ),
+    };
+    if let Some(reason) = refused {
+        skipped.extend(digests.iter().map(|d| skip(&d.relative, reason)));
         return (rest, None);
     }
+    let only = digests.remove(0);
     let read = std::fs::read(&only.path)
         .map_err(|e| format!("cannot be read: {e}"))
         .and_then(|bytes| digest::decode(&bytes));
