@@ -184,27 +184,16 @@ fn edge(w: &mut SvgWriter, node: &Node, from: (f64, f64), to: (f64, f64), left: 
         coord(to.0),
         coord(to.1)
     );
+    // No tooltip: the edge's label says its state and value, the box at
+    // its end names the neighbour.
     let class = state_class(node.neighbour.state);
-    w.open("g", &[("class", class)]);
-    w.element(
-        "title",
-        &[],
-        &format!(
-            "{}{} → {}: {}",
-            state_word(node.neighbour.state),
-            if left { "call from" } else { "call to" },
-            node.name,
-            node.value
-        ),
-    );
-    w.empty("path", &[("d", &d)]);
+    w.empty("path", &[("class", class), ("d", &d)]);
     let (tx, anchor) = if left {
         (from.0 + 6.0, "start")
     } else {
         (to.0 - 6.0, "end")
     };
     let ty = if left { from.1 - 4.0 } else { to.1 - 4.0 };
-    w.close("g");
     EdgeLabel {
         x: tx,
         y: ty,
@@ -220,7 +209,11 @@ fn neighbour_box(w: &mut SvgWriter, node: &Node, x: f64, y: f64) {
         w.open("a", &[("href", href)]);
     }
     w.open("g", &[("class", &class)]);
-    w.element("title", &[], &node.name);
+    let label = truncate(&node.name, CHARS);
+    // A tooltip only where the box cuts the name short.
+    if label != node.name {
+        w.element("title", &[], &node.name);
+    }
     w.empty(
         "rect",
         &[
@@ -234,7 +227,7 @@ fn neighbour_box(w: &mut SvgWriter, node: &Node, x: f64, y: f64) {
     w.element(
         "text",
         &[("x", &coord(x + 6.0)), ("y", &coord(y + 14.0))],
-        &truncate(&node.name, CHARS),
+        &label,
     );
     w.close("g");
     if node.href.is_some() {
@@ -275,7 +268,7 @@ mod tests {
             (0, 0),
             "call graph",
         );
-        assert!(svg.contains(r#"<g class="e-deleted">"#));
+        assert!(svg.contains(r#"<path class="e-deleted""#));
         assert!(svg.contains("gone 0 samples"));
         assert!(svg.contains("&lt;A&gt;"));
         assert!(!svg.contains("<A>"));
