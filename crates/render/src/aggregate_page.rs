@@ -566,7 +566,7 @@ fn table(
     for row in &mut view.rows {
         if let Some(n) = row.node {
             let values = agg.values(n);
-            row.extra_html = Some(tree_table::histogram_svg(&values, labels));
+            row.histogram_text = Some(tree_table::histogram_text(&values));
             row.histogram = Some(values);
         }
     }

@@ -70,22 +70,49 @@ pub fn height(graph: &FlameGraph) -> f64 {
     (graph.max_depth as f64 + 1.0) * FRAME_HEIGHT
 }
 
+/// How much a graph's frames carry besides their boxes and labels.
+#[derive(Debug, Clone, Copy)]
+struct Markup {
+    /// Frames narrower than this (px) get no native tooltip.
+    min_title: f64,
+    /// Every number in the tooltip, or only the first line of them: in a
+    /// page the tree table below the graph has a row with the rest, and
+    /// the page script's tooltip shows them all.
+    full_titles: bool,
+    /// `data-i` on every frame; in a page the script numbers the frames
+    /// itself (they are in pre-order), saving the attribute.
+    indices: bool,
+}
+
+/// In a page: short titles on frames wide enough to hover, no indices.
+const IN_PAGE: Markup = Markup {
+    min_title: MIN_TITLE_WIDTH,
+    full_titles: false,
+    indices: false,
+};
+
+/// In a standalone file: everything, its own script reads `data-i`.
+const STANDALONE: Markup = Markup {
+    min_title: 0.0,
+    full_titles: true,
+    indices: true,
+};
+
 /// The `<svg>` element to place inside a page.
 pub fn inline_svg(input: &FlameSvgInput) -> String {
-    inline_svg_with(input, &frames_markup(input, MIN_TITLE_WIDTH))
+    inline_svg_with(input, &frames_markup(input, IN_PAGE))
 }
 
 /// The standalone document (with its own `style` and `script`, and a
 /// title on every frame).
 pub fn standalone_svg(input: &FlameSvgInput, style: &str, script: &str) -> String {
-    standalone_svg_with(input, &frames_markup(input, 0.0), style, script)
+    standalone_svg_with(input, &frames_markup(input, STANDALONE), style, script)
 }
 
-/// Every frame's `<g>` group, one per line; frames narrower than
-/// `min_title` px without a title.
-fn frames_markup(input: &FlameSvgInput, min_title: f64) -> String {
+/// Every frame's `<g>` group, one per line.
+fn frames_markup(input: &FlameSvgInput, markup: Markup) -> String {
     let mut w = SvgWriter::with_capacity(input.graph.rects.len() * 220);
-    write_frames(&mut w, input, min_title);
+    write_frames(&mut w, input, markup);
     w.finish()
 }
 
@@ -135,9 +162,9 @@ fn open_svg(w: &mut SvgWriter, input: &FlameSvgInput, extra: &[(&str, &str)]) {
     w.open("svg", &attrs).newline();
 }
 
-fn write_frames(w: &mut SvgWriter, input: &FlameSvgInput, min_title: f64) {
+fn write_frames(w: &mut SvgWriter, input: &FlameSvgInput, markup: Markup) {
     for (i, rect) in input.graph.rects.iter().enumerate() {
-        write_frame(w, input, i, rect, min_title);
+        write_frame(w, input, i, rect, markup);
         w.newline();
     }
 }
@@ -147,7 +174,7 @@ fn write_frame(
     input: &FlameSvgInput,
     index: usize,
     rect: &FlameRect,
-    min_title: f64,
+    markup: Markup,
 ) {
     let decor = input.decor.and_then(|d| d.get(index));
     let name = frame_label(input.frames, rect);
@@ -166,9 +193,14 @@ fn write_frame(
     let (x, width) = (rect.x * WIDTH, rect.width * WIDTH);
     let y = rect.depth as f64 * FRAME_HEIGHT;
     let id = index.to_string();
-    w.open("g", &[("class", &class), ("data-i", &id)]);
-    if width >= min_title {
-        w.element("title", &[], &tooltip(input, rect, &tagged, decor));
+    if markup.indices {
+        w.open("g", &[("class", &class), ("data-i", &id)]);
+    } else {
+        w.open("g", &[("class", &class)]);
+    }
+    if width >= markup.min_title {
+        let title = tooltip(input, rect, &tagged, decor, markup.full_titles);
+        w.element("title", &[], &title);
     }
     w.empty_at(
         "rect",
@@ -200,7 +232,15 @@ pub fn frame_label(frames: &FrameTable, rect: &FlameRect) -> String {
     }
 }
 
-fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str, decor: Option<&Decor>) -> String {
+/// A frame's name, location and numbers; with `full` false, only the
+/// first line of numbers.
+fn tooltip(
+    input: &FlameSvgInput,
+    rect: &FlameRect,
+    name: &str,
+    decor: Option<&Decor>,
+    full: bool,
+) -> String {
     let total = input.percent_of;
     let mut t = name.to_string();
     if let Some(loc) = rect.frame.and_then(|f| input.frames.get(f).location()) {
@@ -208,8 +248,12 @@ fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str, decor: Option<&D
         t.push_str(&loc);
     }
     if let Some(d) = decor {
+        let numbers = match full {
+            true => d.numbers.as_str(),
+            false => d.numbers.lines().next().unwrap_or(""),
+        };
         t.push('\n');
-        t.push_str(&d.numbers);
+        t.push_str(numbers);
         return t;
     }
     if input.words == Words::Value {
@@ -223,12 +267,18 @@ fn tooltip(input: &FlameSvgInput, rect: &FlameRect, name: &str, decor: Option<&D
     }
     let _ = write!(
         t,
-        "\ntotal: {} ({})\nself: {} ({})",
+        "\ntotal: {} ({})",
         with_unit(rect.total, input.unit),
-        percent(rect.total, total),
-        with_unit(rect.self_value, input.unit),
-        percent(rect.self_value, total)
+        percent(rect.total, total)
     );
+    if full {
+        let _ = write!(
+            t,
+            "\nself: {} ({})",
+            with_unit(rect.self_value, input.unit),
+            percent(rect.self_value, total)
+        );
+    }
     t
 }
 
@@ -289,12 +339,31 @@ mod tests {
         });
         assert!(!svg.contains("<svg onload"));
         assert!(svg.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"));
-        assert!(svg.contains("main\nm.c:7\ntotal: 4 samples (100.00%)\nself: 1 samples (25.00%)"));
+        // In a page the title stops at the first numbers (the table and
+        // the script have the rest), and the script numbers the frames.
+        assert!(svg.contains("<title>main\nm.c:7\ntotal: 4 samples (100.00%)</title>"));
+        assert!(!svg.contains("data-i"));
         // The callee sits one row below its caller and spans 3/4 of the width.
         assert!(
             svg.contains(r#"<rect x="0" y="32" width="900" height="15"/>"#),
             "{svg}"
         );
         assert_eq!(svg.matches("<g ").count(), 3);
+        let file = standalone_svg(
+            &FlameSvgInput {
+                graph: &g,
+                frames: &frames,
+                unit: &Unit::Samples,
+                label: "x",
+                id: "g",
+                words: Words::TotalSelf,
+                decor: None,
+                percent_of: g.total,
+            },
+            "",
+            "",
+        );
+        assert!(file.contains("main\nm.c:7\ntotal: 4 samples (100.00%)\nself: 1 samples (25.00%)"));
+        assert!(file.contains(r#"data-i="2""#));
     }
 }

@@ -63,9 +63,10 @@ pub struct Row {
     pub href: Option<String>,
     pub merged: bool,
     pub cells: Vec<Cell>,
-    /// Extra markup built by perfatlas from numbers only (histograms).
-    pub extra_html: Option<String>,
-    /// The values the histogram of `extra_html` shows, for the script.
+    /// The row's value in each profile, as text (`12 · 9 · 14`): the
+    /// page script draws it as a histogram (see [`histogram_text`]).
+    pub histogram_text: Option<String>,
+    /// The values of that histogram, for a table the script writes.
     #[serde(skip)]
     pub histogram: Option<Vec<f64>>,
 }
@@ -137,7 +138,7 @@ pub fn build(
                 },
                 merged: r.node.is_none(),
                 cells,
-                extra_html: None,
+                histogram_text: None,
                 histogram: None,
             }
         })
@@ -332,48 +333,14 @@ fn cell(v: f64, c: &Column) -> Cell {
     }
 }
 
-/// A small bar chart of `values` (one bar per profile), as inline SVG: one
-/// path of bars and one title naming every value (a rectangle and a title
-/// per bar were a quarter of an aggregate page).
-pub fn histogram_svg(values: &[f64], labels: &[String]) -> String {
-    use super::svg::coord;
-    let max = values.iter().copied().fold(0.0f64, f64::max);
-    let (bar, gap, height) = (6.0, 1.0, 16.0);
-    let width = coord((values.len() as f64 * (bar + gap)).max(1.0));
-    let mut bars = String::with_capacity(values.len() * 24);
-    let mut title = Vec::with_capacity(values.len());
-    for (k, v) in values.iter().enumerate() {
-        let h = if max > 0.0 { v / max * height } else { 0.0 };
-        let x = k as f64 * (bar + gap);
-        bars.push_str(&format!(
-            "M{} {}h{}v{}h-{}z",
-            coord(x),
-            coord(height - h.max(0.5)),
-            coord(bar),
-            coord(h.max(0.5)),
-            coord(bar)
-        ));
-        let label = labels.get(k).map(String::as_str).unwrap_or("");
-        title.push(format!("{label}: {}", super::format::grouped(*v)));
-    }
-    let view_box = format!("0 0 {width} {height}");
-    let mut w = super::svg::SvgWriter::with_capacity(bars.len() + 160);
-    w.open(
-        "svg",
-        &[
-            ("class", "pa-hist"),
-            ("viewBox", &view_box),
-            ("width", &width),
-            ("height", "16"),
-            ("role", "img"),
-            ("aria-label", "value in each profile"),
-        ],
-    );
-    w.element("title", &[], &title.join(" · "));
-    w.open("path", &[("d", &bars)]);
-    w.close("path");
-    w.close("svg");
-    w.finish()
+/// A row's value in each profile as a page writes it, readable without
+/// JavaScript; the page script reads the numbers back (dropping the
+/// thousands commas) and draws them as bars (`histogramSvg` in
+/// `perfatlas.js`), named by the table's `data-hist-labels`. As an SVG in the page, the histograms were
+/// a fifth of an aggregate page.
+pub fn histogram_text(values: &[f64]) -> String {
+    let texts: Vec<String> = values.iter().map(|v| super::format::grouped(*v)).collect();
+    texts.join(" · ")
 }
 
 #[cfg(test)]

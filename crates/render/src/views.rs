@@ -338,7 +338,7 @@ mod tests {
             href: None,
             merged: merged_row,
             cells,
-            extra_html: None,
+            histogram_text: None,
             histogram: None,
         };
         let (ns, samples) = (Unit::Nanoseconds, Unit::Samples);

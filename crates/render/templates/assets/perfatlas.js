@@ -238,6 +238,8 @@
     if (!data) return null;
     var g = { svg: svg, k: k, data: data };
     g.groups = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
+    // Frames written in a page come in pre-order without their index.
+    g.groups.forEach(function (el, i) { if (!el.hasAttribute('data-i')) el.setAttribute('data-i', i); });
     g.geom = g.groups.map(function (el) {
       var r = el.querySelector('rect');
       return { x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y') };
@@ -573,7 +575,8 @@
     setupTreeTable(table);
     return sec;
   }
-  // A row's bars, one per profile, as tree_table.rs's histogram_svg.
+  // A row's bars, one per profile: for a table the script writes, and for
+  // the values a page writes as text (tree_table.rs's histogram_text).
   function histogramSvg(values, labels) {
     var max = Math.max.apply(null, values.concat([0])), width = Math.max(1, values.length * 7);
     var svg = el('svg', { 'class': 'pa-hist', viewBox: '0 0 ' + coord(width) + ' 16', width: coord(width), height: 16,
@@ -766,6 +769,18 @@
     });
   }
   Array.prototype.forEach.call(document.querySelectorAll('table.pa-tree'), setupTreeTable);
+  // Cells of "each profile" written as text ("12 · 9 · 1,204") become bars
+  // with a title naming every value, as in a table the script writes.
+  function drawHistograms(table) {
+    var labels = table.getAttribute('data-hist-labels');
+    if (!labels) return;
+    labels = JSON.parse(labels);
+    Array.prototype.forEach.call(table.querySelectorAll('td.pa-hist-cell'), function (td) {
+      var values = td.textContent.split(' · ').map(function (t) { return parseFloat(t.replace(/,/g, '')) || 0; });
+      td.textContent = '';
+      td.appendChild(histogramSvg(values, labels));
+    });
+  }
   function setupTreeTable(table) {
     // Once: a table the script wrote may already be set up when this runs.
     if (table.paReady) return;
@@ -773,6 +788,7 @@
     var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
     var byId = {}, kids = {}, folded = {};
     numberRows(rows);
+    drawHistograms(table);
     rows.forEach(function (r) {
       var id = r.getAttribute('data-i'), p = r.getAttribute('data-p');
       byId[id] = r; (kids[p] = kids[p] || []).push(id);
