@@ -253,11 +253,19 @@ pub fn significant(v: f64) -> f64 {
         return v;
     }
     let digits = 8 - v.abs().log10().floor() as i32;
-    if !(0..=300).contains(&digits) {
-        return v;
+    match digits {
+        0..=300 => {
+            let p = 10f64.powi(digits);
+            (v * p).round() / p
+        }
+        // A billion and more (times in nanoseconds, scaled samples):
+        // `1439999999.9999995` is `1440000000`.
+        -300..=-1 => {
+            let p = 10f64.powi(-digits);
+            (v / p).round() * p
+        }
+        _ => v,
     }
-    let p = 10f64.powi(digits);
-    (v * p).round() / p
 }
 
 /// One frame of page data.
@@ -442,6 +450,8 @@ mod tests {
         assert_eq!(significant(120.33333333333333), 120.333333);
         assert_eq!(significant(0.000123456789123), 0.000123456789);
         assert_eq!(significant(-2.0 / 3.0), -0.666666667);
+        assert_eq!(significant(1439999999.9999995), 1440000000.0);
+        assert_eq!(significant(-1526666666.6666665), -1526666670.0);
         for whole in [0.0, 1.0, 1260000000.0, 36893488147419103232.0] {
             assert_eq!(significant(whole), whole);
         }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::flame_view::{FrameRow, ScriptGraph, Tables};
+use super::flame_view::{FrameRow, Number, ScriptGraph, Tables};
 use super::profile_page::Shape;
 use super::tree_table::{self, ScriptTable, TableView};
 use crate::Link;
@@ -54,7 +54,30 @@ struct ScriptViews {
     /// Graphs' frames, each list once: proportional metrics (a sampled
     /// profile's time and samples) lay out the same frames with the same
     /// values once scaled (see `PageData::scale`).
-    frames: Vec<Vec<FrameRow>>,
+    frames: Vec<FramesEntry>,
+}
+
+/// A graph's frames, or the values of frames laid out like another list's
+/// (the same parents, names, locations and colours: a profile's time and
+/// samples metrics, which are nearly proportional, mostly draw the same
+/// frames with other widths): `values` holds each frame's self and total
+/// value in turn.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum FramesEntry {
+    Rows(Vec<FrameRow>),
+    Like {
+        like: usize,
+        #[serde(rename = "v")]
+        values: Vec<Number>,
+    },
+}
+
+/// What two frame lists must share for one to be stored as the other's
+/// values: everything but the values.
+fn frames_shape(frames: &[FrameRow]) -> String {
+    let shape: Vec<(i64, usize, usize, i8)> = frames.iter().map(|f| (f.0, f.1, f.2, f.5)).collect();
+    serde_json::to_string(&shape).unwrap_or_default()
 }
 
 /// A tree table of a page's views, or one that has another's caption,
@@ -210,8 +233,10 @@ pub struct Views {
     /// (the first with that key), and every entry by its JSON.
     seen: HashMap<String, usize>,
     seen_entries: HashMap<String, usize>,
-    frames: Vec<Vec<FrameRow>>,
+    frames: Vec<FramesEntry>,
     seen_frames: HashMap<String, usize>,
+    /// Frame lists stored whole, by [`frames_shape`].
+    seen_shapes: HashMap<String, usize>,
 }
 
 impl Views {
@@ -227,6 +252,7 @@ impl Views {
             seen_entries: HashMap::new(),
             frames: Vec::new(),
             seen_frames: HashMap::new(),
+            seen_shapes: HashMap::new(),
         }
     }
 
@@ -277,17 +303,34 @@ impl Views {
     /// Adds a view, its graphs' frames to the shared list.
     pub fn push(&mut self, mut view: ScriptView) {
         for graph in &mut view.graphs {
-            graph.data.share_frames(|frames| {
-                let key = serde_json::to_string(&frames).unwrap_or_default();
-                let next = self.frames.len();
-                let at = *self.seen_frames.entry(key).or_insert(next);
-                if at == next {
-                    self.frames.push(frames);
-                }
-                at
-            });
+            graph.data.share_frames(|frames| self.store_frames(frames));
         }
         self.views.push(view);
+    }
+
+    /// Where `frames` are in the shared list: an identical list already
+    /// there, or a new entry, whole or as the values of a list of the
+    /// same shape.
+    fn store_frames(&mut self, frames: Vec<FrameRow>) -> usize {
+        let key = serde_json::to_string(&frames).unwrap_or_default();
+        let next = self.frames.len();
+        let at = *self.seen_frames.entry(key).or_insert(next);
+        if at != next {
+            return at;
+        }
+        let shape = frames_shape(&frames);
+        let entry = match self.seen_shapes.get(&shape) {
+            Some(&like) => FramesEntry::Like {
+                like,
+                values: frames.iter().flat_map(|f| [f.3, f.4]).collect(),
+            },
+            None => {
+                self.seen_shapes.insert(shape, next);
+                FramesEntry::Rows(frames)
+            }
+        };
+        self.frames.push(entry);
+        next
     }
 
     /// The body of the page's `#pa-views` script element.
@@ -426,5 +469,29 @@ mod tests {
         let tables = entries(views);
         assert!(tables[1].get("like").is_none());
         assert_eq!(tables[1]["rows"][2][6], 2.1);
+    }
+
+    #[test]
+    fn frames_laid_out_alike_are_stored_as_values_of_the_first() {
+        let row = |p: i64, n: usize, s: f64, t: f64| (p, n, 0, Number(s), Number(t), 1i8);
+        let mut views = Views::new(["time", "samples"], "");
+        let time = vec![row(-1, 0, 0.0, 30.0), row(0, 1, 30.0, 30.0)];
+        let samples = vec![row(-1, 0, 0.0, 3.0), row(0, 1, 3.0, 3.0)];
+        let other = vec![row(-1, 0, 0.0, 3.0), row(0, 2, 3.0, 3.0)];
+        assert_eq!(views.store_frames(time.clone()), 0);
+        assert_eq!(views.store_frames(samples), 1);
+        assert_eq!(
+            views.store_frames(time),
+            0,
+            "identical lists are stored once"
+        );
+        assert_eq!(
+            views.store_frames(other),
+            2,
+            "another frame is another shape"
+        );
+        let json = serde_json::to_value(&views.frames).unwrap();
+        assert_eq!(json[1], serde_json::json!({"like": 0, "v": [0, 3, 3, 3]}));
+        assert_eq!(json[2][1][1], 2);
     }
 }

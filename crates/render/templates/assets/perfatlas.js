@@ -151,10 +151,22 @@
     gd.data.locations = views.locations;
     gd.data.links = views.links;
     // Shared frames are copied: unscale() writes into them.
-    if (gd.data.frames_at !== undefined && !gd.data.frames) {
-      gd.data.frames = (views.frames[gd.data.frames_at] || []).map(function (f) { return f.slice(); });
-    }
+    if (gd.data.frames_at !== undefined && !gd.data.frames) gd.data.frames = framesList(gd.data.frames_at);
     return expandDiff(unscale(gd.data));
+  }
+  // A shared frame list, whole, or as the values ({like, v}: self and
+  // total of each frame in turn) of frames laid out like another list's
+  // (views.rs's FramesEntry).
+  function framesList(k) {
+    var f = views.frames[k];
+    if (!f) return [];
+    if (Array.isArray(f)) return f.map(function (r) { return r.slice(); });
+    return (views.frames[f.like] || []).map(function (r, i) {
+      var c = r.slice();
+      c[3] = f.v[2 * i];
+      c[4] = f.v[2 * i + 1];
+      return c;
+    });
   }
   // Differential frames come as [old, new, old self, new self]; tags,
   // colour classes and change texts are written here as
