@@ -112,10 +112,20 @@ fn more_expectations(rel: &str) -> Option<Expect> {
             totals: &[("alloc_space", 525_704.0)],
             warnings: 0,
         },
-        "speedscope/Chrome/116/Trace-20230603T221323.json"
-        | "speedscope/trace-event/multi-thread-with-samples.json" => {
-            Rejected("trace-event files are not supported")
-        }
+        // Chrome 116's Performance panel export: one V8 profile in 1,600
+        // samples; cpu from its chunks' timeDeltas with python3 (each
+        // sample until the next, the last one the mean interval).
+        "speedscope/Chrome/116/Trace-20230603T221323.json" => Parsed {
+            format: "chrome-trace",
+            totals: &[("samples", 1600.0), ("cpu", 265_304_815.509_693_6)],
+            warnings: 0,
+        },
+        // Hermes: `samples` (8, each of weight 1) and `stackFrames`.
+        "speedscope/trace-event/multi-thread-with-samples.json" => Parsed {
+            format: "chrome-trace",
+            totals: &[("samples", 8.0)],
+            warnings: 0,
+        },
         "speedscope/speedscope/0.0.1/simple.speedscope.json" => Parsed {
             format: "speedscope",
             totals: &[("samples", 14.0)],

@@ -20,8 +20,10 @@
 //! each sample weighted by the time to the next one) and `samples`, plus a
 //! timeline. Without them, `hitCount` gives the `samples` metric alone.
 //!
-//! Chrome trace-event files (the Performance panel's export) are recognised
-//! and rejected with a message saying so.
+//! Chrome trace-event files, whose `ProfileChunk` events carry the same
+//! nodes and samples in pieces, are read by
+//! [`trace_events`](super::trace_events), which joins the pieces and hands
+//! them to [`build_profile`].
 
 use std::collections::HashMap;
 
@@ -36,7 +38,7 @@ use model::{Frame, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample
 pub struct CpuProfile;
 
 const TRACE_EVENTS_MESSAGE: &str =
-    "Chrome trace-event files are not supported yet; export a .cpuprofile";
+    "this is a Chrome trace-event file, read as the chrome-trace format, not as a .cpuprofile";
 
 impl Format for CpuProfile {
     fn name(&self) -> &'static str {
@@ -48,9 +50,8 @@ impl Format for CpuProfile {
         let opener = head.opener();
         let head = head.document();
         match opener {
-            // A trace-event array: claimed so that the user gets a clear
-            // "not supported" message instead of "unrecognised format".
-            Some('[') => head.contains("\"ph\"") && head.contains("\"ts\""),
+            // Trace-event files are the chrome-trace format's.
+            Some('{') if opens_with_trace_events(head) => false,
             Some('{') => {
                 if head.contains("\"$schema\"") && head.contains("speedscope") {
                     return false;
@@ -64,7 +65,7 @@ impl Format for CpuProfile {
                 let old = head.contains("\"head\"")
                     && head.contains("\"hitCount\"")
                     && !head.contains("\"selfSize\"");
-                new || old || head.contains("\"traceEvents\"")
+                new || old
             }
             _ => false,
         }
@@ -77,7 +78,7 @@ impl Format for CpuProfile {
             return Err(ParseError::whole(TRACE_EVENTS_MESSAGE));
         }
         let raw: RawProfile = serde_json::from_str(data).map_err(json_error)?;
-        build(raw)
+        build_profile(raw)
     }
 }
 
@@ -97,25 +98,29 @@ pub(crate) fn json_error(e: serde_json::Error) -> ParseError {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct RawProfile {
-    nodes: Option<Vec<RawNode>>,
+pub(crate) struct RawProfile {
+    pub(crate) nodes: Option<Vec<RawNode>>,
     /// Old format: the tree as nested objects.
     head: Option<OldNode>,
-    start_time: Option<f64>,
+    pub(crate) start_time: Option<f64>,
     end_time: Option<f64>,
-    samples: Option<Vec<i64>>,
-    time_deltas: Option<Vec<f64>>,
+    pub(crate) samples: Option<Vec<i64>>,
+    pub(crate) time_deltas: Option<Vec<f64>>,
     /// Old format: absolute sample times in microseconds.
     timestamps: Option<Vec<f64>>,
     trace_events: Option<IgnoredAny>,
+    /// Where each of `nodes` is in the file, when not at `$.nodes[i]`
+    /// (nodes joined from a trace's chunks).
+    #[serde(skip)]
+    pub(crate) node_paths: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawNode {
-    id: i64,
+pub(crate) struct RawNode {
+    pub(crate) id: i64,
     #[serde(default)]
     call_frame: CallFrame,
     hit_count: Option<f64>,
@@ -213,12 +218,13 @@ fn flatten_old(head: OldNode) -> Vec<FlatNode> {
     out
 }
 
-fn flatten_new(nodes: Vec<RawNode>) -> Vec<FlatNode> {
+fn flatten_new(nodes: Vec<RawNode>, paths: Option<Vec<String>>) -> Vec<FlatNode> {
+    let mut paths = paths.unwrap_or_default().into_iter();
     nodes
         .into_iter()
         .enumerate()
         .map(|(i, n)| {
-            let path = format!("$.nodes[{i}]");
+            let path = paths.next().unwrap_or_else(|| format!("$.nodes[{i}]"));
             FlatNode {
                 id: n.id,
                 frame: make_frame(
@@ -243,7 +249,7 @@ fn flatten_new(nodes: Vec<RawNode>) -> Vec<FlatNode> {
 
 /// An object whose `traceEvents` key comes before any `nodes` key is a
 /// trace-event file, even when it embeds profile chunks or `samples`.
-fn opens_with_trace_events(data: &str) -> bool {
+pub(crate) fn opens_with_trace_events(data: &str) -> bool {
     let mut end = data.len().min(4096);
     while !data.is_char_boundary(end) {
         end -= 1;
@@ -256,7 +262,8 @@ fn opens_with_trace_events(data: &str) -> bool {
     }
 }
 
-fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
+/// The profile of a parsed `.cpuprofile` (or of a trace's joined chunks).
+pub(crate) fn build_profile(raw: RawProfile) -> Result<Parsed, ParseError> {
     let RawProfile {
         nodes,
         head,
@@ -266,10 +273,11 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         time_deltas,
         timestamps,
         trace_events,
+        node_paths,
     } = raw;
     // Sample times are absolute `timestamps` (old format) rather than deltas.
     let from_stamps = time_deltas.is_none();
-    let nodes = flat_nodes(nodes, head, trace_events.is_some())?;
+    let nodes = flat_nodes(nodes, head, trace_events.is_some(), node_paths)?;
     let index = index_by_id(&nodes)?;
     let links = Links::of(&nodes, &index)?;
 
@@ -336,9 +344,10 @@ fn flat_nodes(
     nodes: Option<Vec<RawNode>>,
     head: Option<OldNode>,
     trace_events: bool,
+    node_paths: Option<Vec<String>>,
 ) -> Result<Vec<FlatNode>, ParseError> {
     let nodes = match (nodes, head) {
-        (Some(nodes), _) => flatten_new(nodes),
+        (Some(nodes), _) => flatten_new(nodes, node_paths),
         (None, Some(head)) => flatten_old(head),
         (None, None) if trace_events => return Err(ParseError::whole(TRACE_EVENTS_MESSAGE)),
         (None, None) => {
@@ -802,34 +811,28 @@ mod tests {
     }
 
     #[test]
-    fn trace_event_object_with_multibyte_text_at_the_window_edge_is_rejected_clearly() {
+    fn trace_event_object_with_multibyte_text_at_the_window_edge_is_left_to_chrome_trace() {
         let mut text = String::from("{\"traceEvents\": [{\"name\": \"");
         while text.len() < 4095 {
             text.push('a');
         }
         text.push_str("éé\"}], \"nodes\": []}");
-        let e = CpuProfile
-            .parse(&Input {
-                file_name: "t.json",
-                bytes: text.as_bytes(),
-            })
-            .unwrap_err();
-        assert!(
-            e.message.contains("trace-event files are not supported"),
-            "{e}"
-        );
+        let input = Input {
+            file_name: "t.json",
+            bytes: text.as_bytes(),
+        };
+        assert!(!CpuProfile.sniff(&input));
+        let e = CpuProfile.parse(&input).unwrap_err();
+        assert_eq!(e.message, TRACE_EVENTS_MESSAGE);
     }
 
     #[test]
-    fn chrome_trace_events_are_rejected_clearly() {
+    fn chrome_trace_events_are_read_as_chrome_trace() {
         let Some(bytes) = corpus("speedscope/Chrome/116/Trace-20230603T221323.json") else {
             return;
         };
-        let e = crate::parse_bytes("Trace.json", &bytes).unwrap_err();
-        assert!(
-            e.message.contains("trace-event files are not supported"),
-            "{e}"
-        );
+        let (format, _) = crate::parse_bytes("Trace.json", &bytes).unwrap();
+        assert_eq!(format, "chrome-trace");
         let e = parse(r#"[{"ph":"X","ts":1,"name":"a"}]"#).unwrap_err();
         assert_eq!(e.message, TRACE_EVENTS_MESSAGE);
     }

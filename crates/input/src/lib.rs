@@ -27,6 +27,7 @@ pub mod speedscope;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub mod text;
+pub mod trace_events;
 pub mod walk;
 
 use model::error::ParseError;
@@ -78,6 +79,8 @@ pub static FORMATS: &[&dyn Format] = &[
     &speedscope::Speedscope,
     // Before cpuprofile: both are JSON objects with V8 call frames.
     &heapprofile::HeapProfile,
+    // Before cpuprofile: a trace's chunks hold V8 nodes and samples too.
+    &trace_events::TraceEvents,
     &cpuprofile::CpuProfile,
     &jfr::Jfr,
     &pprof::Pprof,
