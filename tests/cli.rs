@@ -815,3 +815,33 @@ fn jfr_allocation_classes_are_ranked_by_sampled_weight() {
         "{first_row}"
     );
 }
+
+/// A version directory with a cProfile file (`python -m cProfile -o`,
+/// CPython 3.11, tests/fixtures/pstats/) builds: the file is read as
+/// pstats, not as pprof (which claims binary `.prof` files), and the
+/// profile page lists the function with the most own time, `words`, with
+/// its file and line.
+#[test]
+fn a_cprofile_file_builds_and_its_page_lists_the_top_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir_all(input.join("1.0")).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pstats/workload-py311.prof");
+    fs::copy(fixture, input.join("1.0/workload.prof")).unwrap();
+    let out = dir.path().join("site");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    let tree = read_tree(&out);
+    let pages: Vec<&String> = tree
+        .keys()
+        .filter(|k| k.starts_with("profiles/workload/1.0") && k.ends_with(".html"))
+        .collect();
+    assert!(!pages.is_empty(), "{:?}", tree.keys().collect::<Vec<_>>());
+    let page = String::from_utf8_lossy(&tree[pages[0]]).into_owned();
+    assert!(page.contains("pstats"), "the format is named");
+    assert!(page.contains("words"), "{}", pages[0]);
+    assert!(page.contains("workload.py:27"), "{}", pages[0]);
+}

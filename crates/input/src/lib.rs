@@ -21,6 +21,7 @@ pub mod names;
 pub mod native;
 pub mod perf_script;
 pub mod pprof;
+pub mod pstats;
 pub mod records;
 pub mod sniff;
 pub mod speedscope;
@@ -83,6 +84,8 @@ pub static FORMATS: &[&dyn Format] = &[
     &trace_events::TraceEvents,
     &cpuprofile::CpuProfile,
     &jfr::Jfr,
+    // Before pprof, which claims any binary `.prof` file.
+    &pstats::Pstats,
     &pprof::Pprof,
     &perf_script::PerfScript,
     &folded::Folded,
