@@ -228,36 +228,35 @@ fn series(name: &str, unit: &str) -> (String, String, f64) {
 /// appear.
 fn collect(lines: &[Line], names: &Names, out: &mut Collected) {
     let mut index: rustc_hash::FxHashMap<(String, String), usize> = Default::default();
-    let mut groups: Vec<(usize, Measured)> = Vec::new();
+    // First line, unit as printed, and the benchmark.
+    let mut groups: Vec<(usize, &str, Measured)> = Vec::new();
     for l in lines {
         let name = names.of_line(l);
-        for &(unit, value) in &l.metrics {
-            let (benchmark, unit, per) = series(&name, unit);
+        for &(printed, value) in &l.metrics {
+            let (benchmark, unit, per) = series(&name, printed);
             let Some(v) = usable(value, per, l.number, out) else {
                 continue;
             };
             let g = *index
                 .entry((benchmark.clone(), unit.clone()))
                 .or_insert_with(|| {
-                    groups.push((
-                        l.number,
-                        Measured {
-                            name: benchmark,
-                            unit,
-                            runs: Vec::new(),
-                            in_process: false,
-                            note: String::new(),
-                        },
-                    ));
+                    let m = Measured {
+                        name: benchmark,
+                        unit,
+                        runs: Vec::new(),
+                        in_process: false,
+                        note: String::new(),
+                    };
+                    groups.push((l.number, printed, m));
                     groups.len() - 1
                 });
-            groups[g].1.runs.push(vec![v]);
+            groups[g].2.runs.push(vec![v]);
         }
     }
-    for (line, mut m) in groups {
+    for (line, printed, mut m) in groups {
         let several = m.runs.len() > 1;
         m.in_process = !several;
-        m.note = note(&m.unit, several);
+        m.note = note(printed, several);
         out.benchmark_at(Place::Line(line), m);
     }
 }
@@ -283,16 +282,12 @@ fn usable(value: f64, per: f64, line: usize, out: &mut Collected) -> Option<f64>
     }
 }
 
-fn note(unit: &str, several: bool) -> String {
-    let what = if unit == "s" {
-        "go test -bench ns/op".to_string()
-    } else {
-        format!("go test -bench {unit}")
-    };
+/// Which figure was taken: the unit as `go test` printed it.
+fn note(printed_unit: &str, several: bool) -> String {
     if several {
-        format!("{what}; one run per result line (-count)")
+        format!("go test -bench {printed_unit}; one run per result line (-count)")
     } else {
-        format!("{what}; a single result line (-count N gives N runs)")
+        format!("go test -bench {printed_unit}; a single result line (-count N gives N runs)")
     }
 }
 
@@ -432,6 +427,15 @@ mod tests {
             b.unit.clone()
         };
         assert_eq!(unit(&joined("B/op")), "bytes");
+        let b = file
+            .benchmarks
+            .iter()
+            .find(|b| b.name == joined("B/op"))
+            .unwrap();
+        assert_eq!(
+            b.note,
+            "go test -bench B/op; one run per result line (-count)"
+        );
         assert_eq!(unit(&joined("allocs/op")), "allocs/op");
         assert_eq!(unit("BenchmarkHash (MB/s)"), "MB/s");
         // What benchstat would print as the centre of BenchmarkFib/n=15:
