@@ -1,8 +1,10 @@
 #![no_main]
 //! Any bytes as a measurement file: sniffing, every measurement reader it
-//! leads to (with a plain path and a Criterion-shaped one, which names the
-//! benchmark), and the native writer on whatever parses, whose output must
-//! be recognised again.
+//! leads to, JSON or text (`go test -bench` output is read as lines), with
+//! a plain path and a Criterion-shaped one, which names the benchmark, and
+//! the native writer on whatever parses, whose output must be recognised
+//! again. `fuzz/run-all.sh` seeds it with every fixture, the Go and Bencher
+//! Metric Format ones among them.
 use libfuzzer_sys::fuzz_target;
 use perfatlas::input::measurements::{is_tool_byproduct, sniff_and_parse, write_native};
 fuzz_target!(|data: &[u8]| {

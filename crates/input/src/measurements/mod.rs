@@ -1,6 +1,6 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
-//! (hyperfine, Criterion, Google Benchmark, pytest-benchmark) and
-//! perfatlas's own measurement JSON. They are not profiles: a file holds
+//! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, `go test
+//! -bench`, Bencher Metric Format) and perfatlas's own measurement JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
 //!
@@ -13,8 +13,15 @@
 //! wrong shape is an error at its JSON path; at most 100 warnings are listed
 //! per file, the rest counted. One file per format; each says
 //! in [`Measured::note`] which figure of the tool's output it took.
+//!
+//! Most formats are JSON objects (`READERS`, sniffed by their keys); the
+//! ones written as lines of text (`TEXT_READERS`: `go test -bench`) are
+//! tried on files that do not open with `{`, and place their problems by
+//! line instead of JSON path.
 
+pub mod bmf;
 pub mod criterion;
+pub mod go_bench;
 pub mod google_benchmark;
 pub mod hyperfine;
 pub mod native;
@@ -31,7 +38,7 @@ use serde_json::{Map, Value};
 use super::cpuprofile::json_error;
 use super::sniff::{has_key, JsonHead};
 use super::text;
-use model::error::ParseError;
+use model::error::{ParseError, Place};
 
 /// One benchmark's measurements in one file.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,8 +61,8 @@ pub struct Measured {
 /// The benchmarks of one measurement file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
-    /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark` or
-    /// `native-measurements`.
+    /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
+    /// `go-test-bench`, `bencher-metric-format` or `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
     /// same name are merged).
@@ -115,12 +122,38 @@ static READERS: &[Reader] = &[
         read: google_benchmark::read,
         fast: None,
     },
+    // Last: its signature is a shape (an object of objects of objects
+    // holding a numeric `value`), not a key of its own.
+    Reader {
+        name: bmf::NAME,
+        sniff: bmf::sniff,
+        read: bmf::read,
+        fast: None,
+    },
 ];
+
+/// One measurement format written as lines of text: its name, its
+/// signature (on the decoded head of the file) and its reader, which gets
+/// the whole decoded text.
+struct TextReader {
+    name: &'static str,
+    sniff: fn(&str) -> bool,
+    read: fn(&str, &mut Collected) -> Result<(), ParseError>,
+}
+
+/// Every text measurement format, in sniffing order.
+static TEXT_READERS: &[TextReader] = &[TextReader {
+    name: go_bench::NAME,
+    sniff: go_bench::sniff,
+    read: go_bench::read,
+}];
 
 /// The reader's name `name`, as the `&'static str` a [`MeasurementFile`]
 /// carries (for the build cache).
 pub fn format_named(name: &str) -> Option<&'static str> {
-    READERS.iter().find(|r| r.name == name).map(|r| r.name)
+    let json = READERS.iter().map(|r| r.name);
+    let text = TEXT_READERS.iter().map(|r| r.name);
+    json.chain(text).find(|&n| n == name)
 }
 
 /// Recognises a measurement file by content (its first few kilobytes) and
@@ -134,13 +167,23 @@ pub fn sniff_and_parse(
     relative_path: &str,
     bytes: &[u8],
 ) -> Option<Result<MeasurementFile, ParseError>> {
-    let head = JsonHead::object(bytes, HEAD)?;
+    let head = JsonHead::new(bytes, HEAD);
     let head = head.document();
+    if !head.starts_with('{') {
+        let reader = TEXT_READERS.iter().find(|r| (r.sniff)(head))?;
+        return Some(parse_text_with(reader, bytes));
+    }
     if looks_like_profile(head) {
         return None;
     }
     let reader = READERS.iter().find(|r| (r.sniff)(head))?;
     Some(parse_with(reader, relative_path, bytes))
+}
+
+fn parse_text_with(reader: &TextReader, bytes: &[u8]) -> Result<MeasurementFile, ParseError> {
+    let mut collected = Collected::default();
+    (reader.read)(&decoded(bytes), &mut collected)?;
+    collected.finish(reader.name)
 }
 
 /// Signatures of the JSON profile formats, which are never measurements.
@@ -335,11 +378,12 @@ fn required<'a>(
 /// A file of millions of bad values must not become millions of messages.
 const MAX_WARNINGS: usize = 100;
 
-/// What a reader gathers: benchmarks (each with the JSON path it came
-/// from) in file order, and the parts it left out.
+/// What a reader gathers: benchmarks (each with the place it came from: a
+/// JSON path, or a line of a text format) in file order, and the parts it
+/// left out.
 #[derive(Default)]
 struct Collected {
-    benchmarks: Vec<(String, Measured)>,
+    benchmarks: Vec<(Place, Measured)>,
     warnings: Vec<ParseError>,
     /// Warnings beyond [`MAX_WARNINGS`], counted only.
     unlisted: usize,
@@ -349,14 +393,22 @@ impl Collected {
     /// Benchmarks read without warnings, each with its JSON path.
     fn of(benchmarks: Vec<(String, Measured)>) -> Collected {
         Collected {
-            benchmarks,
+            benchmarks: benchmarks
+                .into_iter()
+                .map(|(path, m)| (Place::Json(path), m))
+                .collect(),
             ..Collected::default()
         }
     }
 
+    /// A warning at a JSON path.
     fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.warn_at(Place::Json(path.into()), message);
+    }
+
+    fn warn_at(&mut self, place: Place, message: impl Into<String>) {
         if self.warnings.len() < MAX_WARNINGS {
-            self.warnings.push(ParseError::json(path, message));
+            self.warnings.push(ParseError::new(place, message));
         } else {
             self.unlisted += 1;
         }
@@ -399,8 +451,13 @@ impl Collected {
         }
     }
 
+    /// A benchmark read at a JSON path.
     fn benchmark(&mut self, path: impl Into<String>, measured: Measured) {
-        self.benchmarks.push((path.into(), measured));
+        self.benchmark_at(Place::Json(path.into()), measured);
+    }
+
+    fn benchmark_at(&mut self, place: Place, measured: Measured) {
+        self.benchmarks.push((place, measured));
     }
 
     /// Merges benchmarks of the same name, leaves out those without runs
@@ -408,10 +465,10 @@ impl Collected {
     fn finish(mut self, format: &'static str) -> Result<MeasurementFile, ParseError> {
         let mut benchmarks: Vec<Measured> = Vec::new();
         let mut index: rustc_hash::FxHashMap<String, usize> = Default::default();
-        for (path, m) in std::mem::take(&mut self.benchmarks) {
+        for (place, m) in std::mem::take(&mut self.benchmarks) {
             if m.runs.is_empty() {
-                self.warn(
-                    path,
+                self.warn_at(
+                    place,
                     format!("{}: no usable runs; the benchmark is left out", m.name),
                 );
                 continue;
@@ -422,8 +479,8 @@ impl Collected {
                 {
                     benchmarks[i].runs.extend(m.runs);
                 }
-                Some(&i) => self.warn(
-                    path,
+                Some(&i) => self.warn_at(
+                    place,
                     format!(
                         "{}: listed again as {}, but first as {}; left out",
                         m.name,

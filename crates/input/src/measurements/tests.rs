@@ -8,7 +8,7 @@ use crate::{Format, Input, FORMATS};
 use model::error::Place;
 
 /// Every measurement fixture that is a measurement file.
-const FIXTURES: [(&str, &str); 9] = [
+const FIXTURES: [(&str, &str); 11] = [
     ("hyperfine.json", "hyperfine"),
     ("hyperfine-exit-codes.json", "hyperfine"),
     ("criterion/fib/fib 20/new/sample.json", "criterion"),
@@ -18,6 +18,8 @@ const FIXTURES: [(&str, &str); 9] = [
     ("google-benchmark-one-repetition.json", "google-benchmark"),
     ("google-benchmark-aggregates-only.json", "google-benchmark"),
     ("pytest-benchmark.json", "pytest-benchmark"),
+    ("go-bench.txt", "go-test-bench"),
+    ("bmf-tatami.json", "bencher-metric-format"),
 ];
 
 /// The format `sniff_and_parse` picks, read or broken.
@@ -25,7 +27,11 @@ fn sniffed_format(path: &str, bytes: &[u8]) -> Option<&'static str> {
     let head = text::decode_text(crate::head(bytes, HEAD));
     let head = head.trim_start_matches('\u{feff}').trim_start();
     let _read = sniff_and_parse(path, bytes)?;
-    READERS.iter().find(|r| (r.sniff)(head)).map(|r| r.name)
+    let json = READERS.iter().map(|r| (r.name, r.sniff));
+    let text = TEXT_READERS.iter().map(|r| (r.name, r.sniff));
+    json.chain(text)
+        .find(|(_, sniff)| sniff(head))
+        .map(|(name, _)| name)
 }
 
 #[test]

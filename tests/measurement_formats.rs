@@ -1,0 +1,113 @@
+//! End to end: a history whose versions hold only measurement files of the
+//! formats read as a whole history's figures (`go test -bench` text,
+//! Bencher Metric Format) builds, and the index lists their benchmarks
+//! with the verdict their runs allow.
+
+use std::fs;
+use std::path::Path;
+
+mod common;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/measurements")
+        .join(name);
+    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The page's text: tags and scripts left out, entities undone for `&`,
+/// `<`, `>` and quotes.
+fn text_of(page: &str) -> String {
+    let mut out = String::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<script") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("</script>")
+            .map_or("", |end| &rest[start + end..]);
+    }
+    out.push_str(rest);
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in out.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn go_bench_and_bmf_versions_build_and_list_their_benchmarks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("history");
+    for version in ["1.0", "2.0"] {
+        let v = input.join(version);
+        fs::create_dir_all(&v).unwrap();
+        fs::write(v.join("go-bench.txt"), fixture("go-bench.txt")).unwrap();
+        fs::write(v.join("bmf.json"), fixture("bmf-tatami.json")).unwrap();
+    }
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &[]);
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = text_of(&fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(
+        index.contains("4 measurement files of 24 benchmarks in 2 versions"),
+        "{index}"
+    );
+    // Go: five runs per version, so a verdict; the -benchmem columns and
+    // custom metrics are series of their own; BenchmarkJoin of the two
+    // packages apart.
+    for name in [
+        "BenchmarkFib/n=10 mean of each of 2 versions",
+        "BenchmarkFib/n=10 (allocs/op)",
+        "BenchmarkHash (MB/s)",
+        "BenchmarkSort (swaps/op)",
+        "example.com/benchfmt/fib.BenchmarkJoin (B/op)",
+        "example.com/benchfmt/sorting.BenchmarkJoin mean",
+    ] {
+        assert!(index.contains(name), "{name} not on the index:\n{index}");
+    }
+    let row = |name: &str| {
+        let at = index
+            .find(&format!("{name} mean of each"))
+            .unwrap_or_else(|| panic!("{name}"));
+        index[at..]
+            .split(" measurements (")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        row("BenchmarkFib/n=15").contains("no significant change"),
+        "{}",
+        row("BenchmarkFib/n=15")
+    );
+    assert!(index.contains("measurements (go-test-bench)"));
+    // BMF: one value per file is one run: not enough data, said so.
+    for name in ["fib(10)", "fib(15) (throughput)"] {
+        assert!(
+            row(name).contains("not enough data: 1 independent run (at least 3 needed)"),
+            "{}",
+            row(name)
+        );
+    }
+    assert!(index.contains("measurements (bencher-metric-format)"));
+}
