@@ -312,9 +312,16 @@ fn read_meta(value: &Value, path: &str) -> Result<Meta, ParseError> {
             param_names.push(string(n, &format!("{names_path}[{i}]"))?.to_string());
         }
     }
+    let unit = text("unit", "the unit of its values")?;
+    if unit.trim().is_empty() {
+        return Err(ParseError::json(
+            format!("{path}.unit"),
+            "the unit is empty",
+        ));
+    }
     Ok(Meta {
         kind: text("type", "the benchmark's type (time, track, memory, …)")?,
-        unit: text("unit", "the unit of its values")?,
+        unit,
         param_names,
         rounds: meta.get("rounds").and_then(Value::as_u64),
         repeat: meta

@@ -265,6 +265,16 @@ impl Reading {
             );
             return Ok(None);
         };
+        if unit.trim().is_empty() {
+            self.warnings.push(
+                file,
+                ParseError::json(
+                    format!("{path}.unit"),
+                    "the unit is empty; the value is left out",
+                ),
+            );
+            return Ok(None);
+        }
         let (unit, converted, figure) = convert(unit, raw);
         let Some(v) = converted.and_then(sample) else {
             self.warnings.push(
