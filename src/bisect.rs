@@ -33,6 +33,10 @@ mod interrupt;
 mod measure;
 mod record;
 
+// Shared with `import`, which writes version folders too.
+pub(crate) use measure::shorten;
+pub(crate) use record::toml_string;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -19,10 +19,12 @@
 //! [`build`] is the pipeline that runs them; [`convert`] turns one input
 //! into folded stacks or the native JSON; [`check`] is the CI gate on the
 //! newest version; [`bisect`] finds the commit that made a command slower,
-//! measuring commits in temporary git worktrees.
+//! measuring commits in temporary git worktrees; [`import`] writes another
+//! tool's benchmark history as an input directory.
 
 pub mod bisect;
 pub mod check;
+pub mod import;
 
 use std::path::{Path, PathBuf};
 

@@ -151,6 +151,39 @@ enum Command {
         #[arg(long, value_name = "URL")]
         site_url: Option<String>,
     },
+    /// Write a benchmark history from another tool (asv, github-action-benchmark) as an input directory
+    ///
+    /// Each commit becomes a version folder, NNN-<short id>/, with its
+    /// version.toml and its measurements in perfatlas's measurement JSON;
+    /// `perfatlas build INPUT_DIR -o SITE` then reads it.
+    #[command(
+        override_usage = "perfatlas import [FORMAT] SOURCE -o INPUT_DIR [--repo GIT_DIR] [--machine NAME]",
+        after_help = "FORMAT is recognised from SOURCE when left out:
+  asv                      an asv results directory (or the asv project holding results/)
+  github-action-benchmark  the action's data.js (or its JSON file)
+
+Examples:
+  perfatlas import asv ~/src/app/.asv/results --repo ~/src/app -o history
+  perfatlas import gh-pages/dev/bench/data.js -o history && perfatlas build history -o site
+
+INPUT_DIR must be new, empty, or written by an earlier import (which is replaced whole). A commit with one value per benchmark gets \"not enough data\" for regression verdicts: they need 3 runs per version.\n\nExit codes: 0 imported, 1 imported but some values were left out (each is printed), 2 nothing written."
+    )]
+    Import {
+        /// [FORMAT] SOURCE: the history's format (asv or
+        /// github-action-benchmark), then the history.
+        #[arg(num_args = 1..=2, required = true, value_name = "SOURCE")]
+        args: Vec<PathBuf>,
+        /// The input directory to write.
+        #[arg(short, long, value_name = "INPUT_DIR")]
+        output: PathBuf,
+        /// asv: the project's git repository; commits are ordered as in its
+        /// history (default: by the results' dates).
+        #[arg(long, value_name = "GIT_DIR")]
+        repo: Option<PathBuf>,
+        /// asv: the machine whose results to import (default: the only one).
+        #[arg(long, value_name = "NAME")]
+        machine: Option<String>,
+    },
     /// Find the commit that made a command slower, measuring commits in
     /// temporary git worktrees.
     #[command(
@@ -350,6 +383,22 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             bisect(options)
         }
         Command::Digest { version, output } => digest(&version, &output),
+        Command::Import {
+            mut args,
+            output,
+            repo,
+            machine,
+        } => {
+            let source = args.pop().unwrap_or_default();
+            let format = args.pop().map(|f| f.to_string_lossy().into_owned());
+            import(perfatlas::import::ImportOptions {
+                format,
+                source,
+                output,
+                repo,
+                machine,
+            })
+        }
         Command::Convert {
             input,
             to,
@@ -485,6 +534,36 @@ fn digest(version: &std::path::Path, output: &std::path::Path) -> Result<ExitCod
     Ok(match summary.skipped {
         0 => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
+    })
+}
+
+/// `perfatlas import`: notes and left-out values on stderr, then what was
+/// written.
+fn import(options: perfatlas::import::ImportOptions) -> Result<ExitCode, BuildError> {
+    let report = perfatlas::import::import(&options)?;
+    for w in &report.warnings {
+        eprintln!("perfatlas: skipped: {w}");
+    }
+    for note in &report.notes {
+        eprintln!("perfatlas: note: {note}");
+    }
+    eprintln!(
+        "perfatlas: imported {} with {} from {} ({}) into {}{}",
+        counted(report.versions.len(), "commit"),
+        counted(report.benchmarks, "benchmark"),
+        options.source.display(),
+        report.format,
+        options.output.display(),
+        if report.order_file {
+            " (perfatlas.toml lists them in history order)"
+        } else {
+            ""
+        }
+    );
+    Ok(if report.warnings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

@@ -171,7 +171,7 @@ fn last_lines(text: &str, n: usize) -> String {
 }
 
 /// `text` cut to `max` characters, with `…` when cut.
-pub(super) fn shorten(text: &str, max: usize) -> String {
+pub(crate) fn shorten(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
         Some((cut, _)) => format!("{}…", &text[..cut]),

@@ -94,7 +94,7 @@ pub(super) fn version_toml(commit: &DagCommit) -> String {
 }
 
 /// A TOML basic string.
-fn toml_string(text: &str) -> String {
+pub(crate) fn toml_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {

@@ -13,6 +13,7 @@ pub mod field;
 pub mod folded;
 mod frame;
 pub mod heapprofile;
+pub mod history;
 pub mod jfr;
 pub mod json_pull;
 pub mod load;

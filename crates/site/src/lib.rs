@@ -25,6 +25,30 @@ use render::{Body, FileSink, SiteFiles};
 /// Name of the marker file at the root of every site perfatlas writes.
 pub const MARKER: &str = ".perfatlas-site";
 
+/// The marker file that says perfatlas wrote a directory, and may replace
+/// it: one kind per kind of directory, so that a build never replaces an
+/// imported input directory, nor `perfatlas import` a site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    /// The file's name, at the directory's root.
+    pub file: &'static str,
+    /// Its content.
+    pub text: &'static [u8],
+}
+
+/// The marker of a site (`perfatlas build`).
+pub const SITE: Marker = Marker {
+    file: MARKER,
+    text: b"This directory was written by perfatlas; perfatlas may replace it.\n",
+};
+
+/// The marker of an input directory written by `perfatlas import`.
+pub const IMPORT: Marker = Marker {
+    file: ".perfatlas-import",
+    text:
+        b"This input directory was written by `perfatlas import`; a later import may replace it.\n",
+};
+
 /// Refuses an output (site directory or zip file) that is the input
 /// directory, lies inside it, or contains it: a site is replaced wholesale,
 /// so an output holding the input would delete it, and perfatlas never
@@ -96,6 +120,11 @@ const BESIDE_KINDS: [&str; 2] = ["tmp", "old"];
 /// the directories removed. Called with the output's lock held, so no
 /// live build of this output can own one of them.
 pub fn remove_stale(output: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    remove_stale_marked(output, SITE)
+}
+
+/// [`remove_stale`] for a directory of another kind, known by `marker`.
+pub fn remove_stale_marked(output: &Path, marker: Marker) -> Result<Vec<PathBuf>, BuildError> {
     let (parent, name) = parent_and_name(output);
     let entries = match fs::read_dir(&parent) {
         Ok(entries) => entries,
@@ -121,13 +150,13 @@ pub fn remove_stale(output: &Path) -> Result<Vec<PathBuf>, BuildError> {
         };
         let path = entry.path();
         let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
-        let marked = fs::symlink_metadata(path.join(MARKER)).is_ok_and(|m| m.is_file());
+        let marked = fs::symlink_metadata(path.join(marker.file)).is_ok_and(|m| m.is_file());
         // Empty: killed between creating the directory and its marker.
         let empty = is_dir && fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
         if !is_dir || !(marked || empty) || pid == std::process::id() || process_runs(pid) {
             continue;
         }
-        remove_marked_dir(&path)?;
+        remove_marked_dir(&path, marker)?;
         removed.push(path);
     }
     removed.sort();
@@ -187,6 +216,7 @@ pub struct Staging {
     output: PathBuf,
     parent: PathBuf,
     name: String,
+    marker: Marker,
     finished: bool,
 }
 
@@ -194,27 +224,30 @@ impl Staging {
     /// Checks that `output` may be replaced and creates the temporary
     /// directory with the marker.
     pub fn begin(output: &Path, force: bool) -> Result<Staging, BuildError> {
-        check_replaceable(output, force)?;
+        Staging::begin_marked(output, force, SITE)
+    }
+
+    /// [`Staging::begin`] for a directory of another kind, known by
+    /// `marker`.
+    pub fn begin_marked(output: &Path, force: bool, marker: Marker) -> Result<Staging, BuildError> {
+        check_replaceable_marked(output, force, marker)?;
         let (parent, name) = parent_and_name(output);
         fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
         let dir = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
         if dir.exists() {
-            remove_marked_dir(&dir)?;
+            remove_marked_dir(&dir, marker)?;
         }
         let staging = Staging {
             dir,
             output: output.to_path_buf(),
             parent,
             name,
+            marker,
             finished: false,
         };
         fs::create_dir_all(&staging.dir).map_err(|e| BuildError::io(&staging.dir, e))?;
-        let marker = staging.dir.join(MARKER);
-        fs::write(
-            &marker,
-            b"This directory was written by perfatlas; perfatlas may replace it.\n",
-        )
-        .map_err(|e| BuildError::io(&marker, e))?;
+        let path = staging.dir.join(marker.file);
+        fs::write(&path, marker.text).map_err(|e| BuildError::io(&path, e))?;
         Ok(staging)
     }
 
@@ -256,7 +289,13 @@ impl Staging {
     /// Moves the complete site into place.
     pub fn swap(mut self) -> Result<(), BuildError> {
         trace::pause::point("swap");
-        swap_into_place(&self.dir, &self.output, &self.parent, &self.name)?;
+        swap_into_place(
+            &self.dir,
+            &self.output,
+            &self.parent,
+            &self.name,
+            self.marker,
+        )?;
         self.finished = true;
         Ok(())
     }
@@ -265,7 +304,7 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.finished {
-            let _ = remove_marked_dir(&self.dir);
+            let _ = remove_marked_dir(&self.dir, self.marker);
         }
     }
 }
@@ -273,11 +312,11 @@ impl Drop for Staging {
 /// Removes a directory perfatlas wrote, its marker last: a removal cut
 /// short (the process killed) leaves either a marked directory or an empty
 /// one, both of which [`remove_stale`] recognises as its own later.
-fn remove_marked_dir(dir: &Path) -> Result<(), BuildError> {
+fn remove_marked_dir(dir: &Path, marker: Marker) -> Result<(), BuildError> {
     let entries = fs::read_dir(dir).map_err(|e| BuildError::io(dir, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| BuildError::io(dir, e))?;
-        if entry.file_name() == MARKER {
+        if entry.file_name() == marker.file {
             continue;
         }
         let path = entry.path();
@@ -288,7 +327,7 @@ fn remove_marked_dir(dir: &Path) -> Result<(), BuildError> {
         }
         .map_err(|e| BuildError::io(&path, e))?;
     }
-    let marker = dir.join(MARKER);
+    let marker = dir.join(marker.file);
     match fs::remove_file(&marker) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -300,6 +339,16 @@ fn remove_marked_dir(dir: &Path) -> Result<(), BuildError> {
 /// Refuses a non-empty directory without the marker (unless `force`), and
 /// anything at `output` that is not a directory.
 pub fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
+    check_replaceable_marked(output, force, SITE)
+}
+
+/// [`check_replaceable`] for a directory of another kind, known by
+/// `marker`.
+pub fn check_replaceable_marked(
+    output: &Path,
+    force: bool,
+    marker: Marker,
+) -> Result<(), BuildError> {
     let meta = match fs::symlink_metadata(output) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -315,7 +364,7 @@ pub fn check_replaceable(output: &Path, force: bool) -> Result<(), BuildError> {
         .map_err(|e| BuildError::io(output, e))?
         .next()
         .is_none();
-    if empty || output.join(MARKER).is_file() || force {
+    if empty || output.join(marker.file).is_file() || force {
         Ok(())
     } else {
         Err(BuildError::OutputNotOurs(output.to_path_buf()))
@@ -379,6 +428,7 @@ fn swap_into_place(
     output: &Path,
     parent: &Path,
     name: &str,
+    marker: Marker,
 ) -> Result<(), BuildError> {
     if fs::symlink_metadata(output).is_err() {
         return fs::rename(staging, output).map_err(|e| BuildError::io(output, e));
@@ -386,7 +436,7 @@ fn swap_into_place(
     match exchange(staging, output) {
         Ok(()) => {
             trace::pause::point("swapped");
-            return remove_marked_dir(staging);
+            return remove_marked_dir(staging, marker);
         }
         Err(e) if !exchange_unsupported(&e) => return Err(BuildError::io(output, e)),
         Err(_) => {}
@@ -398,7 +448,7 @@ fn swap_into_place(
         return Err(BuildError::io(output, e));
     }
     trace::pause::point("swapped");
-    remove_marked_dir(&old)
+    remove_marked_dir(&old, marker)
 }
 
 /// Exchanges two paths atomically.
@@ -480,5 +530,28 @@ mod tests {
         );
         write_site(&foreign, &files("x"), true).unwrap();
         assert!(!foreign.join("keep.txt").exists());
+    }
+
+    #[test]
+    fn a_site_and_an_imported_input_never_replace_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let imported = dir.path().join("imported");
+        let staging = Staging::begin_marked(&imported, false, IMPORT).unwrap();
+        staging.write("1.0/version.toml", b"x").unwrap();
+        staging.swap().unwrap();
+        assert!(imported.join(IMPORT.file).is_file());
+        assert!(!imported.join(MARKER).exists());
+        let err = write_site(&imported, &files("x"), false).unwrap_err();
+        assert!(matches!(err, BuildError::OutputNotOurs(_)), "{err}");
+        let site = dir.path().join("site");
+        write_site(&site, &files("x"), false).unwrap();
+        let err = Staging::begin_marked(&site, false, IMPORT).unwrap_err();
+        assert!(matches!(err, BuildError::OutputNotOurs(_)), "{err}");
+        // An import replaces its own directory.
+        let again = Staging::begin_marked(&imported, false, IMPORT).unwrap();
+        again.write("2.0/version.toml", b"y").unwrap();
+        again.swap().unwrap();
+        assert!(imported.join("2.0/version.toml").is_file());
+        assert!(!imported.join("1.0").exists());
     }
 }

@@ -4,8 +4,8 @@
 //! ([`Repo::resolve`]), the source diff between two versions
 //! ([`Repo::diff`], as plain [`FileDiff`] values), the text of a file at a
 //! version ([`Repo::file_text`]) and the files a version has
-//! ([`Repo::paths`]), and the commit graph a performance bisection walks
-//! ([`bisect`]). Nothing else in perfatlas links against libgit2; the
+//! ([`Repo::paths`]), the commit graph a performance bisection walks
+//! ([`bisect`]), and the whole history in order ([`Repo::history`]). Nothing else in perfatlas links against libgit2; the
 //! analysis works on the plain values defined here.
 //!
 //! The repository is only read, never written, and never fetched: libgit2 is
@@ -14,12 +14,14 @@
 
 pub mod commit_search;
 mod diff;
+mod history;
 mod path_map;
 mod resolve;
 pub mod sources;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_repo;
 
+pub use history::HistoryCommit;
 pub use path_map::PathMap;
 
 use std::path::{Path, PathBuf};

@@ -266,7 +266,7 @@ fn components(path: &str) -> Vec<&str> {
 /// The bare `NaN`, `Infinity` and `-Infinity` that Python's `json` module
 /// and Google Benchmark write are read as `null`, so they become warnings
 /// at their place rather than a syntax error for the whole file.
-fn parse_json(bytes: &[u8]) -> Result<Value, ParseError> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ParseError> {
     let data = decoded(bytes);
     let data = non_finite_as_null(&data);
     serde_json::from_str(&data).map_err(json_error)
@@ -317,7 +317,7 @@ fn non_finite_as_null(data: &str) -> Cow<'_, str> {
 
 /// The factor a time in `unit` is divided by to give seconds, for the
 /// time units the tools write.
-fn per_second(unit: &str) -> Option<f64> {
+pub(crate) fn per_second(unit: &str) -> Option<f64> {
     match unit {
         "ns" | "nanoseconds" => Some(1e9),
         "us" | "µs" | "μs" | "microseconds" => Some(1e6),
@@ -328,7 +328,7 @@ fn per_second(unit: &str) -> Option<f64> {
 }
 
 /// What a JSON value is, for messages.
-fn kind(value: &Value) -> &'static str {
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -339,31 +339,34 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-fn wrong_shape(value: &Value, path: &str, expected: &str) -> ParseError {
+pub(crate) fn wrong_shape(value: &Value, path: &str, expected: &str) -> ParseError {
     ParseError::json(path, format!("expected {expected}, found {}", kind(value)))
 }
 
-fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>, ParseError> {
+pub(crate) fn object<'a>(
+    value: &'a Value,
+    path: &str,
+) -> Result<&'a Map<String, Value>, ParseError> {
     value
         .as_object()
         .ok_or_else(|| wrong_shape(value, path, "an object"))
 }
 
-fn array<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], ParseError> {
+pub(crate) fn array<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], ParseError> {
     value
         .as_array()
         .map(Vec::as_slice)
         .ok_or_else(|| wrong_shape(value, path, "an array"))
 }
 
-fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ParseError> {
+pub(crate) fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ParseError> {
     value
         .as_str()
         .ok_or_else(|| wrong_shape(value, path, "a string"))
 }
 
 /// The value of a key that must be there.
-fn required<'a>(
+pub(crate) fn required<'a>(
     object: &'a Map<String, Value>,
     path: &str,
     key: &str,
