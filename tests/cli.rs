@@ -844,4 +844,12 @@ fn a_cprofile_file_builds_and_its_page_lists_the_top_function() {
     assert!(page.contains("pstats"), "the format is named");
     assert!(page.contains("words"), "{}", pages[0]);
     assert!(page.contains("workload.py:27"), "{}", pages[0]);
+    // The real call counts have a column of the top-down tree table:
+    // main calls round_trip 40 times (pstats' print_callers).
+    assert!(page.contains(r#"data-col="2">calls</th>"#), "calls column");
+    let row = page
+        .lines()
+        .find(|l| l.contains("round_trip <code>workload.py:33</code>"))
+        .expect("round_trip's row");
+    assert!(row.ends_with(r#"<td data-v="40">40</td></tr>"#), "{row}");
 }

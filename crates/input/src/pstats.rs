@@ -23,7 +23,10 @@
 //! its share of `cumtime`.
 //!
 //! The call counts (each function's `ncalls` and primitive calls, and each
-//! caller edge's) are read into [`CallCounts`], returned by [`read`].
+//! caller edge's) are read into [`CallCounts`], returned by [`read`]; each
+//! tree node gets its edge's count in the profile's `call_counts` (from
+//! its parent's function into its own, over every context), which the
+//! profile pages show as a column.
 //!
 //! The shape of the dict is checked as it is read: an entry of the wrong
 //! shape is an error naming its byte offset.
@@ -38,7 +41,7 @@ use rustc_hash::FxHashMap;
 use self::marshal::{Decoded, Id, Value};
 use super::{Format, Input, Parsed};
 use model::error::ParseError;
-use model::{Frame, FrameId, FrameTable, Metric, Profile, Unit};
+use model::{CallTree, Frame, FrameId, FrameTable, Metric, Profile, Unit};
 
 pub struct Pstats;
 
@@ -145,6 +148,7 @@ pub fn read(bytes: &[u8]) -> Result<Read, ParseError> {
         .notes
         .extend(tree::build(&stats, &ids, &mut profile.tree));
     let calls = call_counts(&stats, &ids);
+    profile.call_counts = Some(node_calls(&profile.tree, &calls));
     Ok(Read {
         parsed: Parsed::new(frames, profile),
         calls,
@@ -163,6 +167,31 @@ fn call_counts(stats: &Stats, ids: &[FrameId]) -> CallCounts {
         }
     }
     out
+}
+
+/// Each node's calls as cProfile counted them: from its parent's function
+/// into its own over every context (the callers table's `nc`), and for a
+/// top-level node its function's `ncalls`.
+fn node_calls(tree: &CallTree, calls: &CallCounts) -> Vec<f64> {
+    let edges: FxHashMap<(FrameId, FrameId), f64> = calls
+        .edges
+        .iter()
+        .map(|&(caller, callee, n, _)| ((caller, callee), n))
+        .collect();
+    let functions: FxHashMap<FrameId, f64> =
+        calls.functions.iter().map(|&(f, n, _)| (f, n)).collect();
+    tree.node_ids()
+        .map(|n| {
+            // The root is no function: no count ("n/a" on pages).
+            let Some(f) = tree.frame(n) else {
+                return f64::NAN;
+            };
+            match tree.parent(n).and_then(|p| tree.frame(p)) {
+                Some(caller) => edges.get(&(caller, f)).copied().unwrap_or(0.0),
+                None => functions.get(&f).copied().unwrap_or(0.0),
+            }
+        })
+        .collect()
 }
 
 /// Checks the decoded value against the pstats shape and collects it.

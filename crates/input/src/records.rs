@@ -23,7 +23,7 @@ use model::{
 };
 
 /// Bumped whenever the encoding or what a parser produces changes.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 #[derive(Serialize, Deserialize)]
@@ -60,6 +60,7 @@ struct CachedProfile {
     self_values: Vec<f64>,
     timeline: Option<Vec<(f64, f64, u32)>>,
     allocations: Option<CachedAllocations>,
+    call_counts: Option<Vec<f64>>,
     notes: Vec<String>,
     warnings: Vec<(u8, u64, String, String)>,
 }
@@ -202,6 +203,7 @@ fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
                 .collect()
         }),
         allocations: p.allocations.as_deref().map(allocations_record),
+        call_counts: p.call_counts.clone(),
         notes: p.notes.clone(),
         warnings: parsed.warnings.iter().map(warning_record).collect(),
     }
@@ -302,6 +304,12 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
     }
     if let Some(a) = c.allocations {
         profile.allocations = Some(Box::new(rebuild_allocations(a, nodes)?));
+    }
+    if let Some(calls) = c.call_counts {
+        if calls.len() != nodes as usize {
+            return None;
+        }
+        profile.call_counts = Some(calls);
     }
     profile.notes = c.notes;
     let warnings = c

@@ -101,6 +101,12 @@ pub struct Profile {
     pub timeline: Option<Timeline>,
     /// Present when the input records what each context allocates.
     pub allocations: Option<Box<Allocations>>,
+    /// Per tree node, the calls the profiler counted from the node's
+    /// caller (its parent's function) into its function, over every
+    /// calling context; for a top-level node, all calls of its function.
+    /// Only inputs that count calls have them (Python's cProfile); `None`
+    /// elsewhere. Indexed by node id.
+    pub call_counts: Option<Vec<f64>>,
     /// What the reader of the profile's pages should know about the input
     /// that the tree cannot show and that is no fault of the file (a fault
     /// is a warning, and makes the input "skipped"): e.g. samples a V8 heap
@@ -119,6 +125,7 @@ impl Profile {
             tree,
             timeline: None,
             allocations: None,
+            call_counts: None,
             notes: Vec::new(),
         }
     }

@@ -709,6 +709,15 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
             None => format!("{} = {}.", e.name, e.text),
         });
     }
+    if let Some(calls) = call_counts(profile, tree) {
+        columns.push(Column {
+            heading: "calls".to_string(),
+            values: calls.into(),
+            unit: &Unit::Count,
+            percent_of: None,
+        });
+        notes.push("calls: as the profiler counted them (cProfile's callers table), from the row's caller into its function over every calling context, not in this context alone; for a top-level row, every call of its function.".to_string());
+    }
     if overlapping {
         notes.insert(0, "Inclusive shares overlap: in this shape a sample counts once for every function on its stack, so a column of them adds up to more than 100%. Each is a share of the profile's total, which the root row shows.".to_string());
     }
@@ -727,6 +736,13 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
         table.sort_by(2 * view.metric + 1);
     }
     table
+}
+
+/// The profile's call counts per node, when the table shows the profile's
+/// own tree (top-down) and the input counted calls.
+fn call_counts<'a>(profile: &'a model::Profile, tree: &CallTree) -> Option<&'a [f64]> {
+    let calls = profile.call_counts.as_deref()?;
+    (std::ptr::eq(tree, &profile.tree) && calls.len() == tree.len()).then_some(calls)
 }
 
 /// A bottom-up or flat inclusive column: its heading says the shares

@@ -226,6 +226,22 @@ fn call_counts_of_edges_are_kept() {
     assert_eq!(edge(id("main"), id("fib")), Some((1.0, 1.0)));
     assert_eq!(edge(id("is_even"), id("is_odd")), Some((900.0, 59.0)));
     assert_eq!(edge(id("is_odd"), id("is_even")), Some((870.0, 58.0)));
+    // Each tree node carries the count of its edge: from its parent's
+    // function into its own (all contexts), for the pages' calls column.
+    let tree = &read.parsed.profile.tree;
+    let calls = read.parsed.profile.call_counts.as_deref().unwrap();
+    assert_eq!(calls.len(), tree.len());
+    assert!(calls[0].is_nan(), "the root is no function");
+    let under = |parent: &str, child: &str| -> Vec<f64> {
+        tree.node_ids()
+            .filter(|&n| tree.frame(n) == Some(id(child)))
+            .filter(|&n| tree.parent(n).and_then(|p| tree.frame(p)) == Some(id(parent)))
+            .map(|n| calls[n.index()])
+            .collect()
+    };
+    assert!(!under("is_even", "is_odd").is_empty());
+    assert!(under("is_even", "is_odd").iter().all(|&c| c == 900.0));
+    assert!(under("main", "round_trip").iter().all(|&c| c == 40.0));
 }
 
 // ---- hostile files, built byte by byte ----
