@@ -448,6 +448,12 @@ fn sniffing() {
         "x",
         b"\x48\x01\x48\x01\x48\x01\x48\x01\x48\x01\x0a\x04\x08\x01\x10\x02"
     ));
+    // A sample_type length near u64::MAX (found by fuzz/fuzz_targets/convert.rs)
+    // is no sample_type, and no overflow.
+    assert!(!yes(
+        "x",
+        b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x23\x0a\x23\x23\x0a\x0a"
+    ));
     // The whole pipeline on text still picks a text format or fails.
     assert!(!matches!(
         crate::parse_bytes("x.folded", b"\na;b 1\n"),
