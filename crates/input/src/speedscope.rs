@@ -201,6 +201,7 @@ fn intern_shared_frames(shared: Vec<RawFrame>, frames: &mut FrameTable) -> Vec<F
                 module: None,
                 start_line: None,
                 source_hash: None,
+                full_name: None,
             })
         })
         .collect()

@@ -4,7 +4,9 @@
 //!
 //! * Every metric is a sample type, named and with its unit as perfatlas
 //!   has them (`nanoseconds`, `bytes`, `samples`, `count`, …).
-//! * A function per distinct (name, file, first line); a location per
+//! * A function per distinct (name, full name, file, first line): its
+//!   `name` is the frame's name (a C++ symbol's short label), its
+//!   `system_name` the full name when there is one; a location per
 //!   distinct frame, with one line (the frame's line, else 0); a mapping
 //!   per module named by a frame.
 //! * A sample per calling context with a non-zero self value, its
@@ -115,7 +117,7 @@ struct Builder {
     strings: Vec<String>,
     string_ids: HashMap<String, i64>,
     functions: Vec<pb::Function>,
-    function_ids: HashMap<(i64, i64, i64), u64>,
+    function_ids: HashMap<(i64, i64, i64, i64), u64>,
     mappings: Vec<pb::Mapping>,
     mapping_ids: HashMap<i64, u64>,
     locations: Vec<pb::Location>,
@@ -153,15 +155,20 @@ impl Builder {
 
     fn function(&mut self, frame: &Frame) -> u64 {
         let name = self.string(&frame.function);
+        let system_name = match &frame.full_name {
+            Some(full) => self.string(full),
+            None => name,
+        };
         let file = self.string(frame.file.as_deref().unwrap_or(""));
         let start = frame.start_line.map_or(0, i64::from);
         let next = self.functions.len() as u64 + 1;
-        let id = *self.function_ids.entry((name, file, start)).or_insert(next);
+        let key = (name, system_name, file, start);
+        let id = *self.function_ids.entry(key).or_insert(next);
         if id == next {
             self.functions.push(pb::Function {
                 id,
                 name,
-                system_name: name,
+                system_name,
                 filename: file,
                 start_line: start,
             });
@@ -224,6 +231,7 @@ mod tests {
             module: Some("demo".into()),
             start_line: Some(10),
             source_hash: None,
+            full_name: None,
         });
         let work = frames.intern(Frame {
             function: "work".into(),
@@ -237,6 +245,11 @@ mod tests {
             ..frames.get(work).clone()
         });
         let bare = frames.intern(Frame::named("0x1234"));
+        let cpp = frames.intern(Frame {
+            function: "shapes::work".into(),
+            full_name: Some("shapes::work(int)".into()),
+            ..Frame::default()
+        });
         let mut profile = Profile::new(vec![
             Metric::new("cpu", Unit::Nanoseconds),
             Metric::new("alloc_space", Unit::Bytes),
@@ -247,6 +260,8 @@ mod tests {
         let w = tree.child(m, work);
         let w2 = tree.child(m, work_other_line);
         let b = tree.child(w, bare);
+        let c = tree.child(m, cpp);
+        tree.add_self(c, 2, 2.0);
         tree.add_self(w, 0, 1_000_000.0);
         tree.add_self(w2, 1, 4096.0);
         tree.add_self(b, 2, 3.0);
@@ -254,11 +269,13 @@ mod tests {
         let parsed = Parsed::new(frames, profile);
         let back = read_back(&parsed);
         assert_eq!(back.profile.metrics, parsed.profile.metrics);
-        assert_eq!(back.profile.totals(), vec![1e6, 4096.0, 4.0]);
+        assert_eq!(back.profile.totals(), vec![1e6, 4096.0, 6.0]);
         assert_eq!(folded(&back), folded(&parsed));
         let frames: Vec<&Frame> = back.frames.iter().map(|(_, f)| f).collect();
         assert!(frames.contains(&parsed.frames.get(main)), "{frames:?}");
         assert!(frames.contains(&parsed.frames.get(work_other_line)));
+        // The full name travels as the function's system name.
+        assert!(frames.contains(&parsed.frames.get(cpp)), "{frames:?}");
     }
 
     #[test]
