@@ -36,6 +36,7 @@ fn inputs() -> Vec<PathBuf> {
         "tests/fixtures/pprof/go-demo/1.0/demo-heap.heap.pb.gz",
         "tests/fixtures/cpp-perf/prog.perf.txt",
         "tests/fixtures/cpp-perf/prog.folded",
+        "tests/fixtures/chrome-trace/trace.json",
     ]
     .iter()
     .map(|rel| root.join(rel))

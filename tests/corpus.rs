@@ -112,9 +112,17 @@ fn more_expectations(rel: &str) -> Option<Expect> {
             totals: &[("alloc_space", 525_704.0)],
             warnings: 0,
         },
-        "speedscope/Chrome/116/Trace-20230603T221323.json"
-        | "speedscope/trace-event/multi-thread-with-samples.json" => {
-            Rejected("trace-event files are not supported")
+        // DevTools' Performance panel export: the ProfileChunk events'
+        // samples (python3 counting them) and their time span plus one mean
+        // interval (the reader's length of the last sample), in ns.
+        "speedscope/Chrome/116/Trace-20230603T221323.json" => Parsed {
+            format: "chrome-trace",
+            totals: &[("samples", 1600.0), ("cpu", 265_304_815.509_693_6)],
+            warnings: 0,
+        },
+        // Trace events with a `samples` list and no V8 profile chunks.
+        "speedscope/trace-event/multi-thread-with-samples.json" => {
+            Rejected("no `ProfileChunk` events")
         }
         "speedscope/speedscope/0.0.1/simple.speedscope.json" => Parsed {
             format: "speedscope",

@@ -20,8 +20,10 @@
 //! each sample weighted by the time to the next one) and `samples`, plus a
 //! timeline. Without them, `hitCount` gives the `samples` metric alone.
 //!
-//! Chrome trace-event files (the Performance panel's export) are recognised
-//! and rejected with a message saying so.
+//! Chrome trace-event files (the Performance panel's export) are read by
+//! [`crate::trace_events`], which sniffs before this module and hands the
+//! profiles it assembles to [`from_parts`]; read as a `.cpuprofile` they
+//! are rejected with a message saying so.
 
 use std::collections::HashMap;
 
@@ -36,7 +38,7 @@ use model::{Frame, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample
 pub struct CpuProfile;
 
 const TRACE_EVENTS_MESSAGE: &str =
-    "Chrome trace-event files are not supported yet; export a .cpuprofile";
+    "a Chrome trace-event file, not a .cpuprofile: its V8 profiles are read by the chrome-trace format";
 
 impl Format for CpuProfile {
     fn name(&self) -> &'static str {
@@ -48,8 +50,8 @@ impl Format for CpuProfile {
         let opener = head.opener();
         let head = head.document();
         match opener {
-            // A trace-event array: claimed so that the user gets a clear
-            // "not supported" message instead of "unrecognised format".
+            // A trace-event array (read by trace_events, sniffed first):
+            // claimed so that forcing this format gives a clear message.
             Some('[') => head.contains("\"ph\"") && head.contains("\"ts\""),
             Some('{') => {
                 if head.contains("\"$schema\"") && head.contains("speedscope") {
@@ -114,7 +116,7 @@ struct RawProfile {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawNode {
+pub(crate) struct RawNode {
     id: i64,
     #[serde(default)]
     call_frame: CallFrame,
@@ -255,6 +257,29 @@ fn opens_with_trace_events(data: &str) -> bool {
         (Some(_), None) => true,
         _ => false,
     }
+}
+
+/// A profile from its parts, as Chrome trace-event files carry them in
+/// `ProfileChunk` events (see [`crate::trace_events`]); error places are
+/// those of a `.cpuprofile` with these `nodes`, `samples` and
+/// `timeDeltas`.
+pub(crate) fn from_parts(
+    nodes: Vec<RawNode>,
+    samples: Vec<i64>,
+    time_deltas: Vec<f64>,
+    start_time: Option<f64>,
+    end_time: Option<f64>,
+) -> Result<Parsed, ParseError> {
+    build(RawProfile {
+        nodes: Some(nodes),
+        head: None,
+        start_time,
+        end_time,
+        samples: Some(samples),
+        time_deltas: Some(time_deltas),
+        timestamps: None,
+        trace_events: None,
+    })
 }
 
 fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
@@ -815,22 +840,11 @@ mod tests {
                 bytes: text.as_bytes(),
             })
             .unwrap_err();
-        assert!(
-            e.message.contains("trace-event files are not supported"),
-            "{e}"
-        );
+        assert_eq!(e.message, TRACE_EVENTS_MESSAGE);
     }
 
     #[test]
-    fn chrome_trace_events_are_rejected_clearly() {
-        let Some(bytes) = corpus("speedscope/Chrome/116/Trace-20230603T221323.json") else {
-            return;
-        };
-        let e = crate::parse_bytes("Trace.json", &bytes).unwrap_err();
-        assert!(
-            e.message.contains("trace-event files are not supported"),
-            "{e}"
-        );
+    fn chrome_trace_events_read_as_a_cpuprofile_are_rejected_clearly() {
         let e = parse(r#"[{"ph":"X","ts":1,"name":"a"}]"#).unwrap_err();
         assert_eq!(e.message, TRACE_EVENTS_MESSAGE);
     }

@@ -27,6 +27,7 @@ pub mod speedscope;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub mod text;
+pub mod trace_events;
 pub mod walk;
 
 use model::error::ParseError;
@@ -76,6 +77,9 @@ pub trait Format: Sync {
 pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
+    // Before heapprofile and cpuprofile: its events may embed either's
+    // keys.
+    &trace_events::TraceEvents,
     // Before cpuprofile: both are JSON objects with V8 call frames.
     &heapprofile::HeapProfile,
     &cpuprofile::CpuProfile,
