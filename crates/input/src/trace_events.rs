@@ -311,6 +311,13 @@ impl Assembled {
             sample_chunks,
             ..
         } = self;
+        if nodes.is_empty() {
+            let k = sample_chunks.first().map_or(0, |c| c.1);
+            return Err(ParseError::json(
+                format!("{prefix}[{k}].args.data.cpuProfile"),
+                "the profile's chunks have samples but no `nodes`",
+            ));
+        }
         cpuprofile::from_parts(nodes, samples, deltas, start_time, end_time).map_err(|e| {
             relocate(
                 e,
@@ -580,6 +587,12 @@ mod tests {
         );
         let e = place(&CHUNKS.replace("\"samples\": [3, 2]}", "\"samples\": \"x\"}"));
         assert_eq!(e.place, Place::Json("$[3].args".into()), "{e}");
+        let e = place(&CHUNKS.replace("\"nodes\": [{\"id\": 3, \"parent\": 2, \"callFrame\": {\"functionName\": \"g\"}}], ", "").replace("\"cpuProfile\": {\"nodes\": [{\"id\": 1, \"callFrame\": {\"functionName\": \"(root)\"}},\n                                 {\"id\": 2, \"parent\": 1, \"callFrame\": {\"functionName\": \"f\", \"url\": \"a.js\", \"lineNumber\": 0}}],", "\"cpuProfile\": {"));
+        assert_eq!(
+            e.place,
+            Place::Json("$[2].args.data.cpuProfile".into()),
+            "{e}"
+        );
         let e = place(r#"{"traceEvents": [{"name": "a", "ph": "X", "ts": 1}]}"#);
         assert!(e.message.contains("no `ProfileChunk` events"), "{e}");
         // Truncated inside an event: an error at its line.
