@@ -8,11 +8,14 @@
 //! * The frames are shared by all profiles: `name`, `file` and `line` of
 //!   each perfatlas frame (frames differing only in module or first line
 //!   become equal in speedscope).
-//! * Each profile has one sample per calling context with a non-zero self
-//!   value of its metric, root-first frame indices, weighted by that value,
-//!   in tree order. Negative values (pprof differences) are left out:
-//!   speedscope has no negative weights. The time order of samples is not written, so
-//!   speedscope's "Time Order" view shows the stacks grouped.
+//! * A time metric of a profile with a timeline (a `.cpuprofile`, a Chrome
+//!   trace, speedscope's own) whose intervals add up to it is written in
+//!   time order, one sample per interval, so speedscope's "Time Order"
+//!   view shows the run as it went.
+//! * Any other metric has one sample per calling context with a positive
+//!   self value, root-first frame indices, weighted by that value, in tree
+//!   order; "Time Order" shows these stacks grouped. Negative values
+//!   (pprof differences) are left out: speedscope has no negative weights.
 //!
 //! The `exporter` field says `perfatlas VERSION`; perfatlas's speedscope
 //! reader reads such a file back with one metric per profile (see
@@ -103,16 +106,10 @@ pub fn write(
 fn profile(parsed: &Parsed, m: usize) -> Profile<'_> {
     let metric = &parsed.profile.metrics[m];
     let tree = &parsed.profile.tree;
-    let mut samples = Vec::new();
-    let mut weights = Vec::new();
-    for node in tree.node_ids() {
-        let value = tree.self_value(node, m);
-        // speedscope has no negative weights (pprof differences).
-        if value > 0.0 {
-            samples.push(root_first(tree, node));
-            weights.push(value);
-        }
-    }
+    let (samples, weights) = match in_time_order(parsed, m) {
+        Some(ordered) => ordered,
+        None => grouped(tree, m),
+    };
     Profile {
         kind: "sampled",
         name: &metric.name,
@@ -128,6 +125,45 @@ fn profile(parsed: &Parsed, m: usize) -> Profile<'_> {
     }
 }
 
+/// One sample per calling context with a positive self value (speedscope
+/// has no negative weights, as pprof differences have), in tree order.
+fn grouped(tree: &CallTree, m: usize) -> (Vec<Vec<u32>>, Vec<f64>) {
+    let mut samples = Vec::new();
+    let mut weights = Vec::new();
+    for node in tree.node_ids() {
+        let value = tree.self_value(node, m);
+        if value > 0.0 {
+            samples.push(root_first(tree, node));
+            weights.push(value);
+        }
+    }
+    (samples, weights)
+}
+
+/// The profile's timeline as samples of metric `m`, when the timeline's
+/// intervals are that metric: a time metric whose total they add up to.
+/// speedscope's "Time Order" view then shows the run as it went.
+fn in_time_order(parsed: &Parsed, m: usize) -> Option<(Vec<Vec<u32>>, Vec<f64>)> {
+    let timeline = parsed.profile.timeline.as_ref()?;
+    if parsed.profile.metrics[m].unit != Unit::Nanoseconds || timeline.samples.is_empty() {
+        return None;
+    }
+    let tree = &parsed.profile.tree;
+    let sum: f64 = timeline.samples.iter().map(|s| s.duration_ns).sum();
+    let total = tree.total(m);
+    let positive = timeline.samples.iter().all(|s| s.duration_ns > 0.0);
+    if !positive || (sum - total).abs() > 1e-9 * total.abs().max(1.0) {
+        return None;
+    }
+    let samples = timeline
+        .samples
+        .iter()
+        .map(|s| root_first(tree, s.node))
+        .collect();
+    let weights = timeline.samples.iter().map(|s| s.duration_ns).collect();
+    Some((samples, weights))
+}
+
 /// The frame indices of `node`'s stack, root first.
 fn root_first(tree: &CallTree, node: NodeId) -> Vec<u32> {
     let mut stack = Vec::with_capacity(tree.depth(node) as usize);
@@ -141,4 +177,46 @@ fn root_first(tree: &CallTree, node: NodeId) -> Vec<u32> {
     }
     stack.reverse();
     stack
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.cpuprofile` of samples a, b, a: its time metric is written in
+    /// that order, its count grouped, and both read back.
+    #[test]
+    fn time_metrics_with_a_timeline_keep_the_time_order() {
+        let text = r#"{"nodes":[
+            {"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3]},
+            {"id":2,"callFrame":{"functionName":"a","url":"x.js","lineNumber":0}},
+            {"id":3,"callFrame":{"functionName":"b","url":"x.js","lineNumber":4}}],
+            "startTime":0,"endTime":40,"samples":[2,3,2],"timeDeltas":[10,10,10]}"#;
+        let (_, parsed) = crate::parse_bytes("x.cpuprofile", text.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        write(&parsed, "x", &[0, 1], &mut out).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let frames = &json["shared"]["frames"];
+        let names = |p: usize| -> Vec<String> {
+            json["profiles"][p]["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    frames[s[0].as_u64().unwrap() as usize]["name"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        };
+        assert_eq!(names(0), ["a", "b", "a"]);
+        assert_eq!(
+            json["profiles"][0]["weights"],
+            serde_json::json!([10000.0, 10000.0, 10000.0])
+        );
+        assert_eq!(names(1), ["a", "b"]);
+        let (_, back) = crate::parse_bytes("x.speedscope.json", &out).unwrap();
+        assert_eq!(back.profile.totals(), parsed.profile.totals());
+    }
 }
