@@ -90,9 +90,10 @@ enum Command {
         #[arg(long)]
         svg_files: bool,
     },
-    /// Convert one profile to folded stacks or the native JSON, on stdout.
+    /// Convert one profile to folded stacks, the native JSON, pprof or
+    /// speedscope, on stdout.
     #[command(
-        after_help = "Examples:\n  perfatlas convert some.cpuprofile --to folded > some.folded\n  perfatlas convert cpu.pb.gz --to json --metric cpu -o cpu.json"
+        after_help = "Examples:\n  perfatlas convert some.cpuprofile --to folded > some.folded\n  perfatlas convert cpu.pb.gz --to json --metric cpu -o cpu.json\n  perfatlas convert perf.script --to pprof -o perf.pb.gz && go tool pprof -top perf.pb.gz\n  perfatlas convert app.cpuprofile --to speedscope -o app.speedscope.json"
     )]
     Convert {
         /// Input profile (any supported format, gzip or not).
@@ -100,7 +101,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "folded")]
         to: To,
-        /// Metric for folded output (default: the profile's first).
+        /// Metric: the one folded output writes (default: the profile's
+        /// first), the only one speedscope output writes (default: all),
+        /// pprof's default sample type (all are written).
         #[arg(long)]
         metric: Option<String>,
         /// Write here instead of stdout.
@@ -228,8 +231,14 @@ enum CheckFormat {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum To {
+    /// Folded stacks of one metric (FlameGraph, inferno).
     Folded,
+    /// perfatlas's native JSON, everything the model holds.
     Json,
+    /// Gzipped pprof profile.proto, every metric a sample type (go tool pprof).
+    Pprof,
+    /// speedscope JSON, a profile per metric (speedscope.app).
+    Speedscope,
 }
 
 fn main() -> ExitCode {
@@ -408,7 +417,13 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             let target = match to {
                 To::Folded => perfatlas::convert::Target::Folded,
                 To::Json => perfatlas::convert::Target::Json,
+                To::Pprof => perfatlas::convert::Target::Pprof,
+                To::Speedscope => perfatlas::convert::Target::Speedscope,
             };
+            let name = input
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let parsed = perfatlas::convert::read_file(&input)?;
             let m = perfatlas::convert::pick_metric(&parsed, metric.as_deref())?;
             for w in &parsed.warnings {
@@ -422,12 +437,12 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 Some(path) => {
                     let mut file =
                         std::fs::File::create(&path).map_err(|e| BuildError::io(&path, e))?;
-                    perfatlas::convert::write(&parsed, target, m, &mut file)
+                    perfatlas::convert::write(&parsed, target, m, &name, &mut file)
                         .map_err(|e| BuildError::io(&path, e))?;
                 }
                 None => {
                     let mut stdout = std::io::stdout().lock();
-                    perfatlas::convert::write(&parsed, target, m, &mut stdout)
+                    perfatlas::convert::write(&parsed, target, m, &name, &mut stdout)
                         .map_err(|e| BuildError::io("<stdout>", e))?;
                 }
             }

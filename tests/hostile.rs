@@ -156,6 +156,14 @@ fn cases() -> Vec<Case> {
     let gz = go_cpu_profile();
     let raw = gunzip(&gz);
     let speedscope = real_speedscope();
+    // A real trace (headless chromium's startup trace of a busy page).
+    let chrome_trace = gunzip(
+        &fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/chrome-trace/busy-page.trace.json.gz"),
+        )
+        .unwrap(),
+    );
     let markup = format!(
         "main;{SCRIPT_NAME};{ATTR_NAME} 4\nmain;{BIDI_NAME} 3\nmain;{ESC_NAME};nul\u{0}byte 2\n"
     );
@@ -247,6 +255,16 @@ fn cases() -> Vec<Case> {
             file: "negative-weight.speedscope.json",
             bytes: br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0]],"weights":[1,-3]}]}"#.to_vec(),
             says: &["$.profiles[0].weights[1]", "weight is not a non-negative number"],
+        },
+        Case {
+            file: "truncated.trace.json",
+            bytes: chrome_trace[..chrome_trace.len() / 2].to_vec(),
+            says: &["line ", "EOF"],
+        },
+        Case {
+            file: "sample-nowhere.trace.json",
+            bytes: br#"{"traceEvents":[{"name":"Profile","ph":"P","pid":1,"tid":1,"id":"0x1","args":{"data":{"startTime":0}}},{"name":"ProfileChunk","ph":"P","pid":1,"tid":2,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"samples":[1,77]},"timeDeltas":[1,1]}}}]}"#.to_vec(),
+            says: &["$.traceEvents[1].args.data.cpuProfile.samples[1]", "node id 77"],
         },
         Case {
             file: "counts.folded",

@@ -1,7 +1,8 @@
 #![no_main]
 //! Names perfatlas takes from the input directory and from profiles: a
 //! file's benchmark and repetition, the natural order of version names,
-//! the visible form of control and bidi characters, and file-name slugs.
+//! the visible form of control and bidi characters, file-name slugs, and
+//! Rust and C++ symbol demangling.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,6 +25,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(!shown
         .chars()
         .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)));
+    let (label, full) = perfatlas::input::names::symbol(&text);
+    if let Some(full) = full {
+        assert!(text.starts_with("_Z") && !full.is_empty() && !label.is_empty());
+    }
     let slug = perfatlas::render::paths::slug(&text);
     assert!(!slug.contains('/') && !slug.starts_with('.') && !slug.is_empty());
 });

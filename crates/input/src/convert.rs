@@ -1,5 +1,6 @@
-//! `perfatlas convert`: any supported input to folded stacks or the native
-//! JSON format.
+//! `perfatlas convert`: any supported input to folded stacks, the native
+//! JSON format, pprof (`convert/pprof.rs`) or speedscope
+//! (`convert/speedscope.rs`).
 //!
 //! Folded output is streamed to a writer: it is often ten times the size of
 //! the profile it comes from (every line repeats its whole stack), so a
@@ -7,6 +8,9 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+
+mod pprof;
+pub mod speedscope;
 
 use crate::Parsed;
 use model::error::{BuildError, InputError};
@@ -17,6 +21,10 @@ use model::FrameId;
 pub enum Target {
     Folded,
     Json,
+    /// gzipped `profile.proto`, every metric a sample type.
+    Pprof,
+    /// speedscope JSON, a profile per metric.
+    Speedscope,
 }
 
 /// Reads and parses `path` (any supported format, gzip or not).
@@ -28,32 +36,47 @@ pub fn read_file(path: &Path) -> Result<Parsed, BuildError> {
     Ok(parsed)
 }
 
-/// The index of the metric named `metric` (default: the first).
-pub fn pick_metric(parsed: &Parsed, metric: Option<&str>) -> Result<usize, BuildError> {
+/// The index of the metric named `metric`, or `None` when none is named.
+pub fn pick_metric(parsed: &Parsed, metric: Option<&str>) -> Result<Option<usize>, BuildError> {
     let Some(name) = metric else {
-        return Ok(0);
+        return Ok(None);
     };
     let metrics = &parsed.profile.metrics;
-    metrics.iter().position(|m| m.name == name).ok_or_else(|| {
-        let names: Vec<_> = metrics.iter().map(|m| m.name.as_str()).collect();
-        BuildError::Usage(format!(
-            "no metric named {name:?}; the profile has: {}",
-            names.join(", ")
-        ))
-    })
+    match metrics.iter().position(|m| m.name == name) {
+        Some(m) => Ok(Some(m)),
+        None => {
+            let names: Vec<_> = metrics.iter().map(|m| m.name.as_str()).collect();
+            Err(BuildError::Usage(format!(
+                "no metric named {name:?}; the profile has: {}",
+                names.join(", ")
+            )))
+        }
+    }
 }
 
-/// Writes `parsed` as `target`; `metric` is the index from [`pick_metric`]
-/// (used by folded output only).
+/// Writes `parsed` as `target`. `metric` is the one from [`pick_metric`]:
+/// folded output writes it (default: the first metric), speedscope only
+/// it (default: all), pprof all with it as the default sample type; the
+/// native JSON always has all. `name` (the input file's name) titles a
+/// speedscope file.
 pub fn write(
     parsed: &Parsed,
     target: Target,
-    metric: usize,
+    metric: Option<usize>,
+    name: &str,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     match target {
-        Target::Folded => write_folded(parsed, metric, out),
+        Target::Folded => write_folded(parsed, metric.unwrap_or(0), out),
         Target::Json => out.write_all(crate::native::to_json(parsed).as_bytes()),
+        Target::Pprof => pprof::write(parsed, metric, out),
+        Target::Speedscope => {
+            let metrics: Vec<usize> = match metric {
+                Some(m) => vec![m],
+                None => (0..parsed.profile.metrics.len()).collect(),
+            };
+            speedscope::write(parsed, name, &metrics, out)
+        }
     }
 }
 

@@ -189,6 +189,7 @@ pub(crate) fn make_frame(
         // A call frame's line is where its function starts.
         start_line: line,
         source_hash: None,
+        full_name: None,
     }
 }
 

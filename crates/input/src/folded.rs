@@ -417,18 +417,27 @@ pub fn frame_from_text(text: &str) -> Frame {
             if let Ok(line) = line.parse::<u32>() {
                 if !file.is_empty() {
                     return Frame {
-                        function: t[..i].to_string(),
                         file: Some(file.to_string()),
                         line: Some(line),
-                        module: None,
-                        start_line: None,
-                        source_hash: None,
+                        ..named_frame(&t[..i])
                     };
                 }
             }
         }
     }
-    Frame::named(text)
+    named_frame(text)
+}
+
+/// A frame of this name, demangled when it is a Rust or C++ symbol (as
+/// `inferno-collapse-perf` and `stackcollapse-perf.pl` leave them with
+/// `perf script --no-demangle`).
+fn named_frame(name: &str) -> Frame {
+    let (function, full_name) = super::names::symbol(name);
+    Frame {
+        function: function.into_owned(),
+        full_name,
+        ..Frame::default()
+    }
 }
 
 /// One chunk's lines read into frame ids, before any tree is built.

@@ -79,6 +79,9 @@ pub trait Format: Sync {
 pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
+    // Before heapprofile and cpuprofile: its events may embed either's
+    // keys.
+    &trace_events::TraceEvents,
     // Before cpuprofile: both are JSON objects with V8 call frames.
     &heapprofile::HeapProfile,
     // Before cpuprofile: a trace's chunks hold V8 nodes and samples too.

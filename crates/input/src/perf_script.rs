@@ -529,10 +529,13 @@ fn intern(
     let function = strip_offset(symbol);
     // As inferno's collapse-perf: an unknown symbol is named after its
     // library, so unknown frames of different libraries stay apart.
-    let function = match (function, module) {
-        ("" | "[unknown]", Some(m)) => format!("[{m}]"),
-        ("", None) => "[unknown]".to_string(),
-        (f, _) => super::names::demangle(f).into_owned(),
+    let (function, full_name) = match (function, module) {
+        ("" | "[unknown]", Some(m)) => (format!("[{m}]"), None),
+        ("", None) => ("[unknown]".to_string(), None),
+        (f, _) => {
+            let (label, full) = super::names::symbol(f);
+            (label.into_owned(), full)
+        }
     };
     let frame = Frame {
         function,
@@ -541,6 +544,7 @@ fn intern(
         module: module.map(str::to_string),
         start_line: None,
         source_hash: None,
+        full_name,
     };
     let id = frames.intern(frame);
     by_key.insert(key.clone(), id);

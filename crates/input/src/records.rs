@@ -23,7 +23,7 @@ use model::{
 };
 
 /// Bumped whenever the encoding or what a parser produces changes.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 #[derive(Serialize, Deserialize)]
@@ -32,13 +32,14 @@ enum Entry {
     Measurements(CachedMeasurements),
 }
 
-/// (function, file, line, module, start_line, source_hash)
+/// (function, file, line, module, start_line, source_hash, full_name)
 type FrameRecord = (
     String,
     Option<String>,
     Option<u32>,
     Option<String>,
     Option<u32>,
+    Option<String>,
     Option<String>,
 );
 /// (name length, unit, note, runs, samples, in_process, multi_sample) of
@@ -181,6 +182,7 @@ fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
                     f.module.clone(),
                     f.start_line,
                     f.source_hash.clone(),
+                    f.full_name.clone(),
                 )
             })
             .collect(),
@@ -251,16 +253,19 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
     let ids: Vec<FrameId> = c
         .frames
         .into_iter()
-        .map(|(function, file, line, module, start_line, source_hash)| {
-            frames.intern(Frame {
-                function,
-                file,
-                line,
-                module,
-                start_line,
-                source_hash,
-            })
-        })
+        .map(
+            |(function, file, line, module, start_line, source_hash, full_name)| {
+                frames.intern(Frame {
+                    function,
+                    file,
+                    line,
+                    module,
+                    start_line,
+                    source_hash,
+                    full_name,
+                })
+            },
+        )
         .collect();
     // Frames were unique when written: they must come back as 0, 1, 2, …
     if ids.iter().enumerate().any(|(i, id)| id.0 as usize != i) {

@@ -16,12 +16,17 @@
 //! nanoseconds for time units, `bytes`, or `samples` for `none`. Sampled
 //! profiles add a `samples` count.
 //!
+//! Files perfatlas wrote (`perfatlas convert --to speedscope`, with
+//! `"exporter": "perfatlas …"`) hold one profile per metric: each profile
+//! becomes a metric of that name and they share one tree.
+//!
 //! Evented profiles must nest, as speedscope requires: closing a frame that
 //! is not on top of the stack, an `at` going backwards, and frames still open
 //! at the end are errors naming the event.
 
 use serde::Deserialize;
 
+use super::convert::speedscope::EXPORTER;
 use super::cpuprofile::json_error;
 use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
@@ -60,6 +65,7 @@ impl Format for Speedscope {
 
 #[derive(Deserialize)]
 struct RawFile {
+    exporter: Option<String>,
     shared: Option<Shared>,
     profiles: Option<Vec<RawProfile>>,
 }
@@ -138,7 +144,15 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
         .clone()
         .unwrap_or_else(|| "none".to_string());
     let (kind, _) = kind_of(&first_unit);
-    let (metrics, count_metric) = file_metrics(kind, &profiles);
+    let per_metric = raw
+        .exporter
+        .as_deref()
+        .is_some_and(|e| e.split(' ').next() == Some(EXPORTER));
+    let (metrics, count_metric) = if per_metric {
+        (metric_per_profile(&profiles), None)
+    } else {
+        file_metrics(kind, &profiles)
+    };
     let mut merged = Merged {
         frames,
         frame_ids,
@@ -148,7 +162,11 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
     };
     let several = profiles.len() > 1;
     for (p, raw) in profiles.into_iter().enumerate() {
-        merged.add_profile(p, raw, kind, &first_unit, several)?;
+        if per_metric {
+            merged.add_metric_profile(p, raw)?;
+        } else {
+            merged.add_profile(p, raw, kind, &first_unit, several)?;
+        }
     }
     let Merged {
         frames,
@@ -183,7 +201,28 @@ fn intern_shared_frames(shared: Vec<RawFrame>, frames: &mut FrameTable) -> Vec<F
                 module: None,
                 start_line: None,
                 source_hash: None,
+                full_name: None,
             })
+        })
+        .collect()
+}
+
+/// The metrics of a file perfatlas wrote: one per profile, named after it.
+fn metric_per_profile(profiles: &[RawProfile]) -> Vec<Metric> {
+    profiles
+        .iter()
+        .enumerate()
+        .map(|(p, raw)| {
+            let name = match raw.name.as_deref() {
+                Some(n) if !n.is_empty() => n.to_string(),
+                _ => format!("profile {p}"),
+            };
+            let unit = match kind_of(raw.unit.as_deref().unwrap_or("none")).0 {
+                Kind::Time => Unit::Nanoseconds,
+                Kind::Bytes => Unit::Bytes,
+                Kind::Plain => Unit::Count,
+            };
+            Metric::new(name, unit)
         })
         .collect()
 }
@@ -228,6 +267,8 @@ struct Target {
     /// Nanoseconds (or bytes, or counts) per unit of its values.
     scale: f64,
     keep_timeline: bool,
+    /// The metric its values add to.
+    metric: usize,
 }
 
 impl Merged {
@@ -267,15 +308,38 @@ impl Merged {
             base,
             scale,
             keep_timeline,
+            metric: 0,
         };
+        self.add_typed(&target, raw)
+    }
+
+    /// Profile `p` of a file perfatlas wrote: the values of metric `p`,
+    /// stacks from the root.
+    fn add_metric_profile(&mut self, p: usize, raw: RawProfile) -> Result<(), ParseError> {
+        let (_, scale) = kind_of(raw.unit.as_deref().unwrap_or("none"));
+        let target = Target {
+            at: format!("$.profiles[{p}]"),
+            base: NodeId::ROOT,
+            scale,
+            keep_timeline: false,
+            metric: p,
+        };
+        self.add_typed(&target, raw)
+    }
+
+    /// A sampled or evented profile, as its `type` says.
+    fn add_typed(&mut self, target: &Target, raw: RawProfile) -> Result<(), ParseError> {
         match raw.kind.as_deref() {
-            Some("sampled") => self.add_sampled(&target, raw),
-            Some("evented") => self.add_evented(&target, raw),
+            Some("sampled") => self.add_sampled(target, raw),
+            Some("evented") => self.add_evented(target, raw),
             Some(other) => Err(ParseError::json(
                 format!("{}.type", target.at),
                 format!("profile type {other:?} is neither \"sampled\" nor \"evented\""),
             )),
-            None => Err(ParseError::json(target.at, "profile has no `type`")),
+            None => Err(ParseError::json(
+                target.at.as_str(),
+                "profile has no `type`",
+            )),
         }
     }
 
@@ -303,6 +367,7 @@ impl Merged {
             base,
             scale,
             keep_timeline,
+            metric,
         } = target;
         let samples = raw.samples.unwrap_or_default();
         let Some(weights) = raw.weights else {
@@ -337,7 +402,7 @@ impl Merged {
                 node = self.profile.tree.child(node, frame);
             }
             let value = w * scale;
-            self.profile.tree.add_self(node, 0, value);
+            self.profile.tree.add_self(node, *metric, value);
             if let Some(m) = self.count_metric {
                 self.profile.tree.add_self(node, m, 1.0);
             }
@@ -419,11 +484,12 @@ impl Merged {
         let Target {
             scale,
             keep_timeline,
+            metric,
             ..
         } = *target;
         let value = span * scale;
         if value > 0.0 {
-            self.profile.tree.add_self(top, 0, value);
+            self.profile.tree.add_self(top, metric, value);
             if keep_timeline {
                 self.timeline.push(TimelineSample {
                     start_ns: (prev - origin) * scale,
@@ -505,6 +571,50 @@ mod tests {
         let (name, p) = crate::parse_bytes("x.speedscope.json", bytes)?;
         assert_eq!(name, "speedscope");
         Ok(p)
+    }
+
+    #[test]
+    fn files_perfatlas_wrote_have_a_metric_per_profile() {
+        let text = r#"{"exporter": "perfatlas 0.1.0",
+            "shared": {"frames": [{"name": "main"}, {"name": "work", "file": "w.c", "line": 3}]},
+            "profiles": [
+              {"type": "sampled", "name": "cpu", "unit": "milliseconds",
+               "samples": [[0, 1], [0]], "weights": [2, 1]},
+              {"type": "sampled", "name": "alloc_space", "unit": "bytes",
+               "samples": [[0, 1]], "weights": [4096]},
+              {"type": "evented", "name": "wall", "unit": "nanoseconds", "startValue": 0,
+               "events": [{"type": "O", "at": 0, "frame": 0}, {"type": "C", "at": 5, "frame": 0}]}]}"#;
+        let p = parse(text).unwrap();
+        let metrics: Vec<(&str, &Unit)> = p
+            .profile
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), &m.unit))
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                ("cpu", &Unit::Nanoseconds),
+                ("alloc_space", &Unit::Bytes),
+                ("wall", &Unit::Nanoseconds)
+            ]
+        );
+        assert_eq!(p.profile.totals(), vec![3e6, 4096.0, 5.0]);
+        // No frame per profile: every stack starts at the root.
+        let roots = p.profile.tree.children(NodeId::ROOT);
+        assert_eq!(roots.len(), 1);
+        assert_eq!(function(&p, roots[0]), "main");
+        assert!(p.profile.timeline.is_none());
+    }
+
+    #[test]
+    fn a_perfatlas_file_with_a_bad_frame_index_names_the_sample() {
+        let text = r#"{"exporter": "perfatlas 0.1.0", "shared": {"frames": [{"name": "main"}]},
+            "profiles": [{"type": "sampled", "name": "cpu", "unit": "none",
+                          "samples": [[0], [0, 7]], "weights": [1, 1]}]}"#;
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.place, Place::Json("$.profiles[0].samples[1][1]".into()));
+        assert!(e.message.contains("frame index 7 is out of range"), "{e}");
     }
 
     #[test]

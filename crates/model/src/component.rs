@@ -362,6 +362,7 @@ mod tests {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         };
         assert_eq!(
             parts(&js),
@@ -382,6 +383,7 @@ mod tests {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         };
         assert_eq!(
             parts(&py),
@@ -400,6 +402,7 @@ mod tests {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         };
         assert_eq!(
             parts(&venv),

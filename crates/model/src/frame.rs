@@ -28,6 +28,11 @@ pub struct Frame {
     /// modified without a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_hash: Option<String>,
+    /// The whole name when `function` is a shortened label: a C++ symbol's
+    /// demangled name with return type, parameters and template arguments
+    /// (`function` has `shapes::sort_by_name<…>`), shown in tooltips.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_name: Option<String>,
 }
 
 impl Frame {
@@ -57,6 +62,7 @@ fn visible_frame(frame: &Frame) -> Frame {
         function: show(&frame.function),
         file: frame.file.as_deref().map(show),
         module: frame.module.as_deref().map(show),
+        full_name: frame.full_name.as_deref().map(show),
         ..frame.clone()
     }
 }
@@ -157,6 +163,7 @@ mod tests {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         });
         assert_eq!(a.intern_name("main"), main);
         let mut b = FrameTable::new();
@@ -168,6 +175,7 @@ mod tests {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         });
         let map = a.absorb(b);
         assert_eq!(map[f2.0 as usize], f);

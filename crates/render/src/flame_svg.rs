@@ -243,6 +243,13 @@ fn tooltip(
 ) -> String {
     let total = input.percent_of;
     let mut t = name.to_string();
+    if let Some(full) = rect
+        .frame
+        .and_then(|f| input.frames.get(f).full_name.as_deref())
+    {
+        t.push('\n');
+        t.push_str(full);
+    }
     if let Some(loc) = rect.frame.and_then(|f| input.frames.get(f).location()) {
         t.push('\n');
         t.push_str(&loc);
@@ -314,6 +321,7 @@ mod tests {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         });
         let mut t = CallTree::new(1);
         t.add_stack([main, evil], &[3.0]);

@@ -306,6 +306,10 @@ pub fn number_json(v: f64) -> serde_json::Value {
 /// graph, or one shared by every graph of a page's views.
 pub struct Tables {
     names: Interner,
+    /// Full names (see `model::Frame::full_name`) by name index, for
+    /// names that have one; such names are not shared with the others.
+    full: HashMap<usize, String>,
+    full_index: HashMap<(String, String), usize>,
     locations: Interner,
     links: Vec<(String, String)>,
     /// The `[flame] editor` template: editor links the script can make
@@ -320,6 +324,8 @@ impl Tables {
         locations.get(String::new());
         Tables {
             names: Interner::default(),
+            full: HashMap::new(),
+            full_index: HashMap::new(),
             locations,
             links: vec![(String::new(), String::new())],
             editor: editor.to_string(),
@@ -362,9 +368,36 @@ impl Tables {
         self.names.get(name)
     }
 
+    /// Index of a name that has a full name besides (tooltips show both).
+    pub fn name_with_full(&mut self, name: String, full: Option<&str>) -> usize {
+        let Some(full) = full else {
+            return self.name(name);
+        };
+        let key = (name, full.to_string());
+        if let Some(&i) = self.full_index.get(&key) {
+            return i;
+        }
+        let i = self.names.list.len();
+        self.names.list.push(key.0.clone());
+        self.full.insert(i, key.1.clone());
+        self.full_index.insert(key, i);
+        i
+    }
+
     /// `names`, `locations` and `links`, for a page's view data.
     pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<(String, String)>) {
         (self.names.list, self.locations.list, self.links)
+    }
+
+    /// The full name of every name index ("" for none), or nothing when
+    /// no name has one.
+    pub fn full_names(&self) -> Vec<String> {
+        if self.full.is_empty() {
+            return Vec::new();
+        }
+        (0..self.names.list.len())
+            .map(|i| self.full.get(&i).cloned().unwrap_or_default())
+            .collect()
     }
 }
 
@@ -387,7 +420,10 @@ fn page_data(
                 (_, None) => -2,
                 _ => flame_svg::colour_index(&label) as i8,
             };
-            let name = tables.name(label);
+            let full = r
+                .frame
+                .and_then(|f| spec.frames.get(f).full_name.as_deref());
+            let name = tables.name_with_full(label, full);
             let location = r
                 .frame
                 .and_then(|f| spec.frames.get(f).location())

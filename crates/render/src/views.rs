@@ -33,6 +33,10 @@ pub struct ScriptView {
 #[derive(Serialize)]
 struct ScriptViews {
     names: Vec<String>,
+    /// Each name's full name ("" for none; see `model::Frame::full_name`),
+    /// absent when no name has one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    full: Vec<String>,
     /// Directories that two or more locations share.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     dirs: Vec<String>,
@@ -336,10 +340,12 @@ impl Views {
     /// The body of the page's `#pa-views` script element.
     pub fn into_json(self) -> String {
         let editor = self.tables.editor().to_string();
+        let full = self.tables.full_names();
         let (names, locations, links) = self.tables.into_parts();
         let (dirs, locations) = share_directories(locations);
         super::json_for_script(&ScriptViews {
             names,
+            full,
             dirs,
             locations,
             links,

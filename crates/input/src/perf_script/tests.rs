@@ -186,6 +186,7 @@ fn builds_root_first_stacks_with_comm_metrics_and_timeline() {
             module: Some("libx.so".into()),
             start_line: None,
             source_hash: None,
+            full_name: None,
         }
     );
     assert_eq!(

@@ -11,6 +11,7 @@
 use rustc_hash::FxHashMap;
 
 use super::outline::{self, Outline};
+use crate::names;
 use model::error::ParseError;
 use model::{Frame, FrameId, FrameTable, Metric, Unit};
 
@@ -122,6 +123,8 @@ fn mappings(strings: &Strings, mappings: &[outline::Mapping]) -> Result<Mappings
 
 struct FunctionInfo {
     name: String,
+    /// See [`Frame::full_name`].
+    full_name: Option<String>,
     file: Option<String>,
     start_line: Option<u32>,
 }
@@ -139,11 +142,13 @@ fn functions(strings: &Strings, functions: &[outline::Function]) -> Result<Funct
         let mut name = strings.get(f.name, || format!("function[{i}].name"))?;
         let system_name = strings.get(f.system_name, || format!("function[{i}].system_name"))?;
         if name.is_empty() {
-            name = system_name;
+            name = system_name.clone();
         }
+        let (name, full_name) = readable_names(name, &system_name);
         let file = strings.get(f.filename, || format!("function[{i}].filename"))?;
         info.push(FunctionInfo {
             name,
+            full_name,
             file: (!file.is_empty()).then_some(file),
             start_line: u32::try_from(f.start_line).ok().filter(|&l| l > 0),
         });
@@ -155,6 +160,23 @@ fn functions(strings: &Strings, functions: &[outline::Function]) -> Result<Funct
         }
     }
     Ok(Functions { index, info })
+}
+
+/// A function's label and full name (see [`crate::names`]): a mangled
+/// `name` is demangled; otherwise a `system_name` that reads differently
+/// (a C++ symbol, or anything else an exporter put there) is the full name.
+pub(super) fn readable_names(name: String, system_name: &str) -> (String, Option<String>) {
+    let (label, full) = names::symbol(&name);
+    if full.is_some() {
+        return (label.into_owned(), full);
+    }
+    let label = label.into_owned();
+    let system = match names::symbol(system_name) {
+        (_, Some(full)) => full,
+        (plain, None) => plain.into_owned(),
+    };
+    let full = (!system.is_empty() && system != label).then_some(system);
+    (label, full)
 }
 
 /// Expands locations into frames. Locations that share a function, line
@@ -219,6 +241,7 @@ impl Expander<'_> {
                 module: info.and_then(|m| m.module.clone()),
                 start_line: None,
                 source_hash: None,
+                full_name: None,
             };
             let id = self.frames.intern(frame);
             self.expanded.push(id);
@@ -278,6 +301,7 @@ impl Expander<'_> {
             module: mapping.and_then(|m| m.module.clone()),
             start_line: f.start_line,
             source_hash: None,
+            full_name: f.full_name.clone(),
         }
     }
 }

@@ -100,7 +100,8 @@ fn value_type_len(bytes: &[u8]) -> Option<usize> {
     ((2..=22).contains(&len)
         && len as usize <= body.len()
         && matches!(body.first(), Some(0x08 | 0x10)))
-    .then_some(used + len as usize)
+    // Lazily: `len` may be near u64::MAX when the checks fail.
+    .then(|| used + len as usize)
 }
 
 /// A protobuf varint at the start of `bytes`: its value and length.

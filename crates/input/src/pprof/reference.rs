@@ -73,11 +73,13 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         let mut name = strings.get(f.name, || format!("function[{i}].name"))?;
         let system_name = strings.get(f.system_name, || format!("function[{i}].system_name"))?;
         if name.is_empty() {
-            name = system_name;
+            name = system_name.clone();
         }
+        let (name, full_name) = super::dictionary::readable_names(name, &system_name);
         let file = strings.get(f.filename, || format!("function[{i}].filename"))?;
         let info = FunctionInfo {
             name,
+            full_name,
             file: (!file.is_empty()).then_some(file),
             start_line: u32::try_from(f.start_line).ok().filter(|&l| l > 0),
         };
@@ -118,6 +120,7 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                 module,
                 start_line: None,
                 source_hash: None,
+                full_name: None,
             }));
         } else {
             // line[0] is the innermost call: walk backwards for root-first.
@@ -140,6 +143,7 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                     module: module.clone(),
                     start_line: function.start_line,
                     source_hash: None,
+                    full_name: function.full_name.clone(),
                 };
                 expanded.push(frames.intern(frame));
             }
@@ -199,6 +203,7 @@ struct MappingInfo {
 
 struct FunctionInfo {
     name: String,
+    full_name: Option<String>,
     file: Option<String>,
     start_line: Option<u32>,
 }

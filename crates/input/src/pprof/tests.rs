@@ -273,6 +273,7 @@ fn inlined_lines_expand_outermost_first() {
             module: None,
             start_line: None,
             source_hash: None,
+            full_name: None,
         }
     );
     assert_eq!(p.profile.totals(), vec![2e6]);
@@ -448,9 +449,51 @@ fn sniffing() {
         "x",
         b"\x48\x01\x48\x01\x48\x01\x48\x01\x48\x01\x0a\x04\x08\x01\x10\x02"
     ));
+    // A sample_type length near u64::MAX (found by fuzz/fuzz_targets/convert.rs)
+    // is no sample_type, and no overflow.
+    assert!(!yes(
+        "x",
+        b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x23\x0a\x23\x23\x0a\x0a"
+    ));
     // The whole pipeline on text still picks a text format or fails.
     assert!(!matches!(
         crate::parse_bytes("x.folded", b"\na;b 1\n"),
         Ok(("pprof", _))
     ));
+}
+
+#[test]
+fn cpp_names_get_a_label_and_system_names_stay_as_full_names() {
+    let mut b = Builder::new(&[("samples", "count")]);
+    // A mangled name (as perf_to_profile writes them), a demangled name
+    // with its mangled system name, and a Go name.
+    b.function(1, "_ZNK6shapes11AccumulatorIdE3sumEv", "prog.cpp");
+    b.function(2, "shapes::work(int)", "prog.cpp");
+    let mangled = b.s("_ZN6shapes4workEi");
+    b.p.function[1].system_name = mangled;
+    b.function(3, "main.main", "main.go");
+    let go = b.s("main.main");
+    b.p.function[2].system_name = go;
+    for id in 1..=3 {
+        b.location(id, 0, 0, &[(id, 1)]);
+        b.sample(&[id], &[1]);
+    }
+    let p = b.parse().unwrap();
+    let names: Vec<(&str, Option<&str>)> = p
+        .frames
+        .iter()
+        .map(|(_, f)| (f.function.as_str(), f.full_name.as_deref()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (
+                "shapes::Accumulator<…>::sum",
+                Some("shapes::Accumulator<double>::sum() const")
+            ),
+            // Already demangled: kept as the exporter wrote it.
+            ("shapes::work(int)", None),
+            ("main.main", None),
+        ]
+    );
 }

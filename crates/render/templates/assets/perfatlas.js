@@ -148,6 +148,7 @@
     var gd = view && view.graphs[k];
     if (!gd) return null;
     gd.data.names = views.names;
+    gd.data.full = views.full;
     gd.data.locations = views.locations;
     gd.data.links = views.links;
     // Shared frames are copied: unscale() writes into them.
@@ -302,6 +303,8 @@
   }
   function describe(g, i) {
     var f = g.data.frames[i], d = g.data, lines = [prefix(g, i) + d.names[f[1]]];
+    // A C++ frame's whole name under its short label.
+    if (d.full && d.full[f[1]]) lines.push(d.full[f[1]]);
     if (d.locations[f[2]]) lines.push(d.locations[f[2]]);
     var row = diffRow(g, i), agg = d.agg ? d.agg.values[i] : null;
     if (row) {

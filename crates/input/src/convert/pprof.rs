@@ -1,0 +1,296 @@
+//! `convert --to pprof`: a profile as pprof's `profile.proto`, gzipped as
+//! Go's `runtime/pprof` writes it, for `go tool pprof` and other pprof
+//! viewers.
+//!
+//! * Every metric is a sample type, named and with its unit as perfatlas
+//!   has them (`nanoseconds`, `bytes`, `samples`, `count`, …).
+//! * A function per distinct (name, full name, file, first line): its
+//!   `name` is the frame's name (a C++ symbol's short label), its
+//!   `system_name` the full name when there is one; a location per
+//!   distinct frame, with one line (the frame's line, else 0); a mapping
+//!   per module named by a frame.
+//! * A sample per calling context with a non-zero self value, its
+//!   locations leaf first. Values are rounded to integers (pprof's values
+//!   are `int64`); perfatlas's time metrics are in nanoseconds already.
+//!   Self values at the root (samples with no frame) become a sample
+//!   without locations.
+//! * The time order of samples (a timeline) has no place in pprof and is
+//!   not written.
+//!
+//! Strings are deduplicated in one table (index 0 is the empty string, as
+//! the format requires). The message is built with the `pb` structs the
+//! reader's tests use, so writer and reader share one schema.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use crate::pprof::pb;
+use crate::Parsed;
+use model::{Frame, NodeId};
+
+/// Writes `parsed` as a gzipped `profile.proto`; `default` is the index of
+/// the metric viewers show first (pprof's `default_sample_type`).
+pub fn write(parsed: &Parsed, default: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+    let mut message = profile(parsed);
+    if let Some(t) = default.and_then(|m| message.sample_type.get(m)) {
+        message.default_sample_type = t.r#type;
+    }
+    let bytes = prost::Message::encode_to_vec(&message);
+    let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+    gz.write_all(&bytes)?;
+    gz.finish()?.flush()
+}
+
+/// The profile as a pprof message.
+pub fn profile(parsed: &Parsed) -> pb::Profile {
+    let mut b = Builder::default();
+    b.string("");
+    let sample_type = parsed
+        .profile
+        .metrics
+        .iter()
+        .map(|m| pb::ValueType {
+            r#type: b.string(&m.name),
+            unit: b.string(m.unit.name()),
+        })
+        .collect();
+    let locations: Vec<u64> = parsed
+        .frames
+        .iter()
+        .map(|(_, frame)| b.location(frame))
+        .collect();
+    let sample = samples(parsed, &locations);
+    pb::Profile {
+        sample_type,
+        sample,
+        mapping: b.mappings,
+        location: b.locations,
+        function: b.functions,
+        string_table: b.strings.into_iter().map(String::into_bytes).collect(),
+        ..pb::Profile::default()
+    }
+}
+
+/// One sample per node with a non-zero self value, in tree order.
+fn samples(parsed: &Parsed, locations: &[u64]) -> Vec<pb::Sample> {
+    let tree = &parsed.profile.tree;
+    let metrics = parsed.profile.metrics.len();
+    let mut out = Vec::new();
+    for node in tree.node_ids() {
+        let value: Vec<i64> = (0..metrics)
+            .map(|m| to_int(tree.self_value(node, m)))
+            .collect();
+        if value.iter().all(|&v| v == 0) {
+            continue;
+        }
+        out.push(pb::Sample {
+            location_id: leaf_first(tree, node, locations),
+            value,
+            label: Vec::new(),
+        });
+    }
+    out
+}
+
+/// The location ids of `node`'s stack, leaf first (the root has none).
+fn leaf_first(tree: &model::CallTree, node: NodeId, locations: &[u64]) -> Vec<u64> {
+    let mut ids = Vec::with_capacity(tree.depth(node) as usize);
+    let mut at = Some(node);
+    while let Some(n) = at {
+        match tree.frame(n) {
+            Some(frame) => ids.push(locations[frame.0 as usize]),
+            None => break,
+        }
+        at = tree.parent(n);
+    }
+    ids
+}
+
+/// A value rounded to pprof's `int64` (saturating; NaN is 0).
+fn to_int(v: f64) -> i64 {
+    v.round() as i64
+}
+
+/// The tables of the message as they fill.
+#[derive(Default)]
+struct Builder {
+    strings: Vec<String>,
+    string_ids: HashMap<String, i64>,
+    functions: Vec<pb::Function>,
+    function_ids: HashMap<(i64, i64, i64, i64), u64>,
+    mappings: Vec<pb::Mapping>,
+    mapping_ids: HashMap<i64, u64>,
+    locations: Vec<pb::Location>,
+}
+
+impl Builder {
+    fn string(&mut self, s: &str) -> i64 {
+        if let Some(&id) = self.string_ids.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as i64;
+        self.strings.push(s.to_string());
+        self.string_ids.insert(s.to_string(), id);
+        id
+    }
+
+    /// A new location for `frame` (frames are distinct already).
+    fn location(&mut self, frame: &Frame) -> u64 {
+        let function_id = self.function(frame);
+        let mapping_id = frame.module.as_deref().map_or(0, |m| self.mapping(m));
+        let id = self.locations.len() as u64 + 1;
+        self.locations.push(pb::Location {
+            id,
+            mapping_id,
+            address: 0,
+            line: vec![pb::Line {
+                function_id,
+                line: frame.line.map_or(0, i64::from),
+                column: 0,
+            }],
+            is_folded: false,
+        });
+        id
+    }
+
+    fn function(&mut self, frame: &Frame) -> u64 {
+        let name = self.string(&frame.function);
+        let system_name = match &frame.full_name {
+            Some(full) => self.string(full),
+            None => name,
+        };
+        let file = self.string(frame.file.as_deref().unwrap_or(""));
+        let start = frame.start_line.map_or(0, i64::from);
+        let next = self.functions.len() as u64 + 1;
+        let key = (name, system_name, file, start);
+        let id = *self.function_ids.entry(key).or_insert(next);
+        if id == next {
+            self.functions.push(pb::Function {
+                id,
+                name,
+                system_name,
+                filename: file,
+                start_line: start,
+            });
+        }
+        id
+    }
+
+    fn mapping(&mut self, module: &str) -> u64 {
+        let filename = self.string(module);
+        let next = self.mappings.len() as u64 + 1;
+        let id = *self.mapping_ids.entry(filename).or_insert(next);
+        if id == next {
+            self.mappings.push(pb::Mapping {
+                id,
+                filename,
+                has_functions: true,
+                has_filenames: true,
+                has_line_numbers: true,
+                ..pb::Mapping::default()
+            });
+        }
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::to_folded;
+    use model::{FrameTable, Metric, Profile, Unit};
+
+    /// Folded lines of every metric, sorted (tree order may differ).
+    fn folded(parsed: &Parsed) -> Vec<Vec<String>> {
+        (0..parsed.profile.metrics.len())
+            .map(|m| {
+                let mut lines: Vec<String> =
+                    to_folded(parsed, m).lines().map(String::from).collect();
+                lines.sort();
+                lines
+            })
+            .collect()
+    }
+
+    fn read_back(parsed: &Parsed) -> Parsed {
+        let mut bytes = Vec::new();
+        write(parsed, None, &mut bytes).unwrap();
+        assert!(crate::text::is_gzip(&bytes));
+        let (format, back) = crate::parse_bytes("out.pb.gz", &bytes).unwrap();
+        assert_eq!(format, "pprof");
+        back
+    }
+
+    #[test]
+    fn every_metric_frame_field_and_root_sample_reads_back() {
+        let mut frames = FrameTable::new();
+        let main = frames.intern(Frame {
+            function: "main".into(),
+            file: Some("main.go".into()),
+            line: Some(12),
+            module: Some("demo".into()),
+            start_line: Some(10),
+            source_hash: None,
+            full_name: None,
+        });
+        let work = frames.intern(Frame {
+            function: "work".into(),
+            file: Some("work.go".into()),
+            line: Some(3),
+            start_line: Some(1),
+            ..Frame::default()
+        });
+        let work_other_line = frames.intern(Frame {
+            line: Some(4),
+            ..frames.get(work).clone()
+        });
+        let bare = frames.intern(Frame::named("0x1234"));
+        let cpp = frames.intern(Frame {
+            function: "shapes::work".into(),
+            full_name: Some("shapes::work(int)".into()),
+            ..Frame::default()
+        });
+        let mut profile = Profile::new(vec![
+            Metric::new("cpu", Unit::Nanoseconds),
+            Metric::new("alloc_space", Unit::Bytes),
+            Metric::new("samples", Unit::Samples),
+        ]);
+        let tree = &mut profile.tree;
+        let m = tree.child(NodeId::ROOT, main);
+        let w = tree.child(m, work);
+        let w2 = tree.child(m, work_other_line);
+        let b = tree.child(w, bare);
+        let c = tree.child(m, cpp);
+        tree.add_self(c, 2, 2.0);
+        tree.add_self(w, 0, 1_000_000.0);
+        tree.add_self(w2, 1, 4096.0);
+        tree.add_self(b, 2, 3.0);
+        tree.add_self(NodeId::ROOT, 2, 1.0);
+        let parsed = Parsed::new(frames, profile);
+        let back = read_back(&parsed);
+        assert_eq!(back.profile.metrics, parsed.profile.metrics);
+        assert_eq!(back.profile.totals(), vec![1e6, 4096.0, 6.0]);
+        assert_eq!(folded(&back), folded(&parsed));
+        let frames: Vec<&Frame> = back.frames.iter().map(|(_, f)| f).collect();
+        assert!(frames.contains(&parsed.frames.get(main)), "{frames:?}");
+        assert!(frames.contains(&parsed.frames.get(work_other_line)));
+        // The full name travels as the function's system name.
+        assert!(frames.contains(&parsed.frames.get(cpp)), "{frames:?}");
+    }
+
+    #[test]
+    fn go_profiles_read_back_with_the_same_stacks() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/pprof/go-demo/1.0"
+        );
+        for name in ["demo.cpu.pb.gz", "demo-heap.heap.pb.gz"] {
+            let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
+            let (_, parsed) = crate::parse_bytes(name, &bytes).unwrap();
+            let back = read_back(&parsed);
+            assert_eq!(back.profile.metrics, parsed.profile.metrics, "{name}");
+            assert_eq!(back.profile.totals(), parsed.profile.totals(), "{name}");
+            assert_eq!(folded(&back), folded(&parsed), "{name}");
+        }
+    }
+}

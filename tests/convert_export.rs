@@ -1,0 +1,181 @@
+//! `perfatlas convert --to pprof|speedscope` on real profiles of every kind
+//! perfatlas reads (a `.cpuprofile`, folded stacks, speedscope, Go's pprof
+//! CPU and heap profiles, `perf script`, a V8 heap profile):
+//!
+//! - pprof: `go tool pprof -top` reads the exported file and gives, for
+//!   every metric, the total and the flat value of each function it lists
+//!   that perfatlas computes from the original profile (functions grouped
+//!   by name, as pprof's default granularity does), and perfatlas's five
+//!   heaviest functions are among pprof's;
+//! - speedscope: perfatlas reads the exported file back with the same
+//!   metrics, totals, and the same ten heaviest functions (by self value)
+//!   with the same values.
+//!
+//! `go` comes from Debian's golang-go. When it is missing the pprof part
+//! is skipped with a note, except under `CI`, where it fails.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::pprof_text::*;
+use perfatlas::input::Parsed;
+
+/// Rows asked of pprof.
+const NODECOUNT: usize = 10;
+
+fn inputs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [
+        "sample-data/moment/2.17.1/cpu.1.cpuprofile",
+        "sample-data/moment/2.17.1/heap.1.heapprofile",
+        "sample-data/python-markdown/3.7/convert-basic.1.folded",
+        "sample-data/python-markdown/3.7/convert-extensions.1.speedscope.json",
+        "tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz",
+        "tests/fixtures/pprof/go-demo/1.0/demo-heap.heap.pb.gz",
+        "tests/fixtures/cpp-perf/prog.perf.txt",
+        "tests/fixtures/cpp-perf/prog.folded",
+        "tests/fixtures/chrome-trace/busy-page.trace.json.gz",
+    ]
+    .iter()
+    .map(|rel| root.join(rel))
+    .collect()
+}
+
+/// Runs `perfatlas convert INPUT --to TO -o OUT`, which must succeed.
+fn convert(input: &Path, to: &str, out: &Path) {
+    let output = common::perfatlas(&[
+        "convert".as_ref(),
+        input.as_os_str(),
+        "--to".as_ref(),
+        to.as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(
+        output.status.success(),
+        "convert {} --to {to} failed:\n{}",
+        input.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn read(path: &Path) -> Parsed {
+    perfatlas::convert::read_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Self value of metric `m` per function name, as pprof groups them.
+fn flat_by_name(parsed: &Parsed, m: usize) -> BTreeMap<String, f64> {
+    let tree = &parsed.profile.tree;
+    let mut flat = BTreeMap::new();
+    for node in tree.node_ids() {
+        if let Some(frame) = tree.frame(node) {
+            let name = &parsed.frames.get(frame).function;
+            *flat.entry(name.clone()).or_insert(0.0) += tree.self_value(node, m);
+        }
+    }
+    flat
+}
+
+/// The `n` heaviest entries of `flat`, heaviest first (ties by name).
+fn heaviest(flat: &BTreeMap<String, f64>, n: usize) -> Vec<(String, f64)> {
+    let mut rows: Vec<(String, f64)> = flat.iter().map(|(k, &v)| (k.clone(), v)).collect();
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    rows.truncate(n);
+    rows
+}
+
+/// An exact value as a quantity (pprof's side carries the rounding).
+fn exact(value: f64) -> Quantity {
+    Quantity {
+        value,
+        tolerance: 0.0,
+    }
+}
+
+#[test]
+fn go_tool_pprof_reads_every_metric_with_perfatlas_totals_and_top_functions() {
+    if !go_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    for (i, input) in inputs().iter().enumerate() {
+        let parsed = read(input);
+        let out = dir.path().join(format!("{i}.pb.gz"));
+        convert(input, "pprof", &out);
+        let name = input.file_name().unwrap().to_string_lossy();
+        for (m, metric) in parsed.profile.metrics.iter().enumerate() {
+            let label = format!("{name} {}", metric.name);
+            let text = run_pprof_top(&out, &metric.name, NODECOUNT, dir.path());
+            let top = parse_pprof_top(&text);
+            let total = parsed.profile.tree.total(m);
+            if !agree(exact(total), top.total) {
+                problems.push(format!("{label}: total {total}, pprof {}", top.total));
+            }
+            let flat = flat_by_name(&parsed, m);
+            for row in top.rows.iter().filter(|r| r.flat.value != 0.0) {
+                match flat.get(&row.name) {
+                    Some(&v) if agree(exact(v), row.flat) => compared += 1,
+                    other => problems.push(format!(
+                        "{label}: {}: perfatlas self {other:?}, pprof flat {}",
+                        row.name, row.flat
+                    )),
+                }
+            }
+            // perfatlas's heaviest functions, clearly above pprof's last
+            // row, are listed by pprof.
+            let last = top.rows.last().map(|r| r.flat);
+            for (f, v) in heaviest(&flat, 5) {
+                let above = last.map_or(v > 0.0, |l| clearly_above(exact(v), l));
+                if above && !top.rows.iter().any(|r| r.name == f) {
+                    problems.push(format!("{label}: {f} (self {v}) is not in pprof's top"));
+                }
+            }
+            eprintln!("{label}: total {total} = pprof {}", top.total_text);
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the exported pprof files and perfatlas disagree:\n{}",
+        problems.join("\n")
+    );
+    assert!(compared >= 50, "only {compared} functions compared");
+}
+
+#[test]
+fn speedscope_export_reads_back_with_the_same_totals_and_top_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, input) in inputs().iter().enumerate() {
+        let parsed = read(input);
+        let out = dir.path().join(format!("{i}.speedscope.json"));
+        convert(input, "speedscope", &out);
+        let (format, back) =
+            perfatlas::input::load::read_and_parse(&out).unwrap_or_else(|e| panic!("{e}"));
+        let label = input.file_name().unwrap().to_string_lossy();
+        assert_eq!(format, "speedscope", "{label}");
+        let names = |p: &Parsed| -> Vec<String> {
+            p.profile.metrics.iter().map(|m| m.name.clone()).collect()
+        };
+        assert_eq!(names(&back), names(&parsed), "{label}");
+        for m in 0..parsed.profile.metrics.len() {
+            let (a, b) = (parsed.profile.tree.total(m), back.profile.tree.total(m));
+            assert!(close(a, b), "{label} metric {m}: total {a}, read back {b}");
+            let top = |p: &Parsed| heaviest(&flat_by_name(p, m), 10);
+            let (a, b) = (top(&parsed), top(&back));
+            let same =
+                a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && close(x.1, y.1));
+            assert!(
+                same,
+                "{label} metric {m}: top functions\n{a:?}\nread back\n{b:?}"
+            );
+        }
+    }
+}
+
+/// Equal but for float summation order.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
