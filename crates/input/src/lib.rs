@@ -84,8 +84,6 @@ pub static FORMATS: &[&dyn Format] = &[
     &trace_events::TraceEvents,
     // Before cpuprofile: both are JSON objects with V8 call frames.
     &heapprofile::HeapProfile,
-    // Before cpuprofile: a trace's chunks hold V8 nodes and samples too.
-    &trace_events::TraceEvents,
     &cpuprofile::CpuProfile,
     &jfr::Jfr,
     // Before pprof, which claims any binary `.prof` file.
