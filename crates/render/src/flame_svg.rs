@@ -243,12 +243,12 @@ fn tooltip(
 ) -> String {
     let total = input.percent_of;
     let mut t = name.to_string();
-    if let Some(full) = rect
+    if let Some(whole) = rect
         .frame
         .and_then(|f| input.frames.get(f).full_name.as_deref())
     {
         t.push('\n');
-        t.push_str(full);
+        t.push_str(whole);
     }
     if let Some(loc) = rect.frame.and_then(|f| input.frames.get(f).location()) {
         t.push('\n');
