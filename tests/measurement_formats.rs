@@ -1,6 +1,6 @@
 //! End to end: a history whose versions hold only measurement files of the
 //! formats read as a whole history's figures (`go test -bench` text,
-//! Bencher Metric Format) builds, and the index lists their benchmarks
+//! Bencher Metric Format, JMH) builds, and the index lists their benchmarks
 //! with the verdict their runs allow.
 
 use std::fs;
@@ -110,4 +110,62 @@ fn go_bench_and_bmf_versions_build_and_list_their_benchmarks() {
         );
     }
     assert!(index.contains("measurements (bencher-metric-format)"));
+}
+
+#[test]
+fn jmh_versions_build_and_list_their_benchmarks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("history");
+    for version in ["1.0", "2.0"] {
+        let v = input.join(version);
+        fs::create_dir_all(&v).unwrap();
+        fs::write(
+            v.join("jmh-result.json"),
+            fixture("jmh/jmh-sample-pg-client.json"),
+        )
+        .unwrap();
+        fs::write(v.join("casbin.json"), fixture("jmh/jmh-jcasbin.json")).unwrap();
+    }
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &[]);
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = text_of(&fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(
+        index.contains("4 measurement files of 39 benchmarks in 2 versions"),
+        "{index}"
+    );
+    assert!(index.contains("measurements (jmh)"), "{index}");
+    for name in [
+        "BenchmarkMemory.measureMemory(scenario=ACL) mean of each of 2 versions",
+        "BenchmarkEnforce.enforce(dataScale=large, modelType=rbac, useCache=true)",
+        "ClientBenchmark.jdbcBurstQuery(connectUri=postgres://postgres:postgres@localhost:5432/postgres, count=5000, pipelining=1, sql=SELECT NOW())",
+    ] {
+        assert!(index.contains(name), "{name} not on the index:\n{index}");
+    }
+    // One fork per version is one independent run; two forks are two.
+    let row = |name: &str| {
+        let at = index
+            .find(&format!("{name} mean of each"))
+            .unwrap_or_else(|| panic!("{name}"));
+        index[at..]
+            .split(" measurements (")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let memory = row("BenchmarkMemory.measureMemory(scenario=ACL)");
+    assert!(
+        memory.contains("not enough data: 1 independent run (at least 3 needed)"),
+        "{memory}"
+    );
+    let sample = row("ClientBenchmark.jdbcBurstQuery(connectUri=postgres://postgres:postgres@localhost:5432/postgres, count=5000, pipelining=1, sql=SELECT NOW())");
+    assert!(
+        sample.contains("not enough data: 2 independent runs (at least 3 needed)"),
+        "{sample}"
+    );
 }

@@ -4,7 +4,7 @@
 //! a plain path and a Criterion-shaped one, which names the benchmark, and
 //! the native writer on whatever parses, whose output must be recognised
 //! again. `fuzz/run-all.sh` seeds it with every fixture, the Go and Bencher
-//! Metric Format ones among them.
+//! Metric Format ones and JMH's (a JSON array) among them.
 use libfuzzer_sys::fuzz_target;
 use perfatlas::input::measurements::{is_tool_byproduct, sniff_and_parse, write_native};
 fuzz_target!(|data: &[u8]| {

@@ -155,7 +155,7 @@ fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed)
     let input = Input { file_name, bytes };
     let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
         ParseError::whole(format!(
-            "unrecognised format (expected one of: {}; or measurements from hyperfine, Criterion, Google Benchmark, pytest-benchmark, go test -bench, Bencher Metric Format)",
+            "unrecognised format (expected one of: {}; or measurements from hyperfine, Criterion, Google Benchmark, pytest-benchmark, go test -bench, Bencher Metric Format, JMH)",
             FORMATS
                 .iter()
                 .map(|f| f.name())

@@ -1,6 +1,7 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
 //! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, `go test
-//! -bench`, Bencher Metric Format) and perfatlas's own measurement JSON. They are not profiles: a file holds
+//! -bench`, Bencher Metric Format, JMH) and perfatlas's own measurement
+//! JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
 //!
@@ -14,16 +15,20 @@
 //! per file, the rest counted. One file per format; each says
 //! in [`Measured::note`] which figure of the tool's output it took.
 //!
-//! Most formats are JSON objects (`READERS`, sniffed by their keys); the
-//! ones written as lines of text (`TEXT_READERS`: `go test -bench`) are
-//! tried on files that do not open with `{`, and place their problems by
-//! line instead of JSON path.
+//! Most formats are JSON objects (`READERS`, sniffed by their keys); JMH's
+//! is a JSON array, and only the readers of arrays are asked about a file
+//! that opens with `[` (a Chrome trace's bare array of events is never
+//! taken for an object format). The ones written as lines of text
+//! (`TEXT_READERS`: `go test -bench`) are tried on files that open with
+//! neither, or with a `[` no array reader claims, and place their problems
+//! by line instead of JSON path.
 
 pub mod bmf;
 pub mod criterion;
 pub mod go_bench;
 pub mod google_benchmark;
 pub mod hyperfine;
+pub mod jmh;
 pub mod native;
 mod native_fast;
 pub mod pytest_benchmark;
@@ -62,7 +67,8 @@ pub struct Measured {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
     /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
-    /// `go-test-bench`, `bencher-metric-format` or `native-measurements`.
+    /// `go-test-bench`, `bencher-metric-format`, `jmh` or
+    /// `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
     /// same name are merged).
@@ -78,6 +84,9 @@ const HEAD: usize = 8192;
 /// head of the file) and its reader.
 struct Reader {
     name: &'static str,
+    /// The document's first character: `{` for the object formats, `[`
+    /// for the array ones.
+    opener: char,
     sniff: fn(&str) -> bool,
     read: fn(&Value, &str, &mut Collected) -> Result<(), ParseError>,
     /// A quicker reading of well-formed files that gives the same
@@ -94,38 +103,51 @@ type QuickReader = fn(&str) -> Option<Vec<(String, Measured)>>;
 static READERS: &[Reader] = &[
     Reader {
         name: native::NAME,
+        opener: '{',
         sniff: native::sniff,
         read: native::read,
         fast: Some(native_fast::read),
     },
     Reader {
         name: criterion::NAME,
+        opener: '{',
         sniff: criterion::sniff,
         read: criterion::read,
         fast: None,
     },
     Reader {
         name: hyperfine::NAME,
+        opener: '{',
         sniff: hyperfine::sniff,
         read: hyperfine::read,
         fast: None,
     },
     Reader {
         name: pytest_benchmark::NAME,
+        opener: '{',
         sniff: pytest_benchmark::sniff,
         read: pytest_benchmark::read,
         fast: None,
     },
     Reader {
         name: google_benchmark::NAME,
+        opener: '{',
         sniff: google_benchmark::sniff,
         read: google_benchmark::read,
+        fast: None,
+    },
+    Reader {
+        name: jmh::NAME,
+        opener: '[',
+        sniff: jmh::sniff,
+        read: jmh::read,
         fast: None,
     },
     // Last: its signature is a shape (an object of objects of objects
     // holding a numeric `value`), not a key of its own.
     Reader {
         name: bmf::NAME,
+        opener: '{',
         sniff: bmf::sniff,
         read: bmf::read,
         fast: None,
@@ -169,15 +191,21 @@ pub fn sniff_and_parse(
 ) -> Option<Result<MeasurementFile, ParseError>> {
     let head = JsonHead::new(bytes, HEAD);
     let head = head.document();
-    if !head.starts_with('{') {
-        let reader = TEXT_READERS.iter().find(|r| (r.sniff)(head))?;
-        return Some(parse_text_with(reader, bytes));
-    }
-    if looks_like_profile(head) {
+    let opener = head.chars().next();
+    if opener == Some('{') && looks_like_profile(head) {
         return None;
     }
-    let reader = READERS.iter().find(|r| (r.sniff)(head))?;
-    Some(parse_with(reader, relative_path, bytes))
+    let json = READERS
+        .iter()
+        .find(|r| Some(r.opener) == opener && (r.sniff)(head));
+    if let Some(reader) = json {
+        return Some(parse_with(reader, relative_path, bytes));
+    }
+    if opener == Some('{') {
+        return None;
+    }
+    let reader = TEXT_READERS.iter().find(|r| (r.sniff)(head))?;
+    Some(parse_text_with(reader, bytes))
 }
 
 fn parse_text_with(reader: &TextReader, bytes: &[u8]) -> Result<MeasurementFile, ParseError> {

@@ -219,6 +219,7 @@ mod tests {
         [Some(super::read as _), None].map(|fast| {
             let reader = Reader {
                 name: native::NAME,
+                opener: '{',
                 sniff: native::sniff,
                 read: native::read,
                 fast,

@@ -8,7 +8,7 @@ use crate::{Format, Input, FORMATS};
 use model::error::Place;
 
 /// Every measurement fixture that is a measurement file.
-const FIXTURES: [(&str, &str); 11] = [
+const FIXTURES: [(&str, &str); 13] = [
     ("hyperfine.json", "hyperfine"),
     ("hyperfine-exit-codes.json", "hyperfine"),
     ("criterion/fib/fib 20/new/sample.json", "criterion"),
@@ -20,6 +20,8 @@ const FIXTURES: [(&str, &str); 11] = [
     ("pytest-benchmark.json", "pytest-benchmark"),
     ("go-bench.txt", "go-test-bench"),
     ("bmf-tatami.json", "bencher-metric-format"),
+    ("jmh/jmh-jcasbin.json", "jmh"),
+    ("jmh/jmh-sample-pg-client.json", "jmh"),
 ];
 
 /// The format `sniff_and_parse` picks, read or broken.

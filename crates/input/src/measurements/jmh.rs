@@ -1,0 +1,1108 @@
+//! JMH's JSON results (`java -jar benchmarks.jar -rf json`, by default
+//! `jmh-result.json`; Gradle's and Maven's JMH plugins write the same):
+//!
+//! ```text
+//! [{"jmhVersion": "1.37", "benchmark": "org.example.ParseBench.parse", "mode": "avgt",
+//!   "threads": 1, "forks": 2, "jvm", "jvmArgs", …, "measurementIterations": 5,
+//!   "params": {"size": "100", "cached": "true"},
+//!   "primaryMetric": {"score": 27.51, "scoreError": 2.99, "scoreConfidence": […],
+//!                     "scorePercentiles": {…}, "scoreUnit": "ns/op",
+//!                     "rawData": [[26.67, 26.81, …], [26.42, 32.96, …]]},
+//!   "secondaryMetrics": {"·gc.alloc.rate.norm": {"score", "scoreUnit": "B/op",
+//!                                                 "rawData": [[…], […]]}}}, …]
+//! ```
+//!
+//! Each element is one benchmark run by JMH in one mode with one set of
+//! `@Param` values. `rawData` holds one array per fork (a JVM process of
+//! its own: an independent run) of the scores of that fork's measurement
+//! iterations (samples taken inside the run, so `in_process = true`);
+//! JMH's `score` is their mean. In `sample` mode JMH writes
+//! `rawDataHistogram` instead, per fork and iteration a list of
+//! `[time, count]`: every sampled invocation is a sample (a file of more
+//! than [`MAX_HISTOGRAM_SAMPLES`] in one benchmark is read as one sample
+//! per iteration, its mean, with a warning).
+//!
+//! Units: times per operation (`ns/op` … `s/op`, also `min`, `hr` and
+//! `day`; `avgt`, `sample` and `ss` modes) become seconds; throughputs
+//! (`ops/s`, `ops/ms`, `ops/us`, `ops/ns`; `thrpt` mode) become seconds per
+//! operation, 1 / value, since perfatlas has no "higher is better" and reads
+//! a higher value as slower (as the github-action-benchmark importer does
+//! with `ops/sec`). Other units are kept as written.
+//!
+//! Names: `Class.method` (JMH's own table prints the same), the whole
+//! `benchmark` when two packages share one; `@Param` values follow in name
+//! order (as JMH writes them), `Class.method(cached=true, size=100)`. The same benchmark
+//! in several modes (`-bm avgt,thrpt`) gets its mode, `Class.method [avgt]`.
+//! Secondary metrics (profilers' `-prof gc`, `@AuxCounters`, `@Group`
+//! members) are benchmarks of their own, in name order, `NAME (gc.alloc.rate.norm)` (the
+//! leading `·` left out), times converted as above and `B/op` in bytes; the
+//! percentiles that `sample` mode adds (`method·p0.50`) summarise the
+//! primary samples and are not read, and a secondary metric without a value
+//! (`-prof perfasm` writes `NaN` and empty arrays) is left out with a
+//! warning.
+
+use serde_json::{Map, Value};
+
+use super::{array, object, required, string, Collected, Measured};
+use model::error::ParseError;
+
+pub(super) const NAME: &str = "jmh";
+
+/// Most samples read from one benchmark's `rawDataHistogram`; past it,
+/// each iteration becomes one sample, its mean.
+pub(super) const MAX_HISTOGRAM_SAMPLES: u64 = 1_000_000;
+
+/// A JSON array whose first element has a top-level `jmhVersion` (JMH
+/// 1.19 and later) or both `benchmark` and `primaryMetric` (older files).
+pub(super) fn sniff(head: &str) -> bool {
+    let keys = first_element_keys(head);
+    let has = |k: &str| keys.contains(&k);
+    has("jmhVersion") || (has("benchmark") && has("primaryMetric"))
+}
+
+/// The member names of the first element of the array `head` opens, as far
+/// as the head goes; none when `head` is not an array of objects.
+fn first_element_keys(head: &str) -> Vec<&str> {
+    let Some(rest) = head.strip_prefix('[') else {
+        return Vec::new();
+    };
+    let rest = rest.trim_start();
+    if !rest.starts_with('{') {
+        return Vec::new();
+    }
+    let mut keys = Vec::new();
+    let mut depth = 0usize;
+    let mut expect_key = false;
+    let mut chars = rest.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' | '[' => {
+                depth += 1;
+                expect_key = c == '{' && depth == 1;
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            ',' => expect_key = depth == 1,
+            '"' => {
+                let Some(end) = string_end(&mut chars) else {
+                    break;
+                };
+                if expect_key {
+                    keys.push(&rest[i + 1..end]);
+                    expect_key = false;
+                }
+            }
+            _ => {}
+        }
+    }
+    keys
+}
+
+/// Passes over a string literal's body; the index of its closing quote.
+fn string_end(chars: &mut std::str::CharIndices) -> Option<usize> {
+    let mut escaped = false;
+    for (j, c) in chars {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return Some(j),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One element of the file, read.
+struct Result_ {
+    path: String,
+    /// `benchmark` as written.
+    benchmark: String,
+    /// `(size=100, cached=true)`, or empty.
+    params: String,
+    mode: String,
+    /// The primary metric (`label` `None`), then the secondary ones.
+    series: Vec<Series>,
+}
+
+/// One metric of a result: its runs, in perfatlas's unit.
+struct Series {
+    /// The secondary metric's name, `·` left out; `None` for the primary.
+    label: Option<String>,
+    unit: String,
+    runs: Vec<Vec<f64>>,
+    note: String,
+}
+
+pub(super) fn read(doc: &Value, _path: &str, out: &mut Collected) -> Result<(), ParseError> {
+    let results = array(doc, "$")?;
+    let mut read = Vec::with_capacity(results.len());
+    for (i, result) in results.iter().enumerate() {
+        read.push(read_result(result, &format!("$[{i}]"), out)?);
+    }
+    let names = names(&read);
+    for (result, name) in read.into_iter().zip(names) {
+        for series in result.series {
+            let name = match &series.label {
+                None => name.clone(),
+                Some(label) => format!("{name} ({label})"),
+            };
+            out.benchmark(
+                result.path.clone(),
+                Measured {
+                    name,
+                    unit: series.unit,
+                    runs: series.runs,
+                    in_process: true,
+                    note: series.note,
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+fn read_result(value: &Value, path: &str, out: &mut Collected) -> Result<Result_, ParseError> {
+    let result = object(value, path)?;
+    let benchmark = required(result, path, "benchmark", "the benchmark's name")?;
+    let benchmark = string(benchmark, &format!("{path}.benchmark"))?.to_string();
+    let mode = match result.get("mode") {
+        Some(mode) => string(mode, &format!("{path}.mode"))?.to_string(),
+        None => String::new(),
+    };
+    let params = params(result, path)?;
+    let metric_path = format!("{path}.primaryMetric");
+    let primary = required(
+        result,
+        path,
+        "primaryMetric",
+        "the benchmark's measurements",
+    )?;
+    let primary = object(primary, &metric_path)?;
+    let mut series = vec![primary_series(primary, &metric_path, &mode, out)?];
+    if let Some(secondary) = result.get("secondaryMetrics") {
+        let secondary_path = format!("{path}.secondaryMetrics");
+        for (name, metric) in object(secondary, &secondary_path)? {
+            if mode == "sample" && is_percentile(name) {
+                continue;
+            }
+            let metric_path = format!("{secondary_path}[{}]", quoted(name));
+            if let Some(s) = secondary_series(name, metric, &metric_path, out)? {
+                series.push(s);
+            }
+        }
+    }
+    Ok(Result_ {
+        path: path.to_string(),
+        benchmark,
+        params,
+        mode,
+        series,
+    })
+}
+
+/// `(k=v, k2=v2)` from `params`, in name order; empty without any.
+fn params(result: &Map<String, Value>, path: &str) -> Result<String, ParseError> {
+    let Some(params) = result.get("params") else {
+        return Ok(String::new());
+    };
+    let params = object(params, &format!("{path}.params"))?;
+    if params.is_empty() {
+        return Ok(String::new());
+    }
+    let pairs: Vec<String> = params
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    Ok(format!("({})", pairs.join(", ")))
+}
+
+/// A JSON string literal of `key`, for paths.
+fn quoted(key: &str) -> String {
+    Value::String(key.to_string()).to_string()
+}
+
+/// `method·p0.50` & co., the percentiles `sample` mode adds.
+fn is_percentile(name: &str) -> bool {
+    name.rsplit_once("·p")
+        .is_some_and(|(_, q)| !q.is_empty() && q.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+}
+
+fn primary_series(
+    metric: &Map<String, Value>,
+    path: &str,
+    mode: &str,
+    out: &mut Collected,
+) -> Result<Series, ParseError> {
+    let printed = unit_of(metric, path)?;
+    let figure = Figure::of(printed);
+    let (runs, what) = match metric.get("rawDataHistogram") {
+        Some(histogram) if !metric.contains_key("rawData") => {
+            let hpath = format!("{path}.rawDataHistogram");
+            (
+                histogram_runs(histogram, &hpath, &figure, out)?,
+                "sampled invocation times",
+            )
+        }
+        _ => {
+            let raw = required(
+                metric,
+                path,
+                "rawData",
+                "the score of each measurement iteration, per fork \
+                 (rawDataHistogram in sample mode)",
+            )?;
+            let rpath = format!("{path}.rawData");
+            (
+                raw_runs(raw, &rpath, &figure, out)?,
+                "score per measurement iteration",
+            )
+        }
+    };
+    let mode = if mode.is_empty() {
+        String::new()
+    } else {
+        format!(" {mode}")
+    };
+    let note = format!(
+        "JMH{mode} {what} ({printed}{}); {}",
+        figure.conversion(),
+        forks_note(runs.len())
+    );
+    Ok(Series {
+        label: None,
+        unit: figure.unit(printed),
+        runs,
+        note,
+    })
+}
+
+fn secondary_series(
+    name: &str,
+    metric: &Value,
+    path: &str,
+    out: &mut Collected,
+) -> Result<Option<Series>, ParseError> {
+    let metric = object(metric, path)?;
+    let printed = unit_of(metric, path)?;
+    let figure = Figure::of(printed);
+    let raw = required(
+        metric,
+        path,
+        "rawData",
+        "the metric's value per iteration, per fork",
+    )?;
+    let rpath = format!("{path}.rawData");
+    if array(raw, &rpath)?.iter().all(is_empty_array) {
+        out.warn(
+            rpath,
+            format!("{name}: no values (a profiler that reports text, such as perfasm?); left out"),
+        );
+        return Ok(None);
+    }
+    let runs = raw_runs(raw, &rpath, &figure, out)?;
+    let label = name.trim_start_matches('·').to_string();
+    let note = format!(
+        "JMH secondary metric {label} per measurement iteration ({printed}{}); {}",
+        figure.conversion(),
+        forks_note(runs.len())
+    );
+    Ok(Some(Series {
+        label: Some(label),
+        unit: figure.unit(printed),
+        runs,
+        note,
+    }))
+}
+
+fn is_empty_array(value: &Value) -> bool {
+    value.as_array().is_some_and(Vec::is_empty)
+}
+
+fn unit_of<'a>(metric: &'a Map<String, Value>, path: &str) -> Result<&'a str, ParseError> {
+    let unit = required(metric, path, "scoreUnit", "the unit of the scores")?;
+    string(unit, &format!("{path}.scoreUnit"))
+}
+
+/// Which figure a run is: how many forks there were.
+fn forks_note(forks: usize) -> String {
+    match forks {
+        1 => "a single fork, its iterations as samples (-f N gives N runs)".to_string(),
+        n => format!("one run per fork ({n}), its iterations as samples"),
+    }
+}
+
+/// `rawData`: per fork, one value per iteration.
+fn raw_runs(
+    raw: &Value,
+    path: &str,
+    figure: &Figure,
+    out: &mut Collected,
+) -> Result<Vec<Vec<f64>>, ParseError> {
+    let mut runs = Vec::new();
+    for (f, fork) in array(raw, path)?.iter().enumerate() {
+        let fork_path = format!("{path}[{f}]");
+        let mut samples = Vec::new();
+        for (i, value) in array(fork, &fork_path)?.iter().enumerate() {
+            if let Some(v) = figure.sample(value, &format!("{fork_path}[{i}]"), out) {
+                samples.push(v);
+            }
+        }
+        out.run(&mut runs, samples, &fork_path);
+    }
+    Ok(runs)
+}
+
+/// One iteration of a histogram: `(value in perfatlas's unit, count)`.
+type Iteration = Vec<(f64, u64)>;
+
+/// `rawDataHistogram`: per fork, per iteration, `[value, count]` pairs.
+fn histogram_runs(
+    histogram: &Value,
+    path: &str,
+    figure: &Figure,
+    out: &mut Collected,
+) -> Result<Vec<Vec<f64>>, ParseError> {
+    let mut forks: Vec<(String, Vec<Iteration>)> = Vec::new();
+    let mut total: u64 = 0;
+    for (f, fork) in array(histogram, path)?.iter().enumerate() {
+        let fork_path = format!("{path}[{f}]");
+        let mut iterations = Vec::new();
+        for (i, iteration) in array(fork, &fork_path)?.iter().enumerate() {
+            let pairs = histogram_pairs(iteration, &format!("{fork_path}[{i}]"), figure, out)?;
+            total = pairs.iter().fold(total, |t, &(_, c)| t.saturating_add(c));
+            iterations.push(pairs);
+        }
+        forks.push((fork_path, iterations));
+    }
+    let expand = total <= MAX_HISTOGRAM_SAMPLES;
+    if !expand {
+        out.warn(
+            path,
+            format!(
+                "{total} sampled invocations, more than {MAX_HISTOGRAM_SAMPLES}: \
+                 each iteration is read as one sample, its mean"
+            ),
+        );
+    }
+    let mut runs = Vec::new();
+    for (fork_path, iterations) in forks {
+        let samples = iterations
+            .iter()
+            .flat_map(|pairs| iteration_samples(pairs, expand))
+            .collect();
+        out.run(&mut runs, samples, &fork_path);
+    }
+    Ok(runs)
+}
+
+fn histogram_pairs(
+    iteration: &Value,
+    path: &str,
+    figure: &Figure,
+    out: &mut Collected,
+) -> Result<Iteration, ParseError> {
+    let mut pairs = Vec::new();
+    for (k, pair) in array(iteration, path)?.iter().enumerate() {
+        let pair_path = format!("{path}[{k}]");
+        let (value, count) = match array(pair, &pair_path)? {
+            [value, count] => (value, count),
+            _ => {
+                return Err(ParseError::json(
+                    pair_path,
+                    "expected a [value, count] pair",
+                ))
+            }
+        };
+        let Some(count) = count_of(count, &format!("{pair_path}[1]"), out) else {
+            continue;
+        };
+        if let Some(v) = figure.sample(value, &format!("{pair_path}[0]"), out) {
+            pairs.push((v, count));
+        }
+    }
+    Ok(pairs)
+}
+
+/// A histogram count: a whole number, not negative.
+fn count_of(value: &Value, path: &str, out: &mut Collected) -> Option<u64> {
+    let count = value.as_u64();
+    if count.is_none() {
+        out.warn(
+            path,
+            format!("{value} is not a count (a whole number); the entry is left out"),
+        );
+    }
+    count
+}
+
+/// The samples of one iteration: every value `count` times, or the
+/// iteration's mean once.
+fn iteration_samples(pairs: &[(f64, u64)], expand: bool) -> Vec<f64> {
+    if expand {
+        return pairs
+            .iter()
+            .flat_map(|&(v, c)| std::iter::repeat(v).take(c as usize))
+            .collect();
+    }
+    let n: f64 = pairs.iter().map(|&(_, c)| c as f64).sum();
+    let sum: f64 = pairs.iter().map(|&(v, c)| v * c as f64).sum();
+    if n > 0.0 && (sum / n).is_finite() {
+        vec![sum / n]
+    } else {
+        Vec::new()
+    }
+}
+
+/// How a unit's values become perfatlas's: the factor time units are
+/// divided by to give seconds.
+enum Figure {
+    /// A time per operation, or a time: seconds = value / factor.
+    Time(f64),
+    /// Operations per time: seconds per operation = 1 / (value × factor).
+    Rate(f64),
+    /// `B/op`: bytes.
+    Bytes,
+    /// Anything else, as written.
+    Kept,
+}
+
+impl Figure {
+    fn of(unit: &str) -> Figure {
+        if unit == "B/op" {
+            return Figure::Bytes;
+        }
+        if let Some(per) = unit.strip_suffix("/op").and_then(per_second) {
+            return Figure::Time(per);
+        }
+        if let Some(per) = unit.strip_prefix("ops/").and_then(per_second) {
+            return Figure::Rate(per);
+        }
+        per_second(unit).map_or(Figure::Kept, Figure::Time)
+    }
+
+    fn unit(&self, printed: &str) -> String {
+        match self {
+            Figure::Time(_) | Figure::Rate(_) => "s",
+            Figure::Bytes => "bytes",
+            Figure::Kept => printed,
+        }
+        .to_string()
+    }
+
+    /// What was done to the printed figure, for notes.
+    fn conversion(&self) -> &'static str {
+        match self {
+            Figure::Rate(_) => {
+                " as seconds per operation, 1 / value: perfatlas reads a higher value as slower"
+            }
+            _ => "",
+        }
+    }
+
+    /// A value in perfatlas's unit, or `None` with a warning at `path`.
+    fn sample(&self, value: &Value, path: &str, out: &mut Collected) -> Option<f64> {
+        match *self {
+            Figure::Time(per) => out.sample(value, path, per),
+            Figure::Bytes | Figure::Kept => out.sample(value, path, 1.0),
+            Figure::Rate(per) => {
+                let seconds = 1.0 / (out.sample(value, path, 1.0)? * per);
+                if seconds.is_finite() {
+                    Some(seconds)
+                } else {
+                    out.warn(
+                        path,
+                        format!(
+                            "a throughput of {value} has no finite time per operation; \
+                             the sample is left out"
+                        ),
+                    );
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// The factor a time in `unit` is divided by to give seconds, for JMH's
+/// time units (`TimeUnit`'s labels).
+fn per_second(unit: &str) -> Option<f64> {
+    super::per_second(unit).or(match unit {
+        "min" => Some(1.0 / 60.0),
+        "hr" => Some(1.0 / 3600.0),
+        "day" => Some(1.0 / 86400.0),
+        _ => None,
+    })
+}
+
+/// Each result's name: `Class.method` (the whole `benchmark` where two
+/// packages share it), its params, and its mode where the same benchmark
+/// ran in several.
+fn names(results: &[Result_]) -> Vec<String> {
+    let mut full_of: rustc_hash::FxHashMap<&str, &str> = Default::default();
+    let mut shared: rustc_hash::FxHashSet<&str> = Default::default();
+    for r in results {
+        let short = short_name(&r.benchmark);
+        if *full_of.entry(short).or_insert(&r.benchmark) != r.benchmark {
+            shared.insert(short);
+        }
+    }
+    let base: Vec<String> = results
+        .iter()
+        .map(|r| {
+            let short = short_name(&r.benchmark);
+            let name = if shared.contains(short) {
+                &r.benchmark
+            } else {
+                short
+            };
+            format!("{name}{}", r.params)
+        })
+        .collect();
+    let mut mode_of: rustc_hash::FxHashMap<&str, &str> = Default::default();
+    let mut several_modes: rustc_hash::FxHashSet<&str> = Default::default();
+    for (r, name) in results.iter().zip(&base) {
+        if *mode_of.entry(name).or_insert(&r.mode) != r.mode {
+            several_modes.insert(name);
+        }
+    }
+    results
+        .iter()
+        .zip(&base)
+        .map(|(r, name)| {
+            if several_modes.contains(name.as_str()) {
+                format!("{name} [{}]", r.mode)
+            } else {
+                name.clone()
+            }
+        })
+        .collect()
+}
+
+/// `Class.method` of `package.Class.method`.
+fn short_name(benchmark: &str) -> &str {
+    match benchmark.rmatch_indices('.').nth(1) {
+        Some((i, _)) => &benchmark[i + 1..],
+        None => benchmark,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{fixture, sniff_and_parse, MeasurementFile};
+    use super::*;
+    use model::error::Place;
+
+    fn parse(text: &str) -> Result<MeasurementFile, ParseError> {
+        sniff_and_parse("jmh-result.json", text.as_bytes()).expect("sniffed as JMH")
+    }
+
+    fn benchmark<'a>(file: &'a MeasurementFile, name: &str) -> &'a Measured {
+        file.benchmarks
+            .iter()
+            .find(|b| b.name == name)
+            .unwrap_or_else(|| panic!("{name} not in {:?}", names(file)))
+    }
+
+    fn names(file: &MeasurementFile) -> Vec<&str> {
+        file.benchmarks.iter().map(|b| b.name.as_str()).collect()
+    }
+
+    /// A line of `jmh_summary.py`'s output: what JMH reports of a result,
+    /// read by Python's json module.
+    struct Summary {
+        benchmark: String,
+        mode: String,
+        params: String,
+        forks: usize,
+        iterations: Vec<usize>,
+        samples: usize,
+        score: f64,
+        unit: String,
+    }
+
+    fn summaries(file: &str) -> Vec<Summary> {
+        let text = String::from_utf8(fixture(file)).unwrap();
+        text.lines()
+            .map(|line| {
+                let f: Vec<&str> = line.split('\t').collect();
+                assert_eq!(f.len(), 9, "{line}");
+                Summary {
+                    benchmark: f[0].to_string(),
+                    mode: f[1].to_string(),
+                    params: f[2].to_string(),
+                    forks: f[3].parse().unwrap(),
+                    iterations: f[4].split(',').map(|n| n.parse().unwrap()).collect(),
+                    samples: f[5].parse().unwrap(),
+                    score: f[6].parse().unwrap(),
+                    unit: f[7].to_string(),
+                }
+            })
+            .collect()
+    }
+
+    /// The name a summary line's result must have: `Class.method(params)`.
+    fn expected_name(s: &Summary) -> String {
+        let parts: Vec<&str> = s.benchmark.split('.').collect();
+        let short = parts[parts.len() - 2..].join(".");
+        match s.params.as_str() {
+            "-" => short,
+            params => format!("{short}({params})"),
+        }
+    }
+
+    /// A value of `unit` from perfatlas's seconds, as JMH printed it.
+    fn as_printed(seconds: f64, unit: &str) -> f64 {
+        match unit {
+            "ops/ms" => 1.0 / (seconds * 1e3),
+            "ms/op" => seconds * 1e3,
+            "s/op" => seconds,
+            other => panic!("unit {other} not in the fixtures"),
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs()
+    }
+
+    /// Every result of both real files: one run per fork, one sample per
+    /// iteration (per sampled invocation in `sample` mode), and JMH's own
+    /// score is the mean of the samples read back in its unit.
+    #[test]
+    fn every_fork_and_iteration_of_the_real_files() {
+        for (file, summary, count) in [
+            ("jmh/jmh-jcasbin.json", "jmh/jmh-jcasbin.summary.txt", 37),
+            (
+                "jmh/jmh-sample-pg-client.json",
+                "jmh/jmh-sample-pg-client.summary.txt",
+                2,
+            ),
+        ] {
+            let read = sniff_and_parse("jmh-result.json", &fixture(file))
+                .unwrap()
+                .unwrap();
+            assert_eq!(read.format, "jmh");
+            assert!(read.warnings.is_empty(), "{file}: {:?}", read.warnings);
+            let summaries = summaries(summary);
+            assert_eq!(summaries.len(), count);
+            // Sample mode's percentile rows are not benchmarks.
+            assert_eq!(read.benchmarks.len(), count, "{:?}", names(&read));
+            for s in &summaries {
+                let b = benchmark(&read, &expected_name(s));
+                assert_eq!((b.unit.as_str(), b.in_process), ("s", true));
+                assert_eq!(b.runs.len(), s.forks, "{}", b.name);
+                let iterations: Vec<usize> = b.runs.iter().map(Vec::len).collect();
+                if s.mode == "sample" {
+                    assert_eq!(iterations.iter().sum::<usize>(), s.samples);
+                } else {
+                    assert_eq!(iterations, s.iterations, "{}", b.name);
+                }
+                let printed: Vec<f64> = b
+                    .runs
+                    .iter()
+                    .flatten()
+                    .map(|&v| as_printed(v, &s.unit))
+                    .collect();
+                let mean = printed.iter().sum::<f64>() / printed.len() as f64;
+                assert!(close(mean, s.score), "{}: {mean} vs {}", b.name, s.score);
+            }
+        }
+    }
+
+    #[test]
+    fn samples_are_the_raw_values_converted() {
+        let bytes = fixture("jmh/jmh-jcasbin.json");
+        let read = sniff_and_parse("r.json", &bytes).unwrap().unwrap();
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        // thrpt in ops/ms: seconds per operation, 1 / value.
+        let raw = doc[0]["primaryMetric"]["rawData"][0].as_array().unwrap();
+        let first = benchmark(
+            &read,
+            "BenchmarkEnforce.enforce(dataScale=small, modelType=rbac, useCache=false)",
+        );
+        let expected: Vec<f64> = raw
+            .iter()
+            .map(|v| 1.0 / (v.as_f64().unwrap() * 1e3))
+            .collect();
+        assert_eq!(first.runs, vec![expected]);
+        assert!(
+            first.note.contains(
+                "thrpt score per measurement iteration (ops/ms as seconds per operation, 1 / value"
+            ),
+            "{}",
+            first.note
+        );
+        assert!(first.note.contains("a single fork"), "{}", first.note);
+        // ss in ms/op: seconds.
+        assert_eq!(doc[30]["mode"], "ss");
+        let raw = doc[30]["primaryMetric"]["rawData"][0].as_array().unwrap();
+        let memory = benchmark(&read, "BenchmarkMemory.measureMemory(scenario=ACL)");
+        let expected: Vec<f64> = raw.iter().map(|v| v.as_f64().unwrap() / 1e3).collect();
+        assert_eq!(memory.runs, vec![expected]);
+        assert_eq!(
+            memory.note,
+            "JMH ss score per measurement iteration (ms/op); a single fork, its iterations as samples (-f N gives N runs)"
+        );
+        // Sample mode: every histogram entry, in s/op, fork by fork.
+        let bytes = fixture("jmh/jmh-sample-pg-client.json");
+        let read = sniff_and_parse("r.json", &bytes).unwrap().unwrap();
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        let forks = doc[1]["primaryMetric"]["rawDataHistogram"]
+            .as_array()
+            .unwrap();
+        let expected: Vec<Vec<f64>> = forks
+            .iter()
+            .map(|fork| {
+                let its = fork.as_array().unwrap();
+                its.iter()
+                    .flat_map(|it| it.as_array().unwrap())
+                    .flat_map(|pair| {
+                        let n = pair[1].as_u64().unwrap() as usize;
+                        std::iter::repeat(pair[0].as_f64().unwrap()).take(n)
+                    })
+                    .collect()
+            })
+            .collect();
+        let b = &read.benchmarks[1];
+        assert!(b
+            .name
+            .starts_with("ClientBenchmark.reactiveBurstQuery(connectUri=postgres://"));
+        assert!(b
+            .name
+            .ends_with(", count=5000, pipelining=1, sql=SELECT NOW())"));
+        assert_eq!(b.runs, expected);
+        assert_eq!(
+            b.note,
+            "JMH sample sampled invocation times (s/op); one run per fork (2), its iterations as samples"
+        );
+    }
+
+    /// One JMH result in the shape JMH writes (`rawData` per fork).
+    fn result(benchmark: &str, mode: &str, unit: &str, raw: &str, extra: &str) -> String {
+        format!(
+            r#"{{"jmhVersion": "1.37", "benchmark": "{benchmark}", "mode": "{mode}",
+                "threads": 1, "forks": 2{extra},
+                "primaryMetric": {{"score": 1, "scoreError": "NaN", "scoreUnit": "{unit}",
+                                   "rawData": {raw}}}}}"#
+        )
+    }
+
+    fn file_of(results: &[String]) -> String {
+        format!("[\n{}\n]\n", results.join(",\n"))
+    }
+
+    #[test]
+    fn units_become_seconds_and_rates_their_inverse() {
+        let cases = [
+            ("avgt", "ns/op", 250.0, 250e-9),
+            ("avgt", "us/op", 2.5, 2.5e-6),
+            ("sample", "ms/op", 4.0, 4e-3),
+            ("ss", "s/op", 1.5, 1.5),
+            ("avgt", "min/op", 2.0, 120.0),
+            ("thrpt", "ops/s", 4.0, 0.25),
+            ("thrpt", "ops/ms", 2.0, 1.0 / 2e3),
+            ("thrpt", "ops/us", 8.0, 1.0 / 8e6),
+            ("thrpt", "ops/ns", 0.5, 1.0 / 0.5e9),
+            ("thrpt", "ops/hr", 7200.0, 0.5),
+        ];
+        let results: Vec<String> = cases
+            .iter()
+            .enumerate()
+            .map(|(i, (mode, unit, v, _))| {
+                result(
+                    &format!("p.B.m{i}"),
+                    mode,
+                    unit,
+                    &format!("[[{v}], [{v}]]"),
+                    "",
+                )
+            })
+            .collect();
+        let read = parse(&file_of(&results)).unwrap();
+        assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+        for (i, (_, unit, _, seconds)) in cases.iter().enumerate() {
+            let b = &read.benchmarks[i];
+            assert_eq!(b.name, format!("B.m{i}"));
+            assert_eq!(b.unit, "s", "{unit}");
+            assert_eq!(b.runs, vec![vec![*seconds]; 2], "{unit}");
+            assert!(b.note.contains("one run per fork (2)"), "{}", b.note);
+            assert_eq!(
+                b.note.contains("1 / value"),
+                unit.starts_with("ops/"),
+                "{unit}"
+            );
+        }
+        // A unit JMH does not write is kept as it is.
+        let read = parse(&file_of(&[result(
+            "p.B.m",
+            "avgt",
+            "frames/op",
+            "[[3]]",
+            "",
+        )]))
+        .unwrap();
+        assert_eq!(
+            (read.benchmarks[0].unit.as_str(), &read.benchmarks[0].runs),
+            ("frames/op", &vec![vec![3.0]])
+        );
+    }
+
+    #[test]
+    fn secondary_metrics_are_benchmarks_of_their_own() {
+        let gc = r#", "params": {"size": "10"}, "secondaryMetrics": {
+            "·gc.alloc.rate": {"score": 812.5, "scoreUnit": "MB/sec", "rawData": [[800, 825], [810, 815]]},
+            "·gc.alloc.rate.norm": {"score": 96.0, "scoreUnit": "B/op", "rawData": [[96.0, 96.0], [96.0, 96.0]]},
+            "·gc.count": {"score": 3.0, "scoreUnit": "counts", "rawData": [[1, 2], []]},
+            "·gc.time": {"score": 4.0, "scoreUnit": "ms", "rawData": [[4], [4]]},
+            "asm": {"score": "NaN", "scoreUnit": "---", "rawData": [[], []]}}"#;
+        let text = file_of(&[result(
+            "org.example.Parse.json",
+            "avgt",
+            "ns/op",
+            "[[5, 6], [7, 8]]",
+            gc,
+        )]);
+        let read = parse(&text).unwrap();
+        assert_eq!(
+            names(&read),
+            [
+                "Parse.json(size=10)",
+                "Parse.json(size=10) (gc.alloc.rate)",
+                "Parse.json(size=10) (gc.alloc.rate.norm)",
+                "Parse.json(size=10) (gc.count)",
+                "Parse.json(size=10) (gc.time)",
+            ]
+        );
+        let unit = |n: &str| benchmark(&read, n).unit.clone();
+        assert_eq!(unit("Parse.json(size=10) (gc.alloc.rate)"), "MB/sec");
+        assert_eq!(unit("Parse.json(size=10) (gc.alloc.rate.norm)"), "bytes");
+        assert_eq!(unit("Parse.json(size=10) (gc.count)"), "counts");
+        assert_eq!(unit("Parse.json(size=10) (gc.time)"), "s");
+        let norm = benchmark(&read, "Parse.json(size=10) (gc.alloc.rate.norm)");
+        assert_eq!(norm.runs, vec![vec![96.0, 96.0]; 2]);
+        assert_eq!(
+            norm.note,
+            "JMH secondary metric gc.alloc.rate.norm per measurement iteration (B/op); one run per fork (2), its iterations as samples"
+        );
+        assert_eq!(
+            benchmark(&read, "Parse.json(size=10) (gc.time)").runs,
+            vec![vec![4e-3]; 2]
+        );
+        // A fork without a value of the metric is a run left out.
+        assert_eq!(
+            benchmark(&read, "Parse.json(size=10) (gc.count)")
+                .runs
+                .len(),
+            1
+        );
+        let warnings: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            warnings,
+            [
+                "$[0].secondaryMetrics[\"asm\"].rawData: asm: no values (a profiler that reports text, such as perfasm?); left out",
+                "$[0].secondaryMetrics[\"·gc.count\"].rawData[1]: no usable samples; the run is left out",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_stay_unique() {
+        let raw = "[[1]]";
+        let read = parse(&file_of(&[
+            result("a.Bench.run", "avgt", "ns/op", raw, ""),
+            result("b.Bench.run", "avgt", "ns/op", raw, ""),
+            result("c.Other.run", "avgt", "ns/op", raw, ""),
+            result("c.Other.run", "thrpt", "ops/s", raw, ""),
+            result(
+                "c.Other.walk",
+                "avgt",
+                "ns/op",
+                raw,
+                r#", "params": {"n": "1"}"#,
+            ),
+            result(
+                "c.Other.walk",
+                "avgt",
+                "ns/op",
+                raw,
+                r#", "params": {"n": "2"}"#,
+            ),
+            result("main", "ss", "s/op", raw, r#", "params": {}"#),
+        ]))
+        .unwrap();
+        assert_eq!(
+            names(&read),
+            [
+                "a.Bench.run",
+                "b.Bench.run",
+                "Other.run [avgt]",
+                "Other.run [thrpt]",
+                "Other.walk(n=1)",
+                "Other.walk(n=2)",
+                "main",
+            ]
+        );
+    }
+
+    #[test]
+    fn histograms_are_expanded_by_count() {
+        let sample = |histogram: &str| {
+            format!(
+                r#"[{{"jmhVersion": "1.37", "benchmark": "p.B.m", "mode": "sample", "forks": 1,
+                     "primaryMetric": {{"score": 1, "scoreUnit": "us/op",
+                                        "rawDataHistogram": {histogram}}},
+                     "secondaryMetrics": {{"m·p0.50": {{"score": 1, "scoreUnit": "us/op", "rawData": [[1]]}}}}}}]"#
+            )
+        };
+        let read = parse(&sample("[[[[1.5, 3], [2.0, 1]], [[4.0, 2]]]]")).unwrap();
+        assert_eq!(names(&read), ["B.m"]);
+        assert_eq!(
+            read.benchmarks[0].runs,
+            vec![vec![1.5e-6, 1.5e-6, 1.5e-6, 2e-6, 4e-6, 4e-6]]
+        );
+        // Counts past the limit: the mean of each iteration.
+        let read = parse(&sample("[[[[1.0, 999999], [4.0, 1]], [[2.0, 1]]]]")).unwrap();
+        assert_eq!(read.benchmarks[0].runs.len(), 1);
+        let r = &read.benchmarks[0].runs[0];
+        assert_eq!(r.len(), 2);
+        assert!(close(r[0], (999_999.0 + 4.0) / 1e6 / 1e6), "{r:?}");
+        assert_eq!(
+            read.warnings[0].to_string(),
+            "$[0].primaryMetric.rawDataHistogram: 1000001 sampled invocations, more than 1000000: each iteration is read as one sample, its mean"
+        );
+        // Odd counts and values are warnings at their place.
+        let read = parse(&sample(
+            "[[[[1.0, -1], [2.0, 1.5], [\"NaN\", 1], [3.0, 18446744073709551615]]], [[[5.0, 1]]]]",
+        ))
+        .unwrap();
+        let places: Vec<String> = read.warnings.iter().map(|w| w.place.to_string()).collect();
+        assert_eq!(
+            places,
+            [
+                "$[0].primaryMetric.rawDataHistogram[0][0][0][1]",
+                "$[0].primaryMetric.rawDataHistogram[0][0][1][1]",
+                "$[0].primaryMetric.rawDataHistogram[0][0][2][0]",
+                "$[0].primaryMetric.rawDataHistogram",
+            ]
+        );
+        // Too many invocations to expand: every iteration its mean.
+        assert_eq!(read.benchmarks[0].runs, vec![vec![3e-6], vec![5e-6]]);
+        let e = parse(&sample("[[[[1.0]]]]")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "$[0].primaryMetric.rawDataHistogram[0][0][0]: expected a [value, count] pair"
+        );
+    }
+
+    #[test]
+    fn odd_values_are_warnings_with_their_path() {
+        let read = parse(&file_of(&[
+            result("p.B.a", "avgt", "ns/op", r#"[[1, "NaN", -2, 3], []]"#, ""),
+            result("p.B.b", "thrpt", "ops/s", "[[0, 1e-320, 2]]", ""),
+            result("p.B.c", "avgt", "ns/op", "[]", ""),
+        ]))
+        .unwrap();
+        assert_eq!(read.benchmarks[0].runs, vec![vec![1e-9, 3e-9]]);
+        assert_eq!(read.benchmarks[1].runs, vec![vec![0.5]]);
+        let warnings: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            warnings,
+            [
+                "$[0].primaryMetric.rawData[0][1]: expected a number, found a string; the sample is left out",
+                "$[0].primaryMetric.rawData[0][2]: -2 is negative; the sample is left out",
+                "$[0].primaryMetric.rawData[1]: no usable samples; the run is left out",
+                "$[1].primaryMetric.rawData[0][0]: a throughput of 0 has no finite time per operation; the sample is left out",
+                "$[1].primaryMetric.rawData[0][1]: a throughput of 1e-320 has no finite time per operation; the sample is left out",
+                "$[2]: B.c: no usable runs; the benchmark is left out",
+            ]
+        );
+    }
+
+    #[test]
+    fn wrong_shapes_and_cut_files_are_errors_with_a_place() {
+        let base = r#"[{"jmhVersion": "1.37", "benchmark": "p.B.m", "primaryMetric": "#;
+        for (text, place, message) in [
+            (
+                r#"[{"jmhVersion": "1.37", "benchmark": 7}]"#,
+                "$[0].benchmark",
+                "expected a string, found a number",
+            ),
+            (
+                r#"[{"jmhVersion": "1.37", "benchmark": "p.B.m"}]"#,
+                "$[0].primaryMetric",
+                "missing: the benchmark's measurements",
+            ),
+            (
+                &format!(r#"{base}{{"scoreUnit": "ns/op"}}}}]"#),
+                "$[0].primaryMetric.rawData",
+                "missing: the score of each measurement iteration, per fork (rawDataHistogram in sample mode)",
+            ),
+            (
+                &format!(r#"{base}{{"rawData": [[1]]}}}}]"#),
+                "$[0].primaryMetric.scoreUnit",
+                "missing: the unit of the scores",
+            ),
+            (
+                &format!(r#"{base}{{"scoreUnit": "ns/op", "rawData": [1, 2]}}}}]"#),
+                "$[0].primaryMetric.rawData[0]",
+                "expected an array, found a number",
+            ),
+            (
+                &format!(r#"{base}{{"scoreUnit": "ns/op", "rawData": [[1]]}}, "params": [1]}}]"#),
+                "$[0].params",
+                "expected an object, found an array",
+            ),
+            (
+                &format!(r#"{base}{{"scoreUnit": "ns/op", "rawData": [[1]]}}}}, 5]"#),
+                "$[1]",
+                "expected an object, found a number",
+            ),
+            (
+                &format!(r#"{base}{{"scoreUnit": "ns/op", "rawData": [[1]]}}, "secondaryMetrics": {{"x": 1}}}}]"#),
+                "$[0].secondaryMetrics[\"x\"]",
+                "expected an object, found a number",
+            ),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.place, Place::Json(place.into()), "{text}: {e}");
+            assert_eq!(e.message, message, "{text}");
+        }
+        let real = String::from_utf8(fixture("jmh/jmh-jcasbin.json")).unwrap();
+        for cut in [real.len() / 2, real.len() - 10] {
+            let e = parse(&real[..cut]).unwrap_err();
+            assert!(matches!(e.place, Place::Line(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn only_arrays_of_jmh_results_are_jmh() {
+        for text in [
+            "[]",
+            "[1, 2]",
+            r#"[{"benchmark": "p.B.m"}]"#,
+            r#"[{"ph": "X", "ts": 1, "args": {"jmhVersion": "1.37"}}]"#,
+            r#"[{"name": "jmhVersion", "ph": "B", "ts": 0}]"#,
+            r#"{"jmhVersion": "1.37", "benchmark": "p.B.m", "primaryMetric": {}}"#,
+            r#"[["jmhVersion"]]"#,
+        ] {
+            assert!(
+                sniff_and_parse("x.json", text.as_bytes()).is_none(),
+                "{text}"
+            );
+        }
+        // Older JMH wrote no jmhVersion.
+        let old = r#"[{"benchmark": "p.B.m", "mode": "avgt", "params": {"a": "}]"},
+                       "primaryMetric": {"score": 1, "scoreUnit": "ns/op", "rawData": [[1]]}}]"#;
+        assert_eq!(parse(old).unwrap().benchmarks[0].name, "B.m(a=}])");
+        assert!(is_percentile("run·p0.999"));
+        assert!(
+            !is_percentile("·gc.alloc.rate") && !is_percentile("run·p") && !is_percentile("·pool")
+        );
+    }
+}
