@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use model::error::BuildError;
 
 mod version;
-pub use version::{Remark, VersionConfig};
+pub use version::{civil_from_days, Remark, VersionConfig};
 
 /// Settings from `perfatlas.toml`. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]

@@ -49,7 +49,7 @@ impl DagCommit {
     /// `git log --date=short` shows it).
     pub fn date(&self) -> String {
         let local = self.time + i64::from(self.offset_minutes) * 60;
-        let (y, m, d) = civil_from_days(local.div_euclid(86_400));
+        let (y, m, d) = config::civil_from_days(local.div_euclid(86_400));
         format!("{y:04}-{m:02}-{d:02}")
     }
 }
@@ -491,21 +491,6 @@ impl Bits {
     fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
-}
-
-/// (year, month, day) of a day number counted from 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -104,27 +104,13 @@ pub(crate) fn rfc3339_from_millis(millis: f64) -> Option<String> {
     }
     let seconds = seconds as i64;
     let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = config::civil_from_days(days);
     Some(format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
         rest / 3600,
         rest / 60 % 60,
         rest % 60
     ))
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
