@@ -335,7 +335,7 @@ mod tests {
                 min_fraction: 0.0,
             },
         );
-        let svg = inline_svg(&FlameSvgInput {
+        let input = FlameSvgInput {
             graph: &g,
             frames: &frames,
             unit: &Unit::Samples,
@@ -344,7 +344,8 @@ mod tests {
             words: Words::TotalSelf,
             decor: None,
             percent_of: g.total,
-        });
+        };
+        let svg = inline_svg(&input);
         assert!(!svg.contains("<svg onload"));
         assert!(svg.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"));
         // In a page the title stops at the first numbers (the table and
@@ -357,20 +358,7 @@ mod tests {
             "{svg}"
         );
         assert_eq!(svg.matches("<g ").count(), 3);
-        let file = standalone_svg(
-            &FlameSvgInput {
-                graph: &g,
-                frames: &frames,
-                unit: &Unit::Samples,
-                label: "x",
-                id: "g",
-                words: Words::TotalSelf,
-                decor: None,
-                percent_of: g.total,
-            },
-            "",
-            "",
-        );
+        let file = standalone_svg(&input, "", "");
         assert!(file.contains("main\nm.c:7\ntotal: 4 samples (100.00%)\nself: 1 samples (25.00%)"));
         assert!(file.contains(r#"data-i="2""#));
     }
