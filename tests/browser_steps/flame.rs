@@ -266,6 +266,25 @@ pub fn step_bottom_up_sums(ctx: &Ctx) {
             > 10,
         "the HTML graph is still there"
     );
+
+    // The bottom-up and flat views are derived by assets/shapes.js: a copy
+    // of the page without it says so instead of drawing an empty graph.
+    let script = html
+        .find("<script src=\"../../../assets/shapes.js\"></script>")
+        .expect("the page loads shapes.js");
+    let without = page.with_file_name("r1-no-shapes.html");
+    let tag_len = "<script src=\"../../../assets/shapes.js\"></script>".len();
+    std::fs::write(
+        &without,
+        format!("{}{}", &html[..script], &html[script + tag_len..]),
+    )
+    .unwrap();
+    ctx.open_view(&without, "shape=bottom-up");
+    let note = ctx.js_str("(document.querySelector('.pa-shapes-missing') || {}).textContent || ''");
+    assert!(
+        note.contains("bottom-up view is drawn by assets/shapes.js, which could not be loaded"),
+        "{note}"
+    );
     // (Left in the site: the network step checks every file the browser
     // asked for still exists.)
 }

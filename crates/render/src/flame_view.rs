@@ -221,8 +221,22 @@ pub struct PageData {
     /// whole multiples of the interval); absent for 1.
     #[serde(skip_serializing_if = "is_one")]
     scale: f64,
+    /// A bottom-up or flat graph the page's script derives from the
+    /// profile's tree (see [`super::shape_source`]) instead of reading
+    /// stored frames.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    derive: Option<Derive>,
     #[serde(flatten)]
     extra: Extra,
+}
+
+/// Which derived graph the script draws: `analysis::shapes`' shape and
+/// values, laid out within `max_frames`.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq)]
+pub struct Derive {
+    pub shape: &'static str,
+    pub values: &'static str,
+    pub max_frames: usize,
 }
 
 fn is_one(v: &f64) -> bool {
@@ -230,7 +244,7 @@ fn is_one(v: &f64) -> bool {
 }
 
 /// The largest power of ten, up to 10^9, that divides every value.
-fn common_scale(values: impl Iterator<Item = f64> + Clone) -> f64 {
+pub(crate) fn common_scale(values: impl Iterator<Item = f64> + Clone) -> f64 {
     let mut scale = 1e9;
     while scale > 1.0 {
         if values
@@ -274,6 +288,15 @@ pub type FrameRow = (i64, usize, usize, Number, Number, i8);
 impl PageData {
     /// Moves the frames to a page's shared list: `place` stores them and
     /// says where.
+    /// Marks the graph as derived by the page's script: its frames are
+    /// dropped unless `keep_frames` (for tests that compare the two).
+    pub fn derive_instead(&mut self, derive: Derive, keep_frames: bool) {
+        self.derive = Some(derive);
+        if !keep_frames {
+            self.frames = None;
+        }
+    }
+
     pub fn share_frames(&mut self, place: impl FnOnce(Vec<FrameRow>) -> usize) {
         if let Some(frames) = self.frames.take() {
             self.frames_at = Some(place(frames));
@@ -455,6 +478,7 @@ fn page_data(
         frames: Some(frames),
         frames_at: None,
         scale,
+        derive: None,
         extra,
     }
 }

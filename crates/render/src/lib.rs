@@ -27,6 +27,7 @@ pub mod regression_page;
 pub mod reuse;
 pub mod series_svg;
 pub mod series_table;
+pub mod shape_source;
 pub mod site_files;
 pub mod source_page;
 pub mod svg;
@@ -76,6 +77,7 @@ const ASSETS: &[(&str, &str)] = &[
         "perfatlas.css",
         include_str!("../templates/assets/perfatlas.css"),
     ),
+    ("shapes.js", include_str!("../templates/assets/shapes.js")),
     (
         "flame-standalone.js",
         include_str!("../templates/assets/flame-standalone.js"),
@@ -369,7 +371,9 @@ fn static_files(site: &pages::Site) -> SiteFiles {
     } else {
         &["allocation.js"]
     };
-    let assets = ["perfatlas.js", "perfatlas.css"].iter().chain(field_assets);
+    let assets = ["perfatlas.js", "perfatlas.css", "shapes.js"]
+        .iter()
+        .chain(field_assets);
     for &name in assets.chain(allocation_assets) {
         files.insert(
             format!("assets/{name}"),

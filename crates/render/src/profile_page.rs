@@ -21,12 +21,12 @@ use serde::Serialize;
 use crate::Link;
 
 use super::flame_svg::Words;
-use super::flame_view::{self, GraphSpec, GraphView};
+use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::views::{self, ScriptView, Views};
-use super::{paths, reuse, Common, Renderer};
+use super::views::{self, ScriptView, TableDerive, Views};
+use super::{paths, reuse, shape_source, Common, Renderer};
 use crate::paths::file_name;
 use analysis::derived_metrics;
 use analysis::flame::FlameGraph;
@@ -401,11 +401,19 @@ fn render(
         entry.profile.metrics.iter().map(|m| m.name.as_str()),
         cx.links.editor_template(),
     );
+    let tree = &entry.profile.tree;
+    let derived = shape_source::derivable(tree, trees[shape_index(Shape::BottomUp)].cut_depth);
+    let ship_both = shape_source::ship_both();
+    let budget = flame_view::budget(&cx.config.flame);
+    // Tables with derived-metric columns are stored: the script does not
+    // evaluate formulas.
+    let metrics = entry.profile.metrics.len();
     let (mut files, mut inline, mut default_table) = (Vec::new(), Vec::new(), None);
     for view in laid_out {
         let mut graphs = Vec::new();
-        for (spec, graph) in &view.graphs {
-            let (script, svg) = flame_view::script_graph(
+        let max_frames = (budget.max_frames / view.graphs.len().max(1)).max(1);
+        for (k, (spec, graph)) in view.graphs.iter().enumerate() {
+            let (mut script, svg) = flame_view::script_graph(
                 spec,
                 graph,
                 (None, Default::default()),
@@ -415,6 +423,15 @@ fn render(
             if Views::is_default(view.metric, view.shape) {
                 inline.push(flame_view::inline_view(spec, &script, graph, None));
             }
+            if derived && view.shape != Shape::TopDown {
+                let values = ["exclusive", "inclusive"][k.min(1)];
+                let derive = Derive {
+                    shape: view.shape.name(),
+                    values,
+                    max_frames,
+                };
+                script.data.derive_instead(derive, ship_both);
+            }
             graphs.push(script);
             files.extend(svg);
         }
@@ -423,6 +440,17 @@ fn render(
                 default_table = Some(view.table);
                 -1
             }
+            false
+                if derived
+                    && view.shape != Shape::TopDown
+                    && view.table.columns.len() == 2 * metrics =>
+            {
+                let derive = TableDerive {
+                    shape: view.shape.name(),
+                    metric: view.metric,
+                };
+                views.derived_table(view.table, derive, ship_both)
+            }
             false => views.table(view.table),
         };
         views.push(ScriptView {
@@ -430,6 +458,17 @@ fn render(
             graphs,
             ..view.script
         });
+    }
+    if derived {
+        let link = |f| code.of(&cx.frames.table, f);
+        let source = shape_source::build(
+            tree,
+            cx.frames,
+            budget.min_fraction,
+            &mut views.tables,
+            link,
+        );
+        views.set_tree(source);
     }
     let view = ProfileView {
         nav: nav(cx, page),

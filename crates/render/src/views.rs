@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::flame_view::{FrameRow, Number, ScriptGraph, Tables};
 use super::profile_page::Shape;
+use super::shape_source::ShapeSource;
 use super::tree_table::{self, ScriptTable, TableView};
 use crate::Link;
 
@@ -59,6 +60,10 @@ struct ScriptViews {
     /// profile's time and samples) lay out the same frames with the same
     /// values once scaled (see `PageData::scale`).
     frames: Vec<FramesEntry>,
+    /// The profile's tree, when the script derives the bottom-up and flat
+    /// graphs from it (see [`super::shape_source`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tree: Option<ShapeSource>,
 }
 
 /// A graph's frames, or the values of frames laid out like another list's
@@ -100,6 +105,22 @@ enum TableEntry {
         #[serde(skip_serializing_if = "Option::is_none")]
         merged: Option<(usize, usize, f64)>,
     },
+    /// A bottom-up or flat table whose rows the script derives from the
+    /// profile's tree (see [`super::shape_source`]); `rows` is empty
+    /// unless a test asked for both.
+    Derived {
+        #[serde(flatten)]
+        table: ScriptTable,
+        derive: TableDerive,
+    },
+}
+
+/// Which table the script derives: the shape's, pruned by `metric`'s
+/// inclusive value.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq)]
+pub struct TableDerive {
+    pub shape: &'static str,
+    pub metric: usize,
 }
 
 /// A location as the page stores it: whole, or as an index into the
@@ -241,6 +262,7 @@ pub struct Views {
     seen_frames: HashMap<String, usize>,
     /// Frame lists stored whole, by [`frames_shape`].
     seen_shapes: HashMap<String, usize>,
+    tree: Option<ShapeSource>,
 }
 
 impl Views {
@@ -257,7 +279,13 @@ impl Views {
             frames: Vec::new(),
             seen_frames: HashMap::new(),
             seen_shapes: HashMap::new(),
+            tree: None,
         }
+    }
+
+    /// The tree the script derives graphs marked `derive` from.
+    pub fn set_tree(&mut self, tree: ShapeSource) {
+        self.tree = Some(tree);
     }
 
     /// Whether `(metric, shape)` is the view written as HTML.
@@ -302,6 +330,18 @@ impl Views {
             self.script_tables.push(entry);
         }
         at as i64
+    }
+
+    /// The index of a tree table the script derives from the profile's
+    /// tree; its rows are stored too when `keep_rows` (for tests).
+    pub fn derived_table(&mut self, table: TableView, derive: TableDerive, keep_rows: bool) -> i64 {
+        let mut table = tree_table::script_table(table, &mut self.tables);
+        if !keep_rows {
+            table.rows.clear();
+        }
+        self.script_tables
+            .push(TableEntry::Derived { table, derive });
+        self.script_tables.len() as i64 - 1
     }
 
     /// Adds a view, its graphs' frames to the shared list.
@@ -354,6 +394,7 @@ impl Views {
             views: self.views,
             tables: self.script_tables,
             frames: self.frames,
+            tree: self.tree,
         })
     }
 }

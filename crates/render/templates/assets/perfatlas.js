@@ -153,7 +153,49 @@
     gd.data.links = views.links;
     // Shared frames are copied: unscale() writes into them.
     if (gd.data.frames_at !== undefined && !gd.data.frames) gd.data.frames = framesList(gd.data.frames_at);
+    if (gd.data.derive && !gd.data.frames) gd.data.frames = derivedFrames(view, gd.data);
     return expandDiff(unscale(gd.data));
+  }
+  // A bottom-up or flat graph the page does not store: assets/shapes.js
+  // derives it from the profile's tree (shape_source.rs).
+  function derivedFrames(view, data) {
+    var shapes = window.perfatlasShapes;
+    if (shapes && views.tree) return shapes.frames(views.tree, data.derive, view.metric, data.scale || 1, nameIndex);
+    shapesMissing(data.derive.shape);
+    return [];
+  }
+  function shapesMissing(shape) {
+    if (document.querySelector('.pa-shapes-missing')) return;
+    var note = document.createElement('p'), box = document.getElementById('pa-graphs');
+    note.className = 'pa-note pa-shapes-missing';
+    note.textContent = 'The ' + shape + ' view is drawn by assets/shapes.js, which could not be ' +
+      'loaded (the site may be incomplete): only the top-down view can be shown.';
+    if (box) box.parentNode.insertBefore(note, box);
+  }
+  // The rows of a bottom-up or flat tree table the page does not store.
+  function derivedRows(table) {
+    var shapes = window.perfatlasShapes;
+    if (shapes && views.tree) return shapes.tableRows(views.tree, table, views.names, nameIndex);
+    shapesMissing(table.derive.shape);
+    return [];
+  }
+  // The index of a name in the page's names, added when new (a box of
+  // merged frames is labelled "[N narrow frames merged]").
+  function nameIndex(label) {
+    if (!views.nameIndex) {
+      views.nameIndex = new Map();
+      views.names.forEach(function (n, i) {
+        if (!(views.full && views.full[i]) && !views.nameIndex.has(n)) views.nameIndex.set(n, i);
+      });
+    }
+    var i = views.nameIndex.get(label);
+    if (i === undefined) {
+      i = views.names.length;
+      views.names.push(label);
+      if (views.full && views.full.length) views.full.push('');
+      views.nameIndex.set(label, i);
+    }
+    return i;
   }
   // A shared frame list, whole, or as the values ({like, v}: self and
   // total of each frame in turn) of frames laid out like another list's
@@ -612,6 +654,7 @@
   // divided (views.rs's TableEntry).
   function tableData(k) {
     var t = views.tables[k];
+    if (t && t.derive && !t.rows.length) t.rows = derivedRows(t);
     if (!t || t.like === undefined) return t;
     var base = views.tables[t.like], copy = {}, m = t.merged;
     if (!base) return null;

@@ -1,0 +1,99 @@
+// Compares, on built sites, the bottom-up and flat frames and tree-table
+// rows a profile page's script derives (assets/shapes.js) with the ones
+// perfatlas computed for the same graph or table, which a build with
+// PERFATLAS_TEST_SHIP_DERIVED stores too. Run by tests/derive_parity.rs:
+//
+//   node tests/derive_parity/compare.cjs SITE_DIR [SITE_DIR…]
+//
+// Prints one line per site (pages, graphs and frames compared) and every
+// difference; exits 1 on any difference or when nothing was compared.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+function htmlFiles(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...htmlFiles(p));
+    else if (e.name.endsWith('.html')) out.push(p);
+  }
+  return out;
+}
+
+function storedFrames(views, data) {
+  if (data.frames) return data.frames;
+  const f = views.frames[data.frames_at];
+  if (Array.isArray(f)) return f;
+  return views.frames[f.like].map((r, i) => [r[0], r[1], r[2], f.v[2 * i], f.v[2 * i + 1], r[5]]);
+}
+
+let failed = false;
+for (const site of process.argv.slice(2)) {
+  const shapes = require(path.resolve(site, 'assets/shapes.js'));
+  let pages = 0, graphs = 0, frames = 0, tables = 0, rows = 0, differences = 0;
+  for (const file of htmlFiles(site)) {
+    const html = fs.readFileSync(file, 'utf8');
+    const m = /<script type="application\/json" id="pa-views">([\s\S]*?)<\/script>/.exec(html);
+    if (!m) continue;
+    const views = JSON.parse(m[1]);
+    if (!views.tree) continue;
+    pages++;
+    const names = views.names.slice();
+    const nameOf = (label) => {
+      let i = names.indexOf(label);
+      if (i < 0) { names.push(label); i = names.length - 1; }
+      return i;
+    };
+    for (const view of views.views) {
+      for (const g of view.graphs) {
+        if (!g.data.derive) continue;
+        graphs++;
+        const want = storedFrames(views, g.data);
+        const got = shapes.frames(views.tree, g.data.derive, view.metric, g.data.scale || 1, nameOf);
+        const where = `${path.relative(site, file)} metric ${view.metric} ${g.data.derive.shape} ${g.data.derive.values}`;
+        if (want.length !== got.length) {
+          console.log(`${where}: ${got.length} frames derived, ${want.length} stored`);
+          differences++;
+        }
+        const n = Math.min(want.length, got.length);
+        for (let i = 0; i < n; i++) {
+          const a = want[i], b = got[i];
+          const same = a[0] === b[0] && views.names[a[1]] === names[b[1]] && a[2] === b[2] &&
+            a[3] === b[3] && a[4] === b[4] && a[5] === b[5];
+          frames++;
+          if (!same) {
+            differences++;
+            if (differences <= 20) {
+              console.log(`${where} frame ${i}: stored ${JSON.stringify([a[0], views.names[a[1]], a[2], a[3], a[4], a[5]])}` +
+                ` derived ${JSON.stringify([b[0], names[b[1]], b[2], b[3], b[4], b[5]])}`);
+            }
+          }
+        }
+      }
+    }
+    for (const [k, t] of views.tables.entries()) {
+      if (!t.derive) continue;
+      tables++;
+      const got = shapes.tableRows(views.tree, t, names, nameOf);
+      const where = `${path.relative(site, file)} table ${k} (${t.caption}, metric ${t.derive.metric})`;
+      if (got.length !== t.rows.length) {
+        console.log(`${where}: ${got.length} rows derived, ${t.rows.length} stored`);
+        differences++;
+      }
+      for (let i = 0; i < Math.min(got.length, t.rows.length); i++) {
+        const a = t.rows[i].slice(), b = got[i].slice();
+        a[2] = views.names[a[2]];
+        b[2] = names[b[2]];
+        rows++;
+        if (JSON.stringify(a) !== JSON.stringify(b)) {
+          differences++;
+          if (differences <= 20) console.log(`${where} row ${i}: stored ${JSON.stringify(a)} derived ${JSON.stringify(b)}`);
+        }
+      }
+    }
+  }
+  console.log(`${site}: ${pages} pages, ${graphs} graphs, ${frames} frames, ${tables} tables, ${rows} rows compared, ${differences} differences`);
+  if (differences > 0 || graphs === 0 || tables === 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
