@@ -1,9 +1,13 @@
 //! A profile page stores its profile's tree, and its script
-//! (`assets/shapes.js`) derives the bottom-up and flat flame graphs and
-//! tree tables from it. The script must derive exactly what perfatlas
-//! computes (`analysis::shapes`, `analysis::flame`, `render::tree_table`):
-//! the same frames in the same order with the same names, locations,
-//! colours and values, and the same table rows.
+//! (`assets/shapes.js`) derives its flame graphs (top-down, bottom-up,
+//! flat) and the tree tables not written as HTML from it; a differential
+//! page stores each metric's old and new means and derives every view; an
+//! aggregate page stores the profiles it merges and derives the merge.
+//! The script must derive exactly what perfatlas computes
+//! (`analysis::shapes`, `analysis::flame_diff`, `analysis::aggregate`,
+//! `analysis::flame`, `render::tree_table`): the same frames in the same
+//! order with the same names, locations, colours and values (and per-frame
+//! changes and per-profile values), and the same table rows.
 //!
 //! Sites built with `PERFATLAS_TEST_SHIP_DERIVED` store both;
 //! `tests/derive_parity/compare.cjs`, run by node, derives every graph and
@@ -140,43 +144,87 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
     );
 }
 
-#[test]
-fn a_page_stores_the_tree_instead_of_the_derived_frames() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("site");
-    common::build_site(&common::sample_data(), &out);
-    let page =
-        std::fs::read_to_string(out.join("profiles/convert-extensions/3.7/r1.html")).unwrap();
-    let json = page
+/// The `#pa-views` data of a built page.
+fn views_of(page: &Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(html.contains("assets/shapes.js"), "{}", page.display());
+    let json = html
         .split("<script type=\"application/json\" id=\"pa-views\">")
         .nth(1)
         .and_then(|rest| rest.split("</script>").next())
         .unwrap();
-    let views: serde_json::Value = serde_json::from_str(json).unwrap();
-    assert!(views["tree"]["parent"]
-        .as_array()
-        .is_some_and(|p| p.len() > 10));
-    let mut derived = 0;
-    for view in views["views"].as_array().unwrap() {
-        for graph in view["graphs"].as_array().unwrap() {
-            let data = &graph["data"];
-            match view["shape"].as_str().unwrap() {
-                "top-down" => assert!(data["derive"].is_null() && !data["frames_at"].is_null()),
-                _ => {
-                    assert!(!data["derive"].is_null() && data["frames_at"].is_null());
-                    derived += 1;
-                }
-            }
-        }
-    }
-    // Two metrics × two shapes × exclusive and inclusive.
-    assert_eq!(derived, 8);
-    let tables = views["tables"].as_array().unwrap();
-    let derived_tables: Vec<_> = tables.iter().filter(|t| !t["derive"].is_null()).collect();
-    assert_eq!(derived_tables.len(), 4);
-    assert!(derived_tables
-        .iter()
-        .all(|t| t["rows"].as_array().unwrap().is_empty()));
-    assert!(page.contains("assets/shapes.js"));
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn pages_store_their_trees_instead_of_the_derived_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    common::build_site(&common::sample_data(), &out);
     assert!(out.join("assets/shapes.js").is_file());
+
+    // A profile page (time and samples): its one tree; every graph
+    // derived, and every table but the one written as HTML.
+    let views = views_of(&out.join("profiles/convert-extensions/3.7/r1.html"));
+    let trees = views["tree"]["trees"].as_array().unwrap();
+    assert_eq!(trees.len(), 1);
+    assert!(trees[0]["parent"].as_array().unwrap().len() > 10);
+    assert!(views["tree"]["diff"].is_null());
+    assert!(views["frames"].as_array().unwrap().is_empty());
+    let graphs: Vec<&serde_json::Value> = views["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|v| v["graphs"].as_array().unwrap())
+        .collect();
+    // Two metrics × (top-down + bottom-up and flat, exclusive and
+    // inclusive).
+    assert_eq!(graphs.len(), 10);
+    assert!(graphs
+        .iter()
+        .all(|g| !g["data"]["derive"].is_null() && g["data"]["frames_at"].is_null()));
+    let derived_tables = |views: &serde_json::Value| -> usize {
+        let tables = views["tables"].as_array().unwrap();
+        let derived: Vec<_> = tables.iter().filter(|t| !t["derive"].is_null()).collect();
+        assert!(derived
+            .iter()
+            .all(|t| t["rows"].as_array().unwrap().is_empty()));
+        derived.len()
+    };
+    assert_eq!(derived_tables(&views), 5);
+
+    // A differential page: each metric's old and new means; no frames and
+    // no per-frame changes stored, every table but the HTML one derived.
+    let views = views_of(&out.join("flamediff/convert-extensions/3.6--3.7.html"));
+    assert_eq!(views["tree"]["trees"].as_array().unwrap().len(), 4);
+    assert_eq!(views["tree"]["diff"]["normalise"], false);
+    assert!(views["frames"].as_array().unwrap().is_empty());
+    for view in views["views"].as_array().unwrap() {
+        let data = &view["graphs"][0]["data"];
+        assert!(
+            !data["derive"].is_null() && data["diff"].is_null(),
+            "{view}"
+        );
+    }
+    assert_eq!(derived_tables(&views), 5);
+
+    // An aggregate page: its three repetitions' trees, each stored once
+    // for both metrics; per-frame values in each profile derived, their
+    // labels stored.
+    let views = views_of(&out.join("profiles/convert-extensions/3.7/all.html"));
+    assert_eq!(views["tree"]["trees"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        views["tree"]["agg"],
+        serde_json::json!([[[0, 0], [1, 0], [2, 0]], [[0, 1], [1, 1], [2, 1]]])
+    );
+    assert!(views["frames"].as_array().unwrap().is_empty());
+    for view in views["views"].as_array().unwrap() {
+        let data = &view["graphs"][0]["data"];
+        assert!(!data["derive"].is_null(), "{view}");
+        assert_eq!(
+            data["agg"],
+            serde_json::json!({"labels": ["r1", "r2", "r3"]})
+        );
+    }
+    assert_eq!(derived_tables(&views), 1);
 }

@@ -267,8 +267,9 @@ pub fn step_bottom_up_sums(ctx: &Ctx) {
         "the HTML graph is still there"
     );
 
-    // The bottom-up and flat views are derived by assets/shapes.js: a copy
-    // of the page without it says so instead of drawing an empty graph.
+    // The views are derived by assets/shapes.js: a copy of the page
+    // without it says so instead of drawing an empty graph, and keeps the
+    // graph written as HTML.
     let script = html
         .find("<script src=\"../../../assets/shapes.js\"></script>")
         .expect("the page loads shapes.js");
@@ -282,8 +283,15 @@ pub fn step_bottom_up_sums(ctx: &Ctx) {
     ctx.open_view(&without, "shape=bottom-up");
     let note = ctx.js_str("(document.querySelector('.pa-shapes-missing') || {}).textContent || ''");
     assert!(
-        note.contains("bottom-up view is drawn by assets/shapes.js, which could not be loaded"),
+        note.contains("views are drawn by assets/shapes.js, which could not be loaded"),
         "{note}"
+    );
+    assert!(
+        ctx.js("document.querySelectorAll('#pa-flame-0 g.f').length")
+            .as_u64()
+            .unwrap()
+            > 10,
+        "the HTML graph is still there"
     );
     // (Left in the site: the network step checks every file the browser
     // asked for still exists.)

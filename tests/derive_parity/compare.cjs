@@ -50,7 +50,33 @@ for (const site of process.argv.slice(2)) {
         if (!g.data.derive) continue;
         graphs++;
         const want = storedFrames(views, g.data);
-        const got = shapes.frames(views.tree, g.data.derive, view.metric, g.data.scale || 1, nameOf);
+        let got;
+        if (views.tree.diff) {
+          const d = shapes.diffFrames(views.tree, names, g.data.derive, view.metric, g.data.scale || 1, nameOf);
+          got = d.frames;
+          const same = JSON.stringify(d.diff) === JSON.stringify(g.data.diff);
+          frames++;
+          if (!same) {
+            differences++;
+            console.log(`${path.relative(site, file)} metric ${view.metric} ${g.data.derive.shape}: per-frame changes differ`);
+            for (let i = 0; i < d.diff.length; i++) {
+              if (JSON.stringify(d.diff[i]) !== JSON.stringify(g.data.diff[i])) {
+                console.log(`  frame ${i}: stored ${JSON.stringify(g.data.diff[i])} derived ${JSON.stringify(d.diff[i])}`);
+                break;
+              }
+            }
+          }
+        } else if (views.tree.agg) {
+          const a = shapes.aggregateFrames(views.tree, names, g.data.derive, view.metric, g.data.scale || 1, nameOf);
+          got = a.frames;
+          frames++;
+          if (JSON.stringify(a.values) !== JSON.stringify(g.data.agg.values)) {
+            differences++;
+            console.log(`${path.relative(site, file)} metric ${view.metric}: per-profile values differ`);
+          }
+        } else {
+          got = shapes.frames(views.tree, names, g.data.derive, view.metric, g.data.scale || 1, nameOf);
+        }
         const where = `${path.relative(site, file)} metric ${view.metric} ${g.data.derive.shape} ${g.data.derive.values}`;
         if (want.length !== got.length) {
           console.log(`${where}: ${got.length} frames derived, ${want.length} stored`);

@@ -4,18 +4,22 @@
 //! frame's value in each repetition, and a tree table with the same
 //! figures.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::flame_svg::{colour_index, frame_label, Decor, Words};
-use super::flame_view::{self, GraphSpec, GraphView};
+use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
 use super::profile_page::Plan;
+use super::shape_source::{self, PageTrees, SourceBuilder};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::views::{self, ScriptView, Views};
+use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate::{self, Aggregate};
+use analysis::shapes::ShapeFrames;
 use config::Config;
 use model::error::BuildError;
 use model::{CallTree, FrameTable, History, Unit};
@@ -227,7 +231,7 @@ pub fn render(
     history: &History,
     config: &Config,
     renderer: &Renderer,
-    profiles: &Plan,
+    (profiles, frames): (&Plan, &ShapeFrames),
     links: &SourceLinks,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
@@ -243,6 +247,18 @@ pub fn render(
         links.editor_template(),
     );
     let (mut files, mut parts, mut shown) = (Vec::new(), Vec::new(), None);
+    // Pages of small profiles store them, and the script merges them and
+    // derives every graph and table but the HTML one (see `shape_source`).
+    let derived = page.metrics.iter().all(|(_, entries)| {
+        entries
+            .iter()
+            .all(|&e| history.profiles[e].profile.tree.len() <= shape_source::MAX_NODES)
+    });
+    let ship_both = shape_source::ship_both();
+    let budget = flame_view::budget(&config.flame);
+    let mut source = SourceBuilder::top_down(frames);
+    let mut tree_of: HashMap<usize, usize> = HashMap::new();
+    let mut merged_trees = Vec::new();
     for (m, (metric, entries)) in page.metrics.iter().enumerate() {
         let merged = Merged {
             page,
@@ -256,13 +272,34 @@ pub fn render(
         let spec = graph_spec(history, &merged, &agg, &unit, &code);
         let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
         let (decor, extra) = decorate(history, &agg, &graph, &labels, &unit);
-        let (script, svg) = flame_view::script_graph(
+        let (mut script, svg) = flame_view::script_graph(
             &spec,
             &graph,
             (Some(&decor), extra),
             &mut views.tables,
             renderer,
         );
+        if derived {
+            merged_trees.push(source_trees(
+                history,
+                entries,
+                metric,
+                &mut source,
+                &mut tree_of,
+            ));
+            let derive = Derive {
+                shape: "top-down",
+                values: "inclusive",
+                max_frames: budget.max_frames,
+            };
+            script.data.derive_instead(derive, ship_both);
+            if !ship_both {
+                // Each frame's value in each profile is derived too.
+                script
+                    .data
+                    .set_extra("agg", serde_json::json!({ "labels": labels }));
+            }
+        }
         files.extend(svg);
         let table_view = table(&agg, &history.frames, &unit, &labels, &code);
         let heading = heading(page, agg.count);
@@ -271,6 +308,13 @@ pub fn render(
                 let inline = flame_view::inline_view(&spec, &script, &graph, Some(&decor));
                 shown = Some((inline, table_view, heading.clone()));
                 -1
+            }
+            _ if derived => {
+                let derive = TableDerive {
+                    shape: "top-down",
+                    metric: m,
+                };
+                views.derived_table(table_view, derive, ship_both)
             }
             _ => views.table(table_view),
         };
@@ -291,6 +335,12 @@ pub fn render(
             mean_total: with_unit(graph.total, &unit),
             profiles: profile_links(history, profiles, &merged, &labels, &common.root),
         });
+    }
+    if derived {
+        let link = |f| code.of(&frames.table, f);
+        let trees = PageTrees::Aggregate(merged_trees);
+        let source = source.finish(budget.min_fraction, trees, &mut views.tables, link);
+        views.set_tree(source);
     }
     let (graph, table, heading) =
         shown.ok_or_else(|| BuildError::Internal(format!("no metric in {}", page.path)))?;
@@ -459,6 +509,26 @@ pub fn key(
 }
 
 /// The single-metric trees of `entries` and the metric's unit.
+/// The profiles [`entry_trees`] merges, as `[tree, metric]` pairs of the
+/// page's stored trees (each profile's whole tree stored once).
+fn source_trees(
+    history: &History,
+    entries: &[usize],
+    metric: &str,
+    source: &mut SourceBuilder,
+    tree_of: &mut HashMap<usize, usize>,
+) -> Vec<(usize, usize)> {
+    entries
+        .iter()
+        .filter_map(|&e| {
+            let p = &history.profiles[e].profile;
+            let m = p.metrics.iter().position(|x| x.name == metric)?;
+            let tree = *tree_of.entry(e).or_insert_with(|| source.add(&p.tree));
+            Some((tree, m))
+        })
+        .collect()
+}
+
 fn entry_trees(history: &History, entries: &[usize], metric: &str) -> (Vec<CallTree>, Unit) {
     let mut unit = None;
     let trees = entries
@@ -604,7 +674,7 @@ impl PageKind for AggregatePages {
                         site.history,
                         site.config,
                         site.renderer,
-                        &site.profiles,
+                        (&site.profiles, &site.analysis.frames),
                         &site.links,
                         page,
                     )

@@ -15,12 +15,13 @@ use serde::Serialize;
 
 use super::aggregate_page::version_trees;
 use super::flame_svg::{Decor, Words};
-use super::flame_view::{self, GraphSpec, GraphView};
+use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::with_unit;
 use super::profile_page::Shape;
+use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, TableView};
-use super::views::{self, ScriptView, Views};
+use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate;
@@ -383,6 +384,18 @@ pub fn render(
     let mut files = Vec::new();
     let (mut parts, mut facts) = (Vec::new(), Vec::new());
     let (mut graph, mut table) = (None, None);
+    // Pages of small means store them, and the script derives every
+    // view's frames and tables (see `shape_source`).
+    let derived = p.metrics.iter().all(|metric| {
+        [p.old, p.new].iter().all(|&v| {
+            means
+                .get(&(p.benchmark.clone(), v, metric.clone()))
+                .is_some_and(|mean| mean.tree.len() <= shape_source::MAX_NODES)
+        })
+    });
+    let ship_both = shape_source::ship_both();
+    let budget = flame_view::budget(&config.flame);
+    let mut source = SourceBuilder::new(frames);
     for (m, metric) in p.metrics.iter().enumerate() {
         let mean_of = |v: usize| {
             means
@@ -392,6 +405,10 @@ pub fn render(
                 })
         };
         let (old_mean, new_mean) = (mean_of(p.old)?, mean_of(p.new)?);
+        if derived {
+            source.add(&old_mean.tree);
+            source.add(&new_mean.tree);
+        }
         parts.push(MetricPart {
             old_count: old_mean.count,
             new_count: new_mean.count,
@@ -406,7 +423,7 @@ pub fn render(
                 old: old_mean,
                 new: new_mean,
             };
-            let drawn = draw(
+            let mut drawn = draw(
                 history,
                 (config, renderer),
                 frames,
@@ -414,6 +431,14 @@ pub fn render(
                 &view,
                 &mut views,
             )?;
+            if derived {
+                let derive = Derive {
+                    shape: shape.name(),
+                    values: "exclusive",
+                    max_frames: budget.max_frames,
+                };
+                drawn.script.data.derive_instead(derive, ship_both);
+            }
             files.extend(drawn.svg);
             facts.push(drawn.facts);
             let table_index = match Views::is_default(m, shape) {
@@ -421,6 +446,13 @@ pub fn render(
                     graph = drawn.inline;
                     table = Some(drawn.table);
                     -1
+                }
+                false if derived => {
+                    let derive = TableDerive {
+                        shape: shape.name(),
+                        metric: m,
+                    };
+                    views.derived_table(drawn.table, derive, ship_both)
                 }
                 false => views.table(drawn.table),
             };
@@ -440,6 +472,15 @@ pub fn render(
                 table: table_index,
             });
         }
+    }
+    if derived {
+        let diff = DiffSource {
+            normalise: config.flame.diff_normalise,
+        };
+        let link = |f| code.of(&frames.table, f);
+        let trees = PageTrees::Diff(diff);
+        let source = source.finish(budget.min_fraction, trees, &mut views.tables, link);
+        views.set_tree(source);
     }
     let table = table.ok_or_else(|| BuildError::Internal(format!("no metric in {}", p.path)))?;
     let html = renderer.render(

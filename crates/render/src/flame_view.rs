@@ -293,8 +293,16 @@ impl PageData {
     pub fn derive_instead(&mut self, derive: Derive, keep_frames: bool) {
         self.derive = Some(derive);
         if !keep_frames {
+            // A differential graph's per-frame changes are derived too.
             self.frames = None;
+            self.extra.remove("diff");
         }
+    }
+
+    /// Replaces the extra data under `key` (`agg`, once the script
+    /// derives its per-frame part).
+    pub fn set_extra(&mut self, key: &'static str, value: serde_json::Value) {
+        self.extra.insert(key, value);
     }
 
     pub fn share_frames(&mut self, place: impl FnOnce(Vec<FrameRow>) -> usize) {

@@ -405,8 +405,8 @@ fn render(
     let derived = shape_source::derivable(tree, trees[shape_index(Shape::BottomUp)].cut_depth);
     let ship_both = shape_source::ship_both();
     let budget = flame_view::budget(&cx.config.flame);
-    // Tables with derived-metric columns are stored: the script does not
-    // evaluate formulas.
+    // Tables with derived-metric or call-count columns are stored: the
+    // script does not evaluate formulas.
     let metrics = entry.profile.metrics.len();
     let (mut files, mut inline, mut default_table) = (Vec::new(), Vec::new(), None);
     for view in laid_out {
@@ -423,8 +423,12 @@ fn render(
             if Views::is_default(view.metric, view.shape) {
                 inline.push(flame_view::inline_view(spec, &script, graph, None));
             }
-            if derived && view.shape != Shape::TopDown {
-                let values = ["exclusive", "inclusive"][k.min(1)];
+            if derived {
+                // Top-down's one graph is inclusive; the others' second.
+                let values = match view.shape {
+                    Shape::TopDown => "inclusive",
+                    _ => ["exclusive", "inclusive"][k.min(1)],
+                };
                 let derive = Derive {
                     shape: view.shape.name(),
                     values,
@@ -440,11 +444,7 @@ fn render(
                 default_table = Some(view.table);
                 -1
             }
-            false
-                if derived
-                    && view.shape != Shape::TopDown
-                    && view.table.columns.len() == 2 * metrics =>
-            {
+            false if derived && view.table.columns.len() == 2 * metrics => {
                 let derive = TableDerive {
                     shape: view.shape.name(),
                     metric: view.metric,

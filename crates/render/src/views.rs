@@ -4,7 +4,9 @@
 //! `<script type="application/json" id="pa-views">`, which
 //! `assets/perfatlas.js` draws when the URL fragment asks for a view
 //! (`#metric=samples&shape=bottom-up`). Names, locations and tree tables
-//! are stored once per page.
+//! are stored once per page. Pages of small trees store the trees instead
+//! of most views' frames and tables, and `assets/shapes.js` derives them
+//! (see [`super::shape_source`]).
 
 use std::collections::HashMap;
 
@@ -334,11 +336,18 @@ impl Views {
 
     /// The index of a tree table the script derives from the profile's
     /// tree; its rows are stored too when `keep_rows` (for tests).
-    pub fn derived_table(&mut self, table: TableView, derive: TableDerive, keep_rows: bool) -> i64 {
-        let mut table = tree_table::script_table(table, &mut self.tables);
+    pub fn derived_table(
+        &mut self,
+        mut table: TableView,
+        derive: TableDerive,
+        keep_rows: bool,
+    ) -> i64 {
         if !keep_rows {
+            // Rows not stored intern no names (a differential table's
+            // tagged names were a third of a page's names).
             table.rows.clear();
         }
+        let table = tree_table::script_table(table, &mut self.tables);
         self.script_tables
             .push(TableEntry::Derived { table, derive });
         self.script_tables.len() as i64 - 1

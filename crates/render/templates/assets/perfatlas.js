@@ -123,6 +123,12 @@
   var viewsEl = document.getElementById('pa-views');
   if (viewsEl) {
     try { views = JSON.parse(viewsEl.textContent); } catch (e) { views = null; }
+    // Views derived from the page's trees need assets/shapes.js: without
+    // it the page keeps what is written as HTML, and says so.
+    if (views && views.tree && !window.perfatlasShapes) {
+      views = null;
+      shapesMissing();
+    }
     if (views && views.views) {
       shown = views.views[0];
       // Locations stored as [shared directory, rest] (views.rs).
@@ -156,27 +162,37 @@
     if (gd.data.derive && !gd.data.frames) gd.data.frames = derivedFrames(view, gd.data);
     return expandDiff(unscale(gd.data));
   }
-  // A bottom-up or flat graph the page does not store: assets/shapes.js
-  // derives it from the profile's tree (shape_source.rs).
+  // A graph the page does not store (a profile page's bottom-up or flat
+  // views, a differential page's): assets/shapes.js derives it from the
+  // page's trees (shape_source.rs).
   function derivedFrames(view, data) {
     var shapes = window.perfatlasShapes;
-    if (shapes && views.tree) return shapes.frames(views.tree, data.derive, view.metric, data.scale || 1, nameIndex);
-    shapesMissing(data.derive.shape);
+    if (shapes && views.tree && views.tree.diff) {
+      var d = shapes.diffFrames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
+      data.diff = d.diff;
+      return d.frames;
+    }
+    if (shapes && views.tree && views.tree.agg) {
+      var a = shapes.aggregateFrames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
+      data.agg.values = a.values;
+      return a.frames;
+    }
+    if (shapes && views.tree) return shapes.frames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
     return [];
   }
-  function shapesMissing(shape) {
+  function shapesMissing() {
     if (document.querySelector('.pa-shapes-missing')) return;
     var note = document.createElement('p'), box = document.getElementById('pa-graphs');
     note.className = 'pa-note pa-shapes-missing';
-    note.textContent = 'The ' + shape + ' view is drawn by assets/shapes.js, which could not be ' +
-      'loaded (the site may be incomplete): only the top-down view can be shown.';
+    note.textContent = 'This page\'s views are drawn by assets/shapes.js, which could not be loaded ' +
+      '(the site may be incomplete): only the graph and table written as HTML are shown, without ' +
+      'hover details; the other views cannot be drawn.';
     if (box) box.parentNode.insertBefore(note, box);
   }
   // The rows of a bottom-up or flat tree table the page does not store.
   function derivedRows(table) {
     var shapes = window.perfatlasShapes;
     if (shapes && views.tree) return shapes.tableRows(views.tree, table, views.names, nameIndex);
-    shapesMissing(table.derive.shape);
     return [];
   }
   // The index of a name in the page's names, added when new (a box of

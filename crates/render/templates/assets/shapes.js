@@ -52,21 +52,24 @@
     return t;
   };
 
-  // The profile's tree from a page's `tree` data: frames are indices into
-  // `kinds` (function, file, module of each).
-  function sourceTree(src) {
-    var t = new Tree(src.values.length), n = src.parent.length;
+  // Tree k of a page's `tree` data. Its frames are shape frames (the
+  // profile's own, with their lines); `kind` keeps each node's index into
+  // src.kinds (function, file, module, the frame itself).
+  function sourceTree(src, k) {
+    var s = src.trees[k], t = new Tree(s.values.length), n = s.parent.length;
+    t.kind = [-1];
     for (var i = 1; i < n; i++) {
-      var p = src.parent[i];
+      var p = s.parent[i];
       t.parent.push(p);
-      t.frame.push(src.kind[i]);
+      t.kind.push(s.kind[i]);
+      t.frame.push(src.kinds[s.kind[i]][3]);
       t.kids.push([]);
       t.index.push(null);
       t.kids[p].push(i);
     }
-    t.self = src.values.map(function (vs, m) {
-      var s = src.scale[m];
-      return vs.map(function (v) { return v * s; });
+    t.self = s.values.map(function (vs, m) {
+      var scale = s.scale[m];
+      return vs.map(function (v) { return v * scale; });
     });
     return t;
   }
@@ -110,7 +113,7 @@
   }
 
   function functions(t, src) {
-    return t.frame.map(function (k) { return k < 0 ? -1 : src.kinds[k][0]; });
+    return t.kind.map(function (k) { return k < 0 ? -1 : src.kinds[k][0]; });
   }
   function contributing(t, fn, inclusive) {
     if (inclusive) return outermost(t, fn);
@@ -204,12 +207,12 @@
     if (inclusive) for (var m = 0; m < M; m++) inc.push(t.inclusive(m));
     var slotOf = new Map(), firsts = [], sums = [];
     nodes.forEach(function (n) {
-      if (t.frame[n] < 0 || fn[n] < 0) return;
+      if (t.kind[n] < 0 || fn[n] < 0) return;
       var slot = slotOf.get(fn[n]);
       if (slot === undefined) {
         slot = firsts.length;
         slotOf.set(fn[n], slot);
-        firsts.push(t.frame[n]);
+        firsts.push(t.kind[n]);
         for (var m = 0; m < M; m++) sums.push(0);
       }
       for (var m2 = 0; m2 < M; m2++) sums[slot * M + m2] += inclusive ? inc[m2][n] : t.self[m2][n];
@@ -259,7 +262,6 @@
     var kept = 0;
     keep.forEach(function (k) { if (k) kept++; });
     var remainder = Math.max(0, maxFrames - kept), sizes = null, stack = [[0, -1]];
-    var order = function (n) { return src.frames[t.frame[n]][0]; };
     while (stack.length) {
       var top = stack.pop(), node = top[0], idx = rects.length;
       var depth = top[1] < 0 ? 0 : rects[top[1]].depth + 1;
@@ -271,7 +273,8 @@
         dv += inc[c];
         dn += (sizes = sizes || subtreeSizes(t))[c];
       });
-      children.sort(function (a, b) { return order(a) - order(b); });
+      // src.frames are in sibling order (by name, then frame id).
+      children.sort(function (a, b) { return t.frame[a] - t.frame[b]; });
       if (dn > 0 && remainder > 0) {
         remainder--;
         rects.push({ node: -1, parent: idx, depth: depth + 1, total: dv, self: dv, merged: dn });
@@ -279,6 +282,20 @@
       for (var k = children.length - 1; k >= 0; k--) stack.push([children[k], idx]);
     }
     return rects;
+  }
+
+  // flame_svg.rs colour_index: FNV-1a (64 bits) of the name's UTF-8
+  // bytes, modulo the palette's 12 colours.
+  var FNV_PRIME = BigInt('0x100000001b3'), FNV_MASK = (BigInt(1) << BigInt(64)) - BigInt(1);
+  var colours = new Map();
+  function colourIndex(name) {
+    var c = colours.get(name);
+    if (c !== undefined) return c;
+    var h = BigInt('0xcbf29ce484222325');
+    new TextEncoder().encode(name).forEach(function (b) { h = ((h ^ BigInt(b)) * FNV_PRIME) & FNV_MASK; });
+    c = Number(h % BigInt(12));
+    colours.set(name, c);
+    return c;
   }
 
   // flame_view.rs significant: nine significant digits.
@@ -293,26 +310,169 @@
 
   // The frame rows of a derived graph, as flame_view.rs page_data writes
   // them: [parent, name, location, self / scale, total / scale, colour].
-  // `nameOf(label)` gives the name index of a merged box's label.
-  function frames(src, derive, metric, scale, nameOf) {
-    var t = sourceTree(src), inclusive = derive.values === 'inclusive';
-    var shaped = derive.shape === 'flat' ? flat(t, src, inclusive) : bottomUp(t, src, inclusive);
-    return layout(shaped, src, metric, derive.max_frames, src.min_fraction).map(function (r, i) {
+  // `names` are the page's; `nameOf(label)` gives the name index of a
+  // merged box's label.
+  function frames(src, names, derive, metric, scale, nameOf) {
+    var t = sourceTree(src, 0), inclusive = derive.values === 'inclusive';
+    var shaped = derive.shape === 'top-down' ? t
+      : derive.shape === 'flat' ? flat(t, src, inclusive) : bottomUp(t, src, inclusive);
+    var rects = layout(shaped, src, metric, derive.max_frames, src.min_fraction);
+    return frameRows(rects, shaped, src, names, scale, nameOf);
+  }
+  function frameRows(rects, tree, src, names, scale, nameOf) {
+    return rects.map(function (r, i) {
       var row = [r.parent, 0, 0, significant(r.self / scale), significant(r.total / scale), 0];
       if (i === 0) { row[1] = src.all; row[5] = -1; }
       else if (r.node < 0) { row[1] = nameOf('[' + r.merged + ' narrow frames merged]'); row[5] = -2; }
       else {
-        var f = src.frames[shaped.frame[r.node]];
-        row[1] = f[1]; row[2] = f[2]; row[5] = f[3];
+        var f = src.frames[tree.frame[r.node]];
+        row[1] = f[0]; row[2] = f[1]; row[5] = colourIndex(names[f[0]]);
       }
       return row;
     });
   }
 
-  // shapes.rs merge of two trees by path, its first 2 × M metrics: tree
-  // a's values, then tree b's (the means after them are not needed here).
-  function mergeTwo(a, b) {
-    var M = a.metrics, out = new Tree(2 * M);
+  // A differential page's graph (flame_diff_page.rs draw): the old and
+  // new means of `metric` in the shape, merged by path, drawn by their
+  // mean; `diff` holds each frame's [old, new, old self, new self] (null
+  // for the root and merged boxes), as decorate() writes it.
+  function diffFrames(src, names, derive, metric, scale, nameOf) {
+    var t = diffTree(src, metric, derive.shape);
+    var inc = [t.inclusive(0), t.inclusive(1)];
+    var rects = layout(t, src, DIFF_WIDTH, derive.max_frames, src.min_fraction);
+    return {
+      frames: frameRows(rects, t, src, names, scale, nameOf),
+      diff: rects.map(function (r, i) {
+        if (i === 0 || r.node < 0) return null;
+        return [inc[0][r.node], inc[1][r.node], t.self[0][r.node], t.self[1][r.node]].map(significant);
+      })
+    };
+  }
+
+  // flame_diff.rs: metric 2 of a differential tree (the mean) gives widths.
+  var DIFF_WIDTH = 2;
+
+  // The old and new means of `metric` (trees 2m and 2m + 1) in `shape`,
+  // merged (flame_diff.rs diff): metrics old, new and their mean, each
+  // version divided by its total when the page compares shares.
+  function diffTree(src, metric, shape) {
+    var o = sourceTree(src, 2 * metric), n = sourceTree(src, 2 * metric + 1);
+    if (shape === 'bottom-up') { o = bottomUp(o, src, false); n = bottomUp(n, src, false); }
+    else if (shape === 'flat') { o = flat(o, src, false); n = flat(n, src, false); }
+    var factor = [1, 1];
+    if (src.diff.normalise) {
+      factor = [o, n].map(function (t) {
+        var total = 0;
+        t.self[0].forEach(function (v) { total += v; });
+        return total > 0 ? 1 / total : 0;
+      });
+    }
+    var out = copyStructure(o, 3);
+    out.self = [o.self[0].map(function (v) { return 0 + v * factor[0]; }), new Array(o.size()).fill(0),
+      o.self[0].map(function (v) { return 0 + v * (factor[0] / 2); })];
+    var mapped = [0];
+    for (var i = 1; i < n.size(); i++) mapped.push(out.child(mapped[n.parent[i]], n.frame[i]));
+    for (var j = 0; j < n.size(); j++) {
+      var v = n.self[0][j] * factor[1];
+      if (v !== 0) {
+        out.addSelf(mapped[j], 1, v);
+        out.addSelf(mapped[j], 2, v / 2);
+      }
+    }
+    return out;
+  }
+
+  // An aggregate page's merged tree of `metric` (aggregate.rs aggregate,
+  // shapes.rs merge): the profiles' values, merged by path, then their
+  // mean (metric `count`).
+  function aggregateTree(src, metric) {
+    var parts = src.agg[metric], count = parts.length;
+    var trees = parts.map(function (p) {
+      var t = sourceTree(src, p[0]);
+      t.self = [t.self[p[1]]];
+      t.metrics = 1;
+      return t;
+    });
+    var first = trees[0], out = copyStructure(first, count + 1), zeros = function () {
+      return new Array(first.size()).fill(0);
+    };
+    out.self = [];
+    for (var k = 0; k <= count; k++) out.self.push(zeros());
+    out.self[0] = first.self[0].map(function (v) { return 0 + v * 1; });
+    out.self[count] = first.self[0].map(function (v) { return 0 + v * (1 / count); });
+    trees.slice(1).forEach(function (t, i) {
+      var mapped = [0];
+      for (var n = 1; n < t.size(); n++) mapped.push(out.child(mapped[t.parent[n]], t.frame[n]));
+      for (var n2 = 0; n2 < t.size(); n2++) {
+        var v = t.self[0][n2] * 1;
+        if (v !== 0) {
+          out.addSelf(mapped[n2], i + 1, v);
+          out.addSelf(mapped[n2], count, v / count);
+        }
+      }
+    });
+    out.count = count;
+    return out;
+  }
+
+  // An aggregate page's graph (aggregate_page.rs): the mean's frames, and
+  // each frame's inclusive value in each profile (null for merged boxes).
+  function aggregateFrames(src, names, derive, metric, scale, nameOf) {
+    var t = aggregateTree(src, metric), inc = [];
+    for (var k = 0; k < t.count; k++) inc.push(t.inclusive(k));
+    var rects = layout(t, src, t.count, derive.max_frames, src.min_fraction);
+    return {
+      frames: frameRows(rects, t, src, names, scale, nameOf),
+      values: rects.map(function (r) {
+        return r.node < 0 ? null : inc.map(function (v) { return v[r.node]; });
+      })
+    };
+  }
+
+  // aggregate.rs stats: sum, min, max and mean of a frame's values.
+  function stats(values) {
+    if (!values.length) return { sum: 0, min: 0, max: 0, mean: 0 };
+    var sum = 0, min = Infinity, max = -Infinity;
+    values.forEach(function (v) { sum += v; min = Math.min(min, v); max = Math.max(max, v); });
+    return { sum: sum, min: min, max: max, mean: sum / values.length };
+  }
+
+  // The rows of an aggregate page's tree table (aggregate_page.rs table):
+  // mean, min, max and sum, pruned by the mean, then each row's value in
+  // each profile (null for merged rows).
+  function aggregateTableRows(src, entry, names, nameOf) {
+    var t = aggregateTree(src, entry.derive.metric), inc = [];
+    for (var k = 0; k < t.count; k++) inc.push(t.inclusive(k));
+    var each = function (n) { return inc.map(function (v) { return v[n]; }); };
+    var all = [];
+    for (var n = 0; n < t.size(); n++) all.push(stats(each(n)));
+    var columns = ['mean', 'min', 'max', 'sum'].map(function (key) {
+      return all.map(function (s) { return s[key]; });
+    });
+    var rects = layout(t, src, t.count, TABLE_ROWS, TABLE_MIN_FRACTION);
+    var rows = rects.map(function (r, i) {
+      var name = 'all', loc = 0;
+      if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
+      else if (i > 0) {
+        var f = src.frames[t.frame[r.node]];
+        name = names[f[0]];
+        loc = f[1];
+      }
+      var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
+      columns.forEach(function (c, k) {
+        if (r.node >= 0) row.push(significant(c[r.node]));
+        else row.push(k === 0 ? significant(r.total) : '');
+      });
+      row.push(r.node < 0 ? null : each(r.node).map(significant));
+      return row;
+    });
+    return reorder(rows, siblingOrder(rects.map(function (r) { return r.parent; }),
+      rows.map(function (r) { return r[4]; }), rects.map(function (r) { return r.total; })));
+  }
+
+  // A tree with a's nodes and no values, for `metrics` metrics.
+  function copyStructure(a, metrics) {
+    var out = new Tree(metrics);
     out.parent = a.parent.slice();
     out.frame = a.frame.slice();
     out.kids = a.kids.map(function (k) { return k.slice(); });
@@ -321,6 +481,13 @@
       kids.forEach(function (c) { index.set(a.frame[c], c); });
       return index;
     });
+    return out;
+  }
+
+  // shapes.rs merge of two trees by path, its first 2 × M metrics: tree
+  // a's values, then tree b's (the means after them are not needed here).
+  function mergeTwo(a, b) {
+    var M = a.metrics, out = copyStructure(a, 2 * M);
     out.self = [];
     for (var m = 0; m < M; m++) out.self.push(a.self[m].slice());
     for (var m2 = 0; m2 < M; m2++) out.self.push(new Array(a.size()).fill(0));
@@ -366,20 +533,28 @@
   // (tree_table.rs MAX_ROWS and its budget).
   var TABLE_ROWS = 600, TABLE_MIN_FRACTION = 0.002;
 
-  // The rows of a derived tree table (profile_page.rs table for the
-  // bottom-up and flat shapes, written as tree_table.rs script_table
-  // writes them): [parent, depth, name, location, merged, cells…], an
-  // inclusive and an exclusive column per metric, pruned by `metric`'s
+  // The rows of a derived tree table (profile_page.rs table, written as
+  // tree_table.rs script_table writes them): [parent, depth, name,
+  // location, merged, cells…], an inclusive (total) and an exclusive
+  // (self) column per metric, pruned by `metric`'s
   // inclusive one and sorted by entry.sorted_by.
   function tableRows(src, entry, names, nameOf) {
-    var t = sourceTree(src), M = t.metrics, shape = entry.derive.shape === 'flat' ? flat : bottomUp;
-    var tree = mergeTwo(shape(t, src, true), shape(t, src, false));
-    var columns = [];
-    for (var m = 0; m < M; m++) {
-      var inclusive = tree.inclusive(m);
-      // The shares overlap: the root row shows the profile's total.
-      inclusive[0] = entry.columns[2 * m].of;
-      columns.push(inclusive, tree.inclusive(M + m));
+    if (src.diff) return diffTableRows(src, entry, names, nameOf);
+    if (src.agg) return aggregateTableRows(src, entry, names, nameOf);
+    var t = sourceTree(src, 0), M = t.metrics, columns = [], tree;
+    if (entry.derive.shape === 'top-down') {
+      // The profile's own tree: total and self per metric.
+      tree = t;
+      for (var k = 0; k < M; k++) columns.push(t.inclusive(k), t.self[k]);
+    } else {
+      var shape = entry.derive.shape === 'flat' ? flat : bottomUp;
+      tree = mergeTwo(shape(t, src, true), shape(t, src, false));
+      for (var m = 0; m < M; m++) {
+        var inclusive = tree.inclusive(m);
+        // The shares overlap: the root row shows the profile's total.
+        inclusive[0] = entry.columns[2 * m].of;
+        columns.push(inclusive, tree.inclusive(M + m));
+      }
     }
     var metric = entry.derive.metric, pruned = 2 * metric;
     var rects = layout(tree, src, metric, TABLE_ROWS, TABLE_MIN_FRACTION);
@@ -388,8 +563,8 @@
       if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
       else if (i > 0) {
         var f = src.frames[tree.frame[r.node]];
-        name = names[f[1]];
-        loc = f[2];
+        name = names[f[0]];
+        loc = f[1];
       }
       var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
       columns.forEach(function (c, k) {
@@ -409,7 +584,44 @@
     return rows;
   }
 
-  var api = { frames: frames, tableRows: tableRows, significant: significant };
+  // flame_diff.rs Tag marks: added, deleted, grew, shrank, unchanged.
+  function mark(o, n) {
+    return o === 0 && n !== 0 ? '[A]' : n === 0 && o !== 0 ? '[D]' : n > o ? '[+]' : n < o ? '[−]' : '[=]';
+  }
+
+  // The rows of a differential page's tree table (flame_diff_page.rs
+  // table): old, new, change, old self, new self, self change (in percent
+  // of each total when the page compares shares), names tagged by the
+  // inclusive change, pruned by the mean; merged rows carry no value.
+  function diffTableRows(src, entry, names, nameOf) {
+    var t = diffTree(src, entry.derive.metric, entry.derive.shape);
+    var inc0 = t.inclusive(0), inc1 = t.inclusive(1), self0 = t.self[0], self1 = t.self[1];
+    var shown = src.diff.normalise ? function (v) { return v * 100; } : function (v) { return v; };
+    var change = function (a, b) { return a.map(function (o, i) { return b[i] - o; }); };
+    var columns = [inc0, inc1, change(inc0, inc1), self0, self1, change(self0, self1)].map(function (c) {
+      return c.map(shown);
+    });
+    var rects = layout(t, src, DIFF_WIDTH, TABLE_ROWS, TABLE_MIN_FRACTION);
+    var rows = rects.map(function (r, i) {
+      var name = 'all', loc = 0;
+      if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
+      else if (i > 0) {
+        var f = src.frames[t.frame[r.node]];
+        name = mark(significant(inc0[r.node]), significant(inc1[r.node])) + ' ' + names[f[0]];
+        loc = f[1];
+      }
+      var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
+      columns.forEach(function (c) { row.push(r.node < 0 ? '' : significant(c[r.node])); });
+      return row;
+    });
+    return reorder(rows, siblingOrder(rects.map(function (r) { return r.parent; }),
+      rows.map(function (r) { return r[4]; }), rects.map(function (r) { return r.total; })));
+  }
+
+  var api = {
+    frames: frames, diffFrames: diffFrames, aggregateFrames: aggregateFrames,
+    tableRows: tableRows, significant: significant, colourIndex: colourIndex
+  };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else global.perfatlasShapes = api;
 })(this);
