@@ -44,13 +44,7 @@ fn node_available() -> bool {
 
 /// Builds `input` into `out` storing derived frames and rows as well.
 fn build_storing_both(input: &Path, out: &Path) {
-    let output = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
-        .args(["build".as_ref(), input.as_os_str(), "-o".as_ref()])
-        .arg(out)
-        .arg("--no-cache")
-        .env("PERFATLAS_TEST_SHIP_DERIVED", "1")
-        .output()
-        .expect("run perfatlas");
+    let output = common::build_storing_derived(input, out, &["--no-cache"]);
     assert!(
         out.join("index.html").is_file(),
         "{} did not build: {}",

@@ -10,7 +10,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use common::{assert_self_contained, build, read_folded, read_tree, sample_data};
+use common::{
+    assert_self_contained, build, build_storing_derived, read_folded, read_tree, sample_data,
+};
 
 fn page(out: &Path, path: &str) -> String {
     fs::read_to_string(out.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -97,8 +99,9 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("site");
     // With the standalone files, whose frames all carry their tooltip (a
-    // page leaves it out of frames too narrow to hover).
-    build(&sample_data(), &out, &["--svg-files"]);
+    // page leaves it out of frames too narrow to hover), and the per-frame
+    // changes the page script derives stored.
+    build_storing_derived(&sample_data(), &out, &["--svg-files"]);
     let (old_mean, old_paths) = version_facts("3.6");
     let (new_mean, new_paths) = version_facts("3.7");
     let html = page(&out, "flamediff/convert-basic/3.6--3.7.html");
@@ -399,7 +402,9 @@ fn configured_sets_merge_profiles_across_versions() {
     )
     .unwrap();
     let out = dir.path().join("site");
-    let o = build(
+    // Each frame's value in each profile, which the page script derives,
+    // stored.
+    let o = build_storing_derived(
         &sample_data(),
         &out,
         &["--config", config.to_str().unwrap()],

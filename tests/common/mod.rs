@@ -29,6 +29,24 @@ pub fn build(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     perfatlas(&args)
 }
 
+/// [`build`], with pages storing the frames, per-frame data and table rows
+/// their script derives (`PERFATLAS_TEST_SHIP_DERIVED`): for tests that
+/// check perfatlas's figures in the page data. `tests/derive_parity.rs`
+/// shows the script derives the same.
+pub fn build_storing_derived(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args([
+            "build".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .args(extra)
+        .env("PERFATLAS_TEST_SHIP_DERIVED", "1")
+        .output()
+        .expect("run perfatlas")
+}
+
 /// The Python-Markdown sample data shipped with the repository.
 pub fn sample_data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data/python-markdown")
