@@ -142,6 +142,11 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
 fn views_of(page: &Path) -> serde_json::Value {
     let html = std::fs::read_to_string(page).unwrap();
     assert!(html.contains("assets/shapes.js"), "{}", page.display());
+    // The HTML table is for reading; the script sorts the one it writes.
+    let table = html.split("id=\"pa-table\"").nth(1).unwrap();
+    let table = table.split("</table>").next().unwrap();
+    assert!(table.contains("<td style=\"--d:1\">"), "{}", page.display());
+    assert!(!table.contains("data-v="), "{}", page.display());
     let json = html
         .split("<script type=\"application/json\" id=\"pa-views\">")
         .nth(1)
@@ -157,8 +162,9 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
     common::build_site(&common::sample_data(), &out);
     assert!(out.join("assets/shapes.js").is_file());
 
-    // A profile page (time and samples): its one tree; every graph
-    // derived, and every table but the one written as HTML.
+    // A profile page (time and samples): its one tree; every graph and
+    // every table derived, the default view's table also written as HTML
+    // (for readers without JavaScript, without sort keys).
     let views = views_of(&out.join("profiles/convert-extensions/3.7/r1.html"));
     let trees = views["tree"]["trees"].as_array().unwrap();
     assert_eq!(trees.len(), 1);
@@ -185,10 +191,11 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
             .all(|t| t["rows"].as_array().unwrap().is_empty()));
         derived.len()
     };
-    assert_eq!(derived_tables(&views), 5);
+    assert_eq!(derived_tables(&views), 6);
+    assert!(views["views"][0]["table"].as_i64().unwrap() >= 0);
 
     // A differential page: each metric's old and new means; no frames and
-    // no per-frame changes stored, every table but the HTML one derived.
+    // no per-frame changes stored, every table derived.
     let views = views_of(&out.join("flamediff/convert-extensions/3.6--3.7.html"));
     assert_eq!(views["tree"]["trees"].as_array().unwrap().len(), 4);
     assert_eq!(views["tree"]["diff"]["normalise"], false);
@@ -200,7 +207,7 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
             "{view}"
         );
     }
-    assert_eq!(derived_tables(&views), 5);
+    assert_eq!(derived_tables(&views), 6);
 
     // An aggregate page: its three repetitions' trees, each stored once
     // for both metrics; per-frame values in each profile derived, their
@@ -220,5 +227,5 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
             serde_json::json!({"labels": ["r1", "r2", "r3"]})
         );
     }
-    assert_eq!(derived_tables(&views), 1);
+    assert_eq!(derived_tables(&views), 2);
 }

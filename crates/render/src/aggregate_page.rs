@@ -304,6 +304,16 @@ pub fn render(
         let table_view = table(&agg, &history.frames, &unit, &labels, &code);
         let heading = heading(page, agg.count);
         let table_index = match m {
+            0 if derived => {
+                let inline = flame_view::inline_view(&spec, &script, &graph, Some(&decor));
+                let derive = TableDerive {
+                    shape: "top-down",
+                    metric: 0,
+                };
+                let (html, k) = views.derived_default_table(table_view, derive, ship_both);
+                shown = Some((inline, html, heading.clone()));
+                k
+            }
             0 => {
                 let inline = flame_view::inline_view(&spec, &script, &graph, Some(&decor));
                 shown = Some((inline, table_view, heading.clone()));

@@ -442,6 +442,16 @@ pub fn render(
             files.extend(drawn.svg);
             facts.push(drawn.facts);
             let table_index = match Views::is_default(m, shape) {
+                true if derived => {
+                    graph = drawn.inline;
+                    let derive = TableDerive {
+                        shape: shape.name(),
+                        metric: m,
+                    };
+                    let (html, k) = views.derived_default_table(drawn.table, derive, ship_both);
+                    table = Some(html);
+                    k
+                }
                 true => {
                     graph = drawn.inline;
                     table = Some(drawn.table);

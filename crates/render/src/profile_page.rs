@@ -439,12 +439,22 @@ fn render(
             graphs.push(script);
             files.extend(svg);
         }
+        let derivable_table = derived && view.table.columns.len() == 2 * metrics;
         let table = match Views::is_default(view.metric, view.shape) {
+            true if derivable_table => {
+                let derive = TableDerive {
+                    shape: view.shape.name(),
+                    metric: view.metric,
+                };
+                let (html, k) = views.derived_default_table(view.table, derive, ship_both);
+                default_table = Some(html);
+                k
+            }
             true => {
                 default_table = Some(view.table);
                 -1
             }
-            false if derived && view.table.columns.len() == 2 * metrics => {
+            false if derivable_table => {
                 let derive = TableDerive {
                     shape: view.shape.name(),
                     metric: view.metric,

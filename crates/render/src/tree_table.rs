@@ -28,7 +28,7 @@ pub struct Column<'a> {
     pub percent_of: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct TableView {
     pub id: String,
     pub caption: String,
@@ -44,9 +44,13 @@ pub struct TableView {
     /// How each value column is written, for a table the script writes.
     #[serde(skip)]
     pub kinds: Vec<ColumnKind>,
+    /// The page's script writes this table again from the page's trees
+    /// (see `shape_source`): the HTML is for readers without JavaScript,
+    /// without sort keys.
+    pub script_writes: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct Row {
     /// The tree node shown (`None` for a merged row).
     #[serde(skip)]
@@ -71,7 +75,7 @@ pub struct Row {
     pub histogram: Option<Vec<f64>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct Cell {
     pub text: String,
     /// Sort key.
@@ -153,6 +157,7 @@ pub fn build(
         notes: Vec::new(),
         histogram_labels: Vec::new(),
         kinds: columns.iter().map(ColumnKind::of).collect(),
+        script_writes: false,
     }
 }
 
@@ -233,7 +238,7 @@ impl TableView {
 }
 
 /// What the page script needs to write a column's cells.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct ColumnKind {
     heading: String,
     unit: String,

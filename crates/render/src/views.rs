@@ -336,6 +336,7 @@ impl Views {
 
     /// The index of a tree table the script derives from the profile's
     /// tree; its rows are stored too when `keep_rows` (for tests).
+    /// See [`Views::derived_default_table`] for the one written as HTML.
     pub fn derived_table(
         &mut self,
         mut table: TableView,
@@ -351,6 +352,23 @@ impl Views {
         self.script_tables
             .push(TableEntry::Derived { table, derive });
         self.script_tables.len() as i64 - 1
+    }
+
+    /// The default view's table, which the page writes as HTML for readers
+    /// without JavaScript and the script writes again from the page's
+    /// trees: the HTML (without sort keys) and its index as a derived
+    /// table.
+    pub fn derived_default_table(
+        &mut self,
+        table: TableView,
+        derive: TableDerive,
+        keep_rows: bool,
+    ) -> (TableView, i64) {
+        let html = TableView {
+            script_writes: true,
+            ..table.clone()
+        };
+        (html, self.derived_table(table, derive, keep_rows))
     }
 
     /// Adds a view, its graphs' frames to the shared list.

@@ -814,6 +814,10 @@
     });
     runSearch();
   }
+  // A page with trees (shape_source.rs) wrote its default view's table as
+  // HTML for readers without JavaScript, without sort keys: the script
+  // writes it again from the trees, as it writes every other view's.
+  if (views && shown && shown.table >= 0) showTable(shown.table);
   if (graphs.length || views) {
     window.addEventListener('hashchange', applyState);
     applyState();
