@@ -94,15 +94,37 @@ fn standalone_flame_graph_svgs_only_on_request() {
     assert_eq!(flame_svgs(&plain), 0);
     assert!(flame_svgs(&with) > 100, "{}", flame_svgs(&with));
     // The same for the stacked call graphs of the matrix's component
-    // pages, whose sections each offer "Save as SVG".
-    let component_svgs = |site: &Path| {
+    // pages, whose sections each offer "Save as SVG": one file per page,
+    // a class's holding its methods' graphs after its own.
+    let component_files = |site: &Path, ext: &str| {
         read_tree(site)
             .into_keys()
-            .filter(|k| k.starts_with("matrix/") && k.contains("/c/") && k.ends_with(".svg"))
-            .count()
+            .filter(|k| k.starts_with("matrix/") && k.contains("/c/") && k.ends_with(ext))
+            .collect::<Vec<_>>()
     };
-    assert_eq!(component_svgs(&plain), 0);
-    assert!(component_svgs(&with) > 100, "{}", component_svgs(&with));
+    assert_eq!(component_files(&plain, ".svg").len(), 0);
+    let pages = component_files(&with, ".html");
+    let svgs = component_files(&with, ".svg");
+    assert!(pages.len() > 30, "{}", pages.len());
+    assert_eq!(
+        svgs,
+        pages
+            .iter()
+            .map(|p| p.replace(".html", ".svg"))
+            .collect::<Vec<_>>()
+    );
+    let class = "matrix/b/convert-basic/c/class-blockparser_py-bc12df32d0afaa22";
+    let class_page = fs::read_to_string(with.join(format!("{class}.html"))).unwrap();
+    assert!(class_page.contains("<a href=\"class-blockparser_py-bc12df32d0afaa22.svg\">"));
+    let stacked = fs::read_to_string(with.join(format!("{class}.svg"))).unwrap();
+    assert!(
+        stacked.contains("aria-label=\"call graphs of markdown › blockparser.py and its methods\"")
+    );
+    assert!(stacked.contains(">3.2.2: "), "the class's own graphs");
+    assert!(
+        stacked.contains(">BlockParser.parseBlocks · 3.2.2: "),
+        "its methods' graphs"
+    );
     let page = "profiles/convert-basic/3.7/r1.html";
     let plain_page = fs::read_to_string(plain.join(page)).unwrap();
     assert!(plain_page.contains("class=\"pa-save-svg\""));
@@ -172,18 +194,18 @@ fn hostile_names_render_as_text_everywhere() {
     let matrix = String::from_utf8_lossy(&tree["matrix/b/bench/index.html"]).into_owned();
     assert!(matrix.contains("&lt;/script&gt;&lt;svg onload=alert(1)&gt;"));
     assert!(matrix.contains("\\u003c/script\\u003e\\u003csvg onload=alert(1)\\u003e"));
-    let evil_pages = tree
+    let evil_sections: usize = tree
         .iter()
-        .filter(|(p, b)| {
-            p.starts_with("matrix/b/bench/c/")
-                && p.ends_with(".html")
-                && String::from_utf8_lossy(b)
-                    .contains("<h1>&lt;/script&gt;&lt;svg onload=alert(1)&gt;")
+        .filter(|(p, _)| p.starts_with("matrix/b/bench/c/") && p.ends_with(".html"))
+        .map(|(_, b)| {
+            String::from_utf8_lossy(b)
+                .matches("<h2>&lt;/script&gt;&lt;svg onload=alert(1)&gt; <span")
+                .count()
         })
-        .count();
+        .sum();
     assert_eq!(
-        evil_pages, 1,
-        "one component page for the markup-named method"
+        evil_sections, 1,
+        "one section of its class's page for the markup-named method"
     );
     // The input directory is untouched.
     assert_eq!(read_tree(&input), before);
@@ -692,6 +714,168 @@ fn matrix_marks_methods_changed_in_git_and_says_when_it_cannot() {
     let basic = matrix_data(&tree["matrix/b/convert-basic/index.html"]);
     assert_eq!(basic["versions"][6]["known"], false);
     assert_eq!(basic["versions"][5]["known"], true);
+}
+
+/// The matrix's methods are sections of their class's page: one file per
+/// class, package and the project, none per method. Every row's link, and
+/// every glyph's (the row's link and `#v-<version>`, as the matrix's
+/// script makes it), names a section of a page that exists; ids are
+/// unique on every component page; each "Save as SVG" selects the graph
+/// of its own section; a class's page shows the class, then lists its
+/// methods, then has a section for each, with its source diffs.
+#[test]
+fn matrix_methods_are_sections_of_their_class_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::clone_sample_history(dir.path());
+    let out = dir.path().join("site");
+    let o = build(&sample_data(), &out, &["--repo", repo.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tree = read_tree(&out);
+    let text = |p: &str| String::from_utf8_lossy(&tree[p]).into_owned();
+    let ids_of = |html: &str| -> Vec<String> {
+        html.split(" id=\"")
+            .skip(1)
+            .map(|r| r[..r.find('"').unwrap()].to_string())
+            .collect()
+    };
+    let components: Vec<&String> = tree
+        .keys()
+        .filter(|k| k.starts_with("matrix/") && k.contains("/c/") && k.ends_with(".html"))
+        .collect();
+    let mut methods = 0;
+    for page in &components {
+        let file = page.rsplit('/').next().unwrap();
+        assert!(
+            ["project-", "pkg-", "class-"]
+                .iter()
+                .any(|l| file.starts_with(l)),
+            "{page}: a page of its own for a method"
+        );
+        let html = text(page);
+        let ids = ids_of(&html);
+        let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "{page}: an id twice");
+        for (at, _) in html.match_indices("data-target=\"") {
+            let rest = &html[at + "data-target=\"".len()..];
+            let selector = &rest[..rest.find('"').unwrap()];
+            let id = selector
+                .strip_prefix("[id='")
+                .and_then(|r| r.strip_suffix("'] .pa-cg-wrap svg"))
+                .unwrap_or_else(|| panic!("{page}: {selector}"));
+            // The button is in the section it names, whose graph follows.
+            let start = html[..at]
+                .rfind("<section class=\"pa-version")
+                .unwrap_or_else(|| panic!("{page}: a button outside a version"));
+            let section = &html[start..];
+            let section = &section[..section.find("</section>").unwrap()];
+            assert!(
+                section.contains(&format!(" id=\"{id}\">")),
+                "{page}: {selector} is not its own section"
+            );
+            assert!(
+                section.contains("<div class=\"pa-cg-wrap\"><svg"),
+                "{page}: {id}"
+            );
+        }
+        let Some(first) = html.find("<section class=\"pa-method\"") else {
+            assert!(!html.contains("id=\"pa-methods\""), "{page}");
+            continue;
+        };
+        // The class's own versions, the list of its methods, then each.
+        let own = html.find(" id=\"v-").unwrap();
+        let list = html.find(" id=\"pa-methods\"").unwrap();
+        assert!(own < list && list < first, "{page}");
+        for section in html[first..]
+            .split("<section class=\"pa-method\" id=\"")
+            .skip(1)
+        {
+            let anchor = &section[..section.find('"').unwrap()];
+            assert!(anchor.starts_with("m-"), "{page}: {anchor}");
+            assert!(
+                html[list..first].contains(&format!("<a href=\"#{anchor}\">")),
+                "{page}: {anchor} is not in the list of methods"
+            );
+            methods += 1;
+        }
+    }
+    assert!(methods > 100, "{methods} method sections");
+    // Every row of every matrix, and every glyph of it, leads to its
+    // section.
+    let matrices: Vec<&String> = tree
+        .keys()
+        .filter(|k| k.starts_with("matrix/") && k.ends_with("/index.html"))
+        .collect();
+    assert!(matrices.len() >= 3, "{matrices:?}");
+    let mut glyphs = 0;
+    for matrix in matrices {
+        let data = matrix_data(&tree[matrix.as_str()]);
+        let root = "../".repeat(matrix.matches('/').count());
+        let versions: Vec<&str> = data["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v["has"] == true)
+            .map(|v| v["slug"].as_str().unwrap())
+            .collect();
+        for row in data["rows"].as_array().unwrap() {
+            let Some(href) = row["h"].as_str() else {
+                continue;
+            };
+            let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
+            let file = file.strip_prefix(&root).unwrap_or(file);
+            let page = text(file);
+            if !fragment.is_empty() {
+                assert!(
+                    page.contains(&format!("<section class=\"pa-method\" id=\"{fragment}\">")),
+                    "{matrix}: {href}"
+                );
+            }
+            for slug in &versions {
+                let glyph = format!("{href}#v-{slug}");
+                let id = glyph.split_once('#').unwrap().1;
+                assert!(
+                    page.contains(&format!(" id=\"{id}\">")),
+                    "{matrix}: glyph {glyph}"
+                );
+                glyphs += 1;
+            }
+        }
+    }
+    assert!(glyphs > 500, "{glyphs}");
+    // TocTreeprocessor.run, modified in 3.6: its section of toc.py's page
+    // shows the diff there, and the list of methods says so.
+    let data = matrix_data(&tree["matrix/b/convert-extensions/index.html"]);
+    let row = data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["n"] == "TocTreeprocessor.run")
+        .unwrap();
+    let (file, anchor) = row["h"].as_str().unwrap().split_once('#').unwrap();
+    assert_eq!(anchor, "m-TocTreeprocessor.run");
+    let file = file.strip_prefix("../../../").unwrap();
+    assert!(file.contains("/c/class-toc_py-"), "{file}");
+    let page = text(file);
+    let at = page
+        .find(&format!(" id=\"{anchor}#v-3.6\">"))
+        .expect("a section for 3.6 in the method's");
+    let section = &page[at..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(
+        section.contains(
+            "<span class=\"pa-tag\">modified</span> <code>markdown/extensions/toc.py</code>"
+        ),
+        "{section}"
+    );
+    assert!(section.contains("<span class=\"pa-dl add\">"));
+    assert!(page.contains(&format!(
+        "<tr><td><a href=\"#{anchor}\">TocTreeprocessor.run</a></td>"
+    )));
+    let listed = &page[page.find(&format!("<a href=\"#{anchor}\">")).unwrap()..];
+    let listed = &listed[..listed.find("</tr>").unwrap()];
+    assert!(listed.contains("3.6"), "{listed}");
+    // The version labels over the method's glyphs lead to its sections.
+    assert!(page.contains(&format!("href=\"#{anchor}%23v-3.6\"")));
 }
 
 /// A V8 heap profile as node 20 writes it (tests/fixtures/heapprofile, a

@@ -276,7 +276,8 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     );
     ctx.screenshot("22-timelines");
 
-    // Glyph click → component page scrolled to that version.
+    // Glyph click on a method's row → its section of its class's page,
+    // scrolled to that version.
     ctx.open(&ctx.site.join(MATRIX));
     let data = matrix_data(ctx);
     let v = data["versions"].as_array().unwrap().len() as u64 - 1;
@@ -287,31 +288,51 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     ctx.tab.move_mouse_to_point(p).unwrap();
     ctx.tab.click_point(p).unwrap();
     ctx.tab.wait_until_navigated().unwrap();
-    ctx.tab.wait_for_element("section.pa-version").unwrap();
+    ctx.tab.wait_for_element("section.pa-method").unwrap();
     let url = ctx.tab.get_url();
     let slug = data["versions"][v as usize]["slug"].as_str().unwrap();
     assert!(
-        url.contains("/c/m-") && url.ends_with(&format!("#v-{slug}")),
+        url.contains("/c/class-") && url.contains("#m-") && url.ends_with(&format!("#v-{slug}")),
         "{url}"
     );
+    // The version's section: the one the fragment names, in the method's
+    // section, with the page's ids unique.
+    let section = "document.getElementById(decodeURIComponent(location.hash.slice(1)))";
+    let found = ctx.js(&format!(
+        "(function () {{ var s = {section}; var m = s && s.closest('section.pa-method');
+           var ids = Array.from(document.querySelectorAll('[id]')).map(function (e) {{ return e.id; }});
+           return [!!s && s.classList.contains('pa-version'), !!m && s.id === m.id + '#v-{slug}',
+                   new Set(ids).size === ids.length, s === document.querySelector(':target')]; }})()"
+    ));
+    assert_eq!(
+        found,
+        serde_json::json!([true, true, true, true]),
+        "the method's version section, the page's target, ids unique"
+    );
     let in_view = ctx.js(&format!(
-        "(function () {{ var b = document.getElementById('v-{slug}').getBoundingClientRect(); return b.top >= -2 && b.top < innerHeight / 2; }})()"
+        "(function () {{ var b = {section}.getBoundingClientRect(); return b.top >= -2 && b.top < innerHeight / 2; }})()"
     ));
     assert_eq!(
         in_view,
         Value::Bool(true),
         "the version's section is scrolled into view"
     );
-    // The call graph is drawn, with every edge state named in words.
+    // The call graph is drawn, with every edge state named in words, and
+    // its "Save as SVG" selects it (not a graph of another section).
     let edges = ctx
-        .js(
-            "document.querySelectorAll('#v-' + CSS.escape('{slug}') + ' .pa-cg path').length"
-                .replace("{slug}", slug)
-                .as_str(),
-        )
+        .js(&format!("{section}.querySelectorAll('.pa-cg path').length"))
         .as_u64()
         .unwrap();
     assert!(edges > 0, "call graph edges drawn");
+    let saves_its_own = ctx.js(&format!(
+        "(function () {{ var s = {section}; var b = s.querySelector('button.pa-save-svg');
+           return !!b && document.querySelector(b.getAttribute('data-target')) === s.querySelector('.pa-cg-wrap svg'); }})()"
+    ));
+    assert_eq!(
+        saves_its_own,
+        Value::Bool(true),
+        "Save as SVG of the section"
+    );
     // Edge labels are drawn over every edge, on a halo of the page's
     // background, so no edge strikes one through.
     let labels = ctx.js(

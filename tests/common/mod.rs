@@ -184,8 +184,11 @@ pub fn read_tree(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 }
 
 /// No file names `build_dir` (the build machine's path), no `src`/`href`
-/// leaves the site, and every relative one names a file of the site.
-/// Links starting with one of `schemes` (editor links) are allowed.
+/// leaves the site, and every relative one names a file of the site and,
+/// when it has a fragment that is not a view (`#metric=…`), an element of
+/// that file with that id (the fragment percent-decoded, as a browser
+/// looks it up). Links starting with one of `schemes` (editor links) are
+/// allowed.
 pub fn assert_self_contained(
     tree: &std::collections::BTreeMap<String, Vec<u8>>,
     build_dir: &str,
@@ -208,19 +211,60 @@ pub fn assert_self_contained(
                     !target.contains("://") && !target.starts_with("//"),
                     "{path}: remote {target}"
                 );
-                if target.starts_with('#') || target.is_empty() {
+                if target.is_empty() {
                     continue;
                 }
                 // Relative link: it must name a file of the site.
-                let base = Path::new(path).parent().unwrap();
-                let resolved = normalise(&base.join(target.split('#').next().unwrap()));
-                assert!(
-                    tree.contains_key(&resolved),
-                    "{path}: broken link {target} ({resolved})"
-                );
+                let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+                let resolved = match file {
+                    "" => path.clone(),
+                    f => normalise(&Path::new(path).parent().unwrap().join(f)),
+                };
+                let Some(target_bytes) = tree.get(&resolved) else {
+                    panic!("{path}: broken link {target} ({resolved})");
+                };
+                if !fragment.is_empty() && !fragment.contains('=') {
+                    let id = percent_decoded(fragment);
+                    let found = String::from_utf8_lossy(target_bytes)
+                        .contains(&format!(" id=\"{}\"", html_escaped(&id)));
+                    assert!(found, "{path}: link {target}: no id {id:?} in {resolved}");
+                }
             }
         }
     }
+}
+
+/// `%XX` escapes of a URL fragment decoded.
+pub fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = (b[i] == b'%' && i + 2 < b.len())
+            .then(|| std::str::from_utf8(&b[i + 1..i + 3]).ok())
+            .flatten()
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match hex {
+            Some(v) => {
+                out.push(v);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `s` as the site's templates write it in an attribute.
+pub fn html_escaped(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 fn normalise(p: &Path) -> String {

@@ -30,7 +30,9 @@ pub struct ScopePlan {
     pub edges: Vec<[Edges; 3]>,
     /// Row index of each component in the matrix.
     pub row_of: HashMap<CompId, usize>,
-    /// Component page of every row that is ever visible.
+    /// Component page of every row that is ever visible. A URL with a
+    /// fragment (`page#id`) is a section of its parent row's page, which
+    /// then has a page too.
     pub pages: HashMap<CompId, String>,
 }
 
@@ -42,7 +44,8 @@ pub trait MatrixUrls: Sync {
     fn scope_dir(&self, benchmark: Option<&str>) -> String;
     /// Site directory of the memory matrix of the scope at `dir`.
     fn memory_dir(&self, dir: &str) -> String;
-    /// The page of component `comp` of the matrix at `dir`.
+    /// The page of component `comp` of the matrix at `dir`, or its section
+    /// (`page#id`) on the page of its parent.
     fn component_page(&self, dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String;
 }
 
@@ -143,12 +146,19 @@ fn plan_scope(
         .enumerate()
         .map(|(i, r)| (r.comp, i))
         .collect();
-    let pages = matrix
-        .rows
-        .iter()
-        .filter(|r| r.visible)
-        .map(|r| (r.comp, urls.component_page(&dir, hierarchy, r.comp)))
-        .collect();
+    let mut pages = HashMap::new();
+    for r in matrix.rows.iter().filter(|r| r.visible) {
+        let page = urls.component_page(&dir, hierarchy, r.comp);
+        // A section of its parent's page (a method of its class's): that
+        // page is written too, even were the parent's row hidden.
+        if let (true, Some(p)) = (page.contains('#'), r.parent) {
+            let parent = matrix.rows[p].comp;
+            pages
+                .entry(parent)
+                .or_insert_with(|| urls.component_page(&dir, hierarchy, parent));
+        }
+        pages.insert(r.comp, page);
+    }
     ScopePlan {
         scope,
         matrix,

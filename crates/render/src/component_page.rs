@@ -1,12 +1,15 @@
-//! The component page (one per component that is ever visible in a
-//! matrix): its row of the matrix, then one section per version with its
-//! numbers, the call graph around it (callers left, callees right, edges
-//! added / deleted / kept), its execution timeline over the previous
-//! version's, its modified methods with their source diffs, and links to
-//! the flame graphs of that version. Each call graph can be saved as SVG
-//! from the page; with `--svg-files` the call graphs of every version are
-//! also written, stacked, as one standalone SVG beside the page (as many
-//! files again as pages, and the heavier half of them).
+//! The component pages: one per class, package and the project that is
+//! ever visible in a matrix, each method a section of its class's page
+//! (`<class page>#m-<name>`), so a history writes a file per class rather
+//! than per method. A component's content is its row of the matrix, then
+//! one section per version with its numbers, the call graph around it
+//! (callers left, callees right, edges added / deleted / kept), its
+//! execution timeline over the previous version's, its modified methods
+//! with their source diffs, and links to the flame graphs of that version.
+//! A class's page shows the class, a list of its methods, then each
+//! method. Each call graph can be saved as SVG from the page; with
+//! `--svg-files` the call graphs of the page (its component's, then its
+//! methods') are also written, stacked, as one standalone SVG beside it.
 
 use serde::Serialize;
 
@@ -61,7 +64,11 @@ struct ModifiedView {
 
 #[derive(Serialize)]
 struct Section {
+    /// Unique on the page: `v-<version>`, or `<method anchor>#v-<version>`
+    /// in a method's section ([`paths::version_section_id`]).
     id: String,
+    /// What "Save as SVG" names the section's call graph.
+    save_name: String,
     label: String,
     present: bool,
     summary: Option<String>,
@@ -80,23 +87,51 @@ struct Section {
     flames: Vec<Link>,
 }
 
+/// One component's content on a page: the page's own component, or one of
+/// its methods in a section of its own.
 #[derive(Serialize)]
-struct ComponentView {
-    #[serde(flatten)]
-    common: Common,
-    scope: String,
-    matrix_href: String,
+struct Block {
+    /// The id of a method's section; empty for the page's own component.
+    anchor: String,
+    /// A link to the block from the page (the list of methods uses it).
+    href: String,
     name: String,
     level: &'static str,
     path_name: String,
     header_svg: String,
     row_svg: String,
     edge_level: &'static str,
+    /// Heading tags of the version sections and of their parts: one level
+    /// deeper in a method's section, under the method's own heading.
+    hv: &'static str,
+    hs: &'static str,
+    /// The largest share of a version the component takes.
+    share: String,
+    /// The versions where the component (or a method of it) was modified.
+    changed_in: Vec<String>,
+    sections: Vec<Section>,
+}
+
+#[derive(Serialize)]
+struct ComponentView {
+    #[serde(flatten)]
+    common: Common,
+    scope: String,
+    matrix_href: String,
+    /// The pages of the component's ancestors, from the project down.
+    parents: Vec<Link>,
+    name: String,
+    level: &'static str,
+    path_name: String,
     metric: String,
     svg_href: String,
-    /// What "Save as SVG" names a call graph's file, before the version.
-    save_stem: String,
-    sections: Vec<Section>,
+    /// The page's own component, then each method shown on the page.
+    blocks: Vec<Block>,
+    /// How many of the blocks are methods (listed after the first).
+    methods: usize,
+    /// Whether any version has change data (the list of methods then
+    /// says where each was modified).
+    changes_known: bool,
 }
 
 /// Context shared by every component page of one scope.
@@ -109,7 +144,10 @@ pub struct PageContext<'a> {
     pub renderer: &'a Renderer,
 }
 
-/// Renders the page of `comp` and its standalone call-graph SVG.
+/// Renders the page of `comp` (a class, package or the project), with
+/// a section for each of its rows whose component page is a section of
+/// this page (a class's methods), and the page's standalone call-graph
+/// SVG.
 pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let sp = cx.scope;
     let Some(path) = sp.pages.get(&comp) else {
@@ -120,14 +158,81 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
     };
     let row = &sp.matrix.rows[row_index];
     let common = Common::new(cx.renderer, cx.history, path);
-    let root = common.root.clone();
+    let own_prefix = format!("{path}#");
+    let mut blocks = vec![block(cx, comp, row_index, path, None)];
+    for &child in &row.children {
+        let member = sp.matrix.rows[child].comp;
+        let Some(anchor) = sp
+            .pages
+            .get(&member)
+            .and_then(|p| p.strip_prefix(&own_prefix))
+        else {
+            continue;
+        };
+        blocks.push(block(cx, member, child, path, Some(anchor)));
+    }
+    let svg_path = path.replace(".html", ".svg");
+    let path_name = cx.plan.hierarchy.path_name(comp);
+    let standalone = cx
+        .renderer
+        .svg_files()
+        .then(|| standalone(cx, &blocks, &path_name));
+    let mut parents = Vec::new();
+    let mut at = row.parent;
+    while let Some(p) = at {
+        let parent = sp.matrix.rows[p].comp;
+        if let Some(page) = sp.pages.get(&parent) {
+            parents.push(Link {
+                label: cx.plan.hierarchy.get(parent).name.clone(),
+                href: paths::link_from(path, page),
+                current: false,
+            });
+        }
+        at = sp.matrix.rows[p].parent;
+    }
+    parents.reverse();
+    let view = ComponentView {
+        scope: sp.scope.name.clone(),
+        matrix_href: format!("{}{}", common.root, sp.matrix_path()),
+        parents,
+        name: cx.plan.hierarchy.get(comp).name.clone(),
+        level: level_word(row.level),
+        path_name,
+        metric: sp.scope.metric.clone(),
+        svg_href: match standalone {
+            Some(_) => paths::file_name(&svg_path),
+            None => String::new(),
+        },
+        methods: blocks.len() - 1,
+        changes_known: sp.matrix.changes_known.iter().any(|k| *k),
+        blocks,
+        common,
+    };
+    let html = cx.renderer.render("component.html", &view)?;
+    let mut files = vec![(path.clone(), html.into_bytes())];
+    files.extend(standalone.map(|svg| (svg_path, svg.into_bytes())));
+    Ok(files)
+}
+
+/// The content of `comp` on the page at `page`: the page's own (no
+/// `anchor`) or a method's section with id `anchor`.
+fn block(
+    cx: &PageContext,
+    comp: CompId,
+    row_index: usize,
+    page: &str,
+    anchor: Option<&str>,
+) -> Block {
+    let sp = cx.scope;
+    let row = &sp.matrix.rows[row_index];
+    let root = paths::root_of(page);
     let scale = GlyphScale {
         max_time: sp.matrix.max_time,
         modified_steps: cx.config.modified_steps,
         unit: &sp.scope.unit,
     };
     let labels = header_labels(cx.history, cx.plan, sp, |name| {
-        format!("#v-{}", paths::slug(name))
+        paths::fragment_href(&paths::version_section_id(anchor, name))
     });
     let title = |v: usize, cell: &analysis::matrix::Cell| {
         matrix_svg::cell_summary(
@@ -138,14 +243,16 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         )
     };
     let path_name = cx.plan.hierarchy.path_name(comp);
+    let save_stem = paths::file_name(page).trim_end_matches(".html").to_string();
     let mut sections: Vec<Section> = Vec::new();
     let mut last_drawn: Option<Link> = None;
     for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
-        let mut s = section(cx, comp, row_index, (v, path.as_str()), &root);
+        let mut s = section(cx, comp, row_index, (v, page), &root, anchor);
+        s.save_name = format!("{save_stem}.{}.svg", s.id.replace('#', "."));
         if s.call_graph.is_some() {
             last_drawn = Some(Link {
                 label: s.label.clone(),
-                href: format!("#{}", s.id),
+                href: paths::fragment_href(&s.id),
                 current: false,
             });
         } else {
@@ -157,14 +264,10 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         }
         sections.push(s);
     }
-    let svg_path = path.replace(".html", ".svg");
-    let standalone = cx
-        .renderer
-        .svg_files()
-        .then(|| standalone(cx, &sections, &path_name));
-    let view = ComponentView {
-        scope: sp.scope.name.clone(),
-        matrix_href: format!("{root}{}", sp.matrix_path()),
+    let nested = anchor.is_some();
+    Block {
+        anchor: anchor.unwrap_or_default().to_string(),
+        href: anchor.map(paths::fragment_href).unwrap_or_default(),
         name: cx.plan.hierarchy.get(comp).name.clone(),
         level: level_word(row.level),
         header_svg: matrix_svg::header_svg(&labels),
@@ -174,20 +277,19 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
             Level::Class => "class",
             Level::Package => "package",
         },
-        metric: sp.scope.metric.clone(),
-        svg_href: match standalone {
-            Some(_) => paths::file_name(&svg_path),
-            None => String::new(),
-        },
-        save_stem: paths::file_name(path).trim_end_matches(".html").to_string(),
+        hv: if nested { "h3" } else { "h2" },
+        hs: if nested { "h4" } else { "h3" },
+        share: super::format::percent(row.peak_share, 1.0),
+        changed_in: row
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.as_ref().and_then(|c| c.modified).unwrap_or(0) > 0)
+            .map(|(v, _)| cx.history.versions[v].label.clone())
+            .collect(),
         path_name,
         sections,
-        common,
-    };
-    let html = cx.renderer.render("component.html", &view)?;
-    let mut files = vec![(path.clone(), html.into_bytes())];
-    files.extend(standalone.map(|svg| (svg_path, svg.into_bytes())));
-    Ok(files)
+    }
 }
 
 fn level_word(level: Level) -> &'static str {
@@ -199,13 +301,24 @@ fn level_word(level: Level) -> &'static str {
     }
 }
 
-/// The section of version `v` on the page at `page`.
+/// A link from the page at `page` to the component page (or section)
+/// `target`: its fragment alone when the section is on this page.
+fn href_from(page: &str, target: &str) -> String {
+    match target.split_once('#') {
+        Some((file, id)) if file == page => paths::fragment_href(id),
+        _ => paths::link_from(page, target),
+    }
+}
+
+/// The section of version `v` of `comp` on the page at `page`, in the
+/// method section `anchor` if any.
 fn section(
     cx: &PageContext,
     comp: CompId,
     row_index: usize,
     (v, page): (usize, &str),
     root: &str,
+    anchor: Option<&str>,
 ) -> Section {
     let sp = cx.scope;
     let row = &sp.matrix.rows[row_index];
@@ -222,7 +335,7 @@ fn section(
     let node = |n: &'_ Neighbour| -> (String, Option<String>) {
         (
             cx.plan.hierarchy.get(n.comp).name.clone(),
-            sp.pages.get(&n.comp).map(|p| paths::link_from(page, p)),
+            sp.pages.get(&n.comp).map(|p| href_from(page, p)),
         )
     };
     let left_nodes = drawn(&callers, limit, &node, sp);
@@ -260,10 +373,11 @@ fn section(
         .filter(|(m, _)| {
             sp.row_of.contains_key(m) && cx.plan.hierarchy.at_level(**m, level) == comp
         })
-        .map(|(m, change)| modified_view(cx, *m, change, root))
+        .map(|(m, change)| modified_view(cx, *m, change, page))
         .collect();
     Section {
-        id: format!("v-{}", paths::slug(&version.name)),
+        id: paths::version_section_id(anchor, &version.name),
+        save_name: String::new(),
         label: version.label.clone(),
         present: cell.is_some(),
         summary: cell.map(|c| {
@@ -383,10 +497,10 @@ fn timeline_of(
     (Some(svg), note)
 }
 
-fn modified_view(cx: &PageContext, m: CompId, change: &MethodChange, root: &str) -> ModifiedView {
+fn modified_view(cx: &PageContext, m: CompId, change: &MethodChange, page: &str) -> ModifiedView {
     ModifiedView {
         name: cx.plan.hierarchy.get(m).name.clone(),
-        href: cx.scope.pages.get(&m).map(|p| format!("{root}{p}")),
+        href: cx.scope.pages.get(&m).map(|p| href_from(page, p)),
         file: change.file.clone(),
         range: change
             .range
@@ -436,24 +550,26 @@ fn flame_links(cx: &PageContext, v: usize, root: &str) -> Vec<Link> {
         .collect()
 }
 
-/// The call graphs of the versions where the calls changed, stacked, with
-/// the page's style embedded.
-fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
+/// The call graphs of the versions where the calls changed, of every
+/// component on the page in its order, stacked, with the page's style
+/// embedded.
+fn standalone(cx: &PageContext, blocks: &[Block], name: &str) -> String {
     let style = format!(
         "{}\n{}",
         cx.renderer.theme_css(cx.renderer.default_theme()),
         cx.renderer.asset("perfatlas.css")
     );
-    let heights: Vec<f64> = sections
+    let graphs: Vec<(&Block, &Section, &str)> = blocks
         .iter()
-        .map(|s| {
-            s.call_graph
-                .as_deref()
-                .map_or(0.0, |g| svg_height(g) + 24.0)
-        })
+        .flat_map(|b| b.sections.iter().map(move |s| (b, s)))
+        .filter_map(|(b, s)| Some((b, s, s.call_graph.as_deref()?)))
         .collect();
-    let total: f64 = heights.iter().sum::<f64>() + 8.0;
-    let mut w = SvgWriter::with_capacity(style.len() + sections.len() * 4096);
+    let total: f64 = graphs.iter().map(|g| svg_height(g.2) + 24.0).sum::<f64>() + 8.0;
+    let mut w = SvgWriter::with_capacity(style.len() + graphs.len() * 4096);
+    let label = match blocks.len() {
+        0 | 1 => format!("call graphs of {name}"),
+        _ => format!("call graphs of {name} and its methods"),
+    };
     w.open(
         "svg",
         &[
@@ -463,7 +579,7 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
             ("height", &coord(total)),
             ("viewBox", &format!("0 0 960 {}", coord(total))),
             ("role", "img"),
-            ("aria-label", &format!("call graphs of {name}")),
+            ("aria-label", &label),
         ],
     );
     w.open("style", &[]).cdata(&style).close("style").newline();
@@ -473,15 +589,16 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
     );
     let mut y = 0.0;
     let mut body = w.finish();
-    for (s, h) in sections.iter().zip(&heights) {
-        let Some(graph) = &s.call_graph else {
-            continue;
-        };
+    for (b, s, graph) in graphs {
+        let summary = s.summary.as_deref().unwrap_or("absent");
         let mut t = SvgWriter::new();
         t.element(
             "text",
             &[("x", "4"), ("y", &coord(y + 16.0)), ("class", "pa-rn")],
-            &format!("{}: {}", s.label, s.summary.as_deref().unwrap_or("absent")),
+            &match b.anchor.is_empty() {
+                true => format!("{}: {summary}", s.label),
+                false => format!("{} · {}: {summary}", b.name, s.label),
+            },
         );
         body.push_str(&t.finish());
         // The inline graph is a complete <svg>: nest it at its offset.
@@ -491,7 +608,7 @@ fn standalone(cx: &PageContext, sections: &[Section], name: &str) -> String {
             1,
         ));
         body.push('\n');
-        y += h;
+        y += svg_height(graph) + 24.0;
     }
     body.push_str("</svg>\n");
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{body}")
@@ -506,7 +623,8 @@ fn svg_height(svg: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// A page per component a matrix shows.
+/// A page per class, package and project a matrix shows; its methods are
+/// sections of their class's page.
 pub struct ComponentPages;
 
 impl PageKind for ComponentPages {
@@ -525,7 +643,14 @@ impl PageKind for ComponentPages {
         let evolution = &site.analysis.evolution;
         let mut jobs = Vec::new();
         for sp in &evolution.scopes {
-            let mut comps: Vec<_> = sp.pages.keys().copied().collect();
+            // The components with a page of their own (a section's URL
+            // has a fragment).
+            let mut comps: Vec<_> = sp
+                .pages
+                .iter()
+                .filter(|(_, page)| !page.contains('#'))
+                .map(|(c, _)| *c)
+                .collect();
             comps.sort();
             for comp in comps {
                 jobs.push(Job::new(move || {

@@ -217,9 +217,24 @@ impl MatrixUrls for MatrixPages {
     }
 }
 
-/// `DIR/c/<readable part>-<hash of the key>.html`: stable across builds
-/// and distinct for distinct components.
+/// Where a component is shown. A method is a section of its class's page
+/// (`<class page>#m-<name>`, see [`method_anchor`]), so a history writes
+/// one file per class, package and the project, not one per method.
 fn component_page(dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String {
+    let c = hierarchy.get(comp);
+    match (c.level, c.parent) {
+        (Level::Method, Some(class)) => format!(
+            "{}#{}",
+            component_file(dir, hierarchy, class),
+            method_anchor(&c.name)
+        ),
+        _ => component_file(dir, hierarchy, comp),
+    }
+}
+
+/// `DIR/c/<level>-<readable part>-<hash of the key>.html`: stable across
+/// builds and distinct for distinct components.
+fn component_file(dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String {
     let c = hierarchy.get(comp);
     let readable: String = c
         .name
@@ -243,6 +258,33 @@ fn component_page(dir: &str, hierarchy: &Hierarchy, comp: CompId) -> String {
         "{dir}/c/{level}-{readable}-{:016x}.html",
         fnv1a(c.key.as_bytes())
     )
+}
+
+/// The id of a method's section on its class's page: `m-` and the slug
+/// of its name (the methods of one class have distinct names, and
+/// [`slug`] keeps distinct names apart).
+pub fn method_anchor(name: &str) -> String {
+    format!("m-{}", slug(name))
+}
+
+/// The id of a version's section on a component page: `v-<version>` for
+/// the page's own component, `<method anchor>#v-<version>` inside a
+/// method's section. The `#` is what the matrix's script puts between a
+/// row's link and `v-<version>` when a glyph is clicked, so the id is the
+/// whole fragment of that link (an id may hold any character but
+/// whitespace); [`fragment_href`] writes links to it.
+pub fn version_section_id(method: Option<&str>, version_name: &str) -> String {
+    let v = version_anchor(version_name);
+    match method {
+        Some(anchor) => format!("{anchor}#{v}"),
+        None => v,
+    }
+}
+
+/// A same-page link to the element with id `id`: a `#` inside the id is
+/// written `%23`, which browsers decode when they look the id up.
+pub fn fragment_href(id: &str) -> String {
+    format!("#{}", id.replace('#', "%23"))
 }
 
 /// The page of a matrix and of its timeline at one version.
@@ -280,5 +322,53 @@ mod tests {
             .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
         assert_eq!(root_of("profiles/a/b/x.html"), "../../../");
         assert_eq!(root_of("index.html"), "");
+    }
+
+    #[test]
+    fn a_method_is_a_section_of_its_class_page() {
+        let mut frames = model::FrameTable::default();
+        let frame = |function: &str| model::Frame {
+            function: function.into(),
+            file: Some("markdown/core.py".into()),
+            ..model::Frame::default()
+        };
+        let convert = frames.intern(frame("Markdown.convert"));
+        let evil = frames.intern(frame("</script>#x"));
+        let h = Hierarchy::plain(&frames, "proj");
+        let (convert, evil) = (h.method_of(convert), h.method_of(evil));
+        let class = h.at_level(convert, Level::Class);
+        let dir = "matrix/b/x";
+        let class_page = MatrixPages.component_page(dir, &h, class);
+        assert!(class_page.starts_with("matrix/b/x/c/class-core_py-"));
+        assert!(class_page.ends_with(".html"));
+        assert_eq!(
+            MatrixPages.component_page(dir, &h, convert),
+            format!("{class_page}#m-Markdown.convert")
+        );
+        // Any name gives an id of safe characters, distinct from others.
+        let anchor = MatrixPages
+            .component_page(dir, &h, evil)
+            .strip_prefix(&format!("{class_page}#"))
+            .map(str::to_string)
+            .unwrap();
+        assert!(anchor.starts_with("m-__script__x-"), "{anchor}");
+        assert!(anchor
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
+        // Version sections: the page's own, and a method's, which a glyph
+        // click reaches as `<method link>#v-<version>`.
+        assert_eq!(version_section_id(None, "3.7"), "v-3.7");
+        assert_eq!(
+            version_section_id(Some("m-Markdown.convert"), "3.7"),
+            "m-Markdown.convert#v-3.7"
+        );
+        assert_eq!(
+            fragment_href("m-Markdown.convert#v-3.7"),
+            "#m-Markdown.convert%23v-3.7"
+        );
+        let package = h.at_level(convert, Level::Package);
+        assert!(MatrixPages
+            .component_page(dir, &h, package)
+            .starts_with("matrix/b/x/c/pkg-markdown-"));
     }
 }
