@@ -486,6 +486,7 @@ mod tests {
             notes: Vec::new(),
             histogram_labels: Vec::new(),
             kinds,
+            script_writes: false,
         }
     }
 
