@@ -142,7 +142,15 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
 fn views_of(page: &Path) -> serde_json::Value {
     let html = std::fs::read_to_string(page).unwrap();
     assert!(html.contains("assets/shapes.js"), "{}", page.display());
-    // The HTML table is for reading; the script sorts the one it writes.
+    // The HTML table is for reading without JavaScript, down to 1% (its
+    // flame graph has every context); the script writes and sorts the
+    // whole one, down to 0.2%.
+    assert!(
+        html.contains("contexts below 1% or beyond")
+            && html.contains("(with JavaScript, the table goes down to 0.2%)"),
+        "{}",
+        page.display()
+    );
     let table = html.split("id=\"pa-table\"").nth(1).unwrap();
     let table = table.split("</table>").next().unwrap();
     assert!(table.contains("<td style=\"--d:1\">"), "{}", page.display());

@@ -14,7 +14,7 @@ use super::format::{grouped, percent, with_unit};
 use super::profile_page::Plan;
 use super::shape_source::{self, PageTrees, SourceBuilder};
 use super::source_page::{CodeLinks, SourceLinks};
-use super::tree_table::{self, Column, TableView};
+use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
@@ -301,7 +301,12 @@ pub fn render(
             }
         }
         files.extend(svg);
-        let table_view = table(&agg, &history.frames, &unit, &labels, &code);
+        let table_view = table(
+            &agg,
+            &history.frames,
+            (&unit, &labels),
+            (&code, tree_table::ROWS),
+        );
         let heading = heading(page, agg.count);
         let table_index = match m {
             0 if derived => {
@@ -310,7 +315,13 @@ pub fn render(
                     shape: "top-down",
                     metric: 0,
                 };
-                let (html, k) = views.derived_default_table(table_view, derive, ship_both);
+                let html = table(
+                    &agg,
+                    &history.frames,
+                    (&unit, &labels),
+                    (&code, tree_table::HTML_ROWS),
+                );
+                let (html, k) = views.derived_default_table((table_view, html), derive, ship_both);
                 shown = Some((inline, html, heading.clone()));
                 k
             }
@@ -615,9 +626,8 @@ fn numbers(
 fn table(
     agg: &Aggregate,
     frames: &FrameTable,
-    unit: &Unit,
-    labels: &[String],
-    code: &CodeLinks,
+    (unit, labels): (&Unit, &[String]),
+    (code, rows): (&CodeLinks, RowBudget),
 ) -> TableView {
     let stats = agg.all_stats();
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
@@ -640,7 +650,7 @@ fn table(
         (agg.mean_metric(), None),
         &columns,
         0,
-        Some(code),
+        (Some(code), rows),
     );
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {

@@ -20,7 +20,7 @@ use super::format::with_unit;
 use super::profile_page::Shape;
 use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
 use super::source_page::{CodeLinks, SourceLinks};
-use super::tree_table::{self, Column, TableView};
+use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
@@ -448,7 +448,9 @@ pub fn render(
                         shape: shape.name(),
                         metric: m,
                     };
-                    let (html, k) = views.derived_default_table(drawn.table, derive, ship_both);
+                    let html = drawn.html_table.unwrap_or_else(|| drawn.table.clone());
+                    let tables = (drawn.table, html);
+                    let (html, k) = views.derived_default_table(tables, derive, ship_both);
                     table = Some(html);
                     k
                 }
@@ -547,6 +549,9 @@ struct Drawn {
     svg: Option<(String, Vec<u8>)>,
     facts: ViewFacts,
     table: TableView,
+    /// The default view's table as HTML for readers without JavaScript,
+    /// when the script writes it again (see `tree_table::HTML_ROWS`).
+    html_table: Option<TableView>,
 }
 
 fn draw(
@@ -612,11 +617,11 @@ fn draw(
         &mut views.tables,
         renderer,
     );
-    let inline = Views::is_default(
+    let is_default = Views::is_default(
         p.metrics.iter().position(|m| m == metric).unwrap_or(0),
         shape,
-    )
-    .then(|| flame_view::inline_view(&spec, &script, &graph, Some(&decor)));
+    );
+    let inline = is_default.then(|| flame_view::inline_view(&spec, &script, &graph, Some(&decor)));
     Ok(Drawn {
         script,
         inline,
@@ -632,7 +637,20 @@ fn draw(
             ),
             counts,
         },
-        table: table(&diff, &frames.table, &unit, normalise, code),
+        table: table(
+            &diff,
+            &frames.table,
+            (&unit, normalise),
+            (code, tree_table::ROWS),
+        ),
+        html_table: is_default.then(|| {
+            table(
+                &diff,
+                &frames.table,
+                (&unit, normalise),
+                (code, tree_table::HTML_ROWS),
+            )
+        }),
     })
 }
 
@@ -805,9 +823,8 @@ fn root_numbers(diff: &FlameDiff, show: &dyn Fn(f64) -> String) -> String {
 fn table(
     diff: &FlameDiff,
     frames: &model::FrameTable,
-    unit: &Unit,
-    normalised: bool,
-    code: &CodeLinks,
+    (unit, normalised): (&Unit, bool),
+    (code, rows): (&CodeLinks, RowBudget),
 ) -> TableView {
     let tree = &diff.tree;
     let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
@@ -852,7 +869,7 @@ fn table(
         (WIDTH_METRIC, None),
         &columns,
         usize::MAX,
-        Some(code),
+        (Some(code), rows),
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {

@@ -24,7 +24,7 @@ use super::flame_svg::Words;
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
-use super::tree_table::{self, Column, TableView};
+use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, shape_source, Common, Renderer};
 use crate::paths::file_name;
@@ -446,7 +446,13 @@ fn render(
                     shape: view.shape.name(),
                     metric: view.metric,
                 };
-                let (html, k) = views.derived_default_table(view.table, derive, ship_both);
+                let of = ViewOf {
+                    metric: view.metric,
+                    shape: view.shape,
+                    page,
+                };
+                let html = table(cx, &of, trees[0], (&code, tree_table::HTML_ROWS));
+                let (html, k) = views.derived_default_table((view.table, html), derive, ship_both);
                 default_table = Some(html);
                 k
             }
@@ -537,7 +543,7 @@ fn lay_out<'a>(
         metric: view.metric,
         shape: view.shape,
         graphs,
-        table: table(cx, view, trees, code),
+        table: table(cx, view, trees, (code, tree_table::ROWS)),
         script: ScriptView {
             metric: view.metric,
             shape,
@@ -695,7 +701,12 @@ fn graph_specs<'a>(
 /// The tree table of the page's shape: total and self per metric for
 /// top-down, inclusive and exclusive per metric for the others, then the
 /// derived metrics that are not additive.
-fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> TableView {
+fn table(
+    cx: &Context,
+    view: &ViewOf,
+    trees: &ShapeTrees,
+    (code, rows): (&CodeLinks, RowBudget),
+) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
     let totals = profile.totals();
@@ -777,7 +788,7 @@ fn table(cx: &Context, view: &ViewOf, trees: &ShapeTrees, code: &CodeLinks) -> T
         (view.metric, Some(&inclusive[view.metric])),
         &columns,
         2 * view.metric,
-        Some(code),
+        (Some(code), rows),
     );
     table.notes = notes;
     if view.shape == Shape::BottomUp {

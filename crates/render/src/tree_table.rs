@@ -19,6 +19,29 @@ use model::{CallTree, FrameId, FrameTable, NodeId, Unit};
 /// Most rows of one table.
 pub const MAX_ROWS: usize = 600;
 
+/// Which contexts a table shows row by row: at most `max_rows`, none
+/// below `min_share` of the total; the others are merged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowBudget {
+    pub max_rows: usize,
+    pub min_share: f64,
+}
+
+/// Tables the script writes, and tables written as HTML only.
+pub const ROWS: RowBudget = RowBudget {
+    max_rows: MAX_ROWS,
+    min_share: 0.002,
+};
+
+/// The HTML of a table the script writes again from the page's trees
+/// (`TableView::script_writes`): it is for readers without JavaScript,
+/// whose flame graph above still has every context; at 0.2% it was a
+/// sixth of a page's weight.
+pub const HTML_ROWS: RowBudget = RowBudget {
+    max_rows: MAX_ROWS,
+    min_share: 0.01,
+};
+
 /// One column: a heading and a value per node of the tree.
 pub struct Column<'a> {
     pub heading: String,
@@ -48,6 +71,9 @@ pub struct TableView {
     /// (see `shape_source`): the HTML is for readers without JavaScript,
     /// without sort keys.
     pub script_writes: bool,
+    /// The share below which contexts are merged, as the page says it
+    /// ("0.2%").
+    pub min_share: String,
 }
 
 #[derive(Serialize, Clone)]
@@ -93,11 +119,11 @@ pub fn build(
     (metric, inclusive): (usize, Option<&[f64]>),
     columns: &[Column],
     pruned_by: usize,
-    code: Option<&CodeLinks>,
+    (code, row_budget): (Option<&CodeLinks>, RowBudget),
 ) -> TableView {
     let budget = FlameBudget {
-        max_frames: MAX_ROWS,
-        min_fraction: 0.002,
+        max_frames: row_budget.max_rows,
+        min_fraction: row_budget.min_share,
     };
     let graph = match inclusive {
         Some(inclusive) => flame::layout_with(tree, frames, metric, inclusive, budget),
@@ -158,6 +184,7 @@ pub fn build(
         histogram_labels: Vec::new(),
         kinds: columns.iter().map(ColumnKind::of).collect(),
         script_writes: false,
+        min_share: format!("{}%", row_budget.min_share * 100.0),
     }
 }
 
@@ -388,7 +415,15 @@ mod tests {
             unit: &unit,
             percent_of: Some(tree.total(0)),
         };
-        let table = build("t".into(), &tree, &frames, (0, None), &[column], 0, None);
+        let table = build(
+            "t".into(),
+            &tree,
+            &frames,
+            (0, None),
+            &[column],
+            0,
+            (None, ROWS),
+        );
         let rows: Vec<(&str, i64, bool)> = table
             .rows
             .iter()
@@ -425,7 +460,7 @@ mod tests {
             (0, None),
             &[column("total", inclusive), column("self", own)],
             0,
-            None,
+            (None, ROWS),
         );
         let names = |t: &TableView| {
             t.rows

@@ -355,18 +355,18 @@ impl Views {
     }
 
     /// The default view's table, which the page writes as HTML for readers
-    /// without JavaScript and the script writes again from the page's
-    /// trees: the HTML (without sort keys) and its index as a derived
-    /// table.
+    /// without JavaScript (`html`, built with `tree_table::HTML_ROWS`) and
+    /// the script writes again from the page's trees (`table`): the HTML,
+    /// without sort keys, and the index of the derived table.
     pub fn derived_default_table(
         &mut self,
-        table: TableView,
+        (table, html): (TableView, TableView),
         derive: TableDerive,
         keep_rows: bool,
     ) -> (TableView, i64) {
         let html = TableView {
             script_writes: true,
-            ..table.clone()
+            ..html
         };
         (html, self.derived_table(table, derive, keep_rows))
     }
@@ -487,6 +487,7 @@ mod tests {
             histogram_labels: Vec::new(),
             kinds,
             script_writes: false,
+            min_share: "0.2%".to_string(),
         }
     }
 
