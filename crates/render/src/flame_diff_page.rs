@@ -422,6 +422,7 @@ pub fn render(
                 shape,
                 old: old_mean,
                 new: new_mean,
+                derived,
             };
             let mut drawn = draw(
                 history,
@@ -539,6 +540,9 @@ struct DiffOf<'a> {
     shape: Shape,
     old: &'a VersionMean,
     new: &'a VersionMean,
+    /// Whether the page's script derives the views (the default table is
+    /// then also written as HTML with `tree_table::HTML_ROWS`).
+    derived: bool,
 }
 
 /// A view drawn: its graph for the script (and inline, for the default
@@ -643,7 +647,7 @@ fn draw(
             (&unit, normalise),
             (code, tree_table::ROWS),
         ),
-        html_table: is_default.then(|| {
+        html_table: (is_default && view.derived).then(|| {
             table(
                 &diff,
                 &frames.table,

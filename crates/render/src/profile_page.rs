@@ -439,13 +439,12 @@ fn render(
             graphs.push(script);
             files.extend(svg);
         }
-        let derivable_table = derived && view.table.columns.len() == 2 * metrics;
-        let table = match Views::is_default(view.metric, view.shape) {
-            true if derivable_table => {
-                let derive = TableDerive {
-                    shape: view.shape.name(),
-                    metric: view.metric,
-                };
+        let derive = (derived && view.table.columns.len() == 2 * metrics).then(|| TableDerive {
+            shape: view.shape.name(),
+            metric: view.metric,
+        });
+        let table = match (Views::is_default(view.metric, view.shape), derive) {
+            (true, Some(derive)) => {
                 let of = ViewOf {
                     metric: view.metric,
                     shape: view.shape,
@@ -456,18 +455,12 @@ fn render(
                 default_table = Some(html);
                 k
             }
-            true => {
+            (true, None) => {
                 default_table = Some(view.table);
                 -1
             }
-            false if derivable_table => {
-                let derive = TableDerive {
-                    shape: view.shape.name(),
-                    metric: view.metric,
-                };
-                views.derived_table(view.table, derive, ship_both)
-            }
-            false => views.table(view.table),
+            (false, Some(derive)) => views.derived_table(view.table, derive, ship_both),
+            (false, None) => views.table(view.table),
         };
         views.push(ScriptView {
             table,

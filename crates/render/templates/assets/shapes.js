@@ -449,25 +449,9 @@
     var columns = ['mean', 'min', 'max', 'sum'].map(function (key) {
       return all.map(function (s) { return s[key]; });
     });
-    var rects = layout(t, src, t.count, TABLE_ROWS, TABLE_MIN_FRACTION);
-    var rows = rects.map(function (r, i) {
-      var name = 'all', loc = 0;
-      if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
-      else if (i > 0) {
-        var f = src.frames[t.frame[r.node]];
-        name = names[f[0]];
-        loc = f[1];
-      }
-      var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
-      columns.forEach(function (c, k) {
-        if (r.node >= 0) row.push(significant(c[r.node]));
-        else row.push(k === 0 ? significant(r.total) : '');
-      });
-      row.push(r.node < 0 ? null : each(r.node).map(significant));
-      return row;
+    return treeTableRows(t, src, t.count, columns, 0, names, nameOf, {
+      extra: function (n) { return n < 0 ? null : each(n).map(significant); }
     });
-    return reorder(rows, siblingOrder(rects.map(function (r) { return r.parent; }),
-      rows.map(function (r) { return r[4]; }), rects.map(function (r) { return r.total; })));
   }
 
   // A tree with a's nodes and no values, for `metrics` metrics.
@@ -529,6 +513,34 @@
     });
   }
 
+  // tree_table.rs build: `tree` laid out by `metric` within the table
+  // budget, a row per rectangle in pre-order with siblings heaviest first
+  // and merged rows last: [parent, depth, name, location, merged,
+  // cells…]. `columns` hold a value per node; a merged row carries its
+  // total in column `pruned` only. `how.tag(node)` prefixes a name, and
+  // `how.extra(node)` (-1 for a merged row) appends a cell.
+  function treeTableRows(tree, src, metric, columns, pruned, names, nameOf, how) {
+    var rects = layout(tree, src, metric, TABLE_ROWS, TABLE_MIN_FRACTION);
+    var rows = rects.map(function (r, i) {
+      var name = 'all', loc = 0;
+      if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
+      else if (i > 0) {
+        var f = src.frames[tree.frame[r.node]];
+        name = (how.tag ? how.tag(r.node) : '') + names[f[0]];
+        loc = f[1];
+      }
+      var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
+      columns.forEach(function (c, k) {
+        if (r.node >= 0) row.push(significant(c[r.node]));
+        else row.push(k === pruned ? significant(r.total) : '');
+      });
+      if (how.extra) row.push(how.extra(r.node));
+      return row;
+    });
+    return reorder(rows, siblingOrder(rects.map(function (r) { return r.parent; }),
+      rows.map(function (r) { return r[4]; }), rects.map(function (r) { return r.total; })));
+  }
+
   // Most rows of a tree table and the share below which contexts merge
   // (tree_table.rs MAX_ROWS and its budget).
   var TABLE_ROWS = 600, TABLE_MIN_FRACTION = 0.002;
@@ -557,24 +569,7 @@
       }
     }
     var metric = entry.derive.metric, pruned = 2 * metric;
-    var rects = layout(tree, src, metric, TABLE_ROWS, TABLE_MIN_FRACTION);
-    var rows = rects.map(function (r, i) {
-      var name = 'all', loc = 0;
-      if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
-      else if (i > 0) {
-        var f = src.frames[tree.frame[r.node]];
-        name = names[f[0]];
-        loc = f[1];
-      }
-      var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
-      columns.forEach(function (c, k) {
-        if (r.node >= 0) row.push(significant(c[r.node]));
-        else row.push(k === pruned ? significant(r.total) : '');
-      });
-      return row;
-    });
-    rows = reorder(rows, siblingOrder(rects.map(function (r) { return r.parent; }),
-      rows.map(function (r) { return r[4]; }), rects.map(function (r) { return r.total; })));
+    var rows = treeTableRows(tree, src, metric, columns, pruned, names, nameOf, {});
     if (entry.sorted_by !== pruned) {
       var k = 5 + entry.sorted_by;
       rows = reorder(rows, siblingOrder(rows.map(function (r) { return r[0]; }),
@@ -601,21 +596,9 @@
     var columns = [inc0, inc1, change(inc0, inc1), self0, self1, change(self0, self1)].map(function (c) {
       return c.map(shown);
     });
-    var rects = layout(t, src, DIFF_WIDTH, TABLE_ROWS, TABLE_MIN_FRACTION);
-    var rows = rects.map(function (r, i) {
-      var name = 'all', loc = 0;
-      if (r.node < 0) name = '[' + r.merged + ' narrow frames merged]';
-      else if (i > 0) {
-        var f = src.frames[t.frame[r.node]];
-        name = mark(significant(inc0[r.node]), significant(inc1[r.node])) + ' ' + names[f[0]];
-        loc = f[1];
-      }
-      var row = [r.parent, r.depth, nameOf(name), loc, r.node < 0 ? 1 : 0];
-      columns.forEach(function (c) { row.push(r.node < 0 ? '' : significant(c[r.node])); });
-      return row;
+    return treeTableRows(t, src, DIFF_WIDTH, columns, -1, names, nameOf, {
+      tag: function (n) { return mark(significant(inc0[n]), significant(inc1[n])) + ' '; }
     });
-    return reorder(rows, siblingOrder(rects.map(function (r) { return r.parent; }),
-      rows.map(function (r) { return r[4]; }), rects.map(function (r) { return r.total; })));
   }
 
   var api = {
