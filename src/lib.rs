@@ -109,9 +109,17 @@ pub fn build_with_progress(
         true => site::parse_cache::Cache::disabled(),
         false => site::parse_cache::Cache::for_site(&options.output),
     };
-    let history = phase("load", || read_history(options, &config, &parse_cache))?;
+    let (history, deferred) = phase("load", || read_history(options, &config, &parse_cache))?;
     trace::progress::stage("analysing", 0);
-    let (analysis, sources) = analyse(options, &config, &history)?;
+    let staging = site::Staging::begin(&options.output, options.force)?;
+    // The parsed profiles' cache entries are encoded and written beside the
+    // analysis, which leaves a core idle for much of its time.
+    let (analysis, staged) = rayon::join(
+        || analyse(options, &config, &history),
+        || stage_cache_entries(deferred, &history, &parse_cache, &staging),
+    );
+    let (analysis, sources) = analysis?;
+    staged?;
     let renderer = render::Renderer::new(
         options.templates.as_deref(),
         &options.theme,
@@ -121,7 +129,6 @@ pub fn build_with_progress(
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),
     };
-    let staging = site::Staging::begin(&options.output, options.force)?;
     let files = phase("render", || {
         render::site_files(
             &history,
@@ -185,6 +192,21 @@ fn claim_output(
     Ok(lock)
 }
 
+/// Encodes the cache entries of the profiles this build parsed and writes
+/// them into the new site.
+fn stage_cache_entries(
+    deferred: input::load::Deferred,
+    history: &model::History,
+    cache: &site::parse_cache::Cache,
+    staging: &site::Staging,
+) -> Result<(), BuildError> {
+    deferred.encode_each(history, |key, bytes| {
+        staging.write(&format!("{}/{key}", site::parse_cache::DIR), &bytes)?;
+        cache.staged(key);
+        Ok(())
+    })
+}
+
 /// The settings: `explicit` or `INPUT/perfatlas.toml` (else defaults),
 /// checked whole, with `--min-share` applied.
 pub fn read_settings(
@@ -222,13 +244,13 @@ fn read_history(
     options: &BuildOptions,
     config: &config::Config,
     cache: &dyn input::load::ParseCache,
-) -> Result<model::History, BuildError> {
+) -> Result<(model::History, input::load::Deferred), BuildError> {
     let config_error = |message| BuildError::Config {
         path: settings_path(&options.input, options.config.as_deref()),
         message,
     };
     let derived = analysis::derived_metrics::parse_all(&config.metrics).map_err(config_error)?;
-    let mut history = input::load::load_history_cached(&options.input, config, cache)?;
+    let (mut history, deferred) = input::load::load_history_cached(&options.input, config, cache)?;
     analysis::derived_metrics::apply(&mut history, &derived).map_err(config_error)?;
     if options.strict && !history.skipped.is_empty() {
         return Err(BuildError::Strict {
@@ -236,7 +258,7 @@ fn read_history(
             first: history.skipped[0].to_string(),
         });
     }
-    Ok(history)
+    Ok((history, deferred))
 }
 
 /// The analysis of the history, and the source texts for code links.

@@ -145,7 +145,7 @@ pub fn write_version(dir: &Path) -> Result<(Vec<u8>, Summary), BuildError> {
         let read = match crate::measurements::is_tool_byproduct(&f.relative) {
             true => FileRead::NotRead,
             false => match read_input(&f.path, &f.relative, &NoCache) {
-                Ok(loaded) => FileRead::Loaded(records::encode(&loaded)),
+                Ok((loaded, _)) => FileRead::Loaded(records::encode(&loaded)),
                 Err(e) => FileRead::Failed(records::warning_record(&e)),
             },
         };

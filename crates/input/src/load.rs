@@ -2,7 +2,10 @@
 //! order, every file parsed in parallel, frames interned into one table, and
 //! every problem recorded as a [`Skipped`] entry instead of stopping.
 
+mod deferred;
 mod gathered;
+
+pub use deferred::Deferred;
 
 use std::path::Path;
 
@@ -35,16 +38,18 @@ pub fn read_config(input: &Path, explicit: Option<&Path>) -> Result<Config, Buil
 
 /// Loads every version and profile under `input`, parsing every file.
 pub fn load_history(input: &Path, config: &Config) -> Result<History, BuildError> {
-    load_history_cached(input, config, &NoCache)
+    Ok(load_history_cached(input, config, &NoCache)?.0)
 }
 
 /// Loads every version and profile under `input`, taking what `cache`
-/// already holds for files that have not changed.
+/// already holds for files that have not changed. When the cache
+/// [defers profiles](ParseCache::defers_profiles), the entries of the
+/// profiles parsed are left to [`Deferred::encode_each`].
 pub fn load_history_cached(
     input: &Path,
     config: &Config,
     cache: &dyn ParseCache,
-) -> Result<History, BuildError> {
+) -> Result<(History, Deferred), BuildError> {
     if !input.is_dir() {
         return Err(BuildError::Usage(format!(
             "{}: not a directory",
@@ -78,11 +83,11 @@ pub fn load_history_cached(
         .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
     trace::progress::stage("reading inputs", jobs.len());
-    let results: Vec<Result<Loaded, ParseError>> = phase("load: files", || {
+    let results: Vec<Result<(Loaded, Option<String>), ParseError>> = phase("load: files", || {
         jobs.par_iter()
             .map(|(v, f, inside)| {
                 let read = match (f.digested, &versions[*v].1.digest) {
-                    (Some(k), Some(digest)) => digest.files[k].loaded(),
+                    (Some(k), Some(digest)) => digest.files[k].loaded().map(|l| (l, None)),
                     _ => read_input(&f.path, inside, cache),
                 };
                 trace::progress::advance(1);
@@ -96,18 +101,31 @@ pub fn load_history_cached(
         ..History::default()
     };
     let mut measured = Vec::new();
+    let mut deferred = Deferred::default();
     for ((version, file, _), result) in jobs.iter().zip(results) {
         match result {
-            Ok(Loaded::Measurements(read)) => {
+            Ok((Loaded::Measurements(read), _)) => {
                 skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
                 measured.push((*version, file.relative.as_str(), read));
             }
-            Ok(Loaded::Profile(format, parsed)) => {
+            Ok((Loaded::Profile(format, parsed), deferred_key)) => {
                 let parsed = *parsed;
                 skipped.extend(parsed.warnings.iter().map(|w| skip(&file.relative, w)));
+                let own_frames = deferred_key.as_ref().map(|_| parsed.frames.clone());
                 let map = history.frames.absorb(parsed.frames);
                 let mut profile = parsed.profile;
                 profile.tree.remap_frames(&map);
+                if let (Some(key), Some(frames)) = (deferred_key, own_frames) {
+                    deferred.push(deferred::DeferredProfile {
+                        key,
+                        source: file.relative.clone(),
+                        format,
+                        frames,
+                        global: map,
+                        metrics: profile.metrics.len(),
+                        warnings: parsed.warnings,
+                    });
+                }
                 history.profiles.push(ProfileEntry {
                     version: *version,
                     benchmark: file.benchmark.clone(),
@@ -154,7 +172,7 @@ pub fn load_history_cached(
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     history.skipped = skipped;
     history.input_notes = notes;
-    Ok(history)
+    Ok((history, deferred))
 }
 
 fn skip(file: &str, e: &ParseError) -> Skipped {
@@ -167,12 +185,14 @@ fn skip(file: &str, e: &ParseError) -> Skipped {
 
 /// Reads one file of a version: measurements or a profile, from the cache
 /// when the file is unchanged. A file that changes while it is read (a
-/// profiler still writing it) is refused, not parsed half-written.
+/// profiler still writing it) is refused, not parsed half-written. With
+/// what the file gave comes the cache key of a profile whose entry is
+/// deferred ([`ParseCache::defers_profiles`]).
 pub(crate) fn read_input(
     path: &Path,
     within_version: &str,
     cache: &dyn ParseCache,
-) -> Result<Loaded, ParseError> {
+) -> Result<(Loaded, Option<String>), ParseError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -316,6 +336,11 @@ pub trait ParseCache: Sync {
     fn get(&self, key: &str) -> Option<Loaded>;
     /// Records what a file gave.
     fn put(&self, key: &str, loaded: &Loaded);
+    /// True when a parsed profile's entry is not made by [`ParseCache::put`]
+    /// but after loading, from the history, by [`Deferred::encode_each`].
+    fn defers_profiles(&self) -> bool {
+        false
+    }
 }
 
 /// No cache: every file is parsed, nothing is kept.
@@ -342,18 +367,22 @@ impl ParseCache for NoCache {
     fn put(&self, _: &str, _: &Loaded) {}
 }
 
-/// The cache's entry for `key`, or `read()` (remembered when it succeeds).
+/// The cache's entry for `key`, or `read()`: remembered when it succeeds,
+/// or, for a profile the cache defers, returned with its key.
 fn cached(
     cache: &dyn ParseCache,
     key: &str,
     read: impl FnOnce() -> Result<Loaded, ParseError>,
-) -> Result<Loaded, ParseError> {
+) -> Result<(Loaded, Option<String>), ParseError> {
     if let Some(hit) = cache.get(key) {
-        return Ok(hit);
+        return Ok((hit, None));
     }
     let loaded = read()?;
+    if cache.defers_profiles() && matches!(loaded, Loaded::Profile(..)) {
+        return Ok((loaded, Some(key.to_string())));
+    }
     cache.put(key, &loaded);
-    Ok(loaded)
+    Ok((loaded, None))
 }
 
 /// True when the file starts like a binary JFR recording. Those are read

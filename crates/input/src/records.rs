@@ -92,13 +92,50 @@ struct CachedMeasurements {
 /// `loaded` as an entry.
 pub fn encode(loaded: &Loaded) -> Vec<u8> {
     let entry = match loaded {
-        Loaded::Profile(format, parsed) => Entry::Profile(profile_record(format, parsed)),
+        Loaded::Profile(format, parsed) => {
+            Entry::Profile(profile_record(ProfileParts::of(format, parsed), |f| f.0))
+        }
         Loaded::Measurements(m) => Entry::Measurements(measurements_record(m)),
     };
+    framed_entry(&entry)
+}
+
+/// What a profile's entry is made of: the file's own frame table, the
+/// profile (its first `metrics` metrics: those its parser gave, before
+/// derived metrics were added) and the warnings its parser gave.
+pub struct ProfileParts<'a> {
+    pub format: &'a str,
+    pub frames: &'a FrameTable,
+    pub profile: &'a Profile,
+    pub metrics: usize,
+    pub warnings: &'a [ParseError],
+}
+
+impl<'a> ProfileParts<'a> {
+    fn of(format: &'a str, parsed: &'a Parsed) -> ProfileParts<'a> {
+        ProfileParts {
+            format,
+            frames: &parsed.frames,
+            profile: &parsed.profile,
+            metrics: parsed.profile.metrics.len(),
+            warnings: &parsed.warnings,
+        }
+    }
+}
+
+/// The entry of a profile whose tree names frames by other ids than its
+/// file's frame table (the history's, once loaded): `local_of` gives the
+/// table's id of each frame the tree names. The bytes are those
+/// [`encode`] gives for the profile as its parser returned it.
+pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Vec<u8> {
+    framed_entry(&Entry::Profile(profile_record(parts, local_of)))
+}
+
+fn framed_entry(entry: &Entry) -> Vec<u8> {
     crate::frame::framed(
         MAGIC,
         FORMAT,
-        &postcard::to_stdvec(&entry).unwrap_or_default(),
+        &postcard::to_stdvec(entry).unwrap_or_default(),
     )
 }
 
@@ -157,21 +194,22 @@ pub(crate) fn warning_of((tag, n, text, message): (u8, u64, String, String)) -> 
     Some(ParseError::new(place, message))
 }
 
-fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
-    let p = &parsed.profile;
+fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> CachedProfile {
+    let p = parts.profile;
     let tree = &p.tree;
-    let metric_count = tree.metric_count();
+    let metric_count = parts.metrics.min(tree.metric_count());
     CachedProfile {
-        format: format.to_string(),
+        format: parts.format.to_string(),
         metrics: p
             .metrics
             .iter()
+            .take(metric_count)
             .map(|m| {
                 let (tag, other) = unit_record(&m.unit);
                 (m.name.clone(), tag, other)
             })
             .collect(),
-        frames: parsed
+        frames: parts
             .frames
             .iter()
             .map(|(_, f)| {
@@ -190,7 +228,7 @@ fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
             .node_ids()
             .skip(1)
             .map(|n| {
-                let frame = tree.frame(n).map_or(0, |f| f.0);
+                let frame = tree.frame(n).map_or(0, &local_of);
                 (frame, tree.parent(n).unwrap_or(NodeId::ROOT).0)
             })
             .collect(),
@@ -207,7 +245,7 @@ fn profile_record(format: &str, parsed: &Parsed) -> CachedProfile {
         allocations: p.allocations.as_deref().map(allocations_record),
         call_counts: p.call_counts.clone(),
         notes: p.notes.clone(),
-        warnings: parsed.warnings.iter().map(warning_record).collect(),
+        warnings: parts.warnings.iter().map(warning_record).collect(),
     }
 }
 

@@ -411,6 +411,7 @@ fn write_cache(root: &Path, entries: BTreeMap<String, Written>) -> Result<(), Bu
         let done = match written {
             Written::Kept(old) => link_or_copy(&old, &path),
             Written::New(bytes) => fs::write(&path, bytes),
+            Written::Staged => continue,
         };
         done.map_err(|e| BuildError::io(&path, e))?;
     }

@@ -37,6 +37,8 @@ pub enum Written {
     Kept(PathBuf),
     /// New: these bytes.
     New(Vec<u8>),
+    /// New, and already written into the new site ([`Cache::staged`]).
+    Staged,
 }
 
 /// The cache of one build.
@@ -135,6 +137,14 @@ impl Cache {
         }
     }
 
+    /// Records an entry of a parsed profile that was written into the new
+    /// site as soon as it was encoded ([`input::load::Deferred`]), at
+    /// `DIR/key`.
+    pub fn staged(&self, key: &str) {
+        self.parsed.fetch_add(1, Ordering::Relaxed);
+        self.remember(key, Written::Staged);
+    }
+
     /// (files taken from the cache, files parsed) so far.
     pub fn counts(&self) -> (usize, usize) {
         (
@@ -171,6 +181,9 @@ impl ParseCache for Cache {
     }
     fn put(&self, key: &str, loaded: &Loaded) {
         self.put_entry(key, loaded)
+    }
+    fn defers_profiles(&self) -> bool {
+        self.enabled
     }
 }
 
