@@ -484,6 +484,10 @@ fn report_site_in_a_browser() {
             matrix::step_header_and_glyph_click,
         ),
         (
+            "component page: script-drawn graphs, tables without it",
+            matrix::step_component_page_script,
+        ),
+        (
             "matrix: themes recolour the Δ scale",
             matrix::step_matrix_themes,
         ),

@@ -16,8 +16,15 @@
 //! of every profile format among the fixtures and, when present, every
 //! file of the shared corpus.
 //!
-//! Without node the test is skipped with a note, except under `CI`, where
-//! it fails.
+//! A component page draws its call graphs and execution timelines in the
+//! same way (`assets/component.js`, from its tables of callers and callees
+//! and its shares), and must draw the SVG `render::callgraph_svg` and
+//! `render::timeline_svg` draw, byte for byte: such sites store those
+//! too, and `tests/derive_parity/components.cjs` compares every section of
+//! every component page of the two sample histories.
+//!
+//! Without node the tests are skipped with a note, except under `CI`,
+//! where they fail.
 
 mod common;
 
@@ -136,6 +143,40 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
         sites.len(),
         "{report}"
     );
+}
+
+#[test]
+fn the_component_script_draws_the_svg_perfatlas_draws() {
+    if !node_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut sites = Vec::new();
+    for (i, input) in [common::sample_data(), repo().join("sample-data/moment")]
+        .iter()
+        .enumerate()
+    {
+        let out = dir.path().join(format!("site-{i}"));
+        build_storing_both(input, &out);
+        sites.push(out);
+    }
+    let output = Command::new("node")
+        .arg(repo().join("tests/derive_parity/components.cjs"))
+        .args(&sites)
+        .output()
+        .expect("run node");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "drawn call graphs or timelines differ from perfatlas's:\n{report}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Both sites had component pages with graphs and timelines drawn.
+    let compared: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains(" 0 differences") && !l.contains(" 0 timelines"))
+        .collect();
+    assert_eq!(compared.len(), sites.len(), "{report}");
 }
 
 /// The `#pa-views` data of a built page.

@@ -357,6 +357,118 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     ctx.screenshot("23-component-page");
 }
 
+/// A class's component page: its script draws each call graph (from the
+/// section's table of callers and callees) and timeline, which "Save as
+/// SVG" saves; a copy without that script says so, and a copy without any
+/// script shows the tables open, each edge's state in words.
+pub fn step_component_page_script(ctx: &Ctx) {
+    let dir = ctx.site.join("matrix/b/convert-extensions/c");
+    let page = dir.join(
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("class-blockparser_py-") && n.ends_with(".html"))
+            .min()
+            .expect("the blockparser.py class page"),
+    );
+    ctx.open(&page);
+    let count = |sel: &str| {
+        ctx.js(&format!("document.querySelectorAll('{sel}').length"))
+            .as_u64()
+            .unwrap()
+    };
+    let graphs = count(".pa-cg-wrap");
+    assert!(graphs > 0, "sections with a call graph");
+    assert_eq!(
+        count(".pa-cg-wrap > svg.pa-cg"),
+        graphs,
+        "every call graph drawn"
+    );
+    assert!(count("svg.pa-cg rect") > graphs, "boxes drawn");
+    assert!(count("svg.pa-cg path") > 0, "edges drawn");
+    let timelines = count(".pa-tl-wrap");
+    assert!(timelines > 0, "sections with a timeline");
+    assert_eq!(
+        count(".pa-tl-wrap > svg.pa-tl"),
+        timelines,
+        "every timeline drawn"
+    );
+    assert!(count("svg.pa-tl path.tl-now") > 0, "timeline bars drawn");
+    assert_eq!(count("#pa-comp-js"), 0, "no note that the script failed");
+    assert_eq!(
+        count("details.pa-calls[open]"),
+        0,
+        "tables folded under the graphs"
+    );
+    // The box of a neighbour links to its page; its name is text.
+    let linked = ctx.js_str("document.querySelector('svg.pa-cg a').getAttribute('href')");
+    assert!(
+        linked.ends_with(".html") || linked.starts_with('#'),
+        "{linked}"
+    );
+    // "Save as SVG" of the first section saves its drawn graph.
+    let saved = ctx.js_str(
+        "(function () { var b = document.querySelector('button.pa-save-svg');
+           return window.perfatlasSvgText(document.querySelector(b.getAttribute('data-target'))); })()",
+    );
+    assert!(
+        saved.starts_with("<?xml") && saved.contains("class=\"pa-cg\"") && saved.contains("<path"),
+        "{saved}"
+    );
+    ctx.screenshot("23b-component-page-drawn");
+
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tag = "<script src=\"../../../../assets/component.js\"></script>";
+    assert!(html.contains(tag), "the page loads component.js");
+    // Without assets/component.js: the page says so, the tables stay.
+    let without = page.with_file_name("no-component-script.html");
+    std::fs::write(&without, html.replace(tag, "")).unwrap();
+    ctx.open(&without);
+    let note = ctx.js_str("document.getElementById('pa-comp-js').innerText");
+    assert!(
+        note.contains("assets/component.js, which could not be loaded"),
+        "{note}"
+    );
+    assert_eq!(count("svg.pa-cg"), 0);
+    assert_tables_shown(ctx, graphs);
+    // Without any script: the tables, and the sentence for such readers.
+    let mut bare = html.clone();
+    while let Some(at) = bare.find("<script src=") {
+        let end = at + bare[at..].find("</script>").unwrap() + "</script>".len();
+        bare.replace_range(at..end, "");
+    }
+    let without = page.with_file_name("no-scripts.html");
+    std::fs::write(&without, bare).unwrap();
+    ctx.open(&without);
+    let note = ctx.js_str("document.getElementById('pa-comp-js').innerText");
+    assert!(
+        note.starts_with("Without JavaScript, each version lists"),
+        "{note}"
+    );
+    assert_tables_shown(ctx, graphs);
+    ctx.screenshot("23c-component-page-without-js");
+    // (The copies stay: the network step checks every file asked for.)
+}
+
+/// Every section with a call graph shows its table of callers and callees
+/// (or says there are none), each row's state as a word (textContent:
+/// a method's section is not laid out until it nears the view).
+fn assert_tables_shown(ctx: &Ctx, graphs: u64) {
+    let shown = ctx.js(
+        "(function () { var n = 0, words = true;
+           document.querySelectorAll('.pa-cg-wrap').forEach(function (w) {
+             var s = w.closest('section'), d = s.querySelector('details.pa-calls');
+             if (d && d.open && d.querySelector('table.pa-ct').getBoundingClientRect().height > 0) n++;
+             else if (!d && /No calls recorded/.test(s.textContent)) n++;
+             if (d) d.querySelectorAll('tbody td:nth-child(2)').forEach(function (td) {
+               words = words && /^(added|deleted|kept)$/.test(td.textContent); });
+           });
+           return [n, words]; })()",
+    );
+    assert_eq!(shown, serde_json::json!([graphs, true]), "tables shown");
+}
+
 /// The colour-blind theme recolours the Δ scale to blue–orange, and the
 /// dark theme keeps the glyphs readable.
 pub fn step_matrix_themes(ctx: &Ctx) {

@@ -7,9 +7,21 @@
 //! execution timeline over the previous version's, its modified methods
 //! with their source diffs, and links to the flame graphs of that version.
 //! A class's page shows the class, a list of its methods, then each
-//! method. Each call graph can be saved as SVG from the page; with
-//! `--svg-files` the call graphs of the page (its component's, then its
-//! methods') are also written, stacked, as one standalone SVG beside it.
+//! method.
+//!
+//! The page stores what its script (`assets/component.js`) draws from
+//! rather than the drawings: a section's call graph is drawn from its
+//! table of callers and callees (what a reader without JavaScript sees),
+//! its execution timeline from its shares (`data-s`, kept to
+//! [`kept_share`]) over the previous section's. The script draws what
+//! `callgraph_svg` and `timeline_svg` draw; sites built with
+//! `PERFATLAS_TEST_SHIP_DERIVED` hold both for `tests/derive_parity.rs`.
+//! A note most sections share (where changes come from, how many profiles
+//! a timeline has) is said once for the page ([`said_once`]).
+//!
+//! Each call graph can be saved as SVG from the page; with `--svg-files`
+//! the call graphs of the page (its component's, then its methods') are
+//! also written, stacked, as one standalone SVG beside it.
 
 use serde::Serialize;
 
@@ -18,7 +30,7 @@ use super::matrix_page::header_labels;
 use super::matrix_svg::{self, GlyphScale};
 use super::profile_page::Plan;
 use super::svg::{coord, SvgWriter};
-use super::{paths, timeline_svg, Common, Renderer};
+use super::{paths, shape_source, timeline_svg, Common, Renderer};
 use crate::paths::ScopePaths;
 use crate::Link;
 use analysis::callgraph::{neighbours, EdgeState, Neighbour};
@@ -72,15 +84,29 @@ struct Section {
     label: String,
     present: bool,
     summary: Option<String>,
-    /// Drawn when the calls differ from the previous version's (or there
-    /// is none); otherwise `same_calls_as` names the version drawn last.
+    /// Whether the section has a call graph: when the calls differ from
+    /// the previous version's (or there is none); otherwise
+    /// `same_calls_as` names the version drawn last. The page's script
+    /// draws it from the table of callers and callees.
+    graph: bool,
+    /// The call graph as perfatlas draws it, kept only for `--svg-files`
+    /// and for the parity test (`PERFATLAS_TEST_SHIP_DERIVED`).
     call_graph: Option<String>,
     same_calls_as: Option<Link>,
-    /// Every caller and callee, when there are more than the graph draws.
+    /// The largest callers and callees (every one up to [`TABLE_ROWS`]),
+    /// when the section has a call graph, and how many there are.
     callers: Vec<EdgeRow>,
     callees: Vec<EdgeRow>,
+    counts: (usize, usize),
+    /// The component's share of each time frame, as the script reads
+    /// them (`data-s`), when the version has a time order.
+    shares: Option<String>,
+    /// The timeline as perfatlas draws it, for the parity test only.
     timeline: Option<String>,
-    timeline_note: String,
+    /// "from 3 of 6 profiles", or why there is no timeline; empty when
+    /// the page says it once for every section ([`said_once`]).
+    timeline_from: String,
+    timeline_missing: String,
     changes_note: String,
     modified: Vec<ModifiedView>,
     full_diff: Option<String>,
@@ -132,6 +158,25 @@ struct ComponentView {
     /// Whether any version has change data (the list of methods then
     /// says where each was modified).
     changes_known: bool,
+    /// Most neighbours a call graph draws on each side, and the time
+    /// frames of a timeline (for the script).
+    edges: usize,
+    frames: usize,
+    /// Whether any section has a timeline.
+    timelines: bool,
+    /// The notes most sections share, said once for the page.
+    usual: UsualNotes,
+    /// Whether the sections hold the Rust-drawn graphs too (the test hook).
+    ship_reference: bool,
+}
+
+/// The per-section notes the page says once: each the note most sections
+/// have (those sections then say nothing), empty when none is shared.
+#[derive(Serialize, Default)]
+struct UsualNotes {
+    timeline_from: String,
+    timeline_missing: String,
+    changes: String,
 }
 
 /// Context shared by every component page of one scope.
@@ -191,6 +236,7 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         at = sp.matrix.rows[p].parent;
     }
     parents.reverse();
+    let usual = said_once(&mut blocks);
     let view = ComponentView {
         scope: sp.scope.name.clone(),
         matrix_href: format!("{}{}", common.root, sp.matrix_path()),
@@ -205,6 +251,13 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
         },
         methods: blocks.len() - 1,
         changes_known: sp.matrix.changes_known.iter().any(|k| *k),
+        edges: cx.config.call_graph_edges,
+        frames: cx.config.timeline_frames,
+        timelines: blocks
+            .iter()
+            .any(|b| b.sections.iter().any(|s| s.shares.is_some())),
+        usual,
+        ship_reference: shape_source::ship_both(),
         blocks,
         common,
     };
@@ -249,7 +302,7 @@ fn block(
     for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
         let mut s = section(cx, comp, row_index, (v, page), &root, anchor);
         s.save_name = format!("{save_stem}.{}.svg", s.id.replace('#', "."));
-        if s.call_graph.is_some() {
+        if s.graph {
             last_drawn = Some(Link {
                 label: s.label.clone(),
                 href: paths::fragment_href(&s.id),
@@ -346,7 +399,8 @@ fn section(
             .iter()
             .chain(&callees)
             .any(|n| n.state != EdgeState::Kept);
-    let call_graph = calls_changed.then(|| {
+    let keep_svg = cx.renderer.svg_files() || shape_source::ship_both();
+    let call_graph = (calls_changed && keep_svg).then(|| {
         callgraph_svg::call_graph(
             &center,
             &left_nodes,
@@ -359,13 +413,12 @@ fn section(
         )
     });
     let table = |list: &[Neighbour]| -> Vec<EdgeRow> {
-        if calls_changed && (callers.len() > limit || callees.len() > limit) {
-            edge_rows(&list[..list.len().min(TABLE_ROWS)], &node, sp)
-        } else {
-            Vec::new()
+        match calls_changed {
+            true => edge_rows(&list[..list.len().min(TABLE_ROWS)], &node, sp),
+            false => Vec::new(),
         }
     };
-    let (timeline, timeline_note) = timeline_of(cx, comp, v, previous);
+    let timeline = timeline_of(cx, comp, v, previous);
     let changes = &cx.plan.modifications.versions[v];
     let modified: Vec<ModifiedView> = changes
         .modified
@@ -388,12 +441,16 @@ fn section(
                 sp.matrix.totals[v].unwrap_or(0.0),
             )
         }),
+        graph: calls_changed,
         call_graph,
         same_calls_as: None,
         callers: table(&callers),
         callees: table(&callees),
-        timeline,
-        timeline_note,
+        counts: (callers.len(), callees.len()),
+        shares: timeline.shares,
+        timeline: timeline.svg,
+        timeline_from: timeline.from,
+        timeline_missing: timeline.missing,
         changes_note: changes.note.clone(),
         modified,
         full_diff: (!changes.files.is_empty())
@@ -455,12 +512,40 @@ fn edge_rows(
         .collect()
 }
 
-fn timeline_of(
-    cx: &PageContext,
-    comp: CompId,
-    v: usize,
-    previous: Option<usize>,
-) -> (Option<String>, String) {
+/// A section's execution timeline: its shares as the page stores them,
+/// the Rust drawing (test hook only), and its notes.
+struct Timeline {
+    shares: Option<String>,
+    svg: Option<String>,
+    from: String,
+    missing: String,
+}
+
+/// The digits of a share the page keeps: ten-thousandths, below the
+/// hundredth of a pixel of a 48-pixel bar and the whole percent of its
+/// title. The Rust drawing draws the kept value too, so that the script,
+/// reading it, draws the same bytes.
+fn kept_share(s: f64) -> f64 {
+    (s.clamp(0.0, 1.0) * 1e4).round() / 1e4
+}
+
+/// `shares` as `data-s` holds them: space-separated, shortest form,
+/// without the leading zero (".25").
+fn shares_attribute(shares: &[f64]) -> String {
+    let text: Vec<String> = shares
+        .iter()
+        .map(|s| {
+            let t = kept_share(*s).to_string();
+            match t.strip_prefix("0.") {
+                Some(rest) => format!(".{rest}"),
+                None => t,
+            }
+        })
+        .collect();
+    text.join(" ")
+}
+
+fn timeline_of(cx: &PageContext, comp: CompId, v: usize, previous: Option<usize>) -> Timeline {
     let sp = cx.scope;
     let Some(t) = &sp.timelines[v] else {
         let formats: std::collections::BTreeSet<&str> = sp
@@ -469,32 +554,81 @@ fn timeline_of(
             .map(|(e, _)| cx.history.profiles[e].format)
             .collect();
         let formats: Vec<&str> = formats.into_iter().collect();
-        return (
-            None,
-            format!(
+        return Timeline {
+            shares: None,
+            svg: None,
+            from: String::new(),
+            missing: format!(
                 "No execution timeline: {} input records no time order.",
                 formats.join(", ")
             ),
-        );
+        };
     };
     let frames = cx.config.timeline_frames;
     let zero = vec![0.0; frames];
+    let kept = |shares: &Vec<f64>| -> Vec<f64> { shares.iter().map(|s| kept_share(*s)).collect() };
     let now = t.shares.get(&comp).unwrap_or(&zero);
-    let before = previous
-        .and_then(|p| sp.timelines[p].as_ref())
-        .map(|b| b.shares.get(&comp).unwrap_or(&zero).as_slice());
-    let svg = timeline_svg::timeline(
-        now,
-        before,
-        (frames * 18) as f64,
-        48.0,
-        &format!("execution timeline of {}", cx.plan.hierarchy.get(comp).name),
-    );
-    let note = format!(
-        "Share of each of {frames} equal time frames of the run spent in this component (blue; a container shows the largest of its methods), over the previous version's (grey); from {} of {} profiles.",
-        t.with_order, t.profiles
-    );
-    (Some(svg), note)
+    let svg = shape_source::ship_both().then(|| {
+        let before = previous
+            .and_then(|p| sp.timelines[p].as_ref())
+            .map(|b| kept(b.shares.get(&comp).unwrap_or(&zero)));
+        timeline_svg::timeline(
+            &kept(now),
+            before.as_deref(),
+            (frames * 18) as f64,
+            48.0,
+            &format!("execution timeline of {}", cx.plan.hierarchy.get(comp).name),
+        )
+    });
+    Timeline {
+        shares: Some(shares_attribute(now)),
+        svg,
+        from: format!("from {} of {} profiles", t.with_order, t.profiles),
+        missing: String::new(),
+    }
+}
+
+/// Says once for the page each note most of its sections share: the
+/// sections with it are left without it, and the page states it.
+fn said_once(blocks: &mut [Block]) -> UsualNotes {
+    type Field = fn(&mut Section) -> &mut String;
+    let fields: [Field; 3] = [
+        |s| &mut s.timeline_from,
+        |s| &mut s.timeline_missing,
+        |s| &mut s.changes_note,
+    ];
+    let mut usual = fields.map(|field| {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for s in blocks.iter_mut().flat_map(|b| b.sections.iter_mut()) {
+            let note = field(s);
+            if note.is_empty() {
+                continue;
+            }
+            match counts.iter_mut().find(|(n, _)| n == note) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((note.clone(), 1)),
+            }
+        }
+        // The most frequent note, the first of equals.
+        let best = counts.iter().map(|(_, c)| *c).max().unwrap_or(0);
+        let note = counts
+            .into_iter()
+            .find(|(_, c)| *c == best)
+            .map(|(n, _)| n)
+            .unwrap_or_default();
+        for s in blocks.iter_mut().flat_map(|b| b.sections.iter_mut()) {
+            let text = field(s);
+            if *text == note {
+                text.clear();
+            }
+        }
+        note
+    });
+    UsualNotes {
+        timeline_from: std::mem::take(&mut usual[0]),
+        timeline_missing: std::mem::take(&mut usual[1]),
+        changes: std::mem::take(&mut usual[2]),
+    }
 }
 
 fn modified_view(cx: &PageContext, m: CompId, change: &MethodChange, page: &str) -> ModifiedView {

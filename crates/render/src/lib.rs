@@ -79,6 +79,10 @@ const ASSETS: &[(&str, &str)] = &[
     ),
     ("shapes.js", include_str!("../templates/assets/shapes.js")),
     (
+        "component.js",
+        include_str!("../templates/assets/component.js"),
+    ),
+    (
         "flame-standalone.js",
         include_str!("../templates/assets/flame-standalone.js"),
     ),
@@ -371,7 +375,7 @@ fn static_files(site: &pages::Site) -> SiteFiles {
     } else {
         &["allocation.js"]
     };
-    let assets = ["perfatlas.js", "perfatlas.css", "shapes.js"]
+    let assets = ["perfatlas.js", "perfatlas.css", "shapes.js", "component.js"]
         .iter()
         .chain(field_assets);
     for &name in assets.chain(allocation_assets) {

@@ -1,0 +1,241 @@
+// perfatlas: the call graphs and execution timelines of a component page,
+// drawn in the page instead of stored as SVG.
+//
+// A call graph is drawn from its section's table of callers and callees
+// (the form a reader without JavaScript sees), a timeline from its
+// section's shares (`data-s`) over the previous section's. They draw what
+// callgraph_svg.rs (call_graph) and timeline_svg.rs (timeline) draw, the
+// same elements with the same attributes in the same order:
+// tests/derive_parity.rs compares them on built sites, under node
+// (no DOM: drawings are trees of {tag, attrs, kids} that either become
+// elements or XML text).
+(function (global) {
+  'use strict';
+
+  var NS = 'http://www.w3.org/2000/svg';
+  // callgraph_svg.rs
+  var WIDTH = 960, BOX_W = 290, MID_W = 240, LINE = 26, BOX_H = 20, CHARS = 38;
+  // component_page.rs (timeline_of): a frame's width and the height.
+  var FRAME_W = 18, TL_H = 48;
+
+  // ---- numbers and text as Rust writes them -------------------------------
+
+  // format!("{:.N}", v) for v >= 0: the exact binary value rounded, ties
+  // to even (toFixed rounds ties up, and a tie is exact: its expansion
+  // ends in 5 within 60 digits).
+  function fixed(v, digits) {
+    var s = v.toFixed(digits);
+    var long = v.toFixed(digits + 60);
+    var tail = long.slice(long.length - 60);
+    if (/^50*$/.test(tail)) {
+      var down = long.slice(0, long.length - 60).replace(/\.$/, '');
+      if ((down.charCodeAt(down.length - 1) - 48) % 2 === 0) s = down;
+    }
+    return s;
+  }
+  // svg::coord: at most two decimals, without trailing zeros.
+  function coord(v) {
+    var s = v < 0 ? '-' + fixed(-v, 2) : fixed(v, 2);
+    if (s.indexOf('.') >= 0) s = s.replace(/0+$/, '').replace(/\.$/, '');
+    return s === '-0' ? '0' : s;
+  }
+  // matrix_svg::truncate: in characters (code points).
+  function truncate(s, max) {
+    var chars = Array.from(s);
+    return chars.length <= max ? s : chars.slice(0, max - 1).join('') + '…';
+  }
+  // What svg.rs writes for characters XML does not allow.
+  function xmlSafe(s) {
+    return String(s).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd');
+  }
+
+  // ---- drawings as trees --------------------------------------------------
+
+  function node(tag, attrs, kids) { return { tag: tag, attrs: attrs, kids: kids || [] }; }
+  function text(tag, attrs, s) { return node(tag, attrs, [xmlSafe(s)]); }
+
+  // callgraph_svg::call_graph. `callers` and `callees` are the drawn
+  // neighbours ({name, href, state: 'added'|'deleted'|'kept', value}),
+  // `more` how many are left out on each side.
+  function callGraph(center, callers, callees, more, label) {
+    var linesLeft = callers.length + (more[0] > 0 ? 1 : 0);
+    var linesRight = callees.length + (more[1] > 0 ? 1 : 0);
+    var rows = Math.max(linesLeft, linesRight, 1);
+    var height = rows * LINE + 10;
+    var midX = (WIDTH - MID_W) / 2, midY = height / 2 - BOX_H / 2;
+    var svg = node('svg', [['xmlns', NS], ['class', 'pa-cg'], ['width', coord(WIDTH)],
+      ['height', coord(height)], ['viewBox', '0 0 ' + coord(WIDTH) + ' ' + coord(height)],
+      ['role', 'img'], ['aria-label', xmlSafe(label)]]);
+    var top = function (n) { return (height - n * LINE) / 2 + (LINE - BOX_H) / 2; };
+    var labels = [];
+    var y0 = top(linesLeft);
+    callers.forEach(function (n, i) {
+      var y = y0 + i * LINE;
+      labels.push(edge(svg, n, [BOX_W, y + BOX_H / 2], [midX, midY + BOX_H / 2], true));
+      neighbourBox(svg, n, 0, y);
+    });
+    if (more[0] > 0) moreText(svg, more[0], 4, y0 + callers.length * LINE + 14);
+    var y1 = top(linesRight), rightX = WIDTH - BOX_W;
+    callees.forEach(function (n, i) {
+      var y = y1 + i * LINE;
+      labels.push(edge(svg, n, [midX + MID_W, midY + BOX_H / 2], [rightX, y + BOX_H / 2], false));
+      neighbourBox(svg, n, rightX, y);
+    });
+    if (more[1] > 0) moreText(svg, more[1], rightX + 4, y1 + callees.length * LINE + 14);
+    labels.forEach(function (l) { svg.kids.push(l); });
+    svg.kids.push(node('g', [['class', 'pa-cg-self']], [
+      node('rect', [['x', coord(midX)], ['y', coord(midY)], ['width', coord(MID_W)], ['height', coord(BOX_H)], ['rx', '3']]),
+      text('text', [['x', coord(midX + 6)], ['y', coord(midY + 14)]], truncate(center, 32))]));
+    if (!callers.length && !callees.length) {
+      svg.kids.push(text('text', [['x', '8'], ['y', coord(midY + 14)], ['class', 'pa-cg-none']], 'no calls recorded'));
+    }
+    return svg;
+  }
+  var STATE_WORD = { added: 'new ', deleted: 'gone ', kept: '' };
+  function edge(svg, n, from, to, left) {
+    var cx = (from[0] + to[0]) / 2;
+    var d = 'M' + coord(from[0]) + ' ' + coord(from[1]) + ' C' + coord(cx) + ' ' + coord(from[1]) + ' ' +
+      coord(cx) + ' ' + coord(to[1]) + ' ' + coord(to[0]) + ' ' + coord(to[1]);
+    var cls = 'e-' + n.state;
+    svg.kids.push(node('path', [['class', cls], ['d', d]]));
+    var tx = left ? from[0] + 6 : to[0] - 6, ty = (left ? from[1] : to[1]) - 4;
+    return text('text', [['class', 'pa-cg-label ' + cls], ['x', coord(tx)], ['y', coord(ty)],
+      ['text-anchor', left ? 'start' : 'end']], STATE_WORD[n.state] + n.value);
+  }
+  function neighbourBox(svg, n, x, y) {
+    var label = truncate(n.name, CHARS);
+    var g = node('g', [['class', 'pa-cg-n e-' + n.state]]);
+    if (label !== n.name) g.kids.push(text('title', [], n.name));
+    g.kids.push(node('rect', [['x', coord(x)], ['y', coord(y)], ['width', coord(BOX_W)], ['height', coord(BOX_H)], ['rx', '3']]));
+    g.kids.push(text('text', [['x', coord(x + 6)], ['y', coord(y + 14)]], label));
+    svg.kids.push(n.href !== null ? node('a', [['href', xmlSafe(n.href)]], [g]) : g);
+  }
+  function moreText(svg, n, x, y) {
+    svg.kids.push(text('text', [['x', coord(x)], ['y', coord(y)], ['class', 'pa-cg-more']],
+      '+ ' + n + ' more (see the table)'));
+  }
+
+  // timeline_svg::timeline
+  function timeline(now, before, width, height, label) {
+    var n = Math.max(now.length, before ? before.length : 0, 1);
+    var step = width / n;
+    var svg = node('svg', [['class', 'pa-tl'], ['width', coord(width)], ['height', coord(height)],
+      ['viewBox', '0 0 ' + coord(width) + ' ' + coord(height)], ['role', 'img'], ['aria-label', xmlSafe(label)]]);
+    svg.kids.push(text('title', [], sharesText(now, before)));
+    svg.kids.push(node('rect', [['width', coord(width)], ['height', coord(height)], ['class', 'pa-tl-bg']]));
+    var bars = function (shares, inset) {
+      var d = '', w = coord(Math.max(step - 2 * inset, 0.5));
+      shares.forEach(function (s, i) {
+        var h = Math.min(Math.max(s, 0), 1) * (height - 1);
+        if (h > 0) d += 'M' + coord(i * step + inset) + ' ' + coord(height - h) + 'h' + w + 'v' + coord(h) + 'h-' + w + 'z';
+      });
+      return d;
+    };
+    [[before || [], 'tl-prev', 0.5], [now, 'tl-now', step * 0.22]].forEach(function (p) {
+      var d = bars(p[0], p[2]);
+      if (d) svg.kids.push(node('path', [['d', d], ['class', p[1]]]));
+    });
+    return svg;
+  }
+  function sharesText(now, before) {
+    var pct = function (v) { return fixed(v * 100, 0) + '%'; };
+    var runs = [];
+    now.forEach(function (s, i) {
+      var t = before && i < before.length ? pct(s) + ' (previous version ' + pct(before[i]) + ')' : pct(s);
+      var last = runs[runs.length - 1];
+      if (last && last[2] === t) last[1] = i; else runs.push([i, i, t]);
+    });
+    return 'share of each time frame: ' + runs.map(function (r) {
+      return (r[0] === r[1] ? r[0] + 1 : (r[0] + 1) + '–' + (r[1] + 1)) + ': ' + r[2];
+    }).join(' · ');
+  }
+
+  // ---- output -------------------------------------------------------------
+
+  // The drawing as svg.rs writes it.
+  function escapeXml(s, attribute) {
+    s = s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    return attribute ? s.replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/\n/g, '&#10;') : s;
+  }
+  function toXml(n) {
+    if (typeof n === 'string') return escapeXml(n, false);
+    var out = '<' + n.tag;
+    n.attrs.forEach(function (a) { out += ' ' + a[0] + '="' + escapeXml(a[1], true) + '"'; });
+    if (!n.kids.length && n.tag !== 'text' && n.tag !== 'title') return out + '/>';
+    return out + '>' + n.kids.map(toXml).join('') + '</' + n.tag + '>';
+  }
+  // The drawing as elements: names only ever as text and attribute values.
+  function toDom(n, doc) {
+    if (typeof n === 'string') return doc.createTextNode(n);
+    var e = doc.createElementNS(NS, n.tag);
+    n.attrs.forEach(function (a) { if (a[0] !== 'xmlns') e.setAttribute(a[0], a[1]); });
+    n.kids.forEach(function (k) { e.appendChild(toDom(k, doc)); });
+    return e;
+  }
+
+  // ---- the page -----------------------------------------------------------
+
+  // A table row as a neighbour: name (and link), state, value, before.
+  function rowNeighbour(tr) {
+    var cells = tr.cells, a = cells[0].querySelector('a'), state = cells[1].textContent;
+    return {
+      name: cells[0].textContent, href: a ? a.getAttribute('href') : null, state: state,
+      value: state === 'deleted' ? cells[3].textContent : cells[2].textContent
+    };
+  }
+  // The drawn neighbours and the count left out, from one tbody.
+  function side(body, total, limit) {
+    var rows = body ? Array.prototype.filter.call(body.rows, function (r) { return r.cells[0].tagName === 'TD'; }) : [];
+    return { drawn: rows.slice(0, limit).map(rowNeighbour), more: Math.max(total - limit, 0) };
+  }
+  // The component a section belongs to: the name of the matrix row
+  // before it (its block's).
+  function centerOf(section) {
+    for (var e = section.previousElementSibling; e; e = e.previousElementSibling) {
+      if (e.classList.contains('pa-comp-row')) return e.querySelector('.pa-row .pa-name').textContent;
+    }
+    return '';
+  }
+  function versionOf(section) {
+    var h = section.firstElementChild;
+    return h && h.firstChild ? h.firstChild.textContent : '';
+  }
+  function drawCallGraph(section, wrap, limit) {
+    var table = section.querySelector('table.pa-ct');
+    var n = table ? table.getAttribute('data-n').split(' ').map(Number) : [0, 0];
+    var left = side(table && table.tBodies[0], n[0], limit), right = side(table && table.tBodies[1], n[1], limit);
+    var center = centerOf(section);
+    wrap.appendChild(toDom(callGraph(center, left.drawn, right.drawn, [left.more, right.more],
+      'calls of ' + center + ' in ' + versionOf(section)), document));
+    var details = section.querySelector('details.pa-calls');
+    if (details) details.open = false;
+  }
+  function shares(wrap) {
+    return wrap ? wrap.getAttribute('data-s').split(' ').map(parseFloat) : null;
+  }
+  function drawTimeline(section, wrap, frames) {
+    var prev = section.previousElementSibling;
+    var before = prev && prev.classList.contains('pa-version') ? shares(prev.querySelector('.pa-tl-wrap')) : null;
+    wrap.appendChild(toDom(timeline(shares(wrap), before, frames * FRAME_W, TL_H,
+      'execution timeline of ' + centerOf(section)), document));
+  }
+  function drawPage() {
+    var key = document.getElementById('pa-comp');
+    if (!key) return;
+    var limit = Number(key.getAttribute('data-edges')), frames = Number(key.getAttribute('data-frames'));
+    document.querySelectorAll('section.pa-version').forEach(function (s) {
+      var cg = s.querySelector('.pa-cg-wrap'), tl = s.querySelector('.pa-tl-wrap');
+      if (cg) drawCallGraph(s, cg, limit);
+      if (tl) drawTimeline(s, tl, frames);
+    });
+    var note = document.getElementById('pa-comp-js');
+    if (note) note.remove();
+  }
+
+  var api = { callGraph: callGraph, timeline: timeline, toXml: toXml, coord: coord, fixed: fixed };
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
+  else {
+    global.perfatlasComponent = api;
+    drawPage();
+  }
+})(this);
