@@ -414,7 +414,12 @@ fn section(
     });
     let table = |list: &[Neighbour]| -> Vec<EdgeRow> {
         match calls_changed {
-            true => edge_rows(&list[..list.len().min(TABLE_ROWS)], &node, sp),
+            true => edge_rows(
+                &list[..list.len().min(TABLE_ROWS)],
+                &node,
+                sp,
+                previous.is_some(),
+            ),
             false => Vec::new(),
         }
     };
@@ -489,10 +494,13 @@ fn value_text(sp: &ScopePlan, n: &Neighbour) -> String {
     super::format::with_unit(v, &sp.scope.unit)
 }
 
+/// The table rows of `list`; the "before" column says "—" in a first
+/// version (there is nothing before it, not a zero).
 fn edge_rows(
     list: &[Neighbour],
     node: &dyn Fn(&Neighbour) -> (String, Option<String>),
     sp: &ScopePlan,
+    has_previous: bool,
 ) -> Vec<EdgeRow> {
     list.iter()
         .map(|n| {
@@ -506,7 +514,10 @@ fn edge_rows(
                     EdgeState::Kept => "kept",
                 },
                 value: super::format::with_unit(n.value, &sp.scope.unit),
-                before: super::format::with_unit(n.before, &sp.scope.unit),
+                before: match has_previous {
+                    true => super::format::with_unit(n.before, &sp.scope.unit),
+                    false => "—".to_string(),
+                },
             }
         })
         .collect()

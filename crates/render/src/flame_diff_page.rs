@@ -415,23 +415,30 @@ pub fn render(
             old_aggregate: aggregate_link(history, p, metric, p.old, &common.root),
             new_aggregate: aggregate_link(history, p, metric, p.new, &common.root),
         });
-        for shape in Shape::ALL {
-            let view = DiffOf {
-                p,
-                metric,
-                shape,
-                old: old_mean,
-                new: new_mean,
-                derived,
-            };
-            let mut drawn = draw(
+        let view_of = |shape| DiffOf {
+            p,
+            metric,
+            shape,
+            old: old_mean,
+            new: new_mean,
+            derived,
+        };
+        // The three shapes' trees, differences and layouts in parallel;
+        // their names and locations go into the page's tables in order.
+        let prepared: Vec<Prepared> = Shape::ALL
+            .par_iter()
+            .map(|&shape| prepare(history, config, frames, &code, &view_of(shape)))
+            .collect();
+        for (shape, prepared) in Shape::ALL.into_iter().zip(prepared) {
+            let view = view_of(shape);
+            let mut drawn = finish(
                 history,
-                (config, renderer),
-                frames,
+                (config, frames, renderer),
                 &code,
                 &view,
+                prepared,
                 &mut views,
-            )?;
+            );
             if derived {
                 let derive = Derive {
                     shape: shape.name(),
@@ -545,6 +552,14 @@ struct DiffOf<'a> {
     derived: bool,
 }
 
+impl DiffOf<'_> {
+    /// Whether this is the page's default view (first metric, top-down).
+    fn is_default(&self) -> bool {
+        let m = self.p.metrics.iter().position(|m| m == self.metric);
+        Views::is_default(m.unwrap_or(0), self.shape)
+    }
+}
+
 /// A view drawn: its graph for the script (and inline, for the default
 /// view), its standalone SVG, facts and tree table.
 struct Drawn {
@@ -558,15 +573,28 @@ struct Drawn {
     html_table: Option<TableView>,
 }
 
-fn draw(
+/// The part of a view's drawing that needs no page tables, so the shapes
+/// of a metric are prepared in parallel: the shaped means, their
+/// difference, its layout, decoration and tree tables.
+struct Prepared {
+    diff: FlameDiff,
+    unit: Unit,
+    shown_unit: Unit,
+    graph: analysis::flame::FlameGraph,
+    decor: Vec<Decor>,
+    data: Vec<serde_json::Value>,
+    counts: Vec<(String, usize)>,
+    table: TableView,
+    html_table: Option<TableView>,
+}
+
+fn prepare(
     history: &History,
-    (config, renderer): (&Config, &Renderer),
+    config: &Config,
     frames: &ShapeFrames,
     code: &CodeLinks,
     view: &DiffOf,
-    views: &mut Views,
-) -> Result<Drawn, BuildError> {
-    let (p, shape, metric) = (view.p, view.shape, view.metric);
+) -> Prepared {
     let min_fraction = flame_view::budget(&config.flame).min_fraction;
     let unit = view
         .old
@@ -574,27 +602,52 @@ fn draw(
         .clone()
         .or(view.new.unit.clone())
         .unwrap_or(Unit::Count);
-    let old_tree = shaped(view.old, frames, shape, min_fraction);
-    let new_tree = shaped(view.new, frames, shape, min_fraction);
+    let old_tree = shaped(view.old, frames, view.shape, min_fraction);
+    let new_tree = shaped(view.new, frames, view.shape, min_fraction);
     let normalise = config.flame.diff_normalise;
     let diff = flame_diff::diff(&old_tree, &new_tree, normalise);
-    let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
     let shown_unit = if normalise {
         Unit::Other("% of total".into())
     } else {
         unit.clone()
     };
-    let svg_path = format!(
-        "{}{}.svg",
-        paths::flame_diff_prefix(&p.benchmark, &old_v.name, &new_v.name),
-        paths::slug(metric) + shape.suffix()
+    let graph = flame_view::layout(
+        &spec(history, frames, code, view, (&diff, &shown_unit)),
+        flame_view::budget(&config.flame),
     );
-    let spec = GraphSpec {
+    let show = |v: f64| value_text(v, &unit, normalise);
+    let (decor, data, counts) = decorate(&diff, &graph, &show);
+    let table_of = |rows| table(&diff, &frames.table, (&unit, normalise), (code, rows));
+    let html_table = (view.is_default() && view.derived).then(|| table_of(tree_table::HTML_ROWS));
+    Prepared {
+        table: table_of(tree_table::ROWS),
+        html_table,
+        diff,
+        unit,
+        shown_unit,
+        graph,
+        decor,
+        data,
+        counts,
+    }
+}
+
+/// The graph of `view`, drawn from `diff` in `unit`.
+fn spec<'a>(
+    history: &History,
+    frames: &'a ShapeFrames,
+    code: &'a CodeLinks<'a>,
+    view: &DiffOf,
+    (diff, unit): (&'a FlameDiff, &'a Unit),
+) -> GraphSpec<'a> {
+    let (p, shape, metric) = (view.p, view.shape, view.metric);
+    let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
+    GraphSpec {
         tree: &diff.tree,
         metric: WIDTH_METRIC,
         inclusive: None,
         frames: &frames.table,
-        unit: &shown_unit,
+        unit,
         title: format!("Differential flame graph, {}, {}", shape.name(), metric),
         note: Some(format!(
             "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. Each frame's tooltip starts with its tag; the key above gives the colours.",
@@ -602,18 +655,43 @@ fn draw(
         )),
         label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, metric),
         id: "pa-flame-0".to_string(),
-        svg_path,
+        svg_path: format!(
+            "{}{}.svg",
+            paths::flame_diff_prefix(&p.benchmark, &old_v.name, &new_v.name),
+            paths::slug(metric) + shape.suffix()
+        ),
         words: Words::Value,
         percent_of: None,
         code: Some(code),
-    };
-    let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
-    let show = |v: f64| value_text(v, &unit, normalise);
-    let (decor, data, counts) = decorate(&diff, &graph, &show);
+    }
+}
+
+/// A prepared view with its names and locations added to the page's
+/// tables (in view order, so the tables come out the same every time).
+fn finish(
+    history: &History,
+    (config, frames, renderer): (&Config, &ShapeFrames, &Renderer),
+    code: &CodeLinks,
+    view: &DiffOf,
+    prepared: Prepared,
+    views: &mut Views,
+) -> Drawn {
+    let Prepared {
+        diff,
+        unit,
+        shown_unit,
+        graph,
+        decor,
+        data,
+        counts,
+        table,
+        html_table,
+    } = prepared;
+    let spec = spec(history, frames, code, view, (&diff, &shown_unit));
     let mut extra = flame_view::Extra::new();
     extra.insert("diff", serde_json::Value::Array(data));
     extra.insert("diff_unit", unit.name().into());
-    extra.insert("normalised", normalise.into());
+    extra.insert("normalised", config.flame.diff_normalise.into());
     let (script, svg) = flame_view::script_graph(
         &spec,
         &graph,
@@ -621,17 +699,15 @@ fn draw(
         &mut views.tables,
         renderer,
     );
-    let is_default = Views::is_default(
-        p.metrics.iter().position(|m| m == metric).unwrap_or(0),
-        shape,
-    );
-    let inline = is_default.then(|| flame_view::inline_view(&spec, &script, &graph, Some(&decor)));
-    Ok(Drawn {
+    let inline = view
+        .is_default()
+        .then(|| flame_view::inline_view(&spec, &script, &graph, Some(&decor)));
+    Drawn {
         script,
         inline,
         svg,
         facts: ViewFacts {
-            metric: metric.to_string(),
+            metric: view.metric.to_string(),
             change: change_text(
                 Change {
                     old: diff.old_total,
@@ -641,21 +717,9 @@ fn draw(
             ),
             counts,
         },
-        table: table(
-            &diff,
-            &frames.table,
-            (&unit, normalise),
-            (code, tree_table::ROWS),
-        ),
-        html_table: (is_default && view.derived).then(|| {
-            table(
-                &diff,
-                &frames.table,
-                (&unit, normalise),
-                (code, tree_table::HTML_ROWS),
-            )
-        }),
-    })
+        table,
+        html_table,
+    }
 }
 
 /// Per rectangle: its decoration in the SVG, its data for the page script
