@@ -60,6 +60,9 @@ impl trace::progress::Sink for Sink {
         next.enable_steady_tick(Duration::from_millis(125));
         if let Ok(mut shown) = bar.lock() {
             shown.finish_and_clear();
+            // Drawn at once: a stage shorter than the first tick (reading
+            // inputs that all come from the build cache) is still named.
+            next.force_draw();
             *shown = next;
         }
     }
