@@ -284,27 +284,31 @@ fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, 
     let entry = &cx.history.profiles[page.entry];
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
     let tree = &entry.profile.tree;
-    let (flat_and_top, bottom_up) = rayon::join(
+    // The inclusive bottom-up tree takes longest (about as long as the
+    // other three together on a large profile): it starts at once on this
+    // thread, and the others are left for the pool.
+    let (bottom_up_inclusive, (flat_and_top, bottom_up_exclusive)) = rayon::join(
+        || shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction),
         || {
-            let (exclusive, inclusive) = rayon::join(
-                || shapes::flat(tree, cx.frames, Values::Exclusive),
-                || shapes::flat(tree, cx.frames, Values::Inclusive),
-            );
-            let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
-            (
-                ShapeTrees::top_down(entry, heaviest),
-                ShapeTrees::derived(entry, exclusive, inclusive, None),
+            rayon::join(
+                || {
+                    let (exclusive, inclusive) = rayon::join(
+                        || shapes::flat(tree, cx.frames, Values::Exclusive),
+                        || shapes::flat(tree, cx.frames, Values::Inclusive),
+                    );
+                    let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
+                    (
+                        ShapeTrees::top_down(entry, heaviest),
+                        ShapeTrees::derived(entry, exclusive, inclusive, None),
+                    )
+                },
+                || shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction),
             )
         },
-        || {
-            let (e, i) = rayon::join(
-                || shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction),
-                || shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction),
-            );
-            let cut_depth = e.cut_depth.or(i.cut_depth);
-            ShapeTrees::derived(entry, e.tree, i.tree, cut_depth)
-        },
     );
+    let (e, i) = (bottom_up_exclusive, bottom_up_inclusive);
+    let cut_depth = e.cut_depth.or(i.cut_depth);
+    let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
     let (top_down, flat) = flat_and_top;
     render(cx, page, [&top_down, &bottom_up, &flat])
 }
