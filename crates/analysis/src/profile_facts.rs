@@ -7,10 +7,11 @@
 //! node's inclusive value only at its outermost occurrence on the path from
 //! the root, so `f → g → f` does not count `f`'s time twice.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::hierarchy::{CompId, Hierarchy, Level};
-use model::{NodeId, Profile};
+use model::{CallTree, NodeId, Profile};
 
 /// A call from one component to another at one level.
 pub type Edge = (CompId, CompId);
@@ -34,6 +35,17 @@ pub struct ProfileFacts {
 /// Computes the facts of `profile`, with `frames` time frames for its
 /// timeline.
 pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
+    facts_walked_from(profile, hierarchy, frames, PARALLEL_NODES)
+}
+
+/// [`profile_facts`], walking trees of at least `parallel_nodes` nodes in
+/// two halves.
+fn facts_walked_from(
+    profile: &Profile,
+    hierarchy: &Hierarchy,
+    frames: usize,
+    parallel_nodes: usize,
+) -> ProfileFacts {
     let tree = &profile.tree;
     let metrics = profile.metrics.len();
     let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
@@ -41,20 +53,87 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
         .node_ids()
         .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
         .collect();
-    let mut sums = PathSums::new(hierarchy, metrics);
+    // Root subtrees are independent (a path's outermost occurrences are
+    // within its root child's subtree): a large tree is walked in two
+    // halves at once, and their sums added.
+    let partials: Vec<Sums> = root_groups(tree, parallel_nodes)
+        .par_iter()
+        .map(|roots| walk(tree, hierarchy, (&inclusive, &method), roots).finish())
+        .collect();
+    let timeline = profile
+        .timeline
+        .as_ref()
+        .filter(|t| !t.samples.is_empty() && frames > 0)
+        .map(|_| timeline_shares(profile, &method, frames));
+
+    let (method_time, edges) = add_partials(partials);
+    ProfileFacts {
+        totals: profile.totals(),
+        method_time,
+        edges,
+        timeline,
+    }
+}
+
+/// Trees with at least this many nodes are walked in two halves at once.
+/// (Smaller ones in one: the halves' sums, added, can differ from one
+/// walk's in the last bits of non-integer values, so the figures of the
+/// histories people read stay those of one walk.)
+const PARALLEL_NODES: usize = 500_000;
+
+/// The root's children in one group, or for a tree of at least
+/// `parallel_nodes` nodes in two consecutive groups of about equal node
+/// counts.
+fn root_groups(tree: &CallTree, parallel_nodes: usize) -> Vec<&[NodeId]> {
+    let roots = tree.children(NodeId::ROOT);
+    if tree.len() < parallel_nodes || roots.len() < 2 {
+        return vec![roots];
+    }
+    let sizes = subtree_sizes(tree);
+    let half = (tree.len() - 1) / 2;
+    let (mut sum, mut split) = (0, roots.len() - 1);
+    for (i, r) in roots.iter().enumerate() {
+        sum += sizes[r.index()];
+        if sum >= half {
+            split = (i + 1).min(roots.len() - 1);
+            break;
+        }
+    }
+    let (first, second) = roots.split_at(split);
+    vec![first, second]
+}
+
+/// Nodes in each node's subtree, itself included (parents are stored
+/// before their children).
+fn subtree_sizes(tree: &CallTree) -> Vec<usize> {
+    let mut size = vec![1; tree.len()];
+    for n in (1..tree.len()).rev().map(|i| NodeId(i as u32)) {
+        if let Some(p) = tree.parent(n) {
+            size[p.index()] += size[n.index()];
+        }
+    }
+    size
+}
+
+/// Per method and per level per call edge, sorted, the values.
+type Sums = (Vec<(CompId, Vec<f64>)>, [Vec<(Edge, Vec<f64>)>; 3]);
+
+/// The sums of the subtrees of `roots`, depth-first, parents before
+/// children in stored order (the order the sums are taken in); `Exit`
+/// undoes what `Enter` counted on the path.
+fn walk<'h>(
+    tree: &CallTree,
+    hierarchy: &'h Hierarchy,
+    (inclusive, method): (&[Vec<f64>], &[Option<CompId>]),
+    roots: &[NodeId],
+) -> PathSums<'h> {
+    let mut sums = PathSums::new(hierarchy, inclusive.len());
     let add_node = |row: &mut [f64], n: NodeId| {
-        for (a, v) in row.iter_mut().zip(&inclusive) {
+        for (a, v) in row.iter_mut().zip(inclusive) {
             *a += v[n.index()];
         }
     };
-    // Depth-first, parents before children in stored order (the order the
-    // sums are taken in); `Exit` undoes what `Enter` counted on the path.
-    let mut stack: Vec<Step> = tree
-        .children(NodeId::ROOT)
-        .iter()
-        .rev()
-        .map(|c| Step::Enter(*c, None))
-        .collect();
+    let mut stack: Vec<Step> = roots.iter().rev().map(|c| Step::Enter(*c, None)).collect();
     while let Some(step) = stack.pop() {
         let (node, parent) = match step {
             Step::Exit(c, edges) => {
@@ -75,20 +154,35 @@ pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) ->
                 .map(|n| Step::Enter(*n, Some(c))),
         );
     }
+    sums
+}
 
-    let timeline = profile
-        .timeline
-        .as_ref()
-        .filter(|t| !t.samples.is_empty() && frames > 0)
-        .map(|_| timeline_shares(profile, &method, frames));
+/// The sums of the groups of [`root_groups`], added in group order.
+fn add_partials(partials: Vec<Sums>) -> Sums {
+    let mut partials = partials.into_iter();
+    let first = partials.next().unwrap_or_default();
+    partials.fold(first, |(time, edges), (more_time, more_edges)| {
+        let mut more_edges = more_edges.into_iter();
+        let edges = edges.map(|level| add_sorted(level, more_edges.next().unwrap_or_default()));
+        (add_sorted(time, more_time), edges)
+    })
+}
 
-    let (method_time, edges) = sums.finish();
-    ProfileFacts {
-        totals: profile.totals(),
-        method_time,
-        edges,
-        timeline,
+/// Two lists sorted by key as one, values of equal keys added.
+fn add_sorted<K: Ord>(a: Vec<(K, Vec<f64>)>, b: Vec<(K, Vec<f64>)>) -> Vec<(K, Vec<f64>)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for (k, mut v) in a {
+        while let Some(before) = b.next_if(|(kb, _)| *kb < k) {
+            out.push(before);
+        }
+        if let Some((_, w)) = b.next_if(|(kb, _)| *kb == k) {
+            v.iter_mut().zip(w).for_each(|(x, y)| *x += y);
+        }
+        out.push((k, v));
     }
+    out.extend(b);
+    out
 }
 
 /// One step of the depth-first walk: entering a node (called from the
@@ -438,5 +532,41 @@ mod tests {
         assert_eq!(of(ids[0]), &vec![1.0, 1.0, 1.0, 1.0]);
         assert_eq!(of(ids[1]), &vec![1.0, 1.0, 1.0, 0.0]);
         assert_eq!(of(ids[2]), &vec![0.0, 0.0, 0.0, 1.0]);
+    }
+
+    /// Walked in two halves, a tree gives the facts of one walk: methods,
+    /// edges at every level, recursion counted once (integer values, so
+    /// the sums are exact either way).
+    #[test]
+    fn two_halves_give_the_facts_of_one_walk() {
+        let names: Vec<String> = (0..12).map(|i| format!("f{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (frames, ids) = setup(&refs);
+        let mut p = Profile::new(vec![
+            Metric::new("samples", Unit::Samples),
+            Metric::new("time", Unit::Nanoseconds),
+        ]);
+        let mut x = 7u64;
+        for _ in 0..400 {
+            let depth = 1 + (x % 7) as usize;
+            let stack: Vec<_> = (0..depth)
+                .map(|d| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ids[((x >> 33) as usize + d) % ids.len()]
+                })
+                .collect();
+            p.tree
+                .add_stack(stack, &[(x % 5 + 1) as f64, (x % 1000) as f64]);
+        }
+        assert!(p.tree.children(NodeId::ROOT).len() >= 2);
+        let h = Hierarchy::plain(&frames, "p");
+        let one = facts_walked_from(&p, &h, 0, usize::MAX);
+        let two = facts_walked_from(&p, &h, 0, 0);
+        assert_eq!(root_groups(&p.tree, 0).len(), 2);
+        assert_eq!(one.method_time, two.method_time);
+        assert_eq!(one.edges, two.edges);
+        assert!(!one.edges[0].is_empty());
     }
 }
