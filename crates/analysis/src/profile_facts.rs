@@ -90,13 +90,14 @@ fn root_groups(tree: &CallTree, parallel_nodes: usize) -> Vec<&[NodeId]> {
         return vec![roots];
     }
     let sizes = subtree_sizes(tree);
-    let half = (tree.len() - 1) / 2;
-    let (mut sum, mut split) = (0, roots.len() - 1);
-    for (i, r) in roots.iter().enumerate() {
-        sum += sizes[r.index()];
-        if sum >= half {
-            split = (i + 1).min(roots.len() - 1);
-            break;
+    let total: usize = roots.iter().map(|r| sizes[r.index()]).sum();
+    // The split point whose two sides differ least in node count.
+    let (mut before, mut split, mut best) = (0, 1, usize::MAX);
+    for (i, r) in roots.iter().enumerate().take(roots.len() - 1) {
+        before += sizes[r.index()];
+        let gap = (2 * before).abs_diff(total);
+        if gap < best {
+            (split, best) = (i + 1, gap);
         }
     }
     let (first, second) = roots.split_at(split);

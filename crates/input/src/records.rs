@@ -5,8 +5,11 @@
 //! An entry starts with a magic string, the encoding's version, the
 //! perfatlas version and an XXH3-64 checksum of its payload; the payload is
 //! postcard (a compact serde format) of plain records that mirror the
-//! model: frames as tuples, the tree as (frame, parent) pairs in node order
-//! (replaying them rebuilds the same node ids), self values, timeline,
+//! model: frames as tuples, the tree as (frame, distance back to the
+//! parent) pairs in node order (replaying them rebuilds the same node ids;
+//! a parent is most often the node just before, one varint byte), self
+//! values (as varints when all are whole numbers: a third of the bytes of
+//! a large profile's entry), timeline,
 //! allocation sites, notes, warnings. [`decode`] gives `None` for an entry
 //! that is short, of another version, or whose checksum or decoding fails.
 
@@ -23,7 +26,7 @@ use model::{
 };
 
 /// Bumped whenever the encoding or what a parser produces changes.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 #[derive(Serialize, Deserialize)]
@@ -55,16 +58,47 @@ struct CachedProfile {
     format: String,
     metrics: Vec<(String, u8, String)>,
     frames: Vec<FrameRecord>,
-    /// (frame, parent) of every node after the root, in node order.
+    /// (frame, node id − parent id) of every node after the root, in
+    /// node order.
     nodes: Vec<(u32, u32)>,
     /// Node-major, the root first.
-    self_values: Vec<f64>,
+    self_values: Numbers,
     timeline: Option<Vec<(f64, f64, u32)>>,
     allocations: Option<CachedAllocations>,
     call_counts: Option<Vec<f64>>,
     notes: Vec<String>,
     warnings: Vec<(u8, u64, String, String)>,
 }
+
+/// Values as whole numbers (postcard varints) when every one is a whole
+/// number an f64 holds exactly (counts of samples, bytes, nanoseconds),
+/// else as they are.
+#[derive(Serialize, Deserialize)]
+enum Numbers {
+    Whole(Vec<u64>),
+    Any(Vec<f64>),
+}
+
+impl Numbers {
+    fn of(values: Vec<f64>) -> Numbers {
+        let whole =
+            |v: f64| (0.0..=MAX_WHOLE).contains(&v) && (v as u64 as f64).to_bits() == v.to_bits();
+        match values.iter().all(|&v| whole(v)) {
+            true => Numbers::Whole(values.iter().map(|&v| v as u64).collect()),
+            false => Numbers::Any(values),
+        }
+    }
+
+    fn into_values(self) -> Vec<f64> {
+        match self {
+            Numbers::Whole(v) => v.into_iter().map(|n| n as f64).collect(),
+            Numbers::Any(v) => v,
+        }
+    }
+}
+
+/// 2^53: every whole number up to it is exact in an f64.
+const MAX_WHOLE: f64 = 9_007_199_254_740_992.0;
 
 #[derive(Serialize, Deserialize)]
 struct CachedAllocations {
@@ -229,13 +263,14 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
             .skip(1)
             .map(|n| {
                 let frame = tree.frame(n).map_or(0, &local_of);
-                (frame, tree.parent(n).unwrap_or(NodeId::ROOT).0)
+                (frame, n.0 - tree.parent(n).unwrap_or(NodeId::ROOT).0)
             })
             .collect(),
-        self_values: tree
-            .node_ids()
-            .flat_map(|n| (0..metric_count).map(move |m| tree.self_value(n, m)))
-            .collect(),
+        self_values: Numbers::of(
+            tree.node_ids()
+                .flat_map(|n| (0..metric_count).map(move |m| tree.self_value(n, m)))
+                .collect(),
+        ),
         timeline: p.timeline.as_ref().map(|t| {
             t.samples
                 .iter()
@@ -311,20 +346,22 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
     }
     let mut profile = Profile::new(metrics);
     profile.tree = model::CallTree::new(metric_count);
-    for (i, &(frame, parent)) in c.nodes.iter().enumerate() {
+    for (i, &(frame, back)) in c.nodes.iter().enumerate() {
         let frame = *ids.get(frame as usize)?;
-        if parent as usize > i {
+        if back == 0 || back as usize > i + 1 {
             return None; // parents come first
         }
+        let parent = (i + 1) as u32 - back;
         let id = profile.tree.child(NodeId(parent), frame);
         if id.index() != i + 1 {
             return None;
         }
     }
-    if c.self_values.len() != profile.tree.len() * metric_count {
+    let self_values = c.self_values.into_values();
+    if self_values.len() != profile.tree.len() * metric_count {
         return None;
     }
-    for (k, &v) in c.self_values.iter().enumerate() {
+    for (k, &v) in self_values.iter().enumerate() {
         if v != 0.0 {
             profile
                 .tree

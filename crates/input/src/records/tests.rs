@@ -145,3 +145,25 @@ fn measurement_entries_whose_parts_do_not_fit_are_ignored() {
         assert!(decode(bytes).is_none(), "bad entry {i} was trusted");
     }
 }
+
+/// Self values go as varints only when every one comes back bit for bit:
+/// whole numbers up to 2^53; a fraction, −0, NaN or a larger number keeps
+/// every value as an f64.
+#[test]
+fn self_values_come_back_bit_for_bit() {
+    let round_trip = |values: Vec<f64>| {
+        let bytes = postcard::to_stdvec(&Numbers::of(values.clone())).unwrap();
+        let back: Numbers = postcard::from_bytes(&bytes).unwrap();
+        let whole = matches!(back, Numbers::Whole(_));
+        let back = back.into_values();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&back), bits(&values), "{values:?}");
+        whole
+    };
+    assert!(round_trip(vec![0.0, 1.0, 1000.0, 9_007_199_254_740_992.0]));
+    assert!(!round_trip(vec![1.0, 0.5]));
+    assert!(!round_trip(vec![1.0, -0.0]));
+    assert!(!round_trip(vec![1.0, f64::NAN]));
+    assert!(!round_trip(vec![1.0, -3.0]));
+    assert!(!round_trip(vec![1.0, 1e300]));
+}
