@@ -117,22 +117,11 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
         fixtures_history(dir.path()),
     ];
     inputs.extend(corpus_history(dir.path()));
-    let mut sites = Vec::new();
-    for (i, input) in inputs.iter().enumerate() {
-        let out = dir.path().join(format!("site-{i}"));
-        build_storing_both(input, &out);
-        sites.push(out);
-    }
-    let output = Command::new("node")
-        .arg(repo().join("tests/derive_parity/compare.cjs"))
-        .args(&sites)
-        .output()
-        .expect("run node");
-    let report = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "derived views differ from perfatlas's:\n{report}{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = run_over_sites(
+        dir.path(),
+        &inputs,
+        "compare.cjs",
+        "derived views differ from perfatlas's",
     );
     // Every site had pages whose views were derived.
     assert_eq!(
@@ -140,9 +129,34 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
             .lines()
             .filter(|l| l.contains(" 0 differences"))
             .count(),
-        sites.len(),
+        inputs.len(),
         "{report}"
     );
+}
+
+/// Builds each input into `dir/site-N` storing what the scripts derive
+/// and what perfatlas computed, runs `tests/derive_parity/SCRIPT` over the
+/// sites under node, and gives its report; fails with `what` when the
+/// script does.
+fn run_over_sites(dir: &Path, inputs: &[PathBuf], script: &str, what: &str) -> String {
+    let mut sites = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let out = dir.join(format!("site-{i}"));
+        build_storing_both(input, &out);
+        sites.push(out);
+    }
+    let output = Command::new("node")
+        .arg(repo().join("tests/derive_parity").join(script))
+        .args(&sites)
+        .output()
+        .expect("run node");
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{what}:\n{report}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    report
 }
 
 #[test]
@@ -151,32 +165,19 @@ fn the_component_script_draws_the_svg_perfatlas_draws() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut sites = Vec::new();
-    for (i, input) in [common::sample_data(), repo().join("sample-data/moment")]
-        .iter()
-        .enumerate()
-    {
-        let out = dir.path().join(format!("site-{i}"));
-        build_storing_both(input, &out);
-        sites.push(out);
-    }
-    let output = Command::new("node")
-        .arg(repo().join("tests/derive_parity/components.cjs"))
-        .args(&sites)
-        .output()
-        .expect("run node");
-    let report = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "drawn call graphs or timelines differ from perfatlas's:\n{report}{}",
-        String::from_utf8_lossy(&output.stderr)
+    let inputs = [common::sample_data(), repo().join("sample-data/moment")];
+    let report = run_over_sites(
+        dir.path(),
+        &inputs,
+        "components.cjs",
+        "drawn call graphs or timelines differ from perfatlas's",
     );
     // Both sites had component pages with graphs and timelines drawn.
     let compared: Vec<&str> = report
         .lines()
         .filter(|l| l.contains(" 0 differences") && !l.contains(" 0 timelines"))
         .collect();
-    assert_eq!(compared.len(), sites.len(), "{report}");
+    assert_eq!(compared.len(), inputs.len(), "{report}");
 }
 
 /// The `#pa-views` data of a built page.

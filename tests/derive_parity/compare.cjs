@@ -11,15 +11,7 @@
 const fs = require('fs');
 const path = require('path');
 
-function htmlFiles(dir) {
-  const out = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...htmlFiles(p));
-    else if (e.name.endsWith('.html')) out.push(p);
-  }
-  return out;
-}
+const { htmlFiles } = require('./site_files.cjs');
 
 function storedFrames(views, data) {
   if (data.frames) return data.frames;

@@ -15,15 +15,7 @@
 const fs = require('fs');
 const path = require('path');
 
-function htmlFiles(dir) {
-  const out = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...htmlFiles(p));
-    else if (e.name.endsWith('.html') && p.includes(`${path.sep}c${path.sep}`)) out.push(p);
-  }
-  return out;
-}
+const { htmlFiles } = require('./site_files.cjs');
 
 // Text as the browser reads it from HTML perfatlas escaped.
 function unescape(s) {
@@ -57,7 +49,9 @@ for (const site of process.argv.slice(2)) {
     while (i < got.length && got[i] === want[i]) i++;
     console.log(`${where}: differs at ${i}\n  script:   …${got.slice(Math.max(0, i - 60), i + 80)}\n  perfatlas: …${want.slice(Math.max(0, i - 60), i + 80)}`);
   };
-  for (const file of htmlFiles(site)) {
+  // Component pages are in the matrices' c/ folders.
+  const componentPages = htmlFiles(site).filter((p) => p.includes(`${path.sep}c${path.sep}`));
+  for (const file of componentPages) {
     const html = fs.readFileSync(file, 'utf8');
     const key = /id="pa-comp" data-edges="(\d+)" data-frames="(\d+)"/.exec(html);
     if (!key) continue;

@@ -673,52 +673,35 @@ fn finish(
     (config, frames, renderer): (&Config, &ShapeFrames, &Renderer),
     code: &CodeLinks,
     view: &DiffOf,
-    prepared: Prepared,
+    p: Prepared,
     views: &mut Views,
 ) -> Drawn {
-    let Prepared {
-        diff,
-        unit,
-        shown_unit,
-        graph,
-        decor,
-        data,
-        counts,
-        table,
-        html_table,
-    } = prepared;
-    let spec = spec(history, frames, code, view, (&diff, &shown_unit));
+    let spec = spec(history, frames, code, view, (&p.diff, &p.shown_unit));
     let mut extra = flame_view::Extra::new();
-    extra.insert("diff", serde_json::Value::Array(data));
-    extra.insert("diff_unit", unit.name().into());
+    extra.insert("diff", serde_json::Value::Array(p.data));
+    extra.insert("diff_unit", p.unit.name().into());
     extra.insert("normalised", config.flame.diff_normalise.into());
-    let (script, svg) = flame_view::script_graph(
-        &spec,
-        &graph,
-        (Some(&decor), extra),
-        &mut views.tables,
-        renderer,
-    );
+    let decor = Some(p.decor.as_slice());
+    let (script, svg) =
+        flame_view::script_graph(&spec, &p.graph, (decor, extra), &mut views.tables, renderer);
     let inline = view
         .is_default()
-        .then(|| flame_view::inline_view(&spec, &script, &graph, Some(&decor)));
+        .then(|| flame_view::inline_view(&spec, &script, &p.graph, decor));
+    let old_to_new = Change {
+        old: p.diff.old_total,
+        new: p.diff.new_total,
+    };
     Drawn {
         script,
         inline,
         svg,
         facts: ViewFacts {
             metric: view.metric.to_string(),
-            change: change_text(
-                Change {
-                    old: diff.old_total,
-                    new: diff.new_total,
-                },
-                &|v| with_unit(v, &unit),
-            ),
-            counts,
+            change: change_text(old_to_new, &|v| with_unit(v, &p.unit)),
+            counts: p.counts,
         },
-        table,
-        html_table,
+        table: p.table,
+        html_table: p.html_table,
     }
 }
 
