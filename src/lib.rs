@@ -67,6 +67,9 @@ pub struct BuildOptions {
     /// Write flame graphs and allocation trees also as standalone `.svg`
     /// files beside their pages.
     pub svg_files: bool,
+    /// Write a page for every repetition of a version, readable without
+    /// JavaScript, besides the views its version's aggregate page shows.
+    pub repetition_pages: bool,
 }
 
 /// What a build did.
@@ -124,7 +127,8 @@ pub fn build_with_progress(
         options.templates.as_deref(),
         &options.theme,
         options.svg_files,
-    )?;
+    )?
+    .with_repetition_pages(options.repetition_pages);
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),

@@ -89,6 +89,12 @@ enum Command {
         /// third lighter).
         #[arg(long)]
         svg_files: bool,
+        /// Also write a page for each repetition of a version, readable
+        /// without JavaScript (by default a version's repetitions are views
+        /// of its aggregate page, which its script draws, and the site is a
+        /// sixth lighter).
+        #[arg(long)]
+        repetition_pages: bool,
     },
     /// Convert one profile to folded stacks, the native JSON, pprof or
     /// speedscope, on stdout.
@@ -313,6 +319,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
             no_cache,
             wait,
             svg_files,
+            repetition_pages,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -336,6 +343,7 @@ fn run(cli: Cli) -> Result<ExitCode, BuildError> {
                 no_cache,
                 wait,
                 svg_files,
+                repetition_pages,
             };
             progress_bar::install(quiet);
             let built = perfatlas::build_with_progress(&options, &mut |line| {

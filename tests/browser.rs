@@ -25,6 +25,8 @@ mod hostile;
 mod matrix;
 #[path = "browser_steps/regression.rs"]
 mod regression;
+#[path = "browser_steps/repetitions.rs"]
+mod repetitions;
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -350,7 +352,17 @@ fn report_site_in_a_browser() {
     let site = site_dir.path().join("site");
     let data = sample_data();
     let repo = clone_sample_history(site_dir.path());
-    build_site_with(&data, &site, &["--repo".as_ref(), repo.as_os_str()]);
+    // Every repetition with a page of its own, for the steps that test
+    // them; `repetitions` builds the default site too.
+    build_site_with(
+        &data,
+        &site,
+        &[
+            "--repo".as_ref(),
+            repo.as_os_str(),
+            "--repetition-pages".as_ref(),
+        ],
+    );
 
     let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .parent()
@@ -506,6 +518,10 @@ fn report_site_in_a_browser() {
         (
             "hostile names stay text on every page kind",
             hostile::step_markup_names_stay_text,
+        ),
+        (
+            "repetitions are views of their aggregate page",
+            repetitions::step_repetition_views,
         ),
         ("no errors and no network", step_no_errors_no_network),
     ];

@@ -125,12 +125,15 @@ fn standalone_flame_graph_svgs_only_on_request() {
         stacked.contains(">BlockParser.parseBlocks · 3.2.2: "),
         "its methods' graphs"
     );
-    let page = "profiles/convert-basic/3.7/r1.html";
+    // A version's repetitions are views of its aggregate page, each view's
+    // graphs with their files as on a page of its own.
+    let page = "profiles/convert-basic/3.7/all.html";
     let plain_page = fs::read_to_string(plain.join(page)).unwrap();
     assert!(plain_page.contains("class=\"pa-save-svg\""));
     assert!(!plain_page.contains("Standalone SVG"));
     let with_page = fs::read_to_string(with.join(page)).unwrap();
-    assert!(with_page.contains("<a href=\"r1.samples.svg\">Standalone SVG</a>"));
+    assert!(with_page.contains("Standalone SVG</a>"));
+    assert!(with_page.contains(r#""svg_href":"r1.samples.svg""#));
     // Every view's graphs have their files, the ones the script draws too.
     for file in [
         "r1.samples.svg",
@@ -323,8 +326,8 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     let first = build(&input, &site, &[]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert!(!stderr(&first).contains("kept from the previous site"));
-    let early = site.join("profiles/convert-basic/3.2.2/r1.html");
-    let changed = site.join("profiles/convert-basic/3.4.4/r1.html");
+    let early = site.join("profiles/convert-basic/3.2.2/all.html");
+    let changed = site.join("profiles/convert-basic/3.4.4/all.html");
     let (early_inode, changed_inode) = (inode(&early), inode(&changed));
 
     // Nothing changed: every group kept.
@@ -352,7 +355,7 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     folded.push_str("main;changed 3\n");
     fs::write(&middle, folded).unwrap();
     let _ = sample_versions(dir.path(), &["3.7"]);
-    let edited = site.join("profiles/convert-basic/3.3.7/r2.html");
+    let edited = site.join("profiles/convert-basic/3.3.7/all.html");
     fs::write(&edited, "edited").unwrap();
     let grown = build(&input, &site, &[]);
     assert_eq!(grown.status.code(), Some(0), "{}", stderr(&grown));
@@ -370,7 +373,7 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     assert!(fs::read_to_string(&changed).unwrap().contains("changed"));
     assert_ne!(fs::read_to_string(&edited).unwrap(), "edited");
     let version_links =
-        fs::read_to_string(site.join("profiles/convert-basic/3.6/r1.html")).unwrap();
+        fs::read_to_string(site.join("profiles/convert-basic/3.6/all.html")).unwrap();
     assert!(
         version_links.contains(">3.7</a>"),
         "the next version is linked"
@@ -385,7 +388,7 @@ fn rebuilds_keep_unchanged_pages_and_give_the_same_site() {
     build(&input, &site, &["--zip", zip_path.to_str().unwrap()]);
     let mut archive = zip::ZipArchive::new(fs::File::open(&zip_path).unwrap()).unwrap();
     let mut bytes = Vec::new();
-    let name = "profiles/convert-basic/3.2.2/r1.html";
+    let name = "profiles/convert-basic/3.2.2/all.html";
     std::io::Read::read_to_end(&mut archive.by_name(name).unwrap(), &mut bytes).unwrap();
     assert_eq!(bytes, fs::read(&early).unwrap());
 

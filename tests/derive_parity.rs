@@ -205,6 +205,20 @@ fn views_of(page: &Path) -> serde_json::Value {
     serde_json::from_str(json).unwrap()
 }
 
+/// The views a repetition's page would store, as its version's aggregate
+/// page stores them.
+fn repetition_views_of(page: &Path, rep: &str) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let open =
+        format!("<script type=\"application/json\" class=\"pa-rep-views\" data-rep=\"{rep}\">");
+    let json = html
+        .split(open.as_str())
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .unwrap_or_else(|| panic!("no views of {rep} in {}", page.display()));
+    serde_json::from_str(json).unwrap()
+}
+
 #[test]
 fn pages_store_their_trees_instead_of_the_derived_frames() {
     let dir = tempfile::tempdir().unwrap();
@@ -215,7 +229,9 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
     // A profile page (time and samples): its one tree; every graph and
     // every table derived, the default view's table also written as HTML
     // (for readers without JavaScript, without sort keys).
-    let views = views_of(&out.join("profiles/convert-extensions/3.7/r1.html"));
+    // A version's repetitions are views of its aggregate page, each stored
+    // as its own page would store it.
+    let views = repetition_views_of(&out.join("profiles/convert-extensions/3.7/all.html"), "r1");
     let trees = views["tree"]["trees"].as_array().unwrap();
     assert_eq!(trees.len(), 1);
     assert!(trees[0]["parent"].as_array().unwrap().len() > 10);

@@ -68,10 +68,13 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
             )),
             "{err}"
         );
-        // cpu-1…cpu-3: three repetitions of `cpu`.
+        // cpu-1…cpu-3: three repetitions of `cpu`, views of the version's
+        // aggregate page.
+        let aggregate = std::fs::read_to_string(out.join(format!("profiles/cpu/{v}/all.html")))
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
         for r in 1..=3 {
             assert!(
-                out.join(format!("profiles/cpu/{v}/r{r}.html")).is_file(),
+                aggregate.contains(&format!("class=\"pa-rep-views\" data-rep=\"r{r}\"")),
                 "{v} r{r}"
             );
         }
@@ -157,7 +160,8 @@ fn a_release_script_s_version_toml_keeps_its_date_and_revision_and_is_noted() {
         assert!(index.contains(fact), "{fact} not on the index");
     }
     // `cpu-1` and `cpu-2` are two runs of `cpu`, not two benchmarks.
-    assert!(out.join("profiles/cpu/v2/r2.html").is_file());
+    let aggregate = fs::read_to_string(out.join("profiles/cpu/v2/all.html")).unwrap();
+    assert!(aggregate.contains("class=\"pa-rep-views\" data-rep=\"r2\""));
     assert!(!out.join("profiles/cpu-1").exists());
     // --strict fails on skipped inputs only: notes are not problems.
     let o = build(&input, &out, &["--strict"]);
@@ -340,7 +344,7 @@ fn every_breadcrumb_but_the_page_itself_is_a_link_that_resolves() {
             }
         }
     }
-    let gap = fs::read_to_string(out.join("profiles/convert-basic/3.7/r1.html")).unwrap();
+    let gap = fs::read_to_string(out.join("profiles/convert-basic/3.7/all.html")).unwrap();
     assert!(
         gap.contains("<a href=\"../../../index.html#b-convert-basic\" data-plain title=\"the versions left out"),
         "the \"…\" of the version links leads to every version"

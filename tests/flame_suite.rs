@@ -301,7 +301,7 @@ fn sources_directory_gives_code_links_that_resolve_and_editor_links() {
     assert_self_contained(&tree, &dir.path().to_string_lossy(), &["myeditor://"]);
     let sources_pages: Vec<&String> = tree.keys().filter(|k| k.starts_with("source/")).collect();
     assert_eq!(sources_pages, ["source/3.7/markdown/core.py.html"]);
-    let profile = page(&out, "profiles/convert-basic/3.7/r1.html");
+    let profile = page(&out, "profiles/convert-basic/3.7/all.html");
     // markdown() calls convert at core.py:482 in 3.7.
     assert!(profile.contains("href=\"../../../source/3.7/markdown/core.py.html#L482\""));
     assert!(

@@ -24,11 +24,16 @@ let failed = false;
 for (const site of process.argv.slice(2)) {
   const shapes = require(path.resolve(site, 'assets/shapes.js'));
   let pages = 0, graphs = 0, frames = 0, tables = 0, rows = 0, differences = 0;
+  // A page's own views, and on an aggregate page each repetition's
+  // (stored as the repetition's own page would store them).
+  const viewSets = [];
   for (const file of htmlFiles(site)) {
     const html = fs.readFileSync(file, 'utf8');
-    const m = /<script type="application\/json" id="pa-views">([\s\S]*?)<\/script>/.exec(html);
-    if (!m) continue;
-    const views = JSON.parse(m[1]);
+    const re = /<script type="application\/json" (?:id="pa-views"|class="pa-rep-views" data-rep="([^"]*)")>([\s\S]*?)<\/script>/g;
+    for (let m; (m = re.exec(html));) viewSets.push({ file: m[1] ? `${file}#rep=${m[1]}` : file, json: m[2] });
+  }
+  for (const { file, json } of viewSets) {
+    const views = JSON.parse(json);
     if (!views.tree) continue;
     pages++;
     const names = views.names.slice();

@@ -11,15 +11,14 @@ use serde::Serialize;
 use super::flame_svg::{colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
-use super::profile_page::Plan;
+use super::profile_page::{self, PagePlan, Plan, RepetitionView};
 use super::shape_source::{self, PageTrees, SourceBuilder};
-use super::source_page::{CodeLinks, SourceLinks};
+use super::source_page::CodeLinks;
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
-use super::{paths, reuse, Common, Renderer};
+use super::{paths, reuse, Common};
 use crate::Link;
 use analysis::aggregate::{self, Aggregate};
-use analysis::shapes::ShapeFrames;
 use config::Config;
 use model::error::BuildError;
 use model::{CallTree, FrameTable, History, Unit};
@@ -46,7 +45,7 @@ pub struct AggregatePlan {
 /// The metrics of `benchmark` in `version` that several profiles have (a
 /// single profile needs no aggregate), each with those profiles, in the
 /// order the profiles name them.
-fn version_metrics(
+pub(crate) fn version_metrics(
     history: &History,
     benchmark: &str,
     version: usize,
@@ -225,16 +224,69 @@ struct AggregateView {
     graph: GraphView,
     table: TableView,
     views_json: String,
+    /// The repetitions whose views the page shows (see
+    /// `profile_page::shown_in_aggregates`), with the shapes they have.
+    reps: Vec<RepetitionView>,
+    shapes: Vec<Link>,
+}
+
+/// The repetitions of the version that `page` shows, in history order.
+fn repetitions<'a>(cx: &'a profile_page::Context, page: &AggregatePlan) -> Vec<&'a PagePlan> {
+    cx.plan
+        .pages
+        .iter()
+        .filter(|p| p.shown_in.as_deref() == Some(page.path.as_str()))
+        .collect()
+}
+
+/// Each repetition's views, facts and standalone SVG files.
+fn repetition_views(
+    cx: &profile_page::Context,
+    page: &AggregatePlan,
+) -> Result<Vec<RepetitionView>, BuildError> {
+    repetitions(cx, page)
+        .par_iter()
+        .map(|rep| profile_page::repetition_view(cx, rep))
+        .collect()
 }
 
 pub fn render(
-    history: &History,
-    config: &Config,
-    renderer: &Renderer,
-    (profiles, frames): (&Plan, &ShapeFrames),
-    links: &SourceLinks,
+    cx: &profile_page::Context,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let (reps, merged) = rayon::join(|| repetition_views(cx, page), || merged_page(cx, page));
+    let (mut reps, (view, mut files)) = (reps?, merged?);
+    for rep in &mut reps {
+        files.append(&mut rep.files);
+    }
+    let html = cx.renderer.render(
+        "aggregate.html",
+        &AggregateView {
+            shapes: match reps.is_empty() {
+                true => Vec::new(),
+                false => views::shape_links(),
+            },
+            reps,
+            ..view
+        },
+    )?;
+    files.insert(0, (page.path.clone(), html.into_bytes()));
+    Ok(files)
+}
+
+/// The merged views of the page, and their standalone SVG files.
+fn merged_page(
+    cx: &profile_page::Context,
+    page: &AggregatePlan,
+) -> Result<(AggregateView, Vec<(String, Vec<u8>)>), BuildError> {
+    let (history, config, renderer, profiles, frames, links) = (
+        cx.history,
+        cx.config,
+        cx.renderer,
+        cx.plan,
+        cx.frames,
+        cx.links,
+    );
     let common = Common::new(renderer, history, &page.path);
     let code = CodeLinks {
         links,
@@ -365,31 +417,29 @@ pub fn render(
     }
     let (graph, table, heading) =
         shown.ok_or_else(|| BuildError::Internal(format!("no metric in {}", page.path)))?;
-    let html = renderer.render(
-        "aggregate.html",
-        &AggregateView {
-            title: page.title.clone(),
-            title_href: match page.subtitle.is_empty() {
-                true => format!("{}index.html#aggregates", common.root),
-                false => format!(
-                    "{}index.html#{}",
-                    common.root,
-                    paths::benchmark_anchor(&page.title)
-                ),
-            },
-            heading,
-            metric: page.metrics[0].0.clone(),
-            count: page.metrics[0].1.len(),
-            metrics: views::metric_links(page.metrics.iter().map(|(m, _)| m.as_str())),
-            parts,
-            graph,
-            table,
-            views_json: views.into_json(),
-            common,
+    let view = AggregateView {
+        title: page.title.clone(),
+        title_href: match page.subtitle.is_empty() {
+            true => format!("{}index.html#aggregates", common.root),
+            false => format!(
+                "{}index.html#{}",
+                common.root,
+                paths::benchmark_anchor(&page.title)
+            ),
         },
-    )?;
-    files.insert(0, (page.path.clone(), html.into_bytes()));
-    Ok(files)
+        heading,
+        metric: page.metrics[0].0.clone(),
+        count: page.metrics[0].1.len(),
+        metrics: views::metric_links(page.metrics.iter().map(|(m, _)| m.as_str())),
+        parts,
+        graph,
+        table,
+        views_json: views.into_json(),
+        common,
+        reps: Vec::new(),
+        shapes: Vec::new(),
+    };
+    Ok((view, files))
 }
 
 /// One metric of an aggregate page.
@@ -685,20 +735,15 @@ impl PageKind for AggregatePages {
         site.aggregates
             .par_iter()
             .map(|page| {
-                let key = site
-                    .inputs
-                    .as_ref()
-                    .map(|i| key(site.history, &site.profiles, page, i));
-                Job::keyed(key, move || {
-                    render(
-                        site.history,
-                        site.config,
-                        site.renderer,
-                        (&site.profiles, &site.analysis.frames),
-                        &site.links,
-                        page,
-                    )
-                })
+                let key = site.inputs.as_ref().map(|i| {
+                    let cx = profile_page::context(site);
+                    let reps = repetitions(&cx, page);
+                    let mut d = reuse::Digest::new("aggregate page with repetitions");
+                    d.u128(key(site.history, &site.profiles, page, i))
+                        .u128(profile_page::group_key(&cx, &reps, i));
+                    d.finish()
+                });
+                Job::keyed(key, move || render(&profile_page::context(site), page))
             })
             .collect()
     }

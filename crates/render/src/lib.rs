@@ -114,6 +114,10 @@ pub struct Renderer {
     /// Whether flame graphs and allocation trees also get a standalone
     /// `.svg` file beside their page (`--svg-files`).
     svg_files: bool,
+    /// Whether each repetition of a version keeps a page of its own, even
+    /// when its version's aggregate page shows its views
+    /// (`--repetition-pages`).
+    repetition_pages: bool,
 }
 
 impl Renderer {
@@ -187,7 +191,24 @@ impl Renderer {
             themes,
             fingerprint,
             svg_files,
+            repetition_pages: false,
         })
+    }
+
+    /// The renderer, writing a page for every repetition when `on`.
+    pub fn with_repetition_pages(mut self, on: bool) -> Renderer {
+        if on {
+            let mut digest = reuse::Digest::new("renderer with repetition pages");
+            digest.u128(self.fingerprint);
+            self.fingerprint = digest.finish();
+        }
+        self.repetition_pages = on;
+        self
+    }
+
+    /// Whether every repetition has a page of its own.
+    pub fn repetition_pages(&self) -> bool {
+        self.repetition_pages
     }
 
     /// Renders template `name` with `context`.

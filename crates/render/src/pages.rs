@@ -134,7 +134,7 @@ impl<'a> Site<'a> {
             sources,
             store,
             inputs,
-            profiles: profile_page::plan(history),
+            profiles: profile_page::plan(history, renderer.repetition_pages()),
             links: SourceLinks::new(history, sources, &config.flame.editor),
             allocations: &analysis.allocations,
             aggregates: aggregate_page::plan(history, config),

@@ -89,6 +89,16 @@ pub fn profile_view(page: &str, metric: Option<&str>, shape: Shape) -> String {
     }
 }
 
+/// A link to a repetition's views on its version's aggregate page (see
+/// `profile_page::shown_in_aggregates`): the page, the repetition in its
+/// fragment, and the metric when it is not the first.
+pub fn repetition_view(aggregate: &str, repetition: &str, metric: Option<&str>) -> String {
+    match metric {
+        Some(m) => format!("{aggregate}#rep={repetition}&metric={}", slug(m)),
+        None => format!("{aggregate}#rep={repetition}"),
+    }
+}
+
 /// Stem of the standalone SVG files of one view (`--svg-files`), e.g.
 /// `profiles/b/1.0/r1.samples.bottom-up`.
 pub fn view_svg_stem(dir: &str, repetition: &str, metric: &str, shape: Shape) -> String {

@@ -67,13 +67,18 @@ impl Shape {
     }
 }
 
-/// One page to write: a profile's.
+/// One page to write: a profile's, unless its version's aggregate page
+/// shows its views instead (`shown_in`).
 #[derive(Debug, Clone)]
 pub struct PagePlan {
     /// Index into `History::profiles`.
     pub entry: usize,
-    /// Site-relative path of the HTML page.
+    /// Site-relative path of the HTML page (the one it would have, when
+    /// the aggregate page shows it: links on its views are made for it).
     pub path: String,
+    /// The aggregate page whose script shows this profile's views, as a
+    /// repetition of the version (see [`shown_in_aggregates`]).
+    pub shown_in: Option<String>,
 }
 
 /// Every profile page, and where each profile's pages are.
@@ -95,9 +100,14 @@ pub struct Plan {
 pub type VersionEntries = (usize, Vec<usize>);
 
 /// Decides the path of every profile page.
-pub fn plan(history: &History) -> Plan {
+/// With `repetition_pages`, every profile has a page of its own.
+pub fn plan(history: &History, repetition_pages: bool) -> Plan {
     let mut plan = Plan::default();
     let mut used: HashMap<String, usize> = HashMap::new();
+    let shown_in = match repetition_pages {
+        true => vec![None; history.profiles.len()],
+        false => shown_in_aggregates(history),
+    };
     for (i, entry) in history.profiles.iter().enumerate() {
         let dir = paths::profile_dir(&entry.benchmark, &history.versions[entry.version].name);
         let base = format!("r{}", entry.repetition);
@@ -110,17 +120,57 @@ pub fn plan(history: &History) -> Plan {
         };
         let page = paths::profile_page(&dir, &rep);
         let views = entry.profile.metrics.iter().enumerate().map(|(m, metric)| {
-            paths::profile_view(&page, (m > 0).then_some(&metric.name), Shape::TopDown)
+            let metric = (m > 0).then_some(metric.name.as_str());
+            match &shown_in[i] {
+                Some(aggregate) => paths::repetition_view(aggregate, &rep, metric),
+                None => paths::profile_view(&page, metric, Shape::TopDown),
+            }
         });
         plan.by_entry.push(views.collect());
         plan.pages.push(PagePlan {
             entry: i,
             path: page,
+            shown_in: shown_in[i].clone(),
         });
         plan.rep_names.push(rep);
     }
     plan.by_benchmark = entries_by_benchmark(history);
     plan
+}
+
+/// For each profile, the aggregate page that shows its views instead of a
+/// page of its own: a version's repetitions are one page, its merged view
+/// the default and each repetition's every metric and shape a view its
+/// script derives. That takes an aggregate page over the same metrics as
+/// each repetition, and repetitions whose views the script can derive
+/// (small trees whose bottom-up trees are never cut, see
+/// [`shape_source::derivable_from_the_start`]); otherwise every
+/// repetition of the version keeps its page.
+fn shown_in_aggregates(history: &History) -> Vec<Option<String>> {
+    let mut out = vec![None; history.profiles.len()];
+    for (benchmark, versions) in entries_by_benchmark(history) {
+        for (version, entries) in versions {
+            let metrics = super::aggregate_page::version_metrics(history, &benchmark, version);
+            let names: Vec<&str> = metrics.iter().map(|(m, _)| m.as_str()).collect();
+            let fits = |e: &usize| {
+                let profile = &history.profiles[*e].profile;
+                profile
+                    .metrics
+                    .iter()
+                    .map(|m| m.name.as_str())
+                    .eq(names.iter().copied())
+                    && shape_source::derivable_from_the_start(&profile.tree)
+            };
+            if names.is_empty() || !entries.iter().all(fits) {
+                continue;
+            }
+            let page = paths::aggregate_page(&benchmark, &history.versions[version].name);
+            for e in entries {
+                out[e] = Some(page.clone());
+            }
+        }
+    }
+    out
 }
 
 impl Plan {
@@ -310,12 +360,62 @@ fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, 
     let cut_depth = e.cut_depth.or(i.cut_depth);
     let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
     let (top_down, flat) = flat_and_top;
-    render(cx, page, [&top_down, &bottom_up, &flat])
+    let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat])?;
+    let html = cx.renderer.render("profile.html", &view)?;
+    files.insert(0, (page.path.clone(), html.into_bytes()));
+    Ok(files)
+}
+
+/// A repetition's views as its version's aggregate page shows them (see
+/// [`shown_in_aggregates`]): what its own page would store for its script,
+/// every view derived from its tree; its facts and heaviest functions as
+/// HTML for the page to show with them; and its standalone SVG files
+/// (`--svg-files`).
+#[derive(Serialize)]
+pub struct RepetitionView {
+    pub name: String,
+    pub views_json: String,
+    /// Facts and links, shown above the graph; heaviest functions, below
+    /// the table.
+    pub head: String,
+    pub foot: String,
+    #[serde(skip)]
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// The views of the profile of `page`, for its aggregate page.
+pub fn repetition_view(cx: &Context, page: &PagePlan) -> Result<RepetitionView, BuildError> {
+    let entry = &cx.history.profiles[page.entry];
+    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+    let tree = &entry.profile.tree;
+    let (exclusive, inclusive) = (
+        shapes::flat(tree, cx.frames, Values::Exclusive),
+        shapes::flat(tree, cx.frames, Values::Inclusive),
+    );
+    let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
+    let top_down = ShapeTrees::top_down(entry, heaviest);
+    let flat = ShapeTrees::derived(entry, exclusive, inclusive, None);
+    let e = shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction);
+    let i = shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction);
+    let cut_depth = e.cut_depth.or(i.cut_depth);
+    let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
+    let (view, files) = assemble(cx, page, [&top_down, &bottom_up, &flat])?;
+    Ok(RepetitionView {
+        name: cx.plan.rep_names[page.entry].clone(),
+        head: cx.renderer.render("repetition.html", &view)?,
+        foot: cx.renderer.render("repetition_foot.html", &view)?,
+        views_json: view.views_json,
+        files,
+    })
 }
 
 /// Groups pages by profile, in plan order.
 pub fn by_profile(plan: &Plan) -> Vec<Vec<&PagePlan>> {
-    plan.pages.iter().map(|p| vec![p]).collect()
+    plan.pages
+        .iter()
+        .filter(|p| p.shown_in.is_none())
+        .map(|p| vec![p])
+        .collect()
 }
 
 /// The navigation and facts of `page`.
@@ -374,11 +474,13 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
     }
 }
 
-fn render(
+/// The page of a profile (its views for the script, its default view as
+/// HTML, its facts) and its standalone SVG files.
+fn assemble(
     cx: &Context,
     page: &PagePlan,
     trees: [&ShapeTrees; 3],
-) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+) -> Result<(ProfileView, Vec<(String, Vec<u8>)>), BuildError> {
     let entry = &cx.history.profiles[page.entry];
     let code = CodeLinks {
         links: cx.links,
@@ -492,9 +594,7 @@ fn render(
         graphs: inline,
         views_json: views.into_json(),
     };
-    let html = cx.renderer.render("profile.html", &view)?;
-    files.insert(0, (page.path.clone(), html.into_bytes()));
-    Ok(files)
+    Ok((view, files))
 }
 
 /// A view laid out: its graphs, its tree table, and what the script
@@ -962,7 +1062,22 @@ pub struct ProfilePages;
 
 impl PageKind for ProfilePages {
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
-        &[("profile.html", include_str!("../templates/profile.html"))]
+        &[
+            ("profile.html", include_str!("../templates/profile.html")),
+            (
+                "repetition.html",
+                include_str!("../templates/repetition.html"),
+            ),
+            (
+                "repetition_foot.html",
+                include_str!("../templates/repetition_foot.html"),
+            ),
+            ("heaviest.html", include_str!("../templates/heaviest.html")),
+            (
+                "profile_navs.html",
+                include_str!("../templates/profile_navs.html"),
+            ),
+        ]
     }
 
     fn name(&self) -> &'static str {
@@ -984,7 +1099,7 @@ impl PageKind for ProfilePages {
 }
 
 /// What a profile's pages are drawn from.
-fn context<'a>(site: &'a Site<'a>) -> Context<'a> {
+pub(crate) fn context<'a>(site: &'a Site<'a>) -> Context<'a> {
     Context {
         history: site.history,
         config: site.config,

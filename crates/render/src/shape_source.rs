@@ -43,6 +43,15 @@ pub fn derivable(tree: &CallTree, cut_depth: Option<usize>) -> bool {
     tree.len() <= MAX_NODES && cut_depth.is_none()
 }
 
+/// Whether a profile's views will be derivable, known before its shapes
+/// are computed: a small tree whose bottom-up trees cannot be cut, since
+/// building one takes at most a step per node and level above it
+/// (`analysis::shapes::BOTTOM_UP_WORK`).
+pub fn derivable_from_the_start(tree: &CallTree) -> bool {
+    let steps: usize = tree.node_ids().map(|n| tree.depth(n) as usize + 1).sum();
+    tree.len() <= MAX_NODES && steps <= analysis::shapes::BOTTOM_UP_WORK
+}
+
 /// Whether derived frames are stored as well (the test hook).
 pub fn ship_both() -> bool {
     std::env::var_os(SHIP_BOTH_VAR).is_some()

@@ -131,10 +131,7 @@
     }
     if (views && views.views) {
       shown = views.views[0];
-      // Locations stored as [shared directory, rest] (views.rs).
-      views.locations = views.locations.map(function (l) {
-        return typeof l === 'string' ? l : (views.dirs || [])[l[0]] + l[1];
-      });
+      prepareViews(views);
     } else {
       // A page cut short (or edited): say so rather than show nothing
       // new when another view is asked for.
@@ -148,6 +145,50 @@
           'and shapes cannot be drawn.';
         box.parentNode.insertBefore(note, box);
       }
+    }
+  }
+  // Locations stored as [shared directory, rest] (views.rs).
+  function prepareViews(v) {
+    v.locations = v.locations.map(function (l) {
+      return typeof l === 'string' ? l : (v.dirs || [])[l[0]] + l[1];
+    });
+    return v;
+  }
+  // An aggregate page that shows its version's repetitions
+  // (aggregate_page.rs): each repetition's views are stored as its own
+  // page would store them, in a script element read when the fragment
+  // first asks for it (#rep=r2&metric=…&shape=…). The merged views are
+  // the page's own; the repetition's facts and heaviest functions are
+  // HTML blocks shown with its views.
+  var merged = views, rep = '', repViews = {};
+  function useRep(name) {
+    var source = name && merged && window.perfatlasShapes &&
+      document.querySelector('script.pa-rep-views[data-rep="' + CSS.escape(name) + '"]');
+    if (!source) name = '';
+    if (name === rep) return;
+    var next = merged;
+    if (name) {
+      if (!(name in repViews)) {
+        try { repViews[name] = prepareViews(JSON.parse(source.textContent)); } catch (e) { repViews[name] = null; }
+        if (repViews[name]) repViews[name].metricNames = merged.metricNames;
+      }
+      next = repViews[name] || merged;
+      if (!repViews[name]) name = '';
+    }
+    rep = name;
+    views = next;
+    shown = null;
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-rep-block'), function (e) {
+      e.hidden = e.getAttribute('data-rep') !== rep;
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-merged-only'), function (e) { e.hidden = !!rep; });
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-rep-only'), function (e) { e.hidden = !rep; });
+    var nav = document.querySelector('nav[aria-label="repetition"]');
+    if (nav) {
+      Array.prototype.forEach.call(nav.querySelectorAll('a, strong'), function (e) {
+        if (!e.hasAttribute('data-href')) e.setAttribute('data-href', e.getAttribute('data-rep') ? '#rep=' + e.getAttribute('data-rep') : '#');
+      });
+      markCurrent(nav, rep || 'all merged');
     }
   }
   function viewGraph(view, k) {
@@ -521,8 +562,8 @@
   // ---- views: another metric or shape, drawn from #pa-views ---------------
   var SHAPES = ['top-down', 'bottom-up', 'flat'];
   function viewParts(v) {
-    if (!v || v === views.views[0]) return [];
-    var parts = [];
+    var parts = rep ? ['rep=' + rep] : [];
+    if (!v || v === views.views[0]) return parts;
     if (v.metric > 0) parts.push('metric=' + views.metrics[v.metric]);
     if (v.shape !== 'top-down') parts.push('shape=' + v.shape);
     return parts;
@@ -664,7 +705,7 @@
     svg.appendChild(el('path', { d: d }));
     return svg;
   }
-  var serverTable = null, builtTables = {};
+  var serverTable = null;
   // A table entry that names another ("like") has its rows, sorted by
   // another column, the merged rows' value moved to another column and
   // divided (views.rs's TableEntry).
@@ -691,8 +732,9 @@
     var box = document.getElementById('pa-tables');
     if (!box) return;
     if (!serverTable) serverTable = box.firstElementChild;
-    var sec = k < 0 ? serverTable : builtTables[k] ||
-      (tableData(k) ? (builtTables[k] = buildTable(tableData(k))) : null);
+    var built = views.built || (views.built = {});
+    var sec = k < 0 ? serverTable : built[k] ||
+      (tableData(k) ? (built[k] = buildTable(tableData(k))) : null);
     box.textContent = '';
     if (sec) box.appendChild(sec);
   }
@@ -803,6 +845,7 @@
     if (written !== null && location.hash === written) { written = null; return; }
     written = null;
     var state = readState();
+    useRep(state.rep || '');
     if (views) showView(state);
     if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
     applyMode(state.mode);
