@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::flame_svg::{colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
-use super::profile_page::{self, PagePlan, Plan, RepetitionView};
+use super::profile_page::{self, PagePlan, Plan, RepetitionView, SiteFiles};
 use super::shape_source::{self, PageTrees, SourceBuilder};
 use super::source_page::CodeLinks;
 use super::tree_table::{self, Column, RowBudget, TableView};
@@ -278,7 +278,7 @@ pub fn render(
 fn merged_page(
     cx: &profile_page::Context,
     page: &AggregatePlan,
-) -> Result<(AggregateView, Vec<(String, Vec<u8>)>), BuildError> {
+) -> Result<(AggregateView, SiteFiles), BuildError> {
     let (history, config, renderer, profiles, frames, links) = (
         cx.history,
         cx.config,

@@ -67,6 +67,9 @@ impl Shape {
     }
 }
 
+/// Files of the site to write: (site-relative path, bytes).
+pub type SiteFiles = Vec<(String, Vec<u8>)>;
+
 /// One page to write: a profile's, unless its version's aggregate page
 /// shows its views instead (`shown_in`).
 #[derive(Debug, Clone)]
@@ -480,7 +483,7 @@ fn assemble(
     cx: &Context,
     page: &PagePlan,
     trees: [&ShapeTrees; 3],
-) -> Result<(ProfileView, Vec<(String, Vec<u8>)>), BuildError> {
+) -> Result<(ProfileView, SiteFiles), BuildError> {
     let entry = &cx.history.profiles[page.entry];
     let code = CodeLinks {
         links: cx.links,
