@@ -41,17 +41,18 @@ pub fn timeline(
             ("class", "pa-tl-bg"),
         ],
     );
-    let bars = |shares: &[f64], inset: f64| -> String {
-        let mut d = String::with_capacity(shares.len() * 32);
-        let bar_width = coord((step - 2.0 * inset).max(0.5));
+    // Each bar is a vertical line up from the bottom, as wide as the bar
+    // (its stroke): two numbers a bar instead of a rectangle's four.
+    let bottom = coord(height);
+    let bars = |shares: &[f64], bar: f64, inset: f64| -> String {
+        let mut d = String::with_capacity(shares.len() * 16);
         for (i, share) in shares.iter().enumerate() {
             let h = share.clamp(0.0, 1.0) * (height - 1.0);
             if h > 0.0 {
                 d.push_str(&format!(
-                    "M{} {}h{bar_width}v{}h-{bar_width}z",
-                    coord(i as f64 * step + inset),
-                    coord(height - h),
-                    coord(h)
+                    "M{} {bottom}V{}",
+                    coord(i as f64 * step + inset + bar / 2.0),
+                    coord(height - h)
                 ));
             }
         }
@@ -61,9 +62,13 @@ pub fn timeline(
         (before.unwrap_or(&[]), "tl-prev", 0.5),
         (now, "tl-now", step * 0.22),
     ] {
-        let d = bars(shares, inset);
+        let bar = (step - 2.0 * inset).max(0.5);
+        let d = bars(shares, bar, inset);
         if !d.is_empty() {
-            w.empty("path", &[("d", &d), ("class", class)]);
+            w.empty(
+                "path",
+                &[("d", &d), ("class", class), ("stroke-width", &coord(bar))],
+            );
         }
     }
     w.close("svg");
@@ -113,13 +118,11 @@ mod tests {
         // Half share: half of the 20 usable pixels; the previous version's
         // zero share draws no bar.
         assert!(
-            svg.contains(
-                r#"<path d="M4.4 11h11.2v10h-11.2zM24.4 1h11.2v20h-11.2z" class="tl-now"/>"#
-            ),
+            svg.contains(r#"<path d="M10 21V11M30 21V1" class="tl-now" stroke-width="11.2"/>"#),
             "{svg}"
         );
         assert!(
-            svg.contains(r#"<path d="M0.5 1h19v20h-19z" class="tl-prev"/>"#),
+            svg.contains(r#"<path d="M10 21V1" class="tl-prev" stroke-width="19"/>"#),
             "{svg}"
         );
         assert!(svg.contains("2: 100% (previous version 0%)"));

@@ -123,17 +123,20 @@
       ['viewBox', '0 0 ' + coord(width) + ' ' + coord(height)], ['role', 'img'], ['aria-label', xmlSafe(label)]]);
     svg.kids.push(text('title', [], sharesText(now, before)));
     svg.kids.push(node('rect', [['width', coord(width)], ['height', coord(height)], ['class', 'pa-tl-bg']]));
-    var bars = function (shares, inset) {
-      var d = '', w = coord(Math.max(step - 2 * inset, 0.5));
+    // Each bar a vertical line up from the bottom, its stroke as wide as
+    // the bar (timeline_svg.rs).
+    var bottom = coord(height);
+    var bars = function (shares, bar, inset) {
+      var d = '';
       shares.forEach(function (s, i) {
         var h = Math.min(Math.max(s, 0), 1) * (height - 1);
-        if (h > 0) d += 'M' + coord(i * step + inset) + ' ' + coord(height - h) + 'h' + w + 'v' + coord(h) + 'h-' + w + 'z';
+        if (h > 0) d += 'M' + coord(i * step + inset + bar / 2) + ' ' + bottom + 'V' + coord(height - h);
       });
       return d;
     };
     [[before || [], 'tl-prev', 0.5], [now, 'tl-now', step * 0.22]].forEach(function (p) {
-      var d = bars(p[0], p[2]);
-      if (d) svg.kids.push(node('path', [['d', d], ['class', p[1]]]));
+      var bar = Math.max(step - 2 * p[2], 0.5), d = bars(p[0], bar, p[2]);
+      if (d) svg.kids.push(node('path', [['d', d], ['class', p[1]], ['stroke-width', coord(bar)]]));
     });
     return svg;
   }
