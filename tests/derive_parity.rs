@@ -205,6 +205,11 @@ fn views_of(page: &Path) -> serde_json::Value {
     serde_json::from_str(json).unwrap()
 }
 
+/// Tree `k` of a page's stored trees.
+fn views_of_page_tree(page: &serde_json::Value, k: usize) -> &serde_json::Value {
+    &page["tree"]["trees"][k]
+}
+
 /// The views a repetition's page would store, as its version's aggregate
 /// page stores them.
 fn repetition_views_of(page: &Path, rep: &str) -> serde_json::Value {
@@ -226,17 +231,29 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
     common::build_site(&common::sample_data(), &out);
     assert!(out.join("assets/shapes.js").is_file());
 
-    // A profile page (time and samples): its one tree; every graph and
-    // every table derived, the default view's table also written as HTML
-    // (for readers without JavaScript, without sort keys).
-    // A version's repetitions are views of its aggregate page, each stored
-    // as its own page would store it.
-    let views = repetition_views_of(&out.join("profiles/convert-extensions/3.7/all.html"), "r1");
-    let trees = views["tree"]["trees"].as_array().unwrap();
-    assert_eq!(trees.len(), 1);
-    assert!(trees[0]["parent"].as_array().unwrap().len() > 10);
-    assert!(views["tree"]["diff"].is_null());
+    // A repetition (time and samples), a view of its version's aggregate
+    // page: its views as its own page would store them, but derived from
+    // the page's stored tree of it, their names and locations extending
+    // the page's; every graph and every table derived.
+    let aggregate = out.join("profiles/convert-extensions/3.7/all.html");
+    let views = repetition_views_of(&aggregate, "r1");
+    assert!(views["tree"].is_null());
+    assert_eq!(views["page_tree"], 0);
+    let (names, locations) = (views["base"][0].as_u64(), views["base"][1].as_u64());
+    let page = views_of(&aggregate);
+    assert_eq!(names, Some(page["names"].as_array().unwrap().len() as u64));
+    assert_eq!(
+        locations,
+        Some(page["locations"].as_array().unwrap().len() as u64)
+    );
+    assert_eq!(
+        views_of_page_tree(&page, 0)["parent"]
+            .as_array()
+            .map(|p| p.len() > 10),
+        Some(true)
+    );
     assert!(views["frames"].as_array().unwrap().is_empty());
+    assert_eq!(views["heaviest"].as_array().map(Vec::len), Some(2));
     let graphs: Vec<&serde_json::Value> = views["views"]
         .as_array()
         .unwrap()

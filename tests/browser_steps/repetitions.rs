@@ -7,8 +7,8 @@
 use super::common::build_site_with;
 use super::{Ctx, BENCH};
 
-/// Every graph's boxes (x, width, label) and every tree-table row of the
-/// view shown, and the page title.
+/// Every graph's boxes (x, width, label), every tree-table row and the
+/// heaviest functions of the view shown, and the page title.
 const DRAWN: &str = "[document.title,
   Array.prototype.map.call(document.querySelectorAll('#pa-graphs svg.pa-flame'), function (s) {
     return Array.prototype.map.call(s.querySelectorAll('g.f'), function (g) {
@@ -16,7 +16,9 @@ const DRAWN: &str = "[document.title,
       return [r.getAttribute('x'), r.getAttribute('width'), t ? t.textContent : ''];
     });
   }),
-  Array.prototype.map.call(document.querySelectorAll('#pa-table tbody tr'), function (r) { return r.textContent; })]";
+  Array.prototype.map.call(document.querySelectorAll('#pa-table tbody tr'), function (r) { return r.textContent; }),
+  Array.prototype.filter.call(document.querySelectorAll('.pa-heavy-section'), function (s) { return !s.closest('[hidden]'); })
+    .map(function (s) { return Array.prototype.map.call(s.querySelectorAll('h2, th, td'), function (c) { return c.textContent; }); })]";
 
 pub fn step_repetition_views(ctx: &Ctx) {
     let site = ctx.site.with_file_name("site-default");
@@ -49,6 +51,12 @@ pub fn step_repetition_views(ctx: &Ctx) {
             drawn[1][0].as_array().is_some_and(|g| g.len() > 10),
             "{fragment}: {drawn}"
         );
+        if fragment.is_empty() {
+            assert!(
+                drawn[3][0].as_array().is_some_and(|cells| cells.len() > 30),
+                "the heaviest functions: {drawn}"
+            );
+        }
         assert_eq!(drawn, own_page, "r2 {fragment:?}: as its own page draws it");
     }
     // The repetition's facts and heaviest functions, the switch marking it;

@@ -20,20 +20,38 @@ function storedFrames(views, data) {
   return views.frames[f.like].map((r, i) => [r[0], r[1], r[2], f.v[2 * i], f.v[2 * i + 1], r[5]]);
 }
 
+function onPage(v, page) {
+  if (!page) return;
+  if (v.base) v.names = page.names.slice(0, v.base[0]).concat(v.names);
+  if (v.page_tree !== undefined && page.tree) {
+    const tree = Object.assign({}, page.tree, { trees: [page.tree.trees[v.page_tree]] });
+    delete tree.agg;
+    delete tree.diff;
+    v.tree = tree;
+  }
+}
+
 let failed = false;
 for (const site of process.argv.slice(2)) {
   const shapes = require(path.resolve(site, 'assets/shapes.js'));
   let pages = 0, graphs = 0, frames = 0, tables = 0, rows = 0, differences = 0;
   // A page's own views, and on an aggregate page each repetition's
-  // (stored as the repetition's own page would store them).
+  // (stored as the repetition's own page would store them, extending the
+  // page's names and derived from the page's stored tree of it: joined
+  // here as perfatlas.js's onPage joins them).
   const viewSets = [];
   for (const file of htmlFiles(site)) {
     const html = fs.readFileSync(file, 'utf8');
     const re = /<script type="application\/json" (?:id="pa-views"|class="pa-rep-views" data-rep="([^"]*)")>([\s\S]*?)<\/script>/g;
-    for (let m; (m = re.exec(html));) viewSets.push({ file: m[1] ? `${file}#rep=${m[1]}` : file, json: m[2] });
+    let page = null;
+    for (let m; (m = re.exec(html));) {
+      const views = JSON.parse(m[2]);
+      if (!m[1]) page = views;
+      else onPage(views, page);
+      viewSets.push({ file: m[1] ? `${file}#rep=${m[1]}` : file, views });
+    }
   }
-  for (const { file, json } of viewSets) {
-    const views = JSON.parse(json);
+  for (const { file, views } of viewSets) {
     if (!views.tree) continue;
     pages++;
     const names = views.names.slice();

@@ -239,23 +239,36 @@ fn repetitions<'a>(cx: &'a profile_page::Context, page: &AggregatePlan) -> Vec<&
         .collect()
 }
 
-/// Each repetition's views, facts and standalone SVG files.
+/// Each repetition's views, facts and standalone SVG files; their views
+/// extend the page's tables and use its stored trees (`Stored`) when it
+/// stores them.
 fn repetition_views(
     cx: &profile_page::Context,
     page: &AggregatePlan,
+    stored: &Stored,
 ) -> Result<Vec<RepetitionView>, BuildError> {
     repetitions(cx, page)
         .par_iter()
-        .map(|rep| profile_page::repetition_view(cx, rep))
+        .map(|rep| {
+            let own = stored.tree_of.get(&rep.entry).map(|&k| (&stored.tables, k));
+            profile_page::repetition_view(cx, rep, own)
+        })
         .collect()
+}
+
+/// What a page stores for its script: the tables of names and locations,
+/// and which of its stored trees is each profile's.
+struct Stored {
+    tables: flame_view::Tables,
+    tree_of: HashMap<usize, usize>,
 }
 
 pub fn render(
     cx: &profile_page::Context,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let (reps, merged) = rayon::join(|| repetition_views(cx, page), || merged_page(cx, page));
-    let (mut reps, (view, mut files)) = (reps?, merged?);
+    let (view, mut files, stored) = merged_page(cx, page)?;
+    let mut reps = repetition_views(cx, page, &stored)?;
     for rep in &mut reps {
         files.append(&mut rep.files);
     }
@@ -278,7 +291,7 @@ pub fn render(
 fn merged_page(
     cx: &profile_page::Context,
     page: &AggregatePlan,
-) -> Result<(AggregateView, SiteFiles), BuildError> {
+) -> Result<(AggregateView, SiteFiles, Stored), BuildError> {
     let (history, config, renderer, profiles, frames, links) = (
         cx.history,
         cx.config,
@@ -308,7 +321,11 @@ fn merged_page(
     });
     let ship_both = shape_source::ship_both();
     let budget = flame_view::budget(&config.flame);
-    let mut source = SourceBuilder::top_down(frames);
+    // The repetitions' views derive every shape from the page's trees.
+    let mut source = match repetitions(cx, page).is_empty() {
+        true => SourceBuilder::top_down(frames),
+        false => SourceBuilder::new(frames),
+    };
     let mut tree_of: HashMap<usize, usize> = HashMap::new();
     let mut merged_trees = Vec::new();
     for (m, (metric, entries)) in page.metrics.iter().enumerate() {
@@ -417,6 +434,13 @@ fn merged_page(
     }
     let (graph, table, heading) =
         shown.ok_or_else(|| BuildError::Internal(format!("no metric in {}", page.path)))?;
+    let stored = Stored {
+        tables: views.tables.clone(),
+        tree_of: match derived {
+            true => tree_of,
+            false => HashMap::new(),
+        },
+    };
     let view = AggregateView {
         title: page.title.clone(),
         title_href: match page.subtitle.is_empty() {
@@ -439,7 +463,7 @@ fn merged_page(
         reps: Vec::new(),
         shapes: Vec::new(),
     };
-    Ok((view, files))
+    Ok((view, files, stored))
 }
 
 /// One metric of an aggregate page.

@@ -335,6 +335,7 @@ pub fn number_json(v: f64) -> serde_json::Value {
 
 /// Names, locations and their links, as indices in page data: one set per
 /// graph, or one shared by every graph of a page's views.
+#[derive(Clone)]
 pub struct Tables {
     names: Interner,
     /// Full names (see `model::Frame::full_name`) by name index, for
@@ -420,6 +421,11 @@ impl Tables {
         (self.names.list, self.locations.list, self.links)
     }
 
+    /// How many names and locations there are.
+    pub fn lengths(&self) -> (usize, usize) {
+        (self.names.list.len(), self.locations.list.len())
+    }
+
     /// The full name of every name index ("" for none), or nothing when
     /// no name has one.
     pub fn full_names(&self) -> Vec<String> {
@@ -491,7 +497,7 @@ fn page_data(
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Interner {
     list: Vec<String>,
     index: HashMap<String, usize>,

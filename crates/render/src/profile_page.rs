@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::Link;
 
 use super::flame_svg::Words;
-use super::flame_view::{self, Derive, GraphSpec, GraphView};
+use super::flame_view::{self, Derive, GraphSpec, GraphView, Tables};
 use super::format::{percent, with_unit};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, RowBudget, TableView};
@@ -238,6 +238,9 @@ struct TopRow {
     self_share: String,
     total_value: String,
     total_share: String,
+    /// The self and total values the texts show.
+    #[serde(skip)]
+    values: (f64, f64),
 }
 
 /// The parts of a page that depend on the metric shown: the script shows
@@ -288,6 +291,40 @@ struct Nav {
 struct Top {
     metric: String,
     rows: Vec<TopRow>,
+    /// The metric's unit and the profile's total of it.
+    #[serde(skip)]
+    unit: Unit,
+    #[serde(skip)]
+    total: f64,
+}
+
+/// The heaviest functions of one metric as a repetition's views store them
+/// on its aggregate page, for the script to write (`perfatlas.js`
+/// `heaviestSection`, as `templates/heaviest.html` writes them): rows of
+/// name, file, self and total.
+#[derive(Serialize)]
+struct ScriptTop<'a> {
+    metric: &'a str,
+    unit: &'a str,
+    of: f64,
+    rows: Vec<(&'a str, &'a str, f64, f64)>,
+}
+
+fn script_tops(tops: &[Top]) -> serde_json::Value {
+    let tops: Vec<ScriptTop> = tops
+        .iter()
+        .map(|t| ScriptTop {
+            metric: &t.metric,
+            unit: t.unit.name(),
+            of: t.total,
+            rows: t
+                .rows
+                .iter()
+                .map(|r| (r.name.as_str(), r.location.as_str(), r.values.0, r.values.1))
+                .collect(),
+        })
+        .collect();
+    serde_json::to_value(tops).unwrap_or_default()
 }
 
 #[derive(Serialize)]
@@ -363,7 +400,7 @@ fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, 
     let cut_depth = e.cut_depth.or(i.cut_depth);
     let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
     let (top_down, flat) = flat_and_top;
-    let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat])?;
+    let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat], None)?;
     let html = cx.renderer.render("profile.html", &view)?;
     files.insert(0, (page.path.clone(), html.into_bytes()));
     Ok(files)
@@ -386,8 +423,14 @@ pub struct RepetitionView {
     pub files: Vec<(String, Vec<u8>)>,
 }
 
-/// The views of the profile of `page`, for its aggregate page.
-pub fn repetition_view(cx: &Context, page: &PagePlan) -> Result<RepetitionView, BuildError> {
+/// The views of the profile of `page`, for its aggregate page: with
+/// `page_tables`, they extend the page's own tables and are derived from
+/// its stored tree `k` instead of storing their own.
+pub fn repetition_view(
+    cx: &Context,
+    page: &PagePlan,
+    page_tables: Option<(&Tables, usize)>,
+) -> Result<RepetitionView, BuildError> {
     let entry = &cx.history.profiles[page.entry];
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
     let tree = &entry.profile.tree;
@@ -402,7 +445,7 @@ pub fn repetition_view(cx: &Context, page: &PagePlan) -> Result<RepetitionView, 
     let i = shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction);
     let cut_depth = e.cut_depth.or(i.cut_depth);
     let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
-    let (view, files) = assemble(cx, page, [&top_down, &bottom_up, &flat])?;
+    let (view, files) = assemble(cx, page, [&top_down, &bottom_up, &flat], page_tables)?;
     Ok(RepetitionView {
         name: cx.plan.rep_names[page.entry].clone(),
         head: cx.renderer.render("repetition.html", &view)?,
@@ -483,6 +526,7 @@ fn assemble(
     cx: &Context,
     page: &PagePlan,
     trees: [&ShapeTrees; 3],
+    page_tables: Option<(&Tables, usize)>,
 ) -> Result<(ProfileView, SiteFiles), BuildError> {
     let entry = &cx.history.profiles[page.entry];
     let code = CodeLinks {
@@ -506,10 +550,11 @@ fn assemble(
         .par_iter()
         .map(|view| lay_out(cx, view, trees[shape_index(view.shape)], &code))
         .collect();
-    let mut views = Views::new(
-        entry.profile.metrics.iter().map(|m| m.name.as_str()),
-        cx.links.editor_template(),
-    );
+    let metric_names = entry.profile.metrics.iter().map(|m| m.name.as_str());
+    let mut views = match page_tables {
+        Some((tables, _)) => Views::extending(metric_names, tables.clone()),
+        None => Views::new(metric_names, cx.links.editor_template()),
+    };
     let tree = &entry.profile.tree;
     let derived = shape_source::derivable(tree, trees[shape_index(Shape::BottomUp)].cut_depth);
     let ship_both = shape_source::ship_both();
@@ -577,7 +622,9 @@ fn assemble(
             ..view.script
         });
     }
-    if derived {
+    if let (true, Some((_, k))) = (derived, page_tables) {
+        views.set_page_tree(k);
+    } else if derived {
         let link = |f| code.of(&cx.frames.table, f);
         let source = shape_source::build(
             tree,
@@ -588,11 +635,17 @@ fn assemble(
         );
         views.set_tree(source);
     }
+    let tops = tops(cx, entry, trees[0]);
+    if page_tables.is_some() {
+        // On the aggregate page the script writes them (they are hidden
+        // without it, with the repetition's views).
+        views.set_heaviest(script_tops(&tops));
+    }
     let view = ProfileView {
         nav: nav(cx, page),
         table: default_table
             .ok_or_else(|| BuildError::Internal(format!("no default view in {}", page.path)))?,
-        tops: tops(cx, entry, trees[0]),
+        tops,
         empty: entry.profile.metrics.is_empty() || entry.profile.tree.total(0) <= 0.0,
         graphs: inline,
         views_json: views.into_json(),
@@ -671,6 +724,8 @@ fn tops(cx: &Context, entry: &ProfileEntry, top_down: &ShapeTrees) -> Vec<Top> {
         .enumerate()
         .map(|(m, metric)| Top {
             metric: metric.name.clone(),
+            unit: metric.unit.clone(),
+            total: entry.profile.tree.total(m),
             rows: match &top_down.heaviest {
                 Some(merged) => top_by_self(cx.frames, entry, merged, m, 30),
                 None => Vec::new(),
@@ -1054,6 +1109,7 @@ fn top_by_self(
                 self_share: percent(self_by[node.index()], grand),
                 total_value: with_unit(total_by[node.index()], unit),
                 total_share: percent(total_by[node.index()], grand),
+                values: (self_by[node.index()], total_by[node.index()]),
             })
         })
         .collect()

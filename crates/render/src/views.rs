@@ -66,6 +66,18 @@ struct ScriptViews {
     /// graphs from it (see [`super::shape_source`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     tree: Option<ShapeSource>,
+    /// A repetition's views on its aggregate page: how many names and
+    /// locations of the page's own tables come before these (which hold
+    /// only the ones added after them), and which of the page's stored
+    /// trees is the repetition's (the page's shape frames serve it too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<(usize, usize)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page_tree: Option<usize>,
+    /// A repetition's heaviest functions per metric, which the script
+    /// writes (see `profile_page::ScriptTop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    heaviest: Option<serde_json::Value>,
 }
 
 /// A graph's frames, or the values of frames laid out like another list's
@@ -265,6 +277,10 @@ pub struct Views {
     /// Frame lists stored whole, by [`frames_shape`].
     seen_shapes: HashMap<String, usize>,
     tree: Option<ShapeSource>,
+    /// Names and locations of a page's own tables these views extend.
+    base: Option<(usize, usize)>,
+    page_tree: Option<usize>,
+    heaviest: Option<serde_json::Value>,
 }
 
 impl Views {
@@ -282,7 +298,32 @@ impl Views {
             seen_frames: HashMap::new(),
             seen_shapes: HashMap::new(),
             tree: None,
+            base: None,
+            page_tree: None,
+            heaviest: None,
         }
+    }
+
+    /// Views that extend `tables`, another view set's of the same page (a
+    /// repetition's on its aggregate page): their names and locations keep
+    /// their indices, and only the ones added after them are stored.
+    pub fn extending<'a>(metrics: impl IntoIterator<Item = &'a str>, tables: Tables) -> Views {
+        let mut views = Views::new(metrics, tables.editor());
+        views.base = Some(tables.lengths());
+        views.tables = tables;
+        views
+    }
+
+    /// The script derives the graphs marked `derive` from tree `k` of the
+    /// page's own stored trees (see [`Views::extending`]).
+    pub fn set_page_tree(&mut self, k: usize) {
+        self.page_tree = Some(k);
+    }
+
+    /// Heaviest functions the script writes (a repetition's, on its
+    /// aggregate page).
+    pub fn set_heaviest(&mut self, heaviest: serde_json::Value) {
+        self.heaviest = Some(heaviest);
     }
 
     /// The tree the script derives graphs marked `derive` from.
@@ -407,8 +448,17 @@ impl Views {
     /// The body of the page's `#pa-views` script element.
     pub fn into_json(self) -> String {
         let editor = self.tables.editor().to_string();
-        let full = self.tables.full_names();
-        let (names, locations, links) = self.tables.into_parts();
+        let mut full = self.tables.full_names();
+        let (mut names, mut locations, mut links) = self.tables.into_parts();
+        if let Some((n, l)) = self.base {
+            names.drain(..n.min(names.len()));
+            full.drain(..n.min(full.len()));
+            if full.iter().all(String::is_empty) {
+                full.clear();
+            }
+            locations.drain(..l.min(locations.len()));
+            links.drain(..l.min(links.len()));
+        }
         let (dirs, locations) = share_directories(locations);
         super::json_for_script(&ScriptViews {
             names,
@@ -422,6 +472,9 @@ impl Views {
             tables: self.script_tables,
             frames: self.frames,
             tree: self.tree,
+            base: self.base,
+            page_tree: self.page_tree,
+            heaviest: self.heaviest,
         })
     }
 }

@@ -132,6 +132,12 @@
     if (views && views.views) {
       shown = views.views[0];
       prepareViews(views);
+      // The page's own tables, as stored: a repetition's views extend them
+      // (drawing adds labels to views.names).
+      views.stored = {
+        names: views.names.slice(), full: (views.full || []).slice(),
+        locations: views.locations.slice(), links: views.links.slice()
+      };
     } else {
       // A page cut short (or edited): say so rather than show nothing
       // new when another view is asked for.
@@ -169,7 +175,7 @@
     var next = merged;
     if (name) {
       if (!(name in repViews)) {
-        try { repViews[name] = prepareViews(JSON.parse(source.textContent)); } catch (e) { repViews[name] = null; }
+        try { repViews[name] = onPage(prepareViews(JSON.parse(source.textContent))); } catch (e) { repViews[name] = null; }
         if (repViews[name]) repViews[name].metricNames = merged.metricNames;
       }
       next = repViews[name] || merged;
@@ -178,6 +184,7 @@
     rep = name;
     views = next;
     shown = null;
+    if (rep) writeHeaviest(views, document.querySelector('.pa-rep-heaviest[data-rep="' + CSS.escape(rep) + '"]'));
     Array.prototype.forEach.call(document.querySelectorAll('.pa-rep-block'), function (e) {
       e.hidden = e.getAttribute('data-rep') !== rep;
     });
@@ -190,6 +197,54 @@
       });
       markCurrent(nav, rep || 'all merged');
     }
+  }
+  // A repetition's views extend the page's tables (views.rs `base`: they
+  // store only the names and locations added after the page's) and use
+  // the page's stored tree `page_tree` with the page's shape frames.
+  function onPage(v) {
+    var own = merged.stored;
+    if (v.base) {
+      var full = own.full.length || (v.full && v.full.length);
+      v.full = full ? pad(own.full, own.names.length).concat(pad(v.full || [], v.names.length)) : undefined;
+      v.names = own.names.concat(v.names);
+      v.locations = own.locations.concat(v.locations);
+      v.links = own.links.concat(v.links);
+    }
+    if (v.page_tree !== undefined && merged.tree && merged.tree.trees[v.page_tree]) {
+      var tree = {};
+      for (var key in merged.tree) if (key !== 'agg' && key !== 'diff') tree[key] = merged.tree[key];
+      tree.trees = [merged.tree.trees[v.page_tree]];
+      v.tree = tree;
+    }
+    return v;
+  }
+  // A repetition's heaviest functions per metric, as
+  // templates/heaviest.html writes them on a profile page.
+  function writeHeaviest(v, box) {
+    if (!box || box.childNodes.length || !v.heaviest) return;
+    v.heaviest.forEach(function (t, m) {
+      if (!t.rows.length) return;
+      var sec = el('section', { 'class': 'pa-heavy-section', 'data-metric': m, 'data-shape': 'top-down' });
+      sec.appendChild(el('h2', {}, 'Heaviest functions by self ' + t.metric));
+      var table = sec.appendChild(el('table', { 'class': 'pa-table pa-heavy' }));
+      var head = table.appendChild(el('thead')).appendChild(el('tr'));
+      ['function', 'file', 'self', '', 'total', ''].forEach(function (h) { head.appendChild(el('th', {}, h)); });
+      var body = table.appendChild(el('tbody'));
+      t.rows.forEach(function (r) {
+        var tr = body.appendChild(el('tr'));
+        tr.appendChild(el('td', {}, r[0]));
+        tr.appendChild(el('td')).appendChild(el('code', {}, r[1]));
+        [withUnit(r[2], t.unit), percent(r[2], t.of), withUnit(r[3], t.unit), percent(r[3], t.of)].forEach(function (c) {
+          tr.appendChild(el('td', { 'class': 'pa-num' }, c));
+        });
+      });
+      box.appendChild(sec);
+    });
+  }
+  function pad(list, n) {
+    var out = list.slice(0, n);
+    while (out.length < n) out.push('');
+    return out;
   }
   function viewGraph(view, k) {
     var gd = view && view.graphs[k];
