@@ -72,9 +72,11 @@ fn main() {
     for (kind, (size, page)) in largest_pages(&site) {
         // Pages with views are also timed opening on their heaviest view
         // (bottom-up: two graphs and a table), which the script draws
-        // before the load event ends.
+        // before the load event ends; an aggregate page on a repetition's
+        // (its views read and joined with the page's first).
         let fragments: &[&str] = match kind.as_str() {
             "profiles" | "flamediff" => &["", "shape=bottom-up"],
+            "profile aggregate" => &["", "rep=r1&shape=bottom-up"],
             _ => &[""],
         };
         for fragment in fragments {
