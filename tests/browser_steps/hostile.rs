@@ -23,11 +23,14 @@ fn write_input(dir: &Path) {
     for (version, extra) in [("1.0", 3), ("2.0", 9)] {
         let v = dir.join(version);
         std::fs::create_dir_all(&v).unwrap();
-        std::fs::write(
-            v.join("evil.folded"),
-            format!("main;{stack} 5\nmain;{} {extra}\nmain 1\n", NAMES[1]),
-        )
-        .unwrap();
+        // Two repetitions: their views are drawn on the aggregate page.
+        for file in ["evil.folded", "evil.2.folded"] {
+            std::fs::write(
+                v.join(file),
+                format!("main;{stack} 5\nmain;{} {extra}\nmain 1\n", NAMES[1]),
+            )
+            .unwrap();
+        }
         // Measurements of a benchmark named like markup (hyperfine's shape).
         let times: Vec<String> = (0..4).map(|i| format!("0.0{}{i}", extra)).collect();
         std::fs::write(
@@ -166,6 +169,26 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
             .entry(page_kind(path))
             .or_insert_with(|| (path.clone(), String::new()));
     }
+    // A profile page of its own (a single repetition), and a version's
+    // repetitions as views of its aggregate page.
+    let timed = tree
+        .keys()
+        .find(|p| p.starts_with("profiles/timed/2.0/r1.") && page_kind(p) == "profiles")
+        .expect("the speedscope profile's page")
+        .clone();
+    kinds.insert("profiles".to_string(), (timed.clone(), String::new()));
+    let aggregate = "profiles/evil/2.0/all.html".to_string();
+    assert!(
+        String::from_utf8_lossy(&tree[&aggregate])
+            .contains("class=\"pa-rep-views\" data-rep=\"r2\""),
+        "the repetitions' views"
+    );
+    for view in ["rep=r2", "rep=r2&shape=bottom-up", "rep=r2&shape=flat"] {
+        kinds.insert(
+            format!("repetition {view}"),
+            (aggregate.clone(), view.to_string()),
+        );
+    }
     // The views a profile and a differential page's script draws.
     for kind in ["profiles", "flamediff"] {
         let Some((path, _)) = kinds.get(kind).cloned() else {
@@ -221,11 +244,7 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
     }
     // The names are on the page as text a reader can see (the speedscope
     // file keeps them whole; folded splits them at `;`).
-    let timed = tree
-        .keys()
-        .find(|p| p.starts_with("profiles/timed/2.0/r1.") && page_kind(p) == "profiles")
-        .expect("the speedscope profile's page");
-    ctx.open(&site.join(timed));
+    ctx.open(&site.join(&timed));
     let text = ctx.js_str("document.body.innerText");
     for n in NAMES {
         assert!(text.contains(n), "{n:?} is not shown as text");

@@ -94,4 +94,20 @@ pub fn step_repetition_views(ctx: &Ctx) {
             .as_u64()
             > Some(10)
     );
+
+    // A page whose repetition's views are cut short says so and shows
+    // the merged view.
+    let html = std::fs::read_to_string(&aggregate).unwrap();
+    let open = "class=\"pa-rep-views\" data-rep=\"r3\">";
+    let cut_at = html.find(open).expect("r3's views") + open.len() + 40;
+    let end = cut_at + html[cut_at..].find("</script>").unwrap();
+    let cut = aggregate.with_file_name("cut.html");
+    std::fs::write(&cut, format!("{}{}", &html[..cut_at], &html[end..])).unwrap();
+    ctx.open_view(&cut, "rep=r3");
+    assert!(
+        ctx.js_str("(document.querySelector('.pa-views-missing') || {}).textContent || ''")
+            .contains("The views of repetition r3 could not be read"),
+        "the page says r3's views are missing"
+    );
+    assert!(ctx.js_str("document.title").contains("profiles merged"));
 }

@@ -175,7 +175,10 @@
     var next = merged;
     if (name) {
       if (!(name in repViews)) {
-        try { repViews[name] = onPage(prepareViews(JSON.parse(source.textContent))); } catch (e) { repViews[name] = null; }
+        try { repViews[name] = onPage(prepareViews(JSON.parse(source.textContent))); } catch (e) {
+          repViews[name] = null;
+          repMissing(name);
+        }
         if (repViews[name]) repViews[name].metricNames = merged.metricNames;
       }
       next = repViews[name] || merged;
@@ -240,6 +243,17 @@
       });
       box.appendChild(sec);
     });
+  }
+  // A repetition whose views cannot be read (a page cut short or
+  // edited): the page says so and stays on the merged view.
+  function repMissing(name) {
+    var box = document.getElementById('pa-graphs');
+    if (!box) return;
+    var note = document.createElement('p');
+    note.className = 'pa-note pa-views-missing';
+    note.textContent = 'The views of repetition ' + name + ' could not be read (the page may be ' +
+      'cut short): the merged view is shown instead.';
+    box.parentNode.insertBefore(note, box);
   }
   function pad(list, n) {
     var out = list.slice(0, n);
