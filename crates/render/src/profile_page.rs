@@ -372,6 +372,17 @@ pub fn render_profile(
 
 fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let entry = &cx.history.profiles[page.entry];
+    let [top_down, bottom_up, flat] = shape_trees(cx, entry);
+    let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat], None)?;
+    let html = cx.renderer.render("profile.html", &view)?;
+    files.insert(0, (page.path.clone(), html.into_bytes()));
+    Ok(files)
+}
+
+/// The profile's trees of each shape (top-down, bottom-up, flat), each
+/// carrying every metric: the bottom-up trees beside the flat trees,
+/// which also give the heaviest functions.
+fn shape_trees<'a>(cx: &Context, entry: &'a ProfileEntry) -> [ShapeTrees<'a>; 3] {
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
     let tree = &entry.profile.tree;
     // The inclusive bottom-up tree takes longest (about as long as the
@@ -400,10 +411,7 @@ fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, 
     let cut_depth = e.cut_depth.or(i.cut_depth);
     let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
     let (top_down, flat) = flat_and_top;
-    let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat], None)?;
-    let html = cx.renderer.render("profile.html", &view)?;
-    files.insert(0, (page.path.clone(), html.into_bytes()));
-    Ok(files)
+    [top_down, bottom_up, flat]
 }
 
 /// A repetition's views as its version's aggregate page shows them (see
@@ -432,19 +440,7 @@ pub fn repetition_view(
     page_tables: Option<(&Tables, usize)>,
 ) -> Result<RepetitionView, BuildError> {
     let entry = &cx.history.profiles[page.entry];
-    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
-    let tree = &entry.profile.tree;
-    let (exclusive, inclusive) = (
-        shapes::flat(tree, cx.frames, Values::Exclusive),
-        shapes::flat(tree, cx.frames, Values::Inclusive),
-    );
-    let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
-    let top_down = ShapeTrees::top_down(entry, heaviest);
-    let flat = ShapeTrees::derived(entry, exclusive, inclusive, None);
-    let e = shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction);
-    let i = shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction);
-    let cut_depth = e.cut_depth.or(i.cut_depth);
-    let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
+    let [top_down, bottom_up, flat] = shape_trees(cx, entry);
     let (view, files) = assemble(cx, page, [&top_down, &bottom_up, &flat], page_tables)?;
     Ok(RepetitionView {
         name: cx.plan.rep_names[page.entry].clone(),
