@@ -79,8 +79,6 @@ struct Section {
     /// Unique on the page: `v-<version>`, or `<method anchor>#v-<version>`
     /// in a method's section ([`paths::version_section_id`]).
     id: String,
-    /// What "Save as SVG" names the section's call graph.
-    save_name: String,
     label: String,
     present: bool,
     summary: Option<String>,
@@ -296,12 +294,10 @@ fn block(
         )
     };
     let path_name = cx.plan.hierarchy.path_name(comp);
-    let save_stem = paths::file_name(page).trim_end_matches(".html").to_string();
     let mut sections: Vec<Section> = Vec::new();
     let mut last_drawn: Option<Link> = None;
     for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
         let mut s = section(cx, comp, row_index, (v, page), &root, anchor);
-        s.save_name = format!("{save_stem}.{}.svg", s.id.replace('#', "."));
         if s.graph {
             last_drawn = Some(Link {
                 label: s.label.clone(),
@@ -435,7 +431,6 @@ fn section(
         .collect();
     Section {
         id: paths::version_section_id(anchor, &version.name),
-        save_name: String::new(),
         label: version.label.clone(),
         present: cell.is_some(),
         summary: cell.map(|c| {

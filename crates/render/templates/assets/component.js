@@ -210,8 +210,23 @@
     var center = centerOf(section);
     wrap.appendChild(toDom(callGraph(center, left.drawn, right.drawn, [left.more, right.more],
       'calls of ' + center + ' in ' + versionOf(section)), document));
+    saveButton(section, wrap.previousElementSibling);
     var details = section.querySelector('details.pa-calls');
     if (details) details.open = false;
+  }
+  // "Save as SVG" beside the section's "Calls" heading (perfatlas.js
+  // saves the graph it names), named after the page and the section.
+  function saveButton(section, heading) {
+    if (!heading) return;
+    var stem = decodeURIComponent(location.pathname.split('/').pop()).replace(/[.]html$/, '');
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'pa-save-svg pa-js-only';
+    button.setAttribute('data-target', "[id='" + section.id + "'] .pa-cg-wrap svg");
+    button.setAttribute('data-name', stem + '.' + section.id.replace(/#/g, '.') + '.svg');
+    button.textContent = 'Save as SVG';
+    heading.appendChild(document.createTextNode(' '));
+    heading.appendChild(button);
   }
   function shares(wrap) {
     return wrap ? wrap.getAttribute('data-s').split(' ').map(parseFloat) : null;
