@@ -3,6 +3,13 @@
 //! mean, with sum, min, max and mean per frame, a small histogram of the
 //! frame's value in each repetition, and a tree table with the same
 //! figures.
+//!
+//! It also shows each repetition's own views when the repetitions have no
+//! pages of their own (see `profile_page::shown_in_aggregates`): every
+//! metric and shape of each, as its page would store them but extending
+//! this page's tables and derived from this page's stored tree of it, with
+//! its facts, links and heaviest functions; the script shows them when
+//! the fragment names one (`#rep=r2&shape=bottom-up`).
 
 use std::collections::HashMap;
 

@@ -1,5 +1,8 @@
 //! The profile pages: one per (benchmark, version, repetition), holding
-//! every metric and shape of the profile as views. Top-down shows the
+//! every metric and shape of the profile as views, unless the version's
+//! aggregate page shows the repetitions' views instead (the default when
+//! the page's script can derive them, see `shown_in_aggregates`; every
+//! repetition keeps its page with `--repetition-pages`). Top-down shows the
 //! inclusive flame graph and the heaviest functions; bottom-up and flat
 //! show an exclusive and an inclusive flame graph (EasyView VI-A-a). Each
 //! view has a tree table of its shape with every metric; the page links
@@ -80,7 +83,7 @@ pub struct PagePlan {
     /// the aggregate page shows it: links on its views are made for it).
     pub path: String,
     /// The aggregate page whose script shows this profile's views, as a
-    /// repetition of the version (see [`shown_in_aggregates`]).
+    /// repetition of the version (see `shown_in_aggregates`).
     pub shown_in: Option<String>,
 }
 
@@ -415,7 +418,7 @@ fn shape_trees<'a>(cx: &Context, entry: &'a ProfileEntry) -> [ShapeTrees<'a>; 3]
 }
 
 /// A repetition's views as its version's aggregate page shows them (see
-/// [`shown_in_aggregates`]): what its own page would store for its script,
+/// `shown_in_aggregates`): what its own page would store for its script,
 /// every view derived from its tree; its facts and heaviest functions as
 /// HTML for the page to show with them; and its standalone SVG files
 /// (`--svg-files`).
