@@ -79,6 +79,18 @@ pub fn step_repetition_views(ctx: &Ctx) {
     assert!(ctx
         .js_str("document.querySelector('.pa-rep-block[data-rep=\"r2\"]').textContent")
         .contains(&format!("{BENCH}.2.folded")));
+    // The total shown is the repetition's, the one element with its id.
+    assert_eq!(
+        ctx.js("document.querySelectorAll('[id=\"pa-total\"]').length")
+            .as_u64(),
+        Some(1)
+    );
+    assert_eq!(
+        ctx.js_str(
+            "document.getElementById('pa-total').closest('.pa-rep-block').getAttribute('data-rep')"
+        ),
+        "r2"
+    );
     ctx.screenshot("60-repetition-view");
     // "all merged" goes back to the merged view.
     ctx.js("(document.querySelector('nav[aria-label=\"repetition\"] a').click(), true)");
@@ -88,6 +100,10 @@ pub fn step_repetition_views(ctx: &Ctx) {
     );
     assert_eq!(shown(".pa-rep-block"), 0);
     assert_eq!(shown(".pa-merged-only"), 1);
+    assert!(ctx
+        .js("!!document.getElementById('pa-total').closest('.pa-merged-only')")
+        .as_bool()
+        .unwrap_or(false));
     assert_eq!(shown("nav[aria-label=\"shape\"]"), 0);
     assert!(
         ctx.js("document.querySelectorAll('#pa-graphs g.f').length")

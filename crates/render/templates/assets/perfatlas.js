@@ -849,7 +849,9 @@
       e.hidden = view !== null ? +view !== index
         : +e.getAttribute('data-metric') !== v.metric || (shape !== null && shape !== v.shape);
       if (e.hasAttribute('data-id')) {
-        if (e.hidden) e.removeAttribute('id'); else e.id = e.getAttribute('data-id');
+        // One element has the id: the one shown (a repetition's total on
+        // an aggregate page, not the hidden merged one).
+        if (e.hidden || e.closest('[hidden]')) e.removeAttribute('id'); else e.id = e.getAttribute('data-id');
       }
     });
   }
