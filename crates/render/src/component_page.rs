@@ -289,8 +289,8 @@ fn block(
         matrix_svg::cell_summary(
             &cx.history.versions[v].label,
             cell,
-            &sp.scope.unit,
-            sp.matrix.totals[v].unwrap_or(0.0),
+            (&sp.scope.unit, sp.matrix.totals[v].unwrap_or(0.0)),
+            cx.plan.modifications.any_known(),
         )
     };
     let path_name = cx.plan.hierarchy.path_name(comp);
@@ -437,8 +437,8 @@ fn section(
             matrix_svg::cell_summary(
                 &version.label,
                 c,
-                &sp.scope.unit,
-                sp.matrix.totals[v].unwrap_or(0.0),
+                (&sp.scope.unit, sp.matrix.totals[v].unwrap_or(0.0)),
+                cx.plan.modifications.any_known(),
             )
         }),
         graph: calls_changed,

@@ -283,8 +283,8 @@ fn row_view(
         matrix_svg::cell_summary(
             &history.versions[v].label,
             cell,
-            &sp.scope.unit,
-            total_of(v),
+            (&sp.scope.unit, total_of(v)),
+            plan.modifications.any_known(),
         )
     };
     let titles: Option<matrix_svg::CellTitle> = if with_titles { Some(&title) } else { None };

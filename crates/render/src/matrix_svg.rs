@@ -57,7 +57,14 @@ pub fn delta_text(delta: Option<f64>) -> String {
 }
 
 /// The one-line summary of a cell (native tooltip, tables).
-pub fn cell_summary(version: &str, cell: &Cell, unit: &Unit, total: f64) -> String {
+/// `changes_known`: whether any version has change data; when none has,
+/// the page says so once and the summaries do not.
+pub fn cell_summary(
+    version: &str,
+    cell: &Cell,
+    (unit, total): (&Unit, f64),
+    changes_known: bool,
+) -> String {
     let mut s = format!(
         "{version}: {} ({} of the version), Δ {}",
         with_unit(cell.mean, unit),
@@ -74,7 +81,8 @@ pub fn cell_summary(version: &str, cell: &Cell, unit: &Unit, total: f64) -> Stri
     }
     match cell.modified {
         Some(n) => s.push_str(&format!(", {n} modified method{}", plural(n))),
-        None => s.push_str(", no change data"),
+        None if changes_known => s.push_str(", no change data"),
+        None => {}
     }
     s
 }
@@ -404,8 +412,13 @@ mod tests {
     fn summaries_say_what_is_unknown() {
         let c = cell(1500.0, Some(-0.25), None);
         assert_eq!(
-            cell_summary("3.7", &c, &Unit::Samples, 3000.0),
+            cell_summary("3.7", &c, (&Unit::Samples, 3000.0), true),
             "3.7: 1,500 samples (50.00% of the version), Δ −25.0%, no change data"
+        );
+        // With no change data anywhere, the page says it once.
+        assert_eq!(
+            cell_summary("3.7", &c, (&Unit::Samples, 3000.0), false),
+            "3.7: 1,500 samples (50.00% of the version), Δ −25.0%"
         );
         assert_eq!(delta_class(&c), "dm2");
     }
