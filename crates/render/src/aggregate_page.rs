@@ -251,11 +251,10 @@ fn repetitions<'a>(cx: &'a profile_page::Context, page: &AggregatePlan) -> Vec<&
 /// stores them.
 fn repetition_views(
     cx: &profile_page::Context,
-    page: &AggregatePlan,
+    reps: &[&PagePlan],
     stored: &Stored,
 ) -> Result<Vec<RepetitionView>, BuildError> {
-    repetitions(cx, page)
-        .par_iter()
+    reps.par_iter()
         .map(|rep| {
             let own = stored.tree_of.get(&rep.entry).map(|&k| (&stored.tables, k));
             profile_page::repetition_view(cx, rep, own)
@@ -274,8 +273,9 @@ pub fn render(
     cx: &profile_page::Context,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
-    let (view, mut files, stored) = merged_page(cx, page)?;
-    let mut reps = repetition_views(cx, page, &stored)?;
+    let shown = repetitions(cx, page);
+    let (view, mut files, stored) = merged_page(cx, page, !shown.is_empty())?;
+    let mut reps = repetition_views(cx, &shown, &stored)?;
     for rep in &mut reps {
         files.append(&mut rep.files);
     }
@@ -295,9 +295,12 @@ pub fn render(
 }
 
 /// The merged views of the page, and their standalone SVG files.
+/// With `all_shapes`, the page's trees carry every shape's frames (for
+/// the repetitions' views).
 fn merged_page(
     cx: &profile_page::Context,
     page: &AggregatePlan,
+    all_shapes: bool,
 ) -> Result<(AggregateView, SiteFiles, Stored), BuildError> {
     let (history, config, renderer, profiles, frames, links) = (
         cx.history,
@@ -329,9 +332,9 @@ fn merged_page(
     let ship_both = shape_source::ship_both();
     let budget = flame_view::budget(&config.flame);
     // The repetitions' views derive every shape from the page's trees.
-    let mut source = match repetitions(cx, page).is_empty() {
-        true => SourceBuilder::top_down(frames),
-        false => SourceBuilder::new(frames),
+    let mut source = match all_shapes {
+        true => SourceBuilder::new(frames),
+        false => SourceBuilder::top_down(frames),
     };
     let mut tree_of: HashMap<usize, usize> = HashMap::new();
     let mut merged_trees = Vec::new();

@@ -303,7 +303,7 @@ struct Top {
 
 /// The heaviest functions of one metric as a repetition's views store them
 /// on its aggregate page, for the script to write (`perfatlas.js`
-/// `heaviestSection`, as `templates/heaviest.html` writes them): rows of
+/// `writeHeaviest`, as `templates/heaviest.html` writes them): rows of
 /// name, file, self and total.
 #[derive(Serialize)]
 struct ScriptTop<'a> {
@@ -373,7 +373,7 @@ pub fn render_profile(
     Ok(files)
 }
 
-fn render_page(cx: &Context, page: &PagePlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+fn render_page(cx: &Context, page: &PagePlan) -> Result<SiteFiles, BuildError> {
     let entry = &cx.history.profiles[page.entry];
     let [top_down, bottom_up, flat] = shape_trees(cx, entry);
     let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat], None)?;
@@ -419,19 +419,17 @@ fn shape_trees<'a>(cx: &Context, entry: &'a ProfileEntry) -> [ShapeTrees<'a>; 3]
 
 /// A repetition's views as its version's aggregate page shows them (see
 /// `shown_in_aggregates`): what its own page would store for its script,
-/// every view derived from its tree; its facts and heaviest functions as
-/// HTML for the page to show with them; and its standalone SVG files
-/// (`--svg-files`).
+/// every view derived from its tree, with its heaviest functions; its
+/// facts and links as HTML for the page to show with them; and its
+/// standalone SVG files (`--svg-files`).
 #[derive(Serialize)]
 pub struct RepetitionView {
     pub name: String,
     pub views_json: String,
-    /// Facts and links, shown above the graph; heaviest functions, below
-    /// the table.
+    /// Facts and links, shown above the graph.
     pub head: String,
-    pub foot: String,
     #[serde(skip)]
-    pub files: Vec<(String, Vec<u8>)>,
+    pub files: SiteFiles,
 }
 
 /// The views of the profile of `page`, for its aggregate page: with
@@ -448,7 +446,6 @@ pub fn repetition_view(
     Ok(RepetitionView {
         name: cx.plan.rep_names[page.entry].clone(),
         head: cx.renderer.render("repetition.html", &view)?,
-        foot: cx.renderer.render("repetition_foot.html", &view)?,
         views_json: view.views_json,
         files,
     })
@@ -573,7 +570,8 @@ fn assemble(
                 &mut views.tables,
                 cx.renderer,
             );
-            if Views::is_default(view.metric, view.shape) {
+            // A repetition's views on its aggregate page have no HTML view.
+            if Views::is_default(view.metric, view.shape) && page_tables.is_none() {
                 inline.push(flame_view::inline_view(spec, &script, graph, None));
             }
             if derived {
@@ -1125,10 +1123,6 @@ impl PageKind for ProfilePages {
             (
                 "repetition.html",
                 include_str!("../templates/repetition.html"),
-            ),
-            (
-                "repetition_foot.html",
-                include_str!("../templates/repetition_foot.html"),
             ),
             ("heaviest.html", include_str!("../templates/heaviest.html")),
             (
