@@ -11,6 +11,8 @@
 //! live in [`ShapeFrames`], one table for the whole history so that the same
 //! function has the same id in every profile and trees can be merged.
 
+use std::sync::OnceLock;
+
 use rustc_hash::FxHashMap;
 
 use model::{CallTree, Frame, FrameId, FrameTable, FunctionIds, NodeId};
@@ -204,16 +206,37 @@ pub fn bottom_up(
     values: Values,
     min_fraction: f64,
 ) -> Shaped {
+    bottom_up_from(&ShapeInputs::new(tree, frames), values, min_fraction)
+}
+
+/// [`bottom_up`] from inputs its profile's other shapes share.
+pub fn bottom_up_from(inputs: &ShapeInputs, values: Values, min_fraction: f64) -> Shaped {
+    bottom_up_grouped(inputs, values, min_fraction, DENSE_LEVEL)
+}
+
+/// Levels of at least this many occurrences, all under one node, find
+/// their groups in a dense array (see [`GroupIndex`]).
+const DENSE_LEVEL: usize = 1024;
+
+/// [`bottom_up_from`], with levels of `dense_from` occurrences or more
+/// under one node grouped through a dense array.
+fn bottom_up_grouped(
+    inputs: &ShapeInputs,
+    values: Values,
+    min_fraction: f64,
+    dense_from: usize,
+) -> Shaped {
+    let (tree, frames) = (inputs.tree, inputs.frames);
     let metrics = tree.metric_count();
-    let function = function_ids(tree, frames);
-    let contributing = contributing_nodes(tree, &function, values);
+    let function = inputs.function();
+    let contributing = inputs.contributing(values);
     let mut out = CallTree::new(metrics);
     if values == Values::Exclusive {
         add_rootless(tree, &mut out, &[frames.no_stack]);
     }
     // Each contributing node's values, in a row of `metrics` per
     // occurrence (read in order as the occurrences move up).
-    let value = occurrence_values(tree, &contributing, values);
+    let value = occurrence_values(inputs, contributing, values);
     let row = |k: u32| &value[k as usize * metrics..(k as usize + 1) * metrics];
     // One occurrence per contributing node: the bottom-up node it hangs
     // under, and the top-down node whose function comes next.
@@ -240,8 +263,8 @@ pub fn bottom_up(
         level += 1;
         live = bottom_up_level(
             &mut out,
-            &live,
-            &function,
+            (&live, dense_from),
+            function,
             frames.narrow,
             &row,
             &threshold,
@@ -262,7 +285,8 @@ pub fn bottom_up(
 
 /// The values a bottom-up tree adds for each contributing node, a row of
 /// one value per metric per node.
-fn occurrence_values(tree: &CallTree, contributing: &[NodeId], values: Values) -> Vec<f64> {
+fn occurrence_values(inputs: &ShapeInputs, contributing: &[NodeId], values: Values) -> Vec<f64> {
+    let tree = inputs.tree;
     let metrics = tree.metric_count();
     let mut out = Vec::with_capacity(contributing.len() * metrics);
     match values {
@@ -272,7 +296,7 @@ fn occurrence_values(tree: &CallTree, contributing: &[NodeId], values: Values) -
             }
         }
         Values::Inclusive => {
-            let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
+            let inclusive = inputs.inclusive();
             for &n in contributing {
                 out.extend(inclusive.iter().map(|v| v[n.index()]));
             }
@@ -296,7 +320,7 @@ struct Occurrence {
 /// occurrences that go on (those whose caller is not the root).
 fn bottom_up_level<'v>(
     out: &mut CallTree,
-    live: &[Occurrence],
+    (live, dense_from): (&[Occurrence], usize),
     function: &[Option<FrameId>],
     narrow: FrameId,
     row: &impl Fn(u32) -> &'v [f64],
@@ -304,13 +328,13 @@ fn bottom_up_level<'v>(
     tree: &CallTree,
 ) -> Vec<Occurrence> {
     let metrics = threshold.len();
-    let mut groups: FxHashMap<(NodeId, FrameId), usize> = FxHashMap::default();
+    let mut groups = GroupIndex::for_level(live, function, dense_from);
     let mut keys: Vec<(NodeId, FrameId)> = Vec::new();
     let mut sums: Vec<f64> = Vec::new();
     let mut group_of = Vec::with_capacity(live.len());
     for o in live {
         let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
-        let g = *groups.entry(key).or_insert_with(|| {
+        let g = groups.group_of(key, || {
             keys.push(key);
             sums.resize(sums.len() + metrics, 0.0);
             keys.len() - 1
@@ -359,6 +383,46 @@ fn bottom_up_level<'v>(
     next
 }
 
+/// Where a level finds the group of an occurrence's (node, function) key.
+/// On the first level every occurrence hangs under the root, so its
+/// groups are found by function in a dense array instead of hashed: that
+/// level has an occurrence per contributing node, most of a large tree.
+enum GroupIndex {
+    /// Group + 1 (0: none yet) per function, all under one node.
+    ByFunction(Vec<u32>),
+    ByKey(FxHashMap<(NodeId, FrameId), usize>),
+}
+
+impl GroupIndex {
+    fn for_level(
+        live: &[Occurrence],
+        function: &[Option<FrameId>],
+        dense_from: usize,
+    ) -> GroupIndex {
+        let under = live.first().map(|o| o.under);
+        if live.len() < dense_from || live.iter().any(|o| Some(o.under) != under) {
+            return GroupIndex::ByKey(FxHashMap::default());
+        }
+        let slots = function.iter().flatten().map(|f| f.0 as usize + 1).max();
+        GroupIndex::ByFunction(vec![0; slots.unwrap_or(0).max(1)])
+    }
+
+    /// The group of `key`, made by `new` (which returns its index) the
+    /// first time.
+    fn group_of(&mut self, key: (NodeId, FrameId), new: impl FnOnce() -> usize) -> usize {
+        match self {
+            GroupIndex::ByFunction(slots) => {
+                let slot = &mut slots[key.1 .0 as usize];
+                if *slot == 0 {
+                    *slot = new() as u32 + 1;
+                }
+                *slot as usize - 1
+            }
+            GroupIndex::ByKey(map) => *map.entry(key).or_insert_with(new),
+        }
+    }
+}
+
 /// Samples without frames (the top-down root's own value) under `path`.
 fn add_rootless(tree: &CallTree, out: &mut CallTree, path: &[FrameId]) {
     let row: Vec<f64> = (0..tree.metric_count())
@@ -369,26 +433,66 @@ fn add_rootless(tree: &CallTree, out: &mut CallTree, path: &[FrameId]) {
     }
 }
 
-/// The function frame of every node (`None` for the root).
-fn function_ids(tree: &CallTree, frames: &ShapeFrames) -> Vec<Option<FrameId>> {
-    tree.node_ids()
-        .map(|n| tree.frame(n).map(|f| frames.function(f)))
-        .collect()
+/// What the bottom-up and flat trees of one profile are built from, each
+/// part computed once, when a shape first needs it, and shared by the
+/// shapes built from the same inputs (at once on several threads, or one
+/// after the other).
+pub struct ShapeInputs<'t> {
+    tree: &'t CallTree,
+    frames: &'t ShapeFrames,
+    /// The function frame of every node (`None` for the root).
+    function: OnceLock<Vec<Option<FrameId>>>,
+    /// Nodes with a self value, and the outermost occurrences of each
+    /// function (see [`outermost_occurrences`]), in node order.
+    with_self: OnceLock<Vec<NodeId>>,
+    outermost: OnceLock<Vec<NodeId>>,
+    /// Every node's inclusive value, per metric.
+    inclusive: OnceLock<Vec<Vec<f64>>>,
 }
 
-/// Nodes whose values a bottom-up tree adds, in node order.
-fn contributing_nodes(
-    tree: &CallTree,
-    function: &[Option<FrameId>],
-    values: Values,
-) -> Vec<NodeId> {
-    match values {
-        Values::Exclusive => tree
-            .node_ids()
-            .skip(1)
-            .filter(|&n| (0..tree.metric_count()).any(|m| tree.self_value(n, m) != 0.0))
-            .collect(),
-        Values::Inclusive => outermost_occurrences(tree, function),
+impl<'t> ShapeInputs<'t> {
+    pub fn new(tree: &'t CallTree, frames: &'t ShapeFrames) -> ShapeInputs<'t> {
+        ShapeInputs {
+            tree,
+            frames,
+            function: OnceLock::new(),
+            with_self: OnceLock::new(),
+            outermost: OnceLock::new(),
+            inclusive: OnceLock::new(),
+        }
+    }
+
+    fn function(&self) -> &[Option<FrameId>] {
+        self.function.get_or_init(|| {
+            let (tree, frames) = (self.tree, self.frames);
+            tree.node_ids()
+                .map(|n| tree.frame(n).map(|f| frames.function(f)))
+                .collect()
+        })
+    }
+
+    /// Nodes whose values a bottom-up or flat tree adds, in node order.
+    fn contributing(&self, values: Values) -> &[NodeId] {
+        let tree = self.tree;
+        match values {
+            Values::Exclusive => self.with_self.get_or_init(|| {
+                tree.node_ids()
+                    .skip(1)
+                    .filter(|&n| (0..tree.metric_count()).any(|m| tree.self_value(n, m) != 0.0))
+                    .collect()
+            }),
+            Values::Inclusive => self
+                .outermost
+                .get_or_init(|| outermost_occurrences(tree, self.function())),
+        }
+    }
+
+    fn inclusive(&self) -> &[Vec<f64>] {
+        self.inclusive.get_or_init(|| {
+            (0..self.tree.metric_count())
+                .map(|m| self.tree.inclusive(m))
+                .collect()
+        })
     }
 }
 
@@ -431,19 +535,25 @@ fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<N
 /// value under its function. Inclusive: each function's inclusive value
 /// (each sample once), so a file's value is the sum of its functions'.
 pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
+    flat_from(&ShapeInputs::new(tree, frames), values)
+}
+
+/// [`flat`] from inputs its profile's other shapes share.
+pub fn flat_from(inputs: &ShapeInputs, values: Values) -> CallTree {
+    let (tree, frames) = (inputs.tree, inputs.frames);
     let metrics = tree.metric_count();
-    let function = function_ids(tree, frames);
-    let nodes = contributing_nodes(tree, &function, values);
-    let inclusive: Vec<Vec<f64>> = match values {
-        Values::Inclusive => (0..metrics).map(|m| tree.inclusive(m)).collect(),
-        Values::Exclusive => Vec::new(),
+    let function = inputs.function();
+    let nodes = inputs.contributing(values);
+    let inclusive: &[Vec<f64>] = match values {
+        Values::Inclusive => inputs.inclusive(),
+        Values::Exclusive => &[],
     };
     // Sum per function first (a slot per function frame, in first-seen
     // order), then build the three levels once per function.
     let mut slot_of: Vec<u32> = Vec::new();
     let mut firsts: Vec<FrameId> = Vec::new();
     let mut sums: Vec<f64> = Vec::new();
-    for node in nodes {
+    for &node in nodes {
         let (Some(frame), Some(f)) = (tree.frame(node), function[node.index()]) else {
             continue;
         };

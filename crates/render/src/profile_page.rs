@@ -18,6 +18,7 @@
 //! of the bytes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -374,47 +375,124 @@ pub fn render_profile(
 }
 
 fn render_page(cx: &Context, page: &PagePlan) -> Result<SiteFiles, BuildError> {
-    let entry = &cx.history.profiles[page.entry];
-    let [top_down, bottom_up, flat] = shape_trees(cx, entry);
-    let (view, mut files) = assemble(cx, page, [&top_down, &bottom_up, &flat], None)?;
+    let code = code_links(cx, page);
+    let cells = ShapeCells::default();
+    let t0 = std::time::Instant::now();
+    let laid_out = lay_out_shapes(cx, page, &cells, &code);
+    eprintln!("TMP start {:?} laid {:?}", 0, t0.elapsed());
+    let (view, mut files) = assemble(cx, page, (&cells, laid_out, &code), None)?;
+    eprintln!("TMP assembled {:?}", t0.elapsed());
     let html = cx.renderer.render("profile.html", &view)?;
     files.insert(0, (page.path.clone(), html.into_bytes()));
     Ok(files)
 }
 
-/// The profile's trees of each shape (top-down, bottom-up, flat), each
-/// carrying every metric: the bottom-up trees beside the flat trees,
-/// which also give the heaviest functions.
-fn shape_trees<'a>(cx: &Context, entry: &'a ProfileEntry) -> [ShapeTrees<'a>; 3] {
-    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+/// The trees of each shape (top-down, bottom-up, flat) of a profile,
+/// each carrying every metric, kept while the views laid out from them
+/// borrow them; and its exclusive and inclusive flat trees merged, which
+/// give the heaviest functions.
+#[derive(Default)]
+struct ShapeCells<'a> {
+    trees: [OnceLock<ShapeTrees<'a>>; 3],
+    heaviest: OnceLock<CallTree>,
+}
+
+impl<'a> ShapeCells<'a> {
+    fn of(&self, shape: Shape) -> Option<&ShapeTrees<'a>> {
+        self.trees[shape_index(shape)].get()
+    }
+}
+
+/// Computes the profile's trees of each shape into `cells` and lays out
+/// its views, each shape's as soon as its trees are ready; the views come
+/// in page order (per metric, per shape). The inclusive bottom-up tree
+/// takes longest (about as long as the rest together on a large profile):
+/// it starts at once on this thread, while the pool computes the other
+/// trees and lays out the top-down and flat views.
+fn lay_out_shapes<'a>(
+    cx: &Context<'a>,
+    page: &'a PagePlan,
+    cells: &'a ShapeCells<'a>,
+    code: &'a CodeLinks<'a>,
+) -> Vec<LaidOut<'a>> {
+    let entry: &'a ProfileEntry = &cx.history.profiles[page.entry];
     let tree = &entry.profile.tree;
-    // The inclusive bottom-up tree takes longest (about as long as the
-    // other three together on a large profile): it starts at once on this
-    // thread, and the others are left for the pool.
-    let (bottom_up_inclusive, (flat_and_top, bottom_up_exclusive)) = rayon::join(
-        || shapes::bottom_up(tree, cx.frames, Values::Inclusive, min_fraction),
+    let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+    let lay = move |shape: Shape, trees: ShapeTrees<'a>| -> Vec<LaidOut<'a>> {
+        let trees: &'a ShapeTrees<'a> = cells.trees[shape_index(shape)].get_or_init(|| trees);
+        (0..entry.profile.metrics.len())
+            .into_par_iter()
+            .map(|metric| {
+                lay_out(
+                    cx,
+                    &ViewOf {
+                        metric,
+                        shape,
+                        page,
+                    },
+                    trees,
+                    code,
+                )
+            })
+            .collect()
+    };
+    let inputs = shapes::ShapeInputs::new(tree, cx.frames);
+    let (bottom_up_inclusive, ((top_down, flat), bottom_up_exclusive)) = rayon::join(
+        || shapes::bottom_up_from(&inputs, Values::Inclusive, min_fraction),
         || {
             rayon::join(
                 || {
-                    let (exclusive, inclusive) = rayon::join(
-                        || shapes::flat(tree, cx.frames, Values::Exclusive),
-                        || shapes::flat(tree, cx.frames, Values::Inclusive),
-                    );
-                    let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
-                    (
-                        ShapeTrees::top_down(entry, heaviest),
-                        ShapeTrees::derived(entry, exclusive, inclusive, None),
+                    rayon::join(
+                        || lay(Shape::TopDown, ShapeTrees::top_down(entry)),
+                        || {
+                            let (exclusive, inclusive) = rayon::join(
+                                || shapes::flat_from(&inputs, Values::Exclusive),
+                                || shapes::flat_from(&inputs, Values::Inclusive),
+                            );
+                            let heaviest = shapes::merge(&[&exclusive, &inclusive], &[]);
+                            cells.heaviest.get_or_init(|| heaviest);
+                            lay(
+                                Shape::Flat,
+                                ShapeTrees::derived(entry, exclusive, inclusive, None),
+                            )
+                        },
                     )
                 },
-                || shapes::bottom_up(tree, cx.frames, Values::Exclusive, min_fraction),
+                || shapes::bottom_up_from(&inputs, Values::Exclusive, min_fraction),
             )
         },
     );
     let (e, i) = (bottom_up_exclusive, bottom_up_inclusive);
     let cut_depth = e.cut_depth.or(i.cut_depth);
-    let bottom_up = ShapeTrees::derived(entry, e.tree, i.tree, cut_depth);
-    let (top_down, flat) = flat_and_top;
-    [top_down, bottom_up, flat]
+    let bottom_up = lay(
+        Shape::BottomUp,
+        ShapeTrees::derived(entry, e.tree, i.tree, cut_depth),
+    );
+    in_page_order([top_down, bottom_up, flat])
+}
+
+/// Views laid out per shape (in [`Shape::ALL`] order, each per metric) in
+/// page order: per metric, per shape.
+fn in_page_order<T>(by_shape: [Vec<T>; 3]) -> Vec<T> {
+    let mut shapes = by_shape.map(|views| views.into_iter());
+    let mut out = Vec::new();
+    loop {
+        let before = out.len();
+        out.extend(shapes.iter_mut().filter_map(|views| views.next()));
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
+/// The links from a page's frames to their source.
+fn code_links<'a>(cx: &Context<'a>, page: &PagePlan) -> CodeLinks<'a> {
+    CodeLinks {
+        links: cx.links,
+        version: cx.history.profiles[page.entry].version,
+        root: paths::root_of(&page.path),
+        origin: None,
+    }
 }
 
 /// A repetition's views as its version's aggregate page shows them (see
@@ -440,9 +518,10 @@ pub fn repetition_view(
     page: &PagePlan,
     page_tables: Option<(&Tables, usize)>,
 ) -> Result<RepetitionView, BuildError> {
-    let entry = &cx.history.profiles[page.entry];
-    let [top_down, bottom_up, flat] = shape_trees(cx, entry);
-    let (view, files) = assemble(cx, page, [&top_down, &bottom_up, &flat], page_tables)?;
+    let code = code_links(cx, page);
+    let cells = ShapeCells::default();
+    let laid_out = lay_out_shapes(cx, page, &cells, &code);
+    let (view, files) = assemble(cx, page, (&cells, laid_out, &code), page_tables)?;
     Ok(RepetitionView {
         name: cx.plan.rep_names[page.entry].clone(),
         head: cx.renderer.render("repetition.html", &view)?,
@@ -521,38 +600,24 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
 fn assemble(
     cx: &Context,
     page: &PagePlan,
-    trees: [&ShapeTrees; 3],
+    (cells, laid_out, code): (&ShapeCells, Vec<LaidOut>, &CodeLinks),
     page_tables: Option<(&Tables, usize)>,
 ) -> Result<(ProfileView, SiteFiles), BuildError> {
     let entry = &cx.history.profiles[page.entry];
-    let code = CodeLinks {
-        links: cx.links,
-        version: entry.version,
-        root: paths::root_of(&page.path),
-        origin: None,
-    };
-    // Every view laid out side by side; then their data added in order, so
-    // the page's name and location tables come out the same every time.
-    let all: Vec<ViewOf> = (0..entry.profile.metrics.len())
-        .flat_map(|metric| {
-            Shape::ALL.map(|shape| ViewOf {
-                metric,
-                shape,
-                page,
-            })
-        })
-        .collect();
-    let laid_out: Vec<LaidOut> = all
-        .par_iter()
-        .map(|view| lay_out(cx, view, trees[shape_index(view.shape)], &code))
-        .collect();
+    let top_down = cells
+        .of(Shape::TopDown)
+        .ok_or_else(|| BuildError::Internal(format!("no top-down tree for {}", page.path)))?;
+    let cut_depth = cells.of(Shape::BottomUp).and_then(|t| t.cut_depth);
+    // The views were laid out side by side; their data is added in page
+    // order, so the page's name and location tables come out the same
+    // every time.
     let metric_names = entry.profile.metrics.iter().map(|m| m.name.as_str());
     let mut views = match page_tables {
         Some((tables, _)) => Views::extending(metric_names, tables.clone()),
         None => Views::new(metric_names, cx.links.editor_template()),
     };
     let tree = &entry.profile.tree;
-    let derived = shape_source::derivable(tree, trees[shape_index(Shape::BottomUp)].cut_depth);
+    let derived = shape_source::derivable(tree, cut_depth);
     let ship_both = shape_source::ship_both();
     let budget = flame_view::budget(&cx.config.flame);
     // Tables with derived-metric or call-count columns are stored: the
@@ -601,7 +666,7 @@ fn assemble(
                     shape: view.shape,
                     page,
                 };
-                let html = table(cx, &of, trees[0], (&code, tree_table::HTML_ROWS));
+                let html = table(cx, &of, top_down, (code, tree_table::HTML_ROWS));
                 let (html, k) = views.derived_default_table((view.table, html), derive, ship_both);
                 default_table = Some(html);
                 k
@@ -632,7 +697,7 @@ fn assemble(
         );
         views.set_tree(source);
     }
-    let tops = tops(cx, entry, trees[0]);
+    let tops = tops(cx, entry, cells.heaviest.get());
     if page_tables.is_some() {
         // On the aggregate page the script writes them (they are hidden
         // without it, with the repetition's views).
@@ -713,7 +778,7 @@ fn shape_index(shape: Shape) -> usize {
 }
 
 /// The heaviest functions by each metric's self value.
-fn tops(cx: &Context, entry: &ProfileEntry, top_down: &ShapeTrees) -> Vec<Top> {
+fn tops(cx: &Context, entry: &ProfileEntry, heaviest: Option<&CallTree>) -> Vec<Top> {
     entry
         .profile
         .metrics
@@ -723,7 +788,7 @@ fn tops(cx: &Context, entry: &ProfileEntry, top_down: &ShapeTrees) -> Vec<Top> {
             metric: metric.name.clone(),
             unit: metric.unit.clone(),
             total: entry.profile.tree.total(m),
-            rows: match &top_down.heaviest {
+            rows: match heaviest {
                 Some(merged) => top_by_self(cx.frames, entry, merged, m, 30),
                 None => Vec::new(),
             },
@@ -752,19 +817,16 @@ struct ShapeTrees<'a> {
     cut_depth: Option<usize>,
     /// Top-down: inclusive and exclusive values of every node, per metric.
     values: Option<NodeValues>,
-    /// Top-down: the exclusive and the inclusive flat tree merged.
-    heaviest: Option<CallTree>,
 }
 
 impl<'a> ShapeTrees<'a> {
-    fn top_down(entry: &'a ProfileEntry, heaviest: CallTree) -> ShapeTrees<'a> {
+    fn top_down(entry: &'a ProfileEntry) -> ShapeTrees<'a> {
         ShapeTrees {
             entry,
             exclusive: None,
             inclusive: None,
             cut_depth: None,
             values: Some(derived_metrics::tree_values(&entry.profile.tree)),
-            heaviest: Some(heaviest),
         }
     }
 
@@ -780,7 +842,6 @@ impl<'a> ShapeTrees<'a> {
             inclusive: Some(inclusive),
             cut_depth,
             values: None,
-            heaviest: None,
         }
     }
 }

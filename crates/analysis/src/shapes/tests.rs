@@ -311,3 +311,80 @@ fn trees_already_by_function_can_be_reshaped() {
     assert_eq!(flat.total(0), 3.0);
     assert_eq!(by_function(&by, &sf).len(), by.len());
 }
+
+/// A tree of `n` generated stacks over a few dozen functions, with
+/// recursion, as (frames, tree).
+fn generated(n: usize) -> (FrameTable, CallTree) {
+    let names: Vec<String> = (0..40)
+        .map(|i| format!("f{i}@m{}.py:{}", i % 7, i))
+        .collect();
+    let mut state = 12345u64;
+    let mut next = move |k: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % k
+    };
+    let stacks: Vec<(String, f64)> = (0..n)
+        .map(|_| {
+            let depth = 1 + next(9);
+            let frames: Vec<&str> = (0..depth)
+                .map(|_| names[next(names.len())].as_str())
+                .collect();
+            (frames.join(";"), 1.0 + next(5) as f64)
+        })
+        .collect();
+    let borrowed: Vec<(&str, f64)> = stacks.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+    profile(&borrowed)
+}
+
+#[test]
+fn a_first_level_grouped_by_function_gives_the_tree_grouping_by_key_gives() {
+    let (frames, tree) = generated(3000);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
+    for values in [Values::Exclusive, Values::Inclusive] {
+        let inputs = ShapeInputs::new(&tree, &sf);
+        let dense = bottom_up_grouped(&inputs, values, 0.01, 1);
+        let hashed = bottom_up_grouped(&inputs, values, 0.01, usize::MAX);
+        assert!(
+            dense.tree.len() > 40,
+            "{values:?}: {} nodes",
+            dense.tree.len()
+        );
+        // The same nodes in the same order (ids, frames and values).
+        let nodes = |t: &CallTree| -> Vec<(Option<FrameId>, Option<NodeId>, f64)> {
+            t.node_ids()
+                .map(|n| (t.frame(n), t.parent(n), t.self_value(n, 0)))
+                .collect()
+        };
+        assert_eq!(nodes(&dense.tree), nodes(&hashed.tree), "{values:?}");
+        assert_eq!(
+            paths(&dense.tree, &sf.table, 0),
+            paths(&hashed.tree, &sf.table, 0)
+        );
+    }
+}
+
+#[test]
+fn shapes_built_from_shared_inputs_equal_shapes_built_alone() {
+    let (frames, tree) = generated(500);
+    let sf = ShapeFrames::new(
+        &frames,
+        &FunctionIds::of_frames(&frames, &PathRules::default()),
+    );
+    let inputs = ShapeInputs::new(&tree, &sf);
+    for values in [Values::Inclusive, Values::Exclusive] {
+        let shared = bottom_up_from(&inputs, values, 0.0);
+        let alone = bottom_up(&tree, &sf, values, 0.0);
+        assert_eq!(
+            paths(&shared.tree, &sf.table, 0),
+            paths(&alone.tree, &sf.table, 0)
+        );
+        let shared = flat_from(&inputs, values);
+        let alone = flat(&tree, &sf, values);
+        assert_eq!(paths(&shared, &sf.table, 0), paths(&alone, &sf.table, 0));
+    }
+}
