@@ -377,11 +377,8 @@ pub fn render_profile(
 fn render_page(cx: &Context, page: &PagePlan) -> Result<SiteFiles, BuildError> {
     let code = code_links(cx, page);
     let cells = ShapeCells::default();
-    let t0 = std::time::Instant::now();
     let laid_out = lay_out_shapes(cx, page, &cells, &code);
-    eprintln!("TMP start {:?} laid {:?}", 0, t0.elapsed());
     let (view, mut files) = assemble(cx, page, (&cells, laid_out, &code), None)?;
-    eprintln!("TMP assembled {:?}", t0.elapsed());
     let html = cx.renderer.render("profile.html", &view)?;
     files.insert(0, (page.path.clone(), html.into_bytes()));
     Ok(files)
