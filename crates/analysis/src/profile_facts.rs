@@ -48,15 +48,24 @@ fn facts_walked_from(
 ) -> ProfileFacts {
     let tree = &profile.tree;
     let metrics = profile.metrics.len();
-    let inclusive: Vec<Vec<f64>> = (0..metrics).map(|m| tree.inclusive(m)).collect();
-    let method: Vec<Option<CompId>> = tree
-        .node_ids()
-        .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
-        .collect();
     // Root subtrees are independent (a path's outermost occurrences are
     // within its root child's subtree): a large tree is walked in two
-    // halves at once, and their sums added.
-    let partials: Vec<Sums> = root_groups(tree, parallel_nodes)
+    // halves at once, and their sums added. What the walks read is
+    // prepared at once too.
+    let (inclusive, (method, groups)) = rayon::join(
+        || -> Vec<Vec<f64>> { (0..metrics).map(|m| tree.inclusive(m)).collect() },
+        || {
+            rayon::join(
+                || -> Vec<Option<CompId>> {
+                    tree.node_ids()
+                        .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
+                        .collect()
+                },
+                || root_groups(tree, parallel_nodes),
+            )
+        },
+    );
+    let partials: Vec<Sums> = groups
         .par_iter()
         .map(|roots| walk(tree, hierarchy, (&inclusive, &method), roots).finish())
         .collect();
