@@ -61,6 +61,7 @@
 //!   a class (say, inlined exported Go functions `pkg.Func_[i]` and
 //!   nothing else) would be misread; real CPU profiles have other leaves.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{text, Format, Input, Parsed};
@@ -116,37 +117,64 @@ impl Format for Folded {
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
-        let data = decode(input.bytes);
-        let mode = survey(&data);
         // Big files are read in chunks of whole lines on every core (chunk
         // boundaries depend on the size only, so the result does not
         // depend on the number of threads), then built into one tree in
         // file order.
-        parse_chunks(&split_chunks(&data, CHUNK_BYTES), mode)
+        match utf8_chunks(input.bytes, CHUNK_BYTES) {
+            Some(chunks) => parse_text(&chunks),
+            None => parse_text(&split_chunks(&text::decode_text(input.bytes), CHUNK_BYTES)),
+        }
     }
 }
 
-/// The text of a file: valid UTF-8 as it is (checked the fast way), else
-/// through [`text::decode_text`] (byte-order marks, UTF-16, invalid bytes).
-fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) if !s.starts_with('\u{feff}') => std::borrow::Cow::Borrowed(s),
-        _ => text::decode_text(bytes),
-    }
+fn parse_text(chunks: &[&str]) -> Result<Parsed, ParseError> {
+    let mode = survey(chunks.iter().flat_map(|c| c.split('\n')));
+    parse_chunks(chunks, mode)
 }
 
 /// Files larger than twice this are parsed in chunks of about this size.
 const CHUNK_BYTES: usize = 16 << 20;
 
+/// A file's chunks (see [`split_chunks`]) when it is valid UTF-8 without
+/// a byte-order mark, each checked on its own, all at once; `None` for
+/// text that [`text::decode_text`] must decode first (byte-order marks,
+/// UTF-16, invalid bytes). A chunk ends after a newline, which is never
+/// part of a character, so the chunks are valid when the file is.
+fn utf8_chunks(bytes: &[u8], size: usize) -> Option<Vec<&str>> {
+    let chunks: Vec<&str> = chunk_bytes(bytes, size)
+        .par_iter()
+        .map(|c| std::str::from_utf8(c).ok())
+        .collect::<Option<_>>()?;
+    match chunks.first() {
+        Some(first) if first.starts_with('\u{feff}') => None,
+        _ => Some(chunks),
+    }
+}
+
 /// `data` cut after a newline roughly every `size` bytes.
 fn split_chunks(data: &str, size: usize) -> Vec<&str> {
-    if data.len() < 2 * size {
-        return vec![data];
+    let mut rest = data;
+    let mut chunks = Vec::new();
+    for len in chunk_bytes(data.as_bytes(), size).iter().map(|c| c.len()) {
+        // A cut after a newline is a character boundary.
+        let (head, tail) = rest.split_at(len);
+        chunks.push(head);
+        rest = tail;
+    }
+    chunks
+}
+
+/// `bytes` cut after a newline roughly every `size` bytes (in one piece
+/// when shorter than twice `size`).
+fn chunk_bytes(bytes: &[u8], size: usize) -> Vec<&[u8]> {
+    if bytes.len() < 2 * size {
+        return vec![bytes];
     }
     let mut chunks = Vec::new();
-    let mut rest = data;
+    let mut rest = bytes;
     while rest.len() > size {
-        let Some(cut) = rest[size..].find('\n') else {
+        let Some(cut) = rest[size..].iter().position(|&b| b == b'\n') else {
             break;
         };
         let (head, tail) = rest.split_at(size + cut + 1);
@@ -280,9 +308,9 @@ impl Mode {
 /// Reads every line's leaf to decide whether the file is async-profiler
 /// allocation output (the rule is in the module doc). Stops at the first
 /// leaf that rules it out, so a CPU profile costs a line or two.
-fn survey(data: &str) -> Mode {
+fn survey<'a>(lines: impl Iterator<Item = &'a str>) -> Mode {
     let (mut dotted, mut outside_tlab) = (false, false);
-    for line in data.split('\n') {
+    for line in lines {
         let Some((stack, _)) = split_count(line.trim_end()) else {
             continue; // bad lines are reported when read
         };

@@ -277,7 +277,7 @@ fn the_vertx_cpu_profile_is_not_taken_for_allocations() {
         return;
     };
     let data = text::decode_text(&bytes);
-    assert_eq!(survey(&data), Mode::Samples);
+    assert_eq!(survey(data.split('\n')), Mode::Samples);
     let (name, p) = crate::parse_bytes("vertx.txt", &bytes).unwrap();
     assert_eq!(name, "folded");
     assert_eq!(
@@ -399,7 +399,7 @@ fn chunked_allocation_output_gives_the_same_sites() {
         ));
     }
     let whole = parse(&text);
-    let mode = survey(&text);
+    let mode = survey(text.split('\n'));
     assert_eq!(mode, Mode::Allocations { outside_tlab: true });
     let chunks = split_chunks(&text, 4096);
     assert!(chunks.len() > 5 && !chunks[0].contains("_["));
@@ -419,4 +419,40 @@ fn file_without_any_stack_is_an_error() {
         })
         .unwrap_err();
     assert_eq!(e.place, model::error::Place::Line(1));
+}
+
+#[test]
+fn chunks_are_cut_after_newlines_whatever_characters_sit_at_the_cut() {
+    // Multi-byte characters across every byte offset near the nominal cut:
+    // cutting there on a byte count alone panicked on big files.
+    let line = "main;関数::読み込み;数据::处理;λ 3\n";
+    let text = line.repeat(400);
+    for size in 1000..1040 {
+        let chunks = split_chunks(&text, size);
+        assert!(chunks.len() > 5, "size {size}");
+        assert_eq!(chunks.concat(), text);
+        assert!(chunks.iter().all(|c| c.ends_with('\n')), "size {size}");
+        let bytes = utf8_chunks(text.as_bytes(), size).expect("valid UTF-8");
+        assert_eq!(bytes, chunks);
+    }
+    let chunked = parse_chunks(&split_chunks(&text, 1000), Mode::Samples).unwrap();
+    assert_eq!(tree_paths(&chunked), tree_paths(&parse(&text)));
+}
+
+#[test]
+fn text_that_is_not_utf8_is_decoded_whole_before_it_is_cut() {
+    let mut bytes = "main;a 1\n".repeat(300).into_bytes();
+    bytes.extend_from_slice(b"main;caf\xe9 2\n");
+    bytes.extend("main;b 1\n".repeat(300).into_bytes());
+    assert_eq!(utf8_chunks(&bytes, 512), None);
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend("main;a 1\n".repeat(300).into_bytes());
+    assert_eq!(utf8_chunks(&bom, 512), None);
+    let p = Folded
+        .parse(&Input {
+            file_name: "latin1.folded",
+            bytes: &bytes,
+        })
+        .unwrap();
+    assert_eq!(p.profile.tree.total(0), 602.0);
 }
