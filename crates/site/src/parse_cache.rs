@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use xxhash_rust::xxh3::Xxh3;
+use rayon::prelude::*;
+use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 use input::load::ParseCache;
 use input::records::{decode, encode, FORMAT};
@@ -40,6 +41,10 @@ pub enum Written {
     /// New, and already written into the new site ([`Cache::staged`]).
     Staged,
 }
+
+/// Files are hashed for their cache key in pieces of this many bytes, all
+/// at once (a piece's digest does not depend on the others).
+const KEY_PIECE: usize = 8 << 20;
 
 /// The cache of one build.
 #[derive(Debug, Default)]
@@ -73,10 +78,16 @@ impl Cache {
     /// The key of a file: its bytes and how it is named in its version.
     pub fn key_of(within_version: &str, file_name: &str, bytes: &[u8]) -> String {
         let mut h = Cache::hasher(within_version, file_name);
-        h.update(bytes);
+        let pieces: Vec<u128> = bytes.par_chunks(KEY_PIECE).map(xxh3_128).collect();
+        for piece in pieces {
+            h.update(&piece.to_le_bytes());
+        }
         format!("{:032x}", h.digest128())
     }
 
+    /// The hasher a key starts from: the entry format, perfatlas's version
+    /// and the file's place; the file's bytes follow as the digests of
+    /// their pieces of [`KEY_PIECE`] bytes, in order.
     fn hasher(within_version: &str, file_name: &str) -> Xxh3 {
         let mut h = Xxh3::new();
         h.update(&FORMAT.to_le_bytes());
@@ -94,13 +105,19 @@ impl Cache {
         file_name: &str,
         mut reader: impl std::io::Read,
     ) -> std::io::Result<String> {
+        use std::io::Read;
         let mut h = Cache::hasher(within_version, file_name);
-        let mut buf = vec![0u8; 1 << 20];
+        let mut piece = Vec::with_capacity(KEY_PIECE);
         loop {
-            match reader.read(&mut buf)? {
-                0 => break,
-                n => h.update(&buf[..n]),
+            piece.clear();
+            reader
+                .by_ref()
+                .take(KEY_PIECE as u64)
+                .read_to_end(&mut piece)?;
+            if piece.is_empty() {
+                break;
             }
+            h.update(&xxh3_128(&piece).to_le_bytes());
         }
         Ok(format!("{:032x}", h.digest128()))
     }

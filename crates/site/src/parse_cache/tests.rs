@@ -14,3 +14,27 @@ fn keys_change_with_the_bytes_and_the_name() {
     let streamed = Cache::key_of_stream("x.folded", "x.folded", &b"main 1\n"[..]).unwrap();
     assert_eq!(streamed, a);
 }
+
+#[test]
+fn a_file_hashed_in_pieces_has_the_key_it_has_when_streamed() {
+    // Three pieces and a bit, with a byte changed in the last: keys follow
+    // every piece, and reading the file as a stream gives the same key.
+    let mut bytes: Vec<u8> = (0..3 * KEY_PIECE + 1000).map(|i| (i % 251) as u8).collect();
+    let key = Cache::key_of("big.folded", "big.folded", &bytes);
+    let streamed = Cache::key_of_stream("big.folded", "big.folded", &bytes[..]).unwrap();
+    assert_eq!(streamed, key);
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    assert_ne!(Cache::key_of("big.folded", "big.folded", &bytes), key);
+    bytes[last] ^= 1;
+    bytes[KEY_PIECE] ^= 1;
+    assert_ne!(Cache::key_of("big.folded", "big.folded", &bytes), key);
+    // A file one piece long and one a byte longer differ.
+    let piece = vec![7u8; KEY_PIECE];
+    let mut longer = piece.clone();
+    longer.push(7);
+    assert_ne!(
+        Cache::key_of("a", "a", &piece),
+        Cache::key_of("a", "a", &longer)
+    );
+}
