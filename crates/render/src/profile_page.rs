@@ -355,7 +355,9 @@ pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u
             .u128(inputs.sources[entry.version]);
     }
     for page in pages {
-        d.str(&page.path).json(&nav(cx, page));
+        let entry = &cx.history.profiles[page.entry];
+        d.str(&page.path)
+            .json(&nav(cx, page, &entry.profile.totals()));
     }
     d.finish()
 }
@@ -392,11 +394,18 @@ fn render_page(cx: &Context, page: &PagePlan) -> Result<SiteFiles, BuildError> {
 struct ShapeCells<'a> {
     trees: [OnceLock<ShapeTrees<'a>>; 3],
     heaviest: OnceLock<CallTree>,
+    /// The profile's total per metric (each a sum over every node, wanted
+    /// by every view).
+    totals: OnceLock<Vec<f64>>,
 }
 
 impl<'a> ShapeCells<'a> {
     fn of(&self, shape: Shape) -> Option<&ShapeTrees<'a>> {
         self.trees[shape_index(shape)].get()
+    }
+
+    fn totals(&self, entry: &ProfileEntry) -> &[f64] {
+        self.totals.get_or_init(|| entry.profile.totals())
     }
 }
 
@@ -420,16 +429,13 @@ fn lay_out_shapes<'a>(
         (0..entry.profile.metrics.len())
             .into_par_iter()
             .map(|metric| {
-                lay_out(
-                    cx,
-                    &ViewOf {
-                        metric,
-                        shape,
-                        page,
-                    },
-                    trees,
-                    code,
-                )
+                let total = cells.totals(entry)[metric];
+                let view = ViewOf {
+                    metric,
+                    shape,
+                    page,
+                };
+                lay_out(cx, &view, (trees, total), code)
             })
             .collect()
     };
@@ -537,7 +543,7 @@ pub fn by_profile(plan: &Plan) -> Vec<Vec<&PagePlan>> {
 }
 
 /// The navigation and facts of `page`.
-fn nav(cx: &Context, page: &PagePlan) -> Nav {
+fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
     let history = cx.history;
     let entry = &history.profiles[page.entry];
     let version = &history.versions[entry.version];
@@ -548,7 +554,7 @@ fn nav(cx: &Context, page: &PagePlan) -> Nav {
         .enumerate()
         .map(|(m, metric)| MetricPart {
             name: metric.name.clone(),
-            total: with_unit(entry.profile.tree.total(m), &metric.unit),
+            total: with_unit(totals.get(m).copied().unwrap_or(0.0), &metric.unit),
             aggregate_href: super::aggregate_page::link(
                 history,
                 &entry.benchmark,
@@ -694,18 +700,19 @@ fn assemble(
         );
         views.set_tree(source);
     }
-    let tops = tops(cx, entry, cells.heaviest.get());
+    let totals = cells.totals(entry);
+    let tops = tops(cx, entry, (cells.heaviest.get(), totals));
     if page_tables.is_some() {
         // On the aggregate page the script writes them (they are hidden
         // without it, with the repetition's views).
         views.set_heaviest(script_tops(&tops));
     }
     let view = ProfileView {
-        nav: nav(cx, page),
+        nav: nav(cx, page, totals),
         table: default_table
             .ok_or_else(|| BuildError::Internal(format!("no default view in {}", page.path)))?,
         tops,
-        empty: entry.profile.metrics.is_empty() || entry.profile.tree.total(0) <= 0.0,
+        empty: totals.first().is_none_or(|t| *t <= 0.0),
         graphs: inline,
         views_json: views.into_json(),
     };
@@ -726,7 +733,7 @@ struct LaidOut<'a> {
 fn lay_out<'a>(
     cx: &Context<'a>,
     view: &ViewOf,
-    trees: &'a ShapeTrees,
+    (trees, total): (&'a ShapeTrees, f64),
     code: &'a CodeLinks<'a>,
 ) -> LaidOut<'a> {
     let history = cx.history;
@@ -738,7 +745,6 @@ fn lay_out<'a>(
         "{} {} {rep}: {}",
         entry.benchmark, version.label, metric.name
     );
-    let total = entry.profile.tree.total(view.metric);
     let specs = graph_specs(cx, view, trees, &label, total, code);
     // The page budget is shared by the view's graphs.
     let mut budget = flame_view::budget(&cx.config.flame);
@@ -775,7 +781,11 @@ fn shape_index(shape: Shape) -> usize {
 }
 
 /// The heaviest functions by each metric's self value.
-fn tops(cx: &Context, entry: &ProfileEntry, heaviest: Option<&CallTree>) -> Vec<Top> {
+fn tops(
+    cx: &Context,
+    entry: &ProfileEntry,
+    (heaviest, totals): (Option<&CallTree>, &[f64]),
+) -> Vec<Top> {
     entry
         .profile
         .metrics
@@ -784,9 +794,11 @@ fn tops(cx: &Context, entry: &ProfileEntry, heaviest: Option<&CallTree>) -> Vec<
         .map(|(m, metric)| Top {
             metric: metric.name.clone(),
             unit: metric.unit.clone(),
-            total: entry.profile.tree.total(m),
+            total: totals[m],
             rows: match heaviest {
-                Some(merged) => top_by_self(cx.frames, entry, merged, m, 30),
+                Some(merged) => {
+                    top_by_self(cx.frames, entry, (merged, totals[m], &metric.unit), m, 30)
+                }
                 None => Vec::new(),
             },
         })
@@ -1135,13 +1147,13 @@ fn diff_links(cx: &Context, entry: &ProfileEntry, root: &str) -> Vec<Link> {
 fn top_by_self(
     frames: &ShapeFrames,
     entry: &ProfileEntry,
-    merged: &CallTree,
+    (merged, grand, unit): (&CallTree, f64, &Unit),
     metric: usize,
     n: usize,
 ) -> Vec<TopRow> {
-    let tree = &entry.profile.tree;
-    let grand = tree.total(metric);
-    let per = tree.metric_count();
+    // The merged tree has the profile's exclusive metrics, then its
+    // inclusive ones.
+    let per = entry.profile.tree.metric_count();
     let (self_by, total_by) = (merged.inclusive(metric), merged.inclusive(per + metric));
     let mut rows: Vec<NodeId> = merged
         .node_ids()
@@ -1152,7 +1164,6 @@ fn top_by_self(
             .total_cmp(&self_by[a.index()])
             .then(a.cmp(b))
     });
-    let unit = &entry.profile.metrics[metric].unit;
     rows.into_iter()
         .take(n)
         .filter_map(|node| {
