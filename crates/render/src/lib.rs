@@ -369,6 +369,7 @@ pub fn site_files(
     let rendered: Vec<Result<Vec<(String, Body)>, BuildError>> =
         trace::timings::phase("pages", || {
             jobs.par_iter()
+                .with_max_len(1)
                 .map(|job| {
                     let pages = run(job, output);
                     trace::progress::advance(1);
