@@ -112,7 +112,20 @@ pub fn build_with_progress(
         true => site::parse_cache::Cache::disabled(),
         false => site::parse_cache::Cache::for_site(&options.output),
     };
-    let (history, deferred) = phase("load", || read_history(options, &config, &parse_cache))?;
+    // The templates are parsed while the inputs are read: that leaves a
+    // core idle at its end, the tree of a big file being built on one.
+    let (loaded, renderer) = rayon::join(
+        || phase("load", || read_history(options, &config, &parse_cache)),
+        || {
+            render::Renderer::new(
+                options.templates.as_deref(),
+                &options.theme,
+                options.svg_files,
+            )
+        },
+    );
+    let (history, deferred) = loaded?;
+    let renderer = renderer?.with_repetition_pages(options.repetition_pages);
     trace::progress::stage("analysing", 0);
     let staging = site::Staging::begin(&options.output, options.force)?;
     // The parsed profiles' cache entries are encoded and written beside the
@@ -123,12 +136,6 @@ pub fn build_with_progress(
     );
     let (analysis, sources) = analysis?;
     staged?;
-    let renderer = render::Renderer::new(
-        options.templates.as_deref(),
-        &options.theme,
-        options.svg_files,
-    )?
-    .with_repetition_pages(options.repetition_pages);
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),
