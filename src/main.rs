@@ -2,6 +2,7 @@
 //! errors once and maps them to exit codes (0 built, notes or not; 1 built
 //! with skipped inputs; 2 nothing built).
 
+mod allocator;
 mod progress_bar;
 
 use std::io::Write;
@@ -248,6 +249,7 @@ enum To {
 }
 
 fn main() -> ExitCode {
+    allocator::tune();
     report_panics_as_bugs();
     // Past a file-size limit (`ulimit -f`) the default action of SIGXFSZ
     // kills the process, leaving its staging directory; ignored, the write
