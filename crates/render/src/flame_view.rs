@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::flame_svg::{self, Decor, FlameSvgInput, Words};
@@ -497,10 +498,13 @@ fn page_data(
     }
 }
 
+/// Strings by index in first-seen order; looked up once per frame of
+/// every view of a page, so by a fast hash (the order does not depend on
+/// it).
 #[derive(Default, Clone)]
 struct Interner {
     list: Vec<String>,
-    index: HashMap<String, usize>,
+    index: FxHashMap<String, usize>,
 }
 
 impl Interner {
