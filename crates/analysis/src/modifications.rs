@@ -94,6 +94,11 @@ impl Modifications {
 /// change data.
 pub fn from_source_hashes(history: &History, hierarchy: &Hierarchy) -> Modifications {
     let n = history.versions.len();
+    let mut out = Modifications::unknown(n, "no source hashes in the inputs of this version");
+    // Most formats carry none: then no profile's nodes need a look.
+    if !history.frames.iter().any(|(_, f)| f.source_hash.is_some()) {
+        return out;
+    }
     // Per version: method → hash (the smallest, if frames disagree).
     let mut hashes: Vec<BTreeMap<CompId, String>> = vec![BTreeMap::new(); n];
     for entry in &history.profiles {
@@ -110,7 +115,6 @@ pub fn from_source_hashes(history: &History, hierarchy: &Hierarchy) -> Modificat
             }
         }
     }
-    let mut out = Modifications::unknown(n, "no source hashes in the inputs of this version");
     for v in 1..n {
         if hashes[v].is_empty() || hashes[v - 1].is_empty() {
             continue;
