@@ -749,19 +749,26 @@ fn lay_out<'a>(
     // The page budget is shared by the view's graphs.
     let mut budget = flame_view::budget(&cx.config.flame);
     budget.max_frames = (budget.max_frames / specs.len().max(1)).max(1);
-    let graphs = specs
-        .into_iter()
-        .map(|spec| {
-            let graph = flame_view::layout(&spec, budget);
-            (spec, graph)
-        })
-        .collect();
+    // The graphs and the table are independent: a large profile's
+    // top-down graph and table are each a walk of its whole tree.
+    let (graphs, table) = rayon::join(
+        || {
+            specs
+                .into_par_iter()
+                .map(|spec| {
+                    let graph = flame_view::layout(&spec, budget);
+                    (spec, graph)
+                })
+                .collect()
+        },
+        || table(cx, view, trees, (code, tree_table::ROWS)),
+    );
     let shape = view.shape.name();
     LaidOut {
         metric: view.metric,
         shape: view.shape,
         graphs,
-        table: table(cx, view, trees, (code, tree_table::ROWS)),
+        table,
         script: ScriptView {
             metric: view.metric,
             shape,
