@@ -331,7 +331,8 @@ fn bottom_up_level<'v>(
     let mut groups = GroupIndex::for_level(live, function, dense_from);
     let mut keys: Vec<(NodeId, FrameId)> = Vec::new();
     let mut sums: Vec<f64> = Vec::new();
-    let mut group_of = Vec::with_capacity(live.len());
+    // Groups are fewer than occurrences, which are counted in u32.
+    let mut group_of: Vec<u32> = Vec::with_capacity(live.len());
     for o in live {
         let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
         let g = groups.group_of(key, || {
@@ -345,7 +346,7 @@ fn bottom_up_level<'v>(
         {
             *s += v;
         }
-        group_of.push(g);
+        group_of.push(g as u32);
     }
     let sum = |g: usize, m: usize| sums[g * metrics + m];
     let empty: Vec<bool> = (0..keys.len())
@@ -361,7 +362,7 @@ fn bottom_up_level<'v>(
         }
     }
     let mut next = Vec::with_capacity(live.len());
-    for (o, &g) in live.iter().zip(&group_of) {
+    for (o, g) in live.iter().zip(group_of.iter().map(|&g| g as usize)) {
         if empty[g] {
             continue;
         }
