@@ -875,11 +875,17 @@ fn graph_specs<'a>(
     let rep = &cx.plan.rep_names[view.page.entry];
     let stem = paths::view_svg_stem(dir, rep, &metric.name, view.shape);
     let shape = view.shape;
+    // The top-down graph's tree is the profile's, whose inclusive values
+    // the trees carry; the other shapes' trees are small.
+    let inclusive = match (shape, &trees.values) {
+        (Shape::TopDown, Some((inclusive, _))) => inclusive.get(view.metric).map(Vec::as_slice),
+        _ => None,
+    };
     let spec = |tree: &'a CallTree, kind: &str, title: String, note: Option<String>, id: usize| {
         GraphSpec {
             tree,
             metric: view.metric,
-            inclusive: None,
+            inclusive,
             frames: &cx.frames.table,
             unit: &metric.unit,
             title,
