@@ -823,9 +823,9 @@ struct ViewOf<'a> {
 type NodeValues = (Vec<Vec<f64>>, Vec<Vec<f64>>);
 
 /// The trees one view draws: for top-down the profile's own (with every
-/// node's values, shared by the page's graph and table, and the flat
-/// trees merged, for the heaviest functions); for the other shapes the
-/// exclusive and the inclusive tree.
+/// node's values, shared by the page's graph and table); for the other
+/// shapes the exclusive and the inclusive tree. (The flat trees merged,
+/// for the heaviest functions, are kept beside them in [`ShapeCells`].)
 struct ShapeTrees<'a> {
     entry: &'a ProfileEntry,
     exclusive: Option<CallTree>,
