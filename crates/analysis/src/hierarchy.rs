@@ -5,8 +5,7 @@
 //! Frames that differ only by line (or start line, or source hash) belong
 //! to the same method; the method is what [`component_path`] derives.
 
-use std::collections::BTreeMap;
-
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use model::{component_path, FrameId, FrameTable, FunctionIds};
@@ -57,6 +56,10 @@ pub struct Comp {
 }
 
 /// Every component of a history, and the method of every frame.
+/// A component's place: package, class, method ("" above its level) and
+/// level.
+type Key<'a> = (&'a str, &'a str, &'a str, Level);
+
 #[derive(Debug, Clone)]
 pub struct Hierarchy {
     pub comps: Vec<Comp>,
@@ -83,52 +86,49 @@ impl Hierarchy {
                 [c.package, c.class, c.method]
             })
             .collect();
-        // Sorted keys of every package, class and method.
-        let mut keys: BTreeMap<(String, String, String, Level), ()> = BTreeMap::new();
+        // Sorted keys of every package, class and method (borrowed from
+        // the paths: sorting and looking up owned keys was most of the
+        // time on big histories).
+        let mut keys: Vec<Key> = Vec::with_capacity(3 * paths.len());
         for [p, c, m] in &paths {
-            keys.insert(
-                (p.clone(), String::new(), String::new(), Level::Package),
-                (),
-            );
-            keys.insert((p.clone(), c.clone(), String::new(), Level::Class), ());
-            keys.insert((p.clone(), c.clone(), m.clone(), Level::Method), ());
+            keys.push((p, "", "", Level::Package));
+            keys.push((p, c, "", Level::Class));
+            keys.push((p, c, m, Level::Method));
         }
+        keys.sort_unstable();
+        keys.dedup();
         let mut comps = vec![Comp {
             level: Level::Project,
             name: project.to_string(),
             key: String::new(),
             parent: None,
         }];
-        let mut ids: BTreeMap<(String, String, String, Level), CompId> = BTreeMap::new();
-        for (k, _) in keys {
-            let (p, c, m, level) = &k;
+        // A parent's key sorts before its children's, so it has its id
+        // when they come.
+        let mut ids: FxHashMap<Key, CompId> = FxHashMap::default();
+        ids.reserve(keys.len());
+        for &(p, c, m, level) in &keys {
             let (name, parent) = match level {
-                Level::Package => (p.clone(), CompId::PROJECT),
-                Level::Class => (
-                    c.clone(),
-                    ids[&(p.clone(), String::new(), String::new(), Level::Package)],
-                ),
-                _ => (
-                    m.clone(),
-                    ids[&(p.clone(), c.clone(), String::new(), Level::Class)],
-                ),
+                Level::Package => (p, CompId::PROJECT),
+                Level::Class => (c, ids[&(p, "", "", Level::Package)]),
+                _ => (m, ids[&(p, c, "", Level::Class)]),
             };
             let key = match level {
-                Level::Package => p.clone(),
+                Level::Package => p.to_string(),
                 Level::Class => format!("{p}\u{1f}{c}"),
                 _ => format!("{p}\u{1f}{c}\u{1f}{m}"),
             };
-            ids.insert(k.clone(), CompId(comps.len() as u32));
+            ids.insert((p, c, m, level), CompId(comps.len() as u32));
             comps.push(Comp {
-                level: *level,
-                name,
+                level,
+                name: name.to_string(),
                 key,
                 parent: Some(parent),
             });
         }
         let frame_method = paths
-            .into_iter()
-            .map(|[p, c, m]| ids[&(p, c, m, Level::Method)])
+            .iter()
+            .map(|[p, c, m]| ids[&(p.as_str(), c.as_str(), m.as_str(), Level::Method)])
             .collect();
         Hierarchy {
             comps,
