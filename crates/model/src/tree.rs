@@ -372,9 +372,13 @@ impl CallTree {
     /// Replaces every frame id through `map` (used when a parser's local
     /// frame table is merged into the history's).
     pub fn remap_frames(&mut self, map: &[FrameId]) {
-        for node in &mut self.nodes {
-            if let Some(f) = node.frame.as_mut() {
-                *f = map[f.0 as usize];
+        // The first profile of a history usually keeps its frame ids.
+        let moved = map.iter().enumerate().any(|(i, f)| f.0 as usize != i);
+        if moved {
+            for node in &mut self.nodes {
+                if let Some(f) = node.frame.as_mut() {
+                    *f = map[f.0 as usize];
+                }
             }
         }
         // Rebuilt lazily: most trees are never extended after loading.
