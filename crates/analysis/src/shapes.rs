@@ -261,9 +261,10 @@ fn bottom_up_grouped(
         }
         work += live.len();
         level += 1;
+        let groups = GroupIndex::for_level(&live, dense_from, frames.table.len());
         live = bottom_up_level(
             &mut out,
-            (&live, dense_from),
+            (&live, groups),
             function,
             frames.narrow,
             &row,
@@ -320,7 +321,7 @@ struct Occurrence {
 /// occurrences that go on (those whose caller is not the root).
 fn bottom_up_level<'v>(
     out: &mut CallTree,
-    (live, dense_from): (&[Occurrence], usize),
+    (live, mut groups): (&[Occurrence], GroupIndex),
     function: &[Option<FrameId>],
     narrow: FrameId,
     row: &impl Fn(u32) -> &'v [f64],
@@ -328,7 +329,6 @@ fn bottom_up_level<'v>(
     tree: &CallTree,
 ) -> Vec<Occurrence> {
     let metrics = threshold.len();
-    let mut groups = GroupIndex::for_level(live, function, dense_from);
     let mut keys: Vec<(NodeId, FrameId)> = Vec::new();
     let mut sums: Vec<f64> = Vec::new();
     // Groups are fewer than occurrences, which are counted in u32.
@@ -395,17 +395,15 @@ enum GroupIndex {
 }
 
 impl GroupIndex {
-    fn for_level(
-        live: &[Occurrence],
-        function: &[Option<FrameId>],
-        dense_from: usize,
-    ) -> GroupIndex {
+    /// The index for a level of `live` occurrences: by function (of the
+    /// `frames` shape frames) when there are at least `dense_from`, all
+    /// under one node.
+    fn for_level(live: &[Occurrence], dense_from: usize, frames: usize) -> GroupIndex {
         let under = live.first().map(|o| o.under);
         if live.len() < dense_from || live.iter().any(|o| Some(o.under) != under) {
             return GroupIndex::ByKey(FxHashMap::default());
         }
-        let slots = function.iter().flatten().map(|f| f.0 as usize + 1).max();
-        GroupIndex::ByFunction(vec![0; slots.unwrap_or(0).max(1)])
+        GroupIndex::ByFunction(vec![0; frames.max(1)])
     }
 
     /// The group of `key`, made by `new` (which returns its index) the

@@ -13,6 +13,14 @@ fn profile(stacks: &[(&str, f64)]) -> (FrameTable, CallTree) {
     (frames, tree)
 }
 
+/// The shape frames of `frames`, functions identified by name and file.
+fn shape_frames(frames: &FrameTable) -> ShapeFrames {
+    ShapeFrames::new(
+        frames,
+        &FunctionIds::of_frames(frames, &PathRules::default()),
+    )
+}
+
 fn frame(text: &str) -> Frame {
     match text.split_once('@') {
         None => Frame::named(text),
@@ -51,10 +59,7 @@ fn paths(tree: &CallTree, frames: &FrameTable, m: usize) -> Vec<String> {
 #[test]
 fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
     let (frames, tree) = profile(&[("main;a;c", 3.0), ("main;b;c", 2.0), ("main;a", 1.0)]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(up.cut_depth, None);
     assert_eq!(
@@ -75,10 +80,7 @@ fn bottom_up_exclusive_puts_self_costs_under_reversed_paths() {
 #[test]
 fn bottom_up_inclusive_counts_a_recursive_function_once_per_sample() {
     let (frames, tree) = profile(&[("main;f;f;g", 4.0), ("main;f", 1.0)]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let up = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -97,10 +99,7 @@ fn bottom_up_inclusive_counts_a_recursive_function_once_per_sample() {
 #[test]
 fn bottom_up_groups_lines_of_one_function() {
     let (frames, tree) = profile(&[("main@m.py:1;f@m.py:3", 2.0), ("main@m.py:2;f@m.py:4", 5.0)]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(paths(&up.tree, &sf.table, 0), ["f = 7", "f;main = 7"]);
     let root = up.tree.children(NodeId::ROOT)[0];
@@ -112,10 +111,7 @@ fn bottom_up_groups_lines_of_one_function() {
 fn very_deep_stacks_are_cut_with_values_kept() {
     let chain: Vec<String> = (0..5_000).map(|i| format!("f{i}")).collect();
     let (frames, tree) = profile(&[(chain.join(";").as_str(), 1.0)]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     // Inclusive: 5,000 outermost occurrences, 12.5 million path frames.
     let up = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
     let cut = up.cut_depth.expect("cut");
@@ -140,10 +136,7 @@ fn flat_groups_by_module_file_function() {
         ("main@app/m.py:2;g@lib/x.py:9", 5.0),
         ("main@app/m.py:1", 1.0),
     ]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let exclusive = flat(&tree, &sf, Values::Exclusive);
     assert_eq!(
         paths(&exclusive, &sf.table, 0),
@@ -243,10 +236,7 @@ fn by_function_matches_a_function_across_versions_whose_lines_and_environment_mo
     .map(|f| frames.intern(frame(f)))
     .collect();
     new.add_stack(stack, &[5.0]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let merged = merge(&[&by_function(&old, &sf), &by_function(&new, &sf)], &[]);
     assert_eq!(paths(&merged, &sf.table, 0), ["main = 3", "main;f = 3"]);
     assert_eq!(paths(&merged, &sf.table, 1), ["main = 5", "main;f = 5"]);
@@ -258,10 +248,7 @@ fn by_function_matches_a_function_across_versions_whose_lines_and_environment_mo
 fn samples_without_frames_keep_exclusive_totals_whole() {
     let (frames, mut tree) = profile(&[("main;a", 3.0)]);
     tree.add_stack([], &[2.0]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.0);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -280,10 +267,7 @@ fn narrow_callers_are_merged_while_building_with_totals_kept() {
     }
     let refs: Vec<(&str, f64)> = stacks.iter().map(|(s, v)| (s.as_str(), *v)).collect();
     let (frames, tree) = profile(&refs);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let up = bottom_up(&tree, &sf, Values::Exclusive, 0.05);
     assert_eq!(
         paths(&up.tree, &sf.table, 0),
@@ -300,10 +284,7 @@ fn narrow_callers_are_merged_while_building_with_totals_kept() {
 #[test]
 fn trees_already_by_function_can_be_reshaped() {
     let (frames, tree) = profile(&[("main@m.py:1;f@m.py:3", 2.0), ("main@m.py:2;f@m.py:4", 1.0)]);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let by = by_function(&tree, &sf);
     let up = bottom_up(&by, &sf, Values::Exclusive, 0.0);
     assert_eq!(paths(&up.tree, &sf.table, 0), ["f = 3", "f;main = 3"]);
@@ -341,10 +322,7 @@ fn generated(n: usize) -> (FrameTable, CallTree) {
 #[test]
 fn a_first_level_grouped_by_function_gives_the_tree_grouping_by_key_gives() {
     let (frames, tree) = generated(3000);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     for values in [Values::Exclusive, Values::Inclusive] {
         let inputs = ShapeInputs::new(&tree, &sf);
         let dense = bottom_up_grouped(&inputs, values, 0.01, 1);
@@ -371,10 +349,7 @@ fn a_first_level_grouped_by_function_gives_the_tree_grouping_by_key_gives() {
 #[test]
 fn shapes_built_from_shared_inputs_equal_shapes_built_alone() {
     let (frames, tree) = generated(500);
-    let sf = ShapeFrames::new(
-        &frames,
-        &FunctionIds::of_frames(&frames, &PathRules::default()),
-    );
+    let sf = shape_frames(&frames);
     let inputs = ShapeInputs::new(&tree, &sf);
     for values in [Values::Inclusive, Values::Exclusive] {
         let shared = bottom_up_from(&inputs, values, 0.0);
