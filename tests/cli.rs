@@ -113,7 +113,7 @@ fn standalone_flame_graph_svgs_only_on_request() {
             .map(|p| p.replace(".html", ".svg"))
             .collect::<Vec<_>>()
     );
-    let class = "matrix/b/convert-basic/c/class-blockparser_py-bc12df32d0afaa22";
+    let class = "matrix/all/c/class-blockparser_py-bc12df32d0afaa22";
     let class_page = fs::read_to_string(with.join(format!("{class}.html"))).unwrap();
     assert!(class_page.contains("<a href=\"class-blockparser_py-bc12df32d0afaa22.svg\">"));
     let stacked = fs::read_to_string(with.join(format!("{class}.svg"))).unwrap();
@@ -199,7 +199,7 @@ fn hostile_names_render_as_text_everywhere() {
     assert!(matrix.contains("\\u003c/script\\u003e\\u003csvg onload=alert(1)\\u003e"));
     let evil_sections: usize = tree
         .iter()
-        .filter(|(p, _)| p.starts_with("matrix/b/bench/c/") && p.ends_with(".html"))
+        .filter(|(p, _)| p.starts_with("matrix/") && p.contains("/c/") && p.ends_with(".html"))
         .map(|(_, b)| {
             String::from_utf8_lossy(b)
                 .matches("<h2>&lt;/script&gt;&lt;svg onload=alert(1)&gt; <span")
@@ -805,7 +805,9 @@ fn matrix_methods_are_sections_of_their_class_page() {
             methods += 1;
         }
     }
-    assert!(methods > 100, "{methods} method sections");
+    // One page per component: a benchmark's matrix links the pages of
+    // the matrix over all benchmarks.
+    assert!(methods > 60, "{methods} method sections");
     // Every row of every matrix, and every glyph of it, leads to its
     // section.
     let matrices: Vec<&String> = tree

@@ -397,11 +397,15 @@ fn regression_to_diff_to_source_by_links() {
     assert!(text.contains("configFromRFC2822"), "{href}: {text}");
     // From the code to the file's row of the matrix: its component page.
     let component = hrefs(&source)
-        .find(|h| h.contains("matrix/b/cpu/c/"))
+        .find(|h| h.contains("matrix/all/c/"))
         .expect("the source page links the file's component page");
     let source_page = page.parent().unwrap().join(file);
     let component = fs::read_to_string(source_page.parent().unwrap().join(component)).unwrap();
-    assert!(component.contains("evolution matrix: cpu"));
+    assert!(component.contains("evolution matrix: all benchmarks"));
+    assert!(
+        component.contains(">cpu</a></div><svg class=\"pa-gl\""),
+        "the row of cpu's matrix"
+    );
     // The chart's points open their version's figures on the benchmark
     // page.
     let point = hrefs(&html)

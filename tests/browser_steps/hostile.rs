@@ -222,7 +222,7 @@ pub fn step_markup_names_stay_text(ctx: &Ctx) {
     // of their class's page, one each).
     let components: Vec<&String> = tree
         .keys()
-        .filter(|p| p.starts_with("matrix/b/evil/c/") && p.ends_with(".html"))
+        .filter(|p| p.starts_with("matrix/") && p.contains("/c/") && p.ends_with(".html"))
         .collect();
     let method_sections: usize = components
         .iter()

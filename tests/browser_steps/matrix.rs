@@ -362,7 +362,7 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
 /// SVG" saves; a copy without that script says so, and a copy without any
 /// script shows the tables open, each edge's state in words.
 pub fn step_component_page_script(ctx: &Ctx) {
-    let dir = ctx.site.join("matrix/b/convert-extensions/c");
+    let dir = ctx.site.join("matrix/all/c");
     let page = dir.join(
         std::fs::read_dir(&dir)
             .unwrap()
@@ -419,7 +419,7 @@ pub fn step_component_page_script(ctx: &Ctx) {
     ctx.screenshot("23b-component-page-drawn");
 
     let html = std::fs::read_to_string(&page).unwrap();
-    let tag = "<script src=\"../../../../assets/component.js\"></script>";
+    let tag = "<script src=\"../../../assets/component.js\"></script>";
     assert!(html.contains(tag), "the page loads component.js");
     // Without assets/component.js: the page says so, the tables stay.
     let without = page.with_file_name("no-component-script.html");

@@ -60,7 +60,7 @@ for (const site of process.argv.slice(2)) {
     // Each block: its matrix row's name, then its sections.
     const blocks = html.split('<div class="pa-mscroll pa-comp-row">').slice(1);
     for (const block of blocks) {
-      const center = textOf(/<div class="pa-row"><div class="pa-name">([\s\S]*?)<\/div>/.exec(block)[1]);
+      const center = textOf(/<div class="pa-row"><div class="pa-name"[^>]*>([\s\S]*?)<\/div>/.exec(block)[1]);
       let before = null;
       for (const section of block.split('<section class="pa-version').slice(1)) {
         const id = unescape(/ id="([^"]*)"/.exec(section)[1]);

@@ -32,8 +32,14 @@ pub struct ScopePlan {
     pub row_of: HashMap<CompId, usize>,
     /// Component page of every row that is ever visible. A URL with a
     /// fragment (`page#id`) is a section of its parent row's page, which
-    /// then has a page too.
+    /// then has a page too. A benchmark's matrix links the pages of the
+    /// matrix over all benchmarks ([`ScopePlan::members`]); only the pages
+    /// under [`ScopePlan::dir`] are this scope's own.
     pub pages: HashMap<CompId, String>,
+    /// The scopes of single benchmarks whose components have their pages
+    /// here (this is the matrix over all benchmarks, in the same metric):
+    /// a page shows each benchmark's row of its component too.
+    pub members: Vec<usize>,
 }
 
 /// Where the pages of each matrix live. The render stage owns every URL
@@ -97,20 +103,25 @@ impl EvolutionPlan {
             ));
         }
         let sets = modifications.sets();
+        let all = benchmarks.len() > 1;
         // Each scope measured in time, then (where profiles carry
         // allocation bytes) a second matrix of the same scope in memory.
-        let scopes: Vec<(Scope, String)> = scopes
+        let scopes: Vec<(Scope, String, bool)> = scopes
             .into_iter()
             .flat_map(|(name, benches, dir)| {
                 let memory = Scope::memory(history, &format!("{name} (memory)"), &benches)
-                    .map(|s| (s, urls.memory_dir(&dir)));
-                std::iter::once((Scope::new(history, &name, &benches), dir)).chain(memory)
+                    .map(|s| (s, urls.memory_dir(&dir), true));
+                std::iter::once((Scope::new(history, &name, &benches), dir, false)).chain(memory)
             })
             .collect();
-        let scopes = scopes
+        let memory: Vec<bool> = scopes.iter().map(|s| s.2).collect();
+        let mut scopes: Vec<ScopePlan> = scopes
             .into_par_iter()
-            .map(|(scope, dir)| plan_scope(scope, dir, &hierarchy, &facts, &sets, config, urls))
+            .map(|(scope, dir, _)| plan_scope(scope, dir, &hierarchy, &facts, &sets, config, urls))
             .collect();
+        if all {
+            share_component_pages(&mut scopes, &memory, &hierarchy, urls);
+        }
         EvolutionPlan {
             hierarchy,
             modifications,
@@ -167,5 +178,49 @@ fn plan_scope(
         edges,
         row_of,
         pages,
+        members: Vec::new(),
+    }
+}
+
+/// Gives each benchmark's components the pages of the matrix over all
+/// benchmarks in the same metric (time, or memory), so that a history
+/// writes one page per component rather than one per matrix: the page
+/// there shows the component over all benchmarks, with each benchmark's
+/// row. `scopes` holds the single-benchmark scopes first (each followed
+/// by its memory scope, if any), then the matrix over all benchmarks and
+/// its memory matrix; `memory` says which scopes are memory matrices. A
+/// component the matrix over all benchmarks has no row for keeps its page
+/// in its benchmark's matrix.
+fn share_component_pages(
+    scopes: &mut [ScopePlan],
+    memory: &[bool],
+    hierarchy: &Hierarchy,
+    urls: &dyn MatrixUrls,
+) {
+    let all_dir = urls.scope_dir(None);
+    let Some(first_all) = scopes.iter().position(|s| s.dir == all_dir) else {
+        return;
+    };
+    let (members, alls) = scopes.split_at_mut(first_all);
+    for (m, member) in members.iter_mut().enumerate() {
+        let Some(a) = (0..alls.len()).find(|&a| memory[first_all + a] == memory[m]) else {
+            continue;
+        };
+        let all = &mut alls[a];
+        all.members.push(m);
+        for (comp, page) in member.pages.iter_mut() {
+            let Some(&row) = all.row_of.get(comp) else {
+                continue;
+            };
+            let shared = urls.component_page(&all.dir, hierarchy, *comp);
+            if let (true, Some(p)) = (shared.contains('#'), all.matrix.rows[row].parent) {
+                let parent = all.matrix.rows[p].comp;
+                all.pages
+                    .entry(parent)
+                    .or_insert_with(|| urls.component_page(&all.dir, hierarchy, parent));
+            }
+            all.pages.entry(*comp).or_insert_with(|| shared.clone());
+            *page = shared;
+        }
     }
 }

@@ -109,6 +109,18 @@ struct Section {
     modified: Vec<ModifiedView>,
     full_diff: Option<String>,
     flames: Vec<Link>,
+    /// In a method's section: the page's own section of this version,
+    /// which lists the flame graphs (said once for every method).
+    flames_at: Option<String>,
+}
+
+/// A component's row of glyphs in one benchmark's matrix.
+#[derive(Serialize)]
+struct BenchmarkRow {
+    name: String,
+    /// That benchmark's matrix.
+    href: String,
+    row_svg: String,
 }
 
 /// One component's content on a page: the page's own component, or one of
@@ -124,6 +136,9 @@ struct Block {
     path_name: String,
     header_svg: String,
     row_svg: String,
+    /// The component's row in each benchmark's matrix, on a page of the
+    /// matrix over all benchmarks.
+    benchmarks: Vec<BenchmarkRow>,
     edge_level: &'static str,
     /// Heading tags of the version sections and of their parts: one level
     /// deeper in a method's section, under the method's own heading.
@@ -282,9 +297,14 @@ fn block(
         modified_steps: cx.config.modified_steps,
         unit: &sp.scope.unit,
     };
-    let labels = header_labels(cx.history, cx.plan, sp, |name| {
+    let mut labels = header_labels(cx.history, cx.plan, sp, |name| {
         paths::fragment_href(&paths::version_section_id(anchor, name))
     });
+    // Where each version's change data comes from is said once, in the
+    // header of the page's own component.
+    if anchor.is_some() {
+        labels.iter_mut().for_each(|l| l.note = None);
+    }
     let title = |v: usize, cell: &analysis::matrix::Cell| {
         matrix_svg::cell_summary(
             &cx.history.versions[v].label,
@@ -321,6 +341,7 @@ fn block(
         level: level_word(row.level),
         header_svg: matrix_svg::header_svg(&labels),
         row_svg: matrix_svg::row_svg(&row.cells, &scale, Some(&title), &path_name),
+        benchmarks: benchmark_rows(cx, comp, &root),
         edge_level: match row.level {
             Level::Project | Level::Method => "method",
             Level::Class => "class",
@@ -339,6 +360,43 @@ fn block(
         path_name,
         sections,
     }
+}
+
+/// The rows of `comp` in the matrices of the benchmarks whose components
+/// have their pages in this scope, each on its own matrix's scale.
+fn benchmark_rows(cx: &PageContext, comp: CompId, root: &str) -> Vec<BenchmarkRow> {
+    let changes_known = cx.plan.modifications.any_known();
+    cx.scope
+        .members
+        .iter()
+        .filter_map(|&m| {
+            let member = &cx.plan.scopes[m];
+            let row = &member.matrix.rows[*member.row_of.get(&comp)?];
+            let scale = GlyphScale {
+                max_time: member.matrix.max_time,
+                modified_steps: cx.config.modified_steps,
+                unit: &member.scope.unit,
+            };
+            let title = |v: usize, cell: &analysis::matrix::Cell| {
+                matrix_svg::cell_summary(
+                    &cx.history.versions[v].label,
+                    cell,
+                    (&member.scope.unit, member.matrix.totals[v].unwrap_or(0.0)),
+                    changes_known,
+                )
+            };
+            let label = format!(
+                "{} in {}",
+                cx.plan.hierarchy.get(comp).name,
+                member.scope.name
+            );
+            Some(BenchmarkRow {
+                name: member.scope.name.clone(),
+                href: format!("{root}{}", member.matrix_path()),
+                row_svg: matrix_svg::row_svg(&row.cells, &scale, Some(&title), &label),
+            })
+        })
+        .collect()
 }
 
 fn level_word(level: Level) -> &'static str {
@@ -420,6 +478,9 @@ fn section(
         }
     };
     let timeline = timeline_of(cx, comp, v, previous);
+    let flames = flame_links(cx, v, root);
+    let flames_at = (anchor.is_some() && !flames.is_empty())
+        .then(|| paths::fragment_href(&paths::version_section_id(None, &version.name)));
     let changes = &cx.plan.modifications.versions[v];
     let modified: Vec<ModifiedView> = changes
         .modified
@@ -453,9 +514,13 @@ fn section(
         timeline_missing: timeline.missing,
         changes_note: changes.note.clone(),
         modified,
+        flames_at,
         full_diff: (!changes.files.is_empty())
             .then(|| format!("{root}{}", paths::source_diff_page(&version.name))),
-        flames: flame_links(cx, v, root),
+        flames: match anchor {
+            None => flames,
+            Some(_) => Vec::new(),
+        },
     }
 }
 
@@ -784,11 +849,13 @@ impl PageKind for ComponentPages {
         let mut jobs = Vec::new();
         for sp in &evolution.scopes {
             // The components with a page of their own (a section's URL
-            // has a fragment).
+            // has a fragment) in this scope's directory: a benchmark's
+            // matrix links the pages of the matrix over all benchmarks.
+            let own = format!("{}/c/", sp.dir);
             let mut comps: Vec<_> = sp
                 .pages
                 .iter()
-                .filter(|(_, page)| !page.contains('#'))
+                .filter(|(_, page)| !page.contains('#') && page.starts_with(&own))
                 .map(|(c, _)| *c)
                 .collect();
             comps.sort();

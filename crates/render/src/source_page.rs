@@ -330,8 +330,11 @@ fn matrix_links(site: &Site) -> Vec<Vec<(String, String)>> {
             classes.dedup();
             let mut out = Vec::new();
             for class in classes {
+                // A benchmark's matrix may link the page of the matrix over
+                // all benchmarks: each page once, under the matrix it is in.
                 for scope in &evolution.scopes {
-                    if let Some(page) = scope.pages.get(&class) {
+                    let own = format!("{}/c/", scope.dir);
+                    if let Some(page) = scope.pages.get(&class).filter(|p| p.starts_with(&own)) {
                         out.push((
                             format!("{} ({})", hierarchy.get(class).name, scope.scope.name),
                             page.clone(),
