@@ -1047,3 +1047,66 @@ fn a_cprofile_file_builds_and_its_page_lists_the_top_function() {
         .expect("round_trip's row");
     assert!(row.ends_with(r#"<td data-v="40">40</td></tr>"#), "{row}");
 }
+
+/// A benchmark's matrix links the component pages of the matrix over all
+/// benchmarks (one page per component, not one per matrix); each such page
+/// shows the component's row in every benchmark's matrix. Rows below the
+/// share threshold are data the matrix's script draws, not HTML.
+#[test]
+fn benchmark_matrices_share_the_component_pages_over_all_benchmarks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let o = build(&sample_data(), &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tree = read_tree(&out);
+    let text = |p: &str| String::from_utf8_lossy(&tree[p]).into_owned();
+    assert!(
+        !tree
+            .keys()
+            .any(|k| k.starts_with("matrix/b/") && k.contains("/c/")),
+        "no component page in a benchmark's matrix"
+    );
+    for bench in ["convert-basic", "convert-extensions"] {
+        let page = format!("matrix/b/{bench}/index.html");
+        let data = matrix_data(&tree[page.as_str()]);
+        let rows = data["rows"].as_array().unwrap();
+        let mut linked = 0;
+        for row in rows {
+            let Some(href) = row["h"].as_str() else {
+                continue;
+            };
+            let target = href
+                .strip_prefix("../../../")
+                .unwrap_or_else(|| panic!("{href}"));
+            let (file, id) = target.split_once('#').unwrap_or((target, ""));
+            assert!(file.starts_with("matrix/all/c/"), "{page}: {href}");
+            let html = text(file);
+            assert!(
+                id.is_empty() || html.contains(&format!(" id=\"{id}\"")),
+                "{href}"
+            );
+            // The component's row in this benchmark's matrix is on it.
+            assert!(
+                html.contains(&format!(
+                    "<a href=\"../../../{page}\">{bench}</a></div><svg class=\"pa-gl\""
+                )),
+                "{href}: no row of {bench}"
+            );
+            linked += 1;
+        }
+        assert!(linked > 20, "{page}: {linked} rows link a component page");
+        // Minor rows: in the data with their place, not in the HTML.
+        let html = text(&page);
+        let minor = rows.iter().filter(|r| r["x"].is_array()).count();
+        assert!(minor > 100, "{page}: {minor}");
+        assert!(!html.contains("pa-row pa-minor"), "{page}");
+        assert!(
+            html.contains(&format!("Show the {minor} components below 2%")),
+            "{page}"
+        );
+        assert!(html.contains(&format!(
+            "The {minor} components below 2% of every version are drawn by the page's script"
+        )));
+        assert!(data["glyphs"]["max"].as_f64().unwrap() > 0.0, "{page}");
+    }
+}

@@ -156,6 +156,23 @@ pub fn step_fold_unfold(ctx: &Ctx) {
         before + hidden,
         "the checkbox shows the hidden components"
     );
+    // Their rows are drawn by the script from the page's data, in their
+    // place in the tree (under a visible parent) and with their glyphs.
+    let drawn = ctx.js(
+        "(function () { var rows = document.querySelectorAll('#pa-matrix .pa-minor'), ok = 0;
+           rows.forEach(function (r) {
+             var box = r.querySelector('svg.pa-gl path');
+             var prev = r.previousElementSibling;
+             if (box && box.getBoundingClientRect().height > 0 && prev && +prev.getAttribute('data-l') >= +r.getAttribute('data-l') - 1) ok++;
+           });
+           return [rows.length, ok]; })()",
+    );
+    assert_eq!(
+        drawn,
+        serde_json::json!([hidden, hidden]),
+        "minor rows drawn in place"
+    );
+    ctx.screenshot("20b-matrix-minor-rows");
     ctx.tab
         .wait_for_element("#pa-show-minor")
         .unwrap()

@@ -79,6 +79,21 @@ struct RowData {
     p: String,
     h: Option<String>,
     c: Vec<serde_json::Value>,
+    /// A row below the share threshold, which the script draws: its row
+    /// index, level, peak share and whether it has children.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    x: Option<(usize, u8, String, bool)>,
+}
+
+/// What the script needs to draw a row's glyphs as `matrix_svg` does.
+#[derive(Serialize)]
+struct GlyphData {
+    /// The time of the tallest glyph's bottom box.
+    max: f64,
+    /// `[matrix] modified_steps`.
+    steps: [u32; 2],
+    /// `[matrix] depth`: rows deeper start folded.
+    depth: u8,
 }
 
 #[derive(Serialize)]
@@ -107,6 +122,7 @@ struct PageData {
     unit: String,
     versions: Vec<VersionData>,
     rows: Vec<RowData>,
+    glyphs: GlyphData,
     /// `"row:version"` → diff of a modified method.
     diffs: std::collections::BTreeMap<String, DiffData>,
     /// `"row:version"` → names of the modified methods of a container.
@@ -153,8 +169,10 @@ pub fn render(
         .map(|&i| m.rows[i].cells.iter().flatten().count())
         .sum();
     let with_titles = glyph_count <= TITLE_BUDGET;
+    // Rows below the share threshold are drawn by the script from the
+    // page's data (`x`), only when the reader asks for them.
     let mut rows = Vec::with_capacity(kept.len());
-    for &i in &kept {
+    for &i in kept.iter().filter(|&&i| m.rows[i].visible) {
         rows.push(row_view(
             history,
             plan,
@@ -166,7 +184,7 @@ pub fn render(
             &root,
         ));
     }
-    let data = page_data(history, plan, sp, &kept, &root);
+    let data = page_data(history, plan, sp, &kept, &root, config);
     let svg_path = path.replace(".html", ".svg");
     let style = format!(
         "{}\n{}",
@@ -311,6 +329,7 @@ fn page_data(
     sp: &ScopePlan,
     kept: &[usize],
     root: &str,
+    config: &MatrixConfig,
 ) -> PageData {
     let m = &sp.matrix;
     let mut diffs = std::collections::BTreeMap::new();
@@ -349,6 +368,14 @@ fn page_data(
                 p: plan.hierarchy.path_name(row.comp),
                 h: sp.pages.get(&row.comp).map(|p| format!("{root}{p}")),
                 c: row.cells.iter().map(cell_json).collect(),
+                x: (!row.visible).then(|| {
+                    (
+                        i,
+                        row.level.depth(),
+                        percent(row.peak_share, 1.0),
+                        !row.children.is_empty(),
+                    )
+                }),
             }
         })
         .collect();
@@ -367,6 +394,11 @@ fn page_data(
             })
             .collect(),
         rows,
+        glyphs: GlyphData {
+            max: m.max_time,
+            steps: config.modified_steps,
+            depth: config.depth,
+        },
         diffs,
         mods,
     }

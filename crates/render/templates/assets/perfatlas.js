@@ -1053,8 +1053,109 @@
   var dataEl = document.getElementById('pa-matrix-data');
   if (!rowsEl || !dataEl) return;
   var data = JSON.parse(dataEl.textContent);
+  // matrix_svg.rs: COLUMN, ROW, GLYPH, TOP, BOTTOM_MAX, MIN_HEIGHT and the
+  // top box's widths.
   var BASE = 26, COLUMN = BASE;
+  var ROW = 36, GLYPH = 18, TOP = 5, BOTTOM_MAX = ROW - TOP - 5, MIN_HEIGHT = 3, TOP_WIDTHS = [0, 6, 12, GLYPH];
+  var SVG_NS = 'http://www.w3.org/2000/svg';
+  addMinorRows();
   var rows = Array.prototype.slice.call(rowsEl.querySelectorAll('.pa-row'));
+
+  // Rows below the share threshold are not in the page's HTML: each is
+  // drawn here from its data (`x`: row index, level, peak share, whether
+  // it has children) where it belongs in the tree, hidden until the
+  // reader shows them. Its glyphs are drawn as matrix_svg.rs draws a row
+  // without native tooltips (the popups give every number).
+  function addMinorRows() {
+    var present = Array.prototype.slice.call(rowsEl.querySelectorAll('.pa-row'));
+    var pending = document.createDocumentFragment(), j = 0;
+    data.rows.forEach(function (rd) {
+      if (!rd.x) {
+        if (pending.firstChild) rowsEl.insertBefore(pending, present[j]);
+        j++;
+        return;
+      }
+      pending.appendChild(minorRow(rd));
+    });
+    if (pending.firstChild) rowsEl.appendChild(pending);
+  }
+  function element(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  // The row as matrix.html writes one: its name (a fold button for a
+  // container, a link to its component page where it has one), its peak
+  // share, its glyphs.
+  function minorRow(rd) {
+    var level = rd.x[1], depth = data.glyphs.depth;
+    var row = element('div', 'pa-row pa-minor' + (level > depth ? ' pa-deep' : ''));
+    row.setAttribute('data-r', rd.x[0]);
+    row.setAttribute('data-l', level);
+    var name = element('div', 'pa-name');
+    name.style.paddingLeft = (level - 1) * 16 + 'px';
+    var head;
+    if (rd.x[3]) {
+      head = element('button', 'pa-fold', rd.n);
+      head.type = 'button';
+      head.setAttribute('aria-expanded', level < depth ? 'true' : 'false');
+    } else {
+      head = element(rd.h ? 'a' : 'span', 'pa-leaf', rd.n);
+      if (rd.h) head.setAttribute('href', rd.h);
+    }
+    head.title = rd.p;
+    name.appendChild(head);
+    if (rd.x[3] && rd.h) {
+      var go = element('a', 'pa-go', '↗');
+      go.setAttribute('href', rd.h);
+      go.title = 'component page of ' + rd.n;
+      name.appendChild(document.createTextNode(' '));
+      name.appendChild(go);
+    }
+    name.appendChild(document.createTextNode(' '));
+    name.appendChild(element('span', 'pa-share', rd.x[2]));
+    row.appendChild(name);
+    row.appendChild(glyphRow(rd));
+    return row;
+  }
+  // Δ's colour step as analysis::matrix::delta_step.
+  function roundAway(x) { return x < 0 ? -Math.round(-x) : Math.round(x); }
+  function deltaClass(d) {
+    if (d === null) return 'dn';
+    var ratio = 1 + d;
+    var step = !isFinite(ratio) || ratio <= 0 ? -5 : roundAway(Math.max(-1, Math.min(1, Math.log2(ratio))) * 5);
+    return step === 0 ? 'd0' : step < 0 ? 'dm' + -step : 'dp' + step;
+  }
+  function modifiedStep(n) {
+    var s = data.glyphs.steps;
+    return n === 0 ? 0 : n < s[0] ? 1 : n < s[1] ? 2 : 3;
+  }
+  function num(v) { return String(Math.round(v * 100) / 100); }
+  function glyphRow(rd) {
+    var paths = {}, width = rd.c.length * BASE, max = data.glyphs.max;
+    rd.c.forEach(function (_, v) {
+      var c = cellOf(rd, v);
+      if (!c) return;
+      var x = v * BASE + (BASE - GLYPH) / 2;
+      var h = max > 0 ? Math.max(MIN_HEIGHT, Math.min(BOTTOM_MAX, c[0] / max * BOTTOM_MAX)) : MIN_HEIGHT;
+      var y = ROW - 2 - h, cls = deltaClass(deltaOf(rd, v));
+      paths[cls] = (paths[cls] || '') + 'M' + num(x) + ' ' + num(y) + 'h' + GLYPH + 'v' + num(h) + 'h-' + GLYPH + 'z';
+      var top = TOP_WIDTHS[modifiedStep(c[4])];
+      if (top > 0) paths.mod = (paths.mod || '') + 'M' + num(x + (GLYPH - top) / 2) + ' ' + num(y - TOP - 1) + 'h' + top + 'v' + TOP + 'h-' + top + 'z';
+    });
+    var svg = document.createElementNS(SVG_NS, 'svg');
+    [['class', 'pa-gl'], ['width', width], ['height', ROW], ['viewBox', '0 0 ' + width + ' ' + ROW],
+      ['role', 'img'], ['aria-label', rd.p]].forEach(function (a) { svg.setAttribute(a[0], a[1]); });
+    Object.keys(paths).sort().forEach(function (k) {
+      var p = document.createElementNS(SVG_NS, 'path');
+      p.setAttribute('class', k);
+      p.setAttribute('d', paths[k]);
+      svg.appendChild(p);
+    });
+    return svg;
+  }
+
 
   // Glyphs use the width the matrix has: each version's column widens
   // (up to three times) to fill the box beside the names. Glyph drawings
