@@ -161,7 +161,10 @@ pub fn render(
         unit: &sp.scope.unit,
     };
     let labels = header_labels(history, plan, sp, |name| {
-        format!("{root}{}", sp.timeline_path(name))
+        format!(
+            "{root}{}",
+            timelines_of(history, plan, sp, name).timeline_path(name)
+        )
     });
     let kept = rows_kept(sp);
     let glyph_count: usize = kept
@@ -255,6 +258,31 @@ pub fn header_labels<'a>(
             href: sp.scope.has(v).then(|| href(&ver.name)),
         })
         .collect()
+}
+
+/// The scope whose timelines page of version `name` a matrix's header
+/// links: its own, or for the matrix over all benchmarks (which has none,
+/// see `timeline_page`) its first benchmark's that has a time order in
+/// that version (else its first benchmark's with profiles there).
+pub fn timelines_of<'a>(
+    history: &History,
+    plan: &'a EvolutionPlan,
+    sp: &'a ScopePlan,
+    name: &str,
+) -> &'a ScopePlan {
+    let Some(v) = history.versions.iter().position(|ver| ver.name == name) else {
+        return sp;
+    };
+    let members = || {
+        sp.members
+            .iter()
+            .map(|&m| &plan.scopes[m])
+            .filter(|m| m.scope.has(v))
+    };
+    members()
+        .find(|m| m.timelines[v].is_some())
+        .or_else(|| members().next())
+        .unwrap_or(sp)
 }
 
 /// Rows the page carries: every visible row, and the largest hidden ones

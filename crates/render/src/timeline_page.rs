@@ -2,6 +2,11 @@
 //! version's column header): every visible component, in the matrix's
 //! order, with its share of each time frame of the run over the previous
 //! version's (Performance Evolution Matrix, section III-D, Figure 5).
+//!
+//! A time axis belongs to one benchmark's runs, so only a benchmark's
+//! matrix has timeline pages: the matrix over all benchmarks links each
+//! version to its benchmarks' pages (`matrix_page::timelines_of`), and each
+//! page links the same version's page of the other benchmarks.
 
 use serde::Serialize;
 
@@ -33,6 +38,8 @@ struct TimelineView {
     version: String,
     previous: Option<String>,
     versions: Vec<Link>,
+    /// The same version's page of each benchmark, when there are several.
+    benchmarks: Vec<Link>,
     note: String,
     rows: Vec<TimelineRow>,
 }
@@ -106,6 +113,22 @@ pub fn render(
                 current: u == v,
             })
             .collect(),
+        benchmarks: plan
+            .scopes
+            .iter()
+            .find(|all| all.members.contains(&s))
+            .map(|all| {
+                all.members
+                    .iter()
+                    .filter(|&&m| plan.scopes[m].scope.has(v))
+                    .map(|&m| Link {
+                        label: plan.scopes[m].scope.name.clone(),
+                        href: format!("{root}{}", plan.scopes[m].timeline_path(&version.name)),
+                        current: m == s,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         note,
         rows,
         common,
@@ -131,7 +154,11 @@ impl PageKind for TimelinePages {
     fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
         let evolution = &site.analysis.evolution;
         let mut jobs = Vec::new();
+        // The matrix over all benchmarks links its benchmarks' pages.
         for (s, sp) in evolution.scopes.iter().enumerate() {
+            if !sp.members.is_empty() {
+                continue;
+            }
             for v in (0..site.history.versions.len()).filter(|&v| sp.scope.has(v)) {
                 jobs.push(Job::file(move || {
                     let config = &site.config.matrix;
