@@ -1108,5 +1108,34 @@ fn benchmark_matrices_share_the_component_pages_over_all_benchmarks() {
             "The {minor} components below 2% of every version are drawn by the page's script"
         )));
         assert!(data["glyphs"]["max"].as_f64().unwrap() > 0.0, "{page}");
+        // Its timeline pages link the other benchmark's page of the version.
+        let other = if bench == "convert-basic" {
+            "convert-extensions"
+        } else {
+            "convert-basic"
+        };
+        let timeline = text(&format!("matrix/b/{bench}/timeline/3.7.html"));
+        assert!(
+            timeline.contains(&format!(
+                "<a href=\"../../../../matrix/b/{other}/timeline/3.7.html\">{other}</a>"
+            )),
+            "{bench}: no link to {other}'s timelines"
+        );
+    }
+    // The matrix over all benchmarks has no timelines of its own: its
+    // version header links its benchmarks'.
+    assert!(!tree.keys().any(|k| k.starts_with("matrix/all/timeline/")));
+    let all = text("matrix/all/index.html");
+    let linked: Vec<&str> = all
+        .match_indices("\" class=\"pa-vh\"")
+        .map(|(at, _)| &all[all[..at].rfind("href=\"").unwrap() + 6..at])
+        .collect();
+    assert_eq!(linked.len(), 6, "{linked:?}");
+    for href in linked {
+        let target = href.strip_prefix("../../").unwrap();
+        assert!(
+            target.starts_with("matrix/b/") && tree.contains_key(target),
+            "{href}"
+        );
     }
 }
