@@ -745,7 +745,7 @@ fn matrix_methods_are_sections_of_their_class_page() {
         .keys()
         .filter(|k| k.starts_with("matrix/") && k.contains("/c/") && k.ends_with(".html"))
         .collect();
-    let mut methods = 0;
+    let (mut methods, mut graphs) = (0, 0);
     for page in &components {
         let file = page.rsplit('/').next().unwrap();
         assert!(
@@ -758,31 +758,22 @@ fn matrix_methods_are_sections_of_their_class_page() {
         let ids = ids_of(&html);
         let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
         assert_eq!(unique.len(), ids.len(), "{page}: an id twice");
-        for (at, _) in html.match_indices("data-target=\"") {
-            let rest = &html[at + "data-target=\"".len()..];
-            let selector = &rest[..rest.find('"').unwrap()];
-            let id = selector
-                .strip_prefix("[id='")
-                .and_then(|r| r.strip_suffix("'] .pa-cg-wrap svg"))
-                .unwrap_or_else(|| panic!("{page}: {selector}"));
-            // The button is in the section it names, whose graph follows.
-            let start = html[..at]
-                .rfind("<section class=\"pa-version")
-                .unwrap_or_else(|| panic!("{page}: a button outside a version"));
-            let section = &html[start..];
-            let section = &section[..section.find("</section>").unwrap()];
-            assert!(
-                section.contains(&format!(" id=\"{id}\">")),
-                "{page}: {selector} is not its own section"
-            );
-            // The script draws the graph from the section's table of
-            // callers and callees (which readers without it see).
-            assert!(
-                section.contains("<div class=\"pa-cg-wrap\"></div>")
-                    && (section.contains("<table class=\"pa-table pa-ct\" data-n=\"")
-                        || section.contains("No calls recorded.")),
-                "{page}: {id}"
-            );
+        // The script draws each graph from its version's column of its
+        // block's table of callers and callees by version (which readers
+        // without it see), or the version has no calls.
+        for block in html.split("<div class=\"pa-mscroll pa-comp-row\">").skip(1) {
+            let sections: Vec<&str> = block.split("<section class=\"pa-version").collect();
+            let columns = sections[0].matches("<th data-n=\"").count();
+            for section in &sections[1..] {
+                if section.contains("<div class=\"pa-cg-wrap\"></div>") {
+                    assert!(
+                        columns == sections.len() - 1 || section.contains("No calls recorded."),
+                        "{page}: {columns} columns for {} sections",
+                        sections.len() - 1
+                    );
+                    graphs += 1;
+                }
+            }
         }
         let Some(first) = html.find("<section class=\"pa-method\"") else {
             assert!(!html.contains("id=\"pa-methods\""), "{page}");
@@ -808,6 +799,7 @@ fn matrix_methods_are_sections_of_their_class_page() {
     // One page per component: a benchmark's matrix links the pages of
     // the matrix over all benchmarks.
     assert!(methods > 60, "{methods} method sections");
+    assert!(graphs > 100, "{graphs} call graphs");
     // Every row of every matrix, and every glyph of it, leads to its
     // section.
     let matrices: Vec<&String> = tree

@@ -460,7 +460,9 @@ pub fn step_component_page_script(ctx: &Ctx) {
     ctx.open(&without);
     let note = ctx.js_str("document.getElementById('pa-comp-js').innerText");
     assert!(
-        note.starts_with("Without JavaScript, each version lists"),
+        note.starts_with(
+            "Without JavaScript, each component's table of callers and callees by version"
+        ),
         "{note}"
     );
     assert_tables_shown(ctx, graphs);
@@ -468,22 +470,33 @@ pub fn step_component_page_script(ctx: &Ctx) {
     // (The copies stay: the network step checks every file asked for.)
 }
 
-/// Every section with a call graph shows its table of callers and callees
-/// (or says there are none), each row's state as a word (textContent:
-/// a method's section is not laid out until it nears the view).
+/// Every block with a call graph shows its table of callers and callees
+/// by version (or its graphs say there are none), each cell's state a
+/// class the page's key explains (textContent and layout: a method's
+/// section is not laid out until it nears the view).
 fn assert_tables_shown(ctx: &Ctx, graphs: u64) {
     let shown = ctx.js(
-        "(function () { var n = 0, words = true;
-           document.querySelectorAll('.pa-cg-wrap').forEach(function (w) {
-             var s = w.closest('section'), d = s.querySelector('details.pa-calls');
-             if (d && d.open && d.querySelector('table.pa-ct').getBoundingClientRect().height > 0) n++;
-             else if (!d && /No calls recorded/.test(s.textContent)) n++;
-             if (d) d.querySelectorAll('tbody td:nth-child(2)').forEach(function (td) {
-               words = words && /^(added|deleted|kept)$/.test(td.textContent); });
+        "(function () { var blocks = 0, shown = 0, cells = true, drawn = 0;
+           document.querySelectorAll('.pa-comp-row').forEach(function (row) {
+             var sections = [], e = row.nextElementSibling, d = null;
+             if (e && e.matches('details.pa-calls')) { d = e; e = e.nextElementSibling; }
+             for (; e && e.classList.contains('pa-version'); e = e.nextElementSibling) sections.push(e);
+             var withGraph = sections.filter(function (s) { return s.querySelector('.pa-cg-wrap'); });
+             drawn += withGraph.length;
+             if (!withGraph.length) return;
+             blocks++;
+             if (d && d.open && d.querySelector('table.pa-ct').getBoundingClientRect().height > 0) shown++;
+             else if (!d && withGraph.every(function (s) { return /No calls recorded/.test(s.textContent); })) shown++;
+             if (d) d.querySelectorAll('tbody td:not(:first-child)').forEach(function (td) {
+               cells = cells && /^(|e-added|e-deleted)$/.test(td.className) && (td.className === '' || td.textContent !== ''); });
            });
-           return [n, words]; })()",
+           return [drawn, shown === blocks, cells]; })()",
     );
-    assert_eq!(shown, serde_json::json!([graphs, true]), "tables shown");
+    assert_eq!(
+        shown,
+        serde_json::json!([graphs, true, true]),
+        "tables shown"
+    );
 }
 
 /// The colour-blind theme recolours the Δ scale to blue–orange, and the

@@ -6,9 +6,9 @@
 //
 //   node tests/derive_parity/components.cjs SITE_DIR [SITE_DIR…]
 //
-// The script's input is read from the page as a browser would (the table
-// of callers and callees, `data-s`, the block's name, the version's
-// heading), here with regular expressions over the HTML perfatlas writes.
+// The script's input is read from the page as a browser would (the
+// block's table of callers and callees by version, `data-s`, the block's
+// name, the version's heading), here with regular expressions over the HTML perfatlas writes.
 // Prints one line per site and every difference; exits 1 on any
 // difference or when nothing was compared.
 'use strict';
@@ -23,18 +23,25 @@ function unescape(s) {
 }
 function textOf(html) { return unescape(html.replace(/<[^>]*>/g, '')); }
 
-function neighbours(tbody) {
+// The rows of one tbody of a block's table of callers and callees by
+// version: each row's name cell and its version cells ({cls, text}).
+function tableRows(tbody) {
   const rows = [];
-  const re = /<tr><td>([\s\S]*?)<\/td><td class="e-(\w+)">\w+<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g;
-  let m;
-  while ((m = re.exec(tbody))) {
+  for (const m of tbody.matchAll(/<tr><td>([\s\S]*?)<\/td>((?:<td[^>]*>[^<]*<\/td>)*)<\/tr>/g)) {
     const a = /^<a href="([^"]*)">/.exec(m[1]);
-    rows.push({
-      name: textOf(m[1]), href: a ? unescape(a[1]) : null, state: m[2],
-      value: unescape(m[2] === 'deleted' ? m[4] : m[3]),
-    });
+    const cells = [...m[2].matchAll(/<td(?: class="([^"]*)")?>([^<]*)<\/td>/g)].map((c) => ({ cls: c[1] || '', text: unescape(c[2]) }));
+    rows.push({ name: textOf(m[1]), href: a ? unescape(a[1]) : null, cells });
   }
   return rows;
+}
+// The neighbours version column `k` draws: `order` names the rows.
+function neighbours(rows, k, order) {
+  if (!order) return [];
+  return order.split(' ').map((r) => {
+    const row = rows[Number(r)], cell = row.cells[k];
+    const state = cell.cls === 'e-added' ? 'added' : cell.cls === 'e-deleted' ? 'deleted' : 'kept';
+    return { name: row.name, href: row.href, state, value: cell.text };
+  });
 }
 
 let failed = false;
@@ -61,18 +68,23 @@ for (const site of process.argv.slice(2)) {
     const blocks = html.split('<div class="pa-mscroll pa-comp-row">').slice(1);
     for (const block of blocks) {
       const center = textOf(/<div class="pa-row"><div class="pa-name"[^>]*>([\s\S]*?)<\/div>/.exec(block)[1]);
-      let before = null;
+      const head = block.split('<section class="pa-version')[0];
+      const table = /<table class="pa-table pa-ct">([\s\S]*?)<\/table>/.exec(head);
+      const columns = table ? [...table[1].matchAll(/<th data-n="(\d+) (\d+)" data-o="([^"]*)">/g)] : [];
+      const bodies = table ? table[1].split('<tbody>').slice(1).map(tableRows) : [[], []];
+      let before = null, k = -1;
       for (const section of block.split('<section class="pa-version').slice(1)) {
+        k++;
         const id = unescape(/ id="([^"]*)"/.exec(section)[1]);
         const where = `${path.relative(site, file)} [${id}]`;
         const label = textOf(/^[^>]*>\s*<h[234]>([^<]*)/.exec(section)[1]);
         const refs = [...section.matchAll(/<template class="pa-ref">([\s\S]*?)<\/template>/g)].map((m) => m[1]);
         if (section.includes('<div class="pa-cg-wrap"></div>')) {
           graphs++;
-          const table = /<table class="pa-table pa-ct" data-n="(\d+) (\d+)">([\s\S]*?)<\/table>/.exec(section);
-          const n = table ? [Number(table[1]), Number(table[2])] : [0, 0];
-          const bodies = table ? table[3].split('<tbody>').slice(1) : ['', ''];
-          const left = neighbours(bodies[0]), right = neighbours(bodies[1]);
+          const col = columns[k];
+          const n = col ? [Number(col[1]), Number(col[2])] : [0, 0];
+          const order = col ? col[3].split('|') : ['', ''];
+          const left = neighbours(bodies[0], k, order[0]), right = neighbours(bodies[1], k, order[1]);
           const svg = draw.callGraph(center, left.slice(0, limit), right.slice(0, limit),
             [Math.max(n[0] - limit, 0), Math.max(n[1] - limit, 0)], `calls of ${center} in ${label}`);
           compare(`${where} call graph`, draw.toXml(svg), refs.shift() || '');

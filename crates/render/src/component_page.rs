@@ -43,16 +43,42 @@ use model::History;
 
 use crate::pages::{Job, PageKind, Site};
 
-/// Most callers (and callees) listed in a version's table.
+/// Most callers (and callees) of one version listed in a block's table.
 const TABLE_ROWS: usize = 100;
 
+/// A block's callers and callees over its versions: a row per neighbour, a
+/// column per version section. Each version's call graph is drawn from its
+/// column (by the page's script), which readers without it see instead.
+#[derive(Serialize, Default)]
+struct CallsTable {
+    columns: Vec<CallsColumn>,
+    callers: Vec<CallsRow>,
+    callees: Vec<CallsRow>,
+}
+
 #[derive(Serialize)]
-struct EdgeRow {
+struct CallsColumn {
+    label: String,
+    /// How many callers and callees the version has.
+    n: (usize, usize),
+    /// The rows its call graph draws, in order (at most the graph's
+    /// limit on each side): caller rows, `|`, callee rows.
+    order: String,
+}
+
+#[derive(Serialize)]
+struct CallsRow {
     name: String,
     href: Option<String>,
-    state: &'static str,
-    value: String,
-    before: String,
+    cells: Vec<CallsCell>,
+}
+
+/// The value through a call in one version: empty when there is none; a
+/// gone call (class `e-deleted`) shows its value in the previous version.
+#[derive(Serialize, Default, Clone)]
+struct CallsCell {
+    class: &'static str,
+    text: String,
 }
 
 #[derive(Serialize)]
@@ -91,11 +117,8 @@ struct Section {
     /// and for the parity test (`PERFATLAS_TEST_SHIP_DERIVED`).
     call_graph: Option<String>,
     same_calls_as: Option<Link>,
-    /// The largest callers and callees (every one up to [`TABLE_ROWS`]),
-    /// when the section has a call graph, and how many there are.
-    callers: Vec<EdgeRow>,
-    callees: Vec<EdgeRow>,
-    counts: (usize, usize),
+    /// The section has a call graph and the version no callers or callees.
+    no_calls: bool,
     /// The component's share of each time frame, as the script reads
     /// them (`data-s`), when the version has a time order.
     shares: Option<String>,
@@ -139,6 +162,7 @@ struct Block {
     /// The component's row in each benchmark's matrix, on a page of the
     /// matrix over all benchmarks.
     benchmarks: Vec<BenchmarkRow>,
+    calls: CallsTable,
     edge_level: &'static str,
     /// Heading tags of the version sections and of their parts: one level
     /// deeper in a method's section, under the method's own heading.
@@ -315,9 +339,11 @@ fn block(
     };
     let path_name = cx.plan.hierarchy.path_name(comp);
     let mut sections: Vec<Section> = Vec::new();
+    let mut calls: Vec<VersionCalls> = Vec::new();
     let mut last_drawn: Option<Link> = None;
     for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
-        let mut s = section(cx, comp, row_index, (v, page), &root, anchor);
+        let (mut s, callers, callees) = section(cx, comp, row_index, (v, page), &root, anchor);
+        calls.push((s.label.clone(), callers, callees));
         if s.graph {
             last_drawn = Some(Link {
                 label: s.label.clone(),
@@ -342,6 +368,7 @@ fn block(
         header_svg: matrix_svg::header_svg(&labels),
         row_svg: matrix_svg::row_svg(&row.cells, &scale, Some(&title), &path_name),
         benchmarks: benchmark_rows(cx, comp, &root),
+        calls: calls_table(cx, page, &calls),
         edge_level: match row.level {
             Level::Project | Level::Method => "method",
             Level::Class => "class",
@@ -426,7 +453,7 @@ fn section(
     (v, page): (usize, &str),
     root: &str,
     anchor: Option<&str>,
-) -> Section {
+) -> (Section, Vec<Neighbour>, Vec<Neighbour>) {
     let sp = cx.scope;
     let row = &sp.matrix.rows[row_index];
     let version = &cx.history.versions[v];
@@ -466,17 +493,6 @@ fn section(
             &format!("calls of {center} in {}", version.label),
         )
     });
-    let table = |list: &[Neighbour]| -> Vec<EdgeRow> {
-        match calls_changed {
-            true => edge_rows(
-                &list[..list.len().min(TABLE_ROWS)],
-                &node,
-                sp,
-                previous.is_some(),
-            ),
-            false => Vec::new(),
-        }
-    };
     let timeline = timeline_of(cx, comp, v, previous);
     let flames = flame_links(cx, v, root);
     let flames_at = (anchor.is_some() && !flames.is_empty())
@@ -490,7 +506,7 @@ fn section(
         })
         .map(|(m, change)| modified_view(cx, *m, change, page))
         .collect();
-    Section {
+    let section = Section {
         id: paths::version_section_id(anchor, &version.name),
         label: version.label.clone(),
         present: cell.is_some(),
@@ -505,9 +521,7 @@ fn section(
         graph: calls_changed,
         call_graph,
         same_calls_as: None,
-        callers: table(&callers),
-        callees: table(&callees),
-        counts: (callers.len(), callees.len()),
+        no_calls: calls_changed && callers.is_empty() && callees.is_empty(),
         shares: timeline.shares,
         timeline: timeline.svg,
         timeline_from: timeline.from,
@@ -521,6 +535,73 @@ fn section(
             None => flames,
             Some(_) => Vec::new(),
         },
+    };
+    (section, callers, callees)
+}
+
+/// A version section's label, callers and callees (largest first).
+type VersionCalls = (String, Vec<Neighbour>, Vec<Neighbour>);
+
+/// The table of a block's callers and callees over its version sections
+/// (`calls`: each section's label and neighbours, largest first): a row
+/// for each neighbour among the [`TABLE_ROWS`] largest of any version, in
+/// the order they first appear, a cell per version.
+fn calls_table(cx: &PageContext, page: &str, calls: &[VersionCalls]) -> CallsTable {
+    let sp = cx.scope;
+    let limit = cx.config.call_graph_edges;
+    let columns = calls.len();
+    let side = |pick: &dyn Fn(&VersionCalls) -> &[Neighbour]| {
+        let mut rows: Vec<CallsRow> = Vec::new();
+        let mut index: std::collections::HashMap<CompId, usize> = Default::default();
+        let mut orders: Vec<Vec<usize>> = Vec::new();
+        for (k, call) in calls.iter().enumerate() {
+            let list = pick(call);
+            let mut order = Vec::new();
+            for (i, n) in list.iter().take(TABLE_ROWS).enumerate() {
+                let r = *index.entry(n.comp).or_insert_with(|| {
+                    rows.push(CallsRow {
+                        name: cx.plan.hierarchy.get(n.comp).name.clone(),
+                        href: sp.pages.get(&n.comp).map(|p| href_from(page, p)),
+                        cells: vec![CallsCell::default(); columns],
+                    });
+                    rows.len() - 1
+                });
+                rows[r].cells[k] = CallsCell {
+                    class: match n.state {
+                        EdgeState::Added => "e-added",
+                        EdgeState::Deleted => "e-deleted",
+                        EdgeState::Kept => "",
+                    },
+                    text: value_text(sp, n),
+                };
+                if i < limit {
+                    order.push(r);
+                }
+            }
+            orders.push(order);
+        }
+        (rows, orders)
+    };
+    let (callers, caller_orders) = side(&|c| &c.1);
+    let (callees, callee_orders) = side(&|c| &c.2);
+    let words = |o: &[usize]| {
+        o.iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    CallsTable {
+        columns: calls
+            .iter()
+            .enumerate()
+            .map(|(k, (label, l, r))| CallsColumn {
+                label: label.clone(),
+                n: (l.len(), r.len()),
+                order: format!("{}|{}", words(&caller_orders[k]), words(&callee_orders[k])),
+            })
+            .collect(),
+        callers,
+        callees,
     }
 }
 
@@ -552,35 +633,6 @@ fn value_text(sp: &ScopePlan, n: &Neighbour) -> String {
         n.value
     };
     super::format::with_unit(v, &sp.scope.unit)
-}
-
-/// The table rows of `list`; the "before" column says "—" in a first
-/// version (there is nothing before it, not a zero).
-fn edge_rows(
-    list: &[Neighbour],
-    node: &dyn Fn(&Neighbour) -> (String, Option<String>),
-    sp: &ScopePlan,
-    has_previous: bool,
-) -> Vec<EdgeRow> {
-    list.iter()
-        .map(|n| {
-            let (name, href) = node(n);
-            EdgeRow {
-                name,
-                href,
-                state: match n.state {
-                    EdgeState::Added => "added",
-                    EdgeState::Deleted => "deleted",
-                    EdgeState::Kept => "kept",
-                },
-                value: super::format::with_unit(n.value, &sp.scope.unit),
-                before: match has_previous {
-                    true => super::format::with_unit(n.before, &sp.scope.unit),
-                    false => "—".to_string(),
-                },
-            }
-        })
-        .collect()
 }
 
 /// A section's execution timeline: its shares as the page stores them,

@@ -1,8 +1,10 @@
 // perfatlas: the call graphs and execution timelines of a component page,
 // drawn in the page instead of stored as SVG.
 //
-// A call graph is drawn from its section's table of callers and callees
-// (the form a reader without JavaScript sees), a timeline from its
+// A call graph is drawn from its version's column of its block's table of
+// callers and callees by version (the form a reader without JavaScript
+// sees; `data-o` on the column's heading gives the rows it draws, in
+// order, and `data-n` how many there are), a timeline from its
 // section's shares (`data-s`) over the previous section's. They draw what
 // callgraph_svg.rs (call_graph) and timeline_svg.rs (timeline) draw, the
 // same elements with the same attributes in the same order:
@@ -178,41 +180,60 @@
 
   // ---- the page -----------------------------------------------------------
 
-  // A table row as a neighbour: name (and link), state, value, before.
-  function rowNeighbour(tr) {
-    var cells = tr.cells, a = cells[0].querySelector('a'), state = cells[1].textContent;
-    return {
-      name: cells[0].textContent, href: a ? a.getAttribute('href') : null, state: state,
-      value: state === 'deleted' ? cells[3].textContent : cells[2].textContent
-    };
+  // A neighbour from row `r` of a block's table of callers and callees,
+  // in version column `k`: name (and link), state (the cell's class), the
+  // value through the call (a gone call's value before).
+  function cellNeighbour(tr, k) {
+    var a = tr.cells[0].querySelector('a'), cell = tr.cells[k + 1];
+    var state = cell.classList.contains('e-added') ? 'added' : cell.classList.contains('e-deleted') ? 'deleted' : 'kept';
+    return { name: tr.cells[0].textContent, href: a ? a.getAttribute('href') : null, state: state, value: cell.textContent };
   }
-  // The drawn neighbours and the count left out, from one tbody.
-  function side(body, total, limit) {
+  // One side of version column `k`: the rows its graph draws, in the
+  // column's order (`data-o`), and how many are left out.
+  function side(body, k, order, total, limit) {
     var rows = body ? Array.prototype.filter.call(body.rows, function (r) { return r.cells[0].tagName === 'TD'; }) : [];
-    return { drawn: rows.slice(0, limit).map(rowNeighbour), more: Math.max(total - limit, 0) };
+    var drawn = order ? order.split(' ').map(function (r) { return cellNeighbour(rows[Number(r)], k); }) : [];
+    return { drawn: drawn.slice(0, limit), more: Math.max(total - limit, 0) };
   }
-  // The component a section belongs to: the name of the matrix row
-  // before it (its block's).
-  function centerOf(section) {
+  // The matrix row before a section (its block's).
+  function blockOf(section) {
     for (var e = section.previousElementSibling; e; e = e.previousElementSibling) {
-      if (e.classList.contains('pa-comp-row')) return e.querySelector('.pa-row .pa-name').textContent;
+      if (e.classList.contains('pa-comp-row')) return e;
     }
-    return '';
+    return null;
+  }
+  // The component a section belongs to: its block's row name.
+  function centerOf(section) {
+    var block = blockOf(section);
+    return block ? block.querySelector('.pa-row .pa-name').textContent : '';
+  }
+  // The block's table of callers and callees, and the section's column.
+  function columnOf(section) {
+    var block = blockOf(section), k = 0;
+    for (var e = section.previousElementSibling; e && e !== block; e = e.previousElementSibling) {
+      if (e.classList.contains('pa-version')) k++;
+    }
+    var next = block && block.nextElementSibling;
+    var table = next && next.matches('details.pa-calls') ? next.querySelector('table.pa-ct') : null;
+    return { table: table, k: k };
   }
   function versionOf(section) {
     var h = section.firstElementChild;
     return h && h.firstChild ? h.firstChild.textContent : '';
   }
   function drawCallGraph(section, wrap, limit) {
-    var table = section.querySelector('table.pa-ct');
-    var n = table ? table.getAttribute('data-n').split(' ').map(Number) : [0, 0];
-    var left = side(table && table.tBodies[0], n[0], limit), right = side(table && table.tBodies[1], n[1], limit);
+    var col = columnOf(section), table = col.table, left = { drawn: [], more: 0 }, right = left;
+    if (table) {
+      var th = table.tHead.rows[0].cells[col.k + 1];
+      var n = th.getAttribute('data-n').split(' ').map(Number), o = th.getAttribute('data-o').split('|');
+      left = side(table.tBodies[0], col.k, o[0], n[0], limit);
+      right = side(table.tBodies[1], col.k, o[1], n[1], limit);
+    }
     var center = centerOf(section);
     wrap.appendChild(toDom(callGraph(center, left.drawn, right.drawn, [left.more, right.more],
       'calls of ' + center + ' in ' + versionOf(section)), document));
     saveButton(section, wrap.previousElementSibling);
-    var details = section.querySelector('details.pa-calls');
-    if (details) details.open = false;
+    if (table) table.closest('details').open = false;
   }
   // "Save as SVG" beside the section's "Calls" heading (perfatlas.js
   // saves the graph it names), named after the page and the section.
