@@ -18,12 +18,14 @@ pub const FRAME_HEIGHT: f64 = 16.0;
 const TEXT_PAD: f64 = 3.0;
 /// Approximate advance of one character at the 12px font used.
 const CHAR_WIDTH: f64 = 7.0;
-/// Frames narrower than this (px of the 1200-px graph) get no native
-/// tooltip in a page: they cannot be hovered without zooming in, which needs
-/// the page's script, whose tooltips come from the page data. They were a
-/// quarter of a bottom-up page's bytes. Standalone files keep every title:
+/// Frames narrower than this (px of the 1200-px graph, a third of a
+/// percent) get no native tooltip in a page: they are hard to hover without
+/// zooming in, which needs the page's script, whose tooltips come from the
+/// page data. Below 2 px they were a quarter of a bottom-up page's bytes;
+/// from 2 to 4 px they were 12% of python-markdown's site (a single sample
+/// of a 300-sample profile is 4 px). Standalone files keep every title:
 /// their own script zooms.
-pub const MIN_TITLE_WIDTH: f64 = 2.0;
+pub const MIN_TITLE_WIDTH: f64 = 4.0;
 /// Number of colour classes (`c0` … `c11`) the themes define.
 pub const PALETTE_SIZE: u64 = 12;
 
