@@ -412,6 +412,20 @@ pub fn step_component_page_script(ctx: &Ctx) {
         "every timeline drawn"
     );
     assert!(count("svg.pa-tl path.tl-now") > 0, "timeline bars drawn");
+    // Each method's version header is the page's, leading to the method's
+    // own sections.
+    let headers = ctx.js(
+        "(function () { var n = 0, ok = 0;
+           document.querySelectorAll('section.pa-method').forEach(function (m) {
+             var links = m.querySelectorAll('.pa-mhead a.pa-vh');
+             n++;
+             if (links.length && !m.querySelector('.pa-mhead[hidden]') && Array.prototype.every.call(links, function (a) {
+               var id = decodeURIComponent(a.getAttribute('href').slice(1));
+               return id.indexOf(m.id + '#v-') === 0 && document.getElementById(id) !== null; })) ok++;
+           });
+           return [n > 0, n === ok]; })()",
+    );
+    assert_eq!(headers, serde_json::json!([true, true]), "method headers");
     assert_eq!(count("#pa-comp-js"), 0, "no note that the script failed");
     assert_eq!(
         count("details.pa-calls[open]"),

@@ -321,14 +321,12 @@ fn block(
         modified_steps: cx.config.modified_steps,
         unit: &sp.scope.unit,
     };
-    let mut labels = header_labels(cx.history, cx.plan, sp, |name| {
-        paths::fragment_href(&paths::version_section_id(anchor, name))
+    // The version header is the page's own component's: the script
+    // copies it above each method's row, its links to the method's
+    // sections (without JavaScript the glyphs' tooltips name the versions).
+    let labels = header_labels(cx.history, cx.plan, sp, |name| {
+        paths::fragment_href(&paths::version_section_id(None, name))
     });
-    // Where each version's change data comes from is said once, in the
-    // header of the page's own component.
-    if anchor.is_some() {
-        labels.iter_mut().for_each(|l| l.note = None);
-    }
     let title = |v: usize, cell: &analysis::matrix::Cell| {
         matrix_svg::cell_summary(
             &cx.history.versions[v].label,
@@ -365,7 +363,10 @@ fn block(
         href: anchor.map(paths::fragment_href).unwrap_or_default(),
         name: cx.plan.hierarchy.get(comp).name.clone(),
         level: level_word(row.level),
-        header_svg: matrix_svg::header_svg(&labels),
+        header_svg: match anchor {
+            None => matrix_svg::header_svg(&labels),
+            Some(_) => String::new(),
+        },
         row_svg: matrix_svg::row_svg(&row.cells, &scale, Some(&title), &path_name),
         benchmarks: benchmark_rows(cx, comp, &root),
         calls: calls_table(cx, page, &calls),

@@ -258,9 +258,24 @@
     wrap.appendChild(toDom(timeline(shares(wrap), before, frames * FRAME_W, TL_H,
       'execution timeline of ' + centerOf(section)), document));
   }
+  // Each method's version header: a copy of the page's, its links to the
+  // method's own sections (`<method id>#v-<version>`).
+  function methodHeaders() {
+    var top = document.querySelector('.pa-comp-row .pa-mhead:not([hidden])');
+    if (!top) return;
+    document.querySelectorAll('section.pa-method .pa-mhead[hidden]').forEach(function (h) {
+      var id = h.closest('section.pa-method').id.replace(/#/g, '%23');
+      Array.prototype.forEach.call(top.childNodes, function (n) { h.appendChild(n.cloneNode(true)); });
+      h.querySelectorAll('a.pa-vh').forEach(function (a) {
+        a.setAttribute('href', '#' + id + '%23' + a.getAttribute('href').slice(1));
+      });
+      h.hidden = false;
+    });
+  }
   function drawPage() {
     var key = document.getElementById('pa-comp');
     if (!key) return;
+    methodHeaders();
     var limit = Number(key.getAttribute('data-edges')), frames = Number(key.getAttribute('data-frames'));
     document.querySelectorAll('section.pa-version').forEach(function (s) {
       var cg = s.querySelector('.pa-cg-wrap'), tl = s.querySelector('.pa-tl-wrap');
