@@ -72,7 +72,11 @@ fn sample_data_builds_twice_byte_identical() {
         assert!(v == &tb[k], "{k} differs between two builds");
     }
     assert!(ta.contains_key("index.html"));
-    assert!(ta.keys().any(|k| k.ends_with(".svg")));
+    // Charts are saved from their pages; standalone files only on request.
+    assert!(
+        !ta.keys().any(|k| k.ends_with(".svg")),
+        "a standalone SVG without --svg-files"
+    );
 }
 
 #[test]

@@ -173,6 +173,29 @@ pub fn step_fold_unfold(ctx: &Ctx) {
         "minor rows drawn in place"
     );
     ctx.screenshot("20b-matrix-minor-rows");
+    // "Save as SVG" saves the rows shown, names and glyphs, as an SVG
+    // that opens on its own.
+    let saved = ctx.js_str("window.perfatlasMatrixSvg()");
+    assert!(
+        saved.starts_with("<?xml") && saved.contains("class=\"pa-matrix-svg\""),
+        "{}",
+        &saved[..200.min(saved.len())]
+    );
+    let file = ctx.artifacts.join("matrix-saved.svg");
+    std::fs::write(&file, &saved).unwrap();
+    ctx.tab.navigate_to(&super::file_url(&file)).unwrap();
+    ctx.tab.wait_until_navigated().unwrap();
+    let opened = ctx.js(
+        "(function () { var r = document.documentElement, b = r.getBoundingClientRect();
+           return [r.tagName, document.querySelectorAll('svg > text').length, document.querySelectorAll('g path, g rect').length > 0, b.height > 1000]; })()",
+    );
+    assert_eq!(
+        opened,
+        serde_json::json!(["svg", before + hidden, true, true]),
+        "the saved matrix opens on its own with every row shown"
+    );
+    ctx.screenshot("20c-matrix-saved-svg");
+    ctx.open(&ctx.site.join(MATRIX));
     ctx.tab
         .wait_for_element("#pa-show-minor")
         .unwrap()

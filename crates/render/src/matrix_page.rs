@@ -1,7 +1,9 @@
 //! The matrix page (one per benchmark, and one over all benchmarks): the
 //! component tree down the side, versions across, a glyph per component and
-//! version, with the data for popups embedded, and the same matrix as a
-//! standalone SVG beside the page.
+//! version, with the data for popups embedded. Its "Save as SVG" control
+//! (perfatlas.js) saves the matrix as the reader sees it; with
+//! `--svg-files` the whole matrix is also written as a standalone SVG
+//! beside the page.
 
 use serde::Serialize;
 
@@ -67,6 +69,8 @@ struct MatrixView {
     changes_note: String,
     titles_note: Option<String>,
     svg_href: String,
+    /// The file name "Save as SVG" offers.
+    save_name: String,
     data_json: String,
     empty: bool,
 }
@@ -142,7 +146,8 @@ pub fn scope_links(plan: &EvolutionPlan, current: usize, root: &str) -> Vec<Link
         .collect()
 }
 
-/// Renders the matrix page of scope `s` and its standalone SVG.
+/// Renders the matrix page of scope `s`, and with `--svg-files` its
+/// standalone SVG.
 pub fn render(
     history: &History,
     plan: &EvolutionPlan,
@@ -189,22 +194,24 @@ pub fn render(
     }
     let data = page_data(history, plan, sp, &kept, &root, config);
     let svg_path = path.replace(".html", ".svg");
-    let style = format!(
-        "{}\n{}",
-        renderer.theme_css(renderer.default_theme()),
-        renderer.asset("perfatlas.css")
-    );
-    let standalone_rows: Vec<StandaloneRow> = kept
-        .iter()
-        .filter(|&&i| m.rows[i].visible)
-        .map(|&i| StandaloneRow {
-            name: &plan.hierarchy.get(m.rows[i].comp).name,
-            depth: m.rows[i].level.depth(),
-            cells: &m.rows[i].cells,
-        })
-        .collect();
-    let title = format!("{}: evolution matrix of {}", history.title, sp.scope.name);
-    let svg = matrix_svg::standalone(&standalone_rows, &labels, &scale, &title, &style);
+    let svg = renderer.svg_files().then(|| {
+        let style = format!(
+            "{}\n{}",
+            renderer.theme_css(renderer.default_theme()),
+            renderer.asset("perfatlas.css")
+        );
+        let standalone_rows: Vec<StandaloneRow> = kept
+            .iter()
+            .filter(|&&i| m.rows[i].visible)
+            .map(|&i| StandaloneRow {
+                name: &plan.hierarchy.get(m.rows[i].comp).name,
+                depth: m.rows[i].level.depth(),
+                cells: &m.rows[i].cells,
+            })
+            .collect();
+        let title = format!("{}: evolution matrix of {}", history.title, sp.scope.name);
+        matrix_svg::standalone(&standalone_rows, &labels, &scale, &title, &style)
+    });
     let view = MatrixView {
         scopes: scope_links(plan, s, &root),
         scope: sp.scope.name.clone(),
@@ -226,17 +233,20 @@ pub fn render(
         titles_note: (!with_titles).then(|| {
             format!("{glyph_count} glyphs: native tooltips are left out to keep the page light; hover with scripts on for the numbers.")
         }),
-        svg_href: "index.svg".into(),
+        svg_href: match svg {
+            Some(_) => "index.svg".into(),
+            None => String::new(),
+        },
+        save_name: format!("matrix-{}.svg", paths::slug(&sp.scope.name)),
         data_json: json_for_script(&data),
         empty: m.rows.is_empty(),
         rows,
         common,
     };
     let html = renderer.render("matrix.html", &view)?;
-    Ok(vec![
-        (path, html.into_bytes()),
-        (svg_path, svg.into_bytes()),
-    ])
+    let mut files = vec![(path, html.into_bytes())];
+    files.extend(svg.map(|svg| (svg_path, svg.into_bytes())));
+    Ok(files)
 }
 
 /// The version header of a scope's glyph rows: each version with profiles

@@ -84,22 +84,23 @@
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(copy) + '\n';
   }
   window.perfatlasSvgText = svgText;
+  function download(text, name) {
+    var url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    var a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
+  window.perfatlasDownload = download;
   // Delegated: graphs drawn by the script have their buttons too.
   document.addEventListener('click', function (e) {
     var button = e.target.closest ? e.target.closest('button.pa-save-svg') : null;
     if (!button) return;
-    (function () {
-      var svg = document.querySelector(button.getAttribute('data-target'));
-      if (!svg) return;
-      var url = URL.createObjectURL(new Blob([svgText(svg)], { type: 'image/svg+xml' }));
-      var a = document.createElement('a');
-      a.href = url;
-      a.download = button.getAttribute('data-name') || 'chart.svg';
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-    })();
+    var svg = document.querySelector(button.getAttribute('data-target'));
+    if (svg) download(svgText(svg), button.getAttribute('data-name') || 'chart.svg');
   });
 
   // The one number formatter of the site's scripts (allocation.js uses it).
@@ -1301,4 +1302,48 @@
     if (hit) show(hit, e); else tip.hidden = true;
   });
   rowsEl.addEventListener('mouseleave', function () { tip.hidden = true; });
+
+  // "Save as SVG": the matrix as the reader sees it (the rows shown, at
+  // the columns' width), one drawing with the names left of the glyphs
+  // and the version header above, as matrix_svg.rs's standalone file.
+  var NAMES = 360, HEADER = 64;
+  function matrixSvg() {
+    var head = document.querySelector('.pa-mhead svg.pa-gh');
+    var shown = rows.filter(function (r) { return getComputedStyle(r).display !== 'none'; });
+    var width = NAMES + +head.getAttribute('width'), height = HEADER + shown.length * ROW + 8;
+    var svg = document.createElementNS(SVG_NS, 'svg');
+    [['class', 'pa-matrix-svg'], ['width', width], ['height', height], ['viewBox', '0 0 ' + width + ' ' + height],
+      ['role', 'img'], ['aria-label', document.title]].forEach(function (a) { svg.setAttribute(a[0], a[1]); });
+    var bg = document.createElementNS(SVG_NS, 'rect');
+    bg.setAttribute('width', '100%');
+    bg.setAttribute('height', '100%');
+    bg.setAttribute('fill', getComputedStyle(document.body).backgroundColor);
+    svg.appendChild(bg);
+    var top = document.createElementNS(SVG_NS, 'g');
+    top.setAttribute('transform', 'translate(' + NAMES + ' 0)');
+    Array.prototype.forEach.call(head.childNodes, function (n) { top.appendChild(n.cloneNode(true)); });
+    svg.appendChild(top);
+    shown.forEach(function (r, i) {
+      var y = HEADER + i * ROW, level = +r.getAttribute('data-l');
+      var name = document.createElementNS(SVG_NS, 'text');
+      name.setAttribute('x', 4 + (level - 1) * 14);
+      name.setAttribute('y', y + ROW / 2 + 4);
+      name.textContent = r.querySelector('.pa-name > :first-child').textContent;
+      svg.appendChild(name);
+      var g = document.createElementNS(SVG_NS, 'g'), gl = r.querySelector('svg.pa-gl');
+      g.setAttribute('transform', 'translate(' + NAMES + ' ' + y + ') scale(' + (COLUMN / BASE) + ' 1)');
+      Array.prototype.forEach.call(gl.childNodes, function (n) { g.appendChild(n.cloneNode(true)); });
+      svg.appendChild(g);
+    });
+    // Placed in the page for a moment, so that the page's styles apply.
+    svg.style.position = 'absolute';
+    svg.style.left = '-99999px';
+    document.body.appendChild(svg);
+    var text = window.perfatlasSvgText(svg);
+    svg.remove();
+    return text;
+  }
+  window.perfatlasMatrixSvg = matrixSvg;
+  var save = document.querySelector('button.pa-save-matrix');
+  if (save) save.addEventListener('click', function () { window.perfatlasDownload(matrixSvg(), save.getAttribute('data-name')); });
 })();
