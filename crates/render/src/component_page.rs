@@ -327,14 +327,6 @@ fn block(
     let labels = header_labels(cx.history, cx.plan, sp, |name| {
         paths::fragment_href(&paths::version_section_id(None, name))
     });
-    let title = |v: usize, cell: &analysis::matrix::Cell| {
-        matrix_svg::cell_summary(
-            &cx.history.versions[v].label,
-            cell,
-            (&sp.scope.unit, sp.matrix.totals[v].unwrap_or(0.0)),
-            cx.plan.modifications.any_known(),
-        )
-    };
     let path_name = cx.plan.hierarchy.path_name(comp);
     let mut sections: Vec<Section> = Vec::new();
     let mut calls: Vec<VersionCalls> = Vec::new();
@@ -367,7 +359,9 @@ fn block(
             None => matrix_svg::header_svg(&labels),
             Some(_) => String::new(),
         },
-        row_svg: matrix_svg::row_svg(&row.cells, &scale, Some(&title), &path_name),
+        // Each glyph's numbers are its version section's first line, which
+        // its header label links: the row carries no tooltips.
+        row_svg: matrix_svg::row_svg(&row.cells, &scale, None, &path_name),
         benchmarks: benchmark_rows(cx, comp, &root),
         calls: calls_table(cx, page, &calls),
         edge_level: match row.level {
