@@ -1,8 +1,11 @@
 //! The component pages: one per class, package and the project that is
 //! ever visible in a matrix, each method a section of its class's page
 //! (`<class page>#m-<name>`), so a history writes a file per class rather
-//! than per method. A component's content is its row of the matrix, then
-//! one section per version with its numbers, the call graph around it
+//! than per method. With several benchmarks the pages are the matrix over
+//! all benchmarks' ([`ScopePlan::members`]), each block also showing the
+//! component's row in every benchmark's matrix. A component's content is
+//! its row of the matrix, its table of callers and callees by version,
+//! then one section per version with its numbers, the call graph around it
 //! (callers left, callees right, edges added / deleted / kept), its
 //! execution timeline over the previous version's, its modified methods
 //! with their source diffs, and links to the flame graphs of that version.
@@ -11,13 +14,15 @@
 //!
 //! The page stores what its script (`assets/component.js`) draws from
 //! rather than the drawings: a section's call graph is drawn from its
-//! table of callers and callees (what a reader without JavaScript sees),
+//! version's column of the block's table of callers and callees (what a
+//! reader without JavaScript sees; [`calls_table`]),
 //! its execution timeline from its shares (`data-s`, kept to
 //! [`kept_share`]) over the previous section's. The script draws what
 //! `callgraph_svg` and `timeline_svg` draw; sites built with
 //! `PERFATLAS_TEST_SHIP_DERIVED` hold both for `tests/derive_parity.rs`.
 //! A note most sections share (where changes come from, how many profiles
-//! a timeline has) is said once for the page ([`said_once`]).
+//! a timeline has) is said once for the page ([`said_once`]), and so is
+//! the version header: the script copies the page's above each method.
 //!
 //! Each call graph can be saved as SVG from the page; with `--svg-files`
 //! the call graphs of the page (its component's, then its methods') are
