@@ -326,12 +326,6 @@ fn block(
         modified_steps: cx.config.modified_steps,
         unit: &sp.scope.unit,
     };
-    // The version header is the page's own component's: the script
-    // copies it above each method's row, its links to the method's
-    // sections (without JavaScript the glyphs' tooltips name the versions).
-    let labels = header_labels(cx.history, cx.plan, sp, |name| {
-        paths::fragment_href(&paths::version_section_id(None, name))
-    });
     let path_name = cx.plan.hierarchy.path_name(comp);
     let mut sections: Vec<Section> = Vec::new();
     let mut calls: Vec<VersionCalls> = Vec::new();
@@ -360,8 +354,13 @@ fn block(
         href: anchor.map(paths::fragment_href).unwrap_or_default(),
         name: cx.plan.hierarchy.get(comp).name.clone(),
         level: level_word(row.level),
+        // The version header is the page's own component's: the script
+        // copies it above each method's row, its links pointed at the
+        // method's sections.
         header_svg: match anchor {
-            None => matrix_svg::header_svg(&labels),
+            None => matrix_svg::header_svg(&header_labels(cx.history, cx.plan, sp, |name| {
+                paths::fragment_href(&paths::version_section_id(None, name))
+            })),
             Some(_) => String::new(),
         },
         // Each glyph's numbers are its version section's first line, which

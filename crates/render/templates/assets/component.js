@@ -195,46 +195,26 @@
     var drawn = order ? order.split(' ').map(function (r) { return cellNeighbour(rows[Number(r)], k); }) : [];
     return { drawn: drawn.slice(0, limit), more: Math.max(total - limit, 0) };
   }
-  // The matrix row before a section (its block's).
-  function blockOf(section) {
-    for (var e = section.previousElementSibling; e; e = e.previousElementSibling) {
-      if (e.classList.contains('pa-comp-row')) return e;
-    }
-    return null;
-  }
-  // The component a section belongs to: its block's row name.
-  function centerOf(section) {
-    var block = blockOf(section);
-    return block ? block.querySelector('.pa-row .pa-name').textContent : '';
-  }
-  // The block's table of callers and callees, and the section's column.
-  function columnOf(section) {
-    var block = blockOf(section), k = 0;
-    for (var e = section.previousElementSibling; e && e !== block; e = e.previousElementSibling) {
-      if (e.classList.contains('pa-version')) k++;
-    }
-    var next = block && block.nextElementSibling;
-    var table = next && next.matches('details.pa-calls') ? next.querySelector('table.pa-ct') : null;
-    return { table: table, k: k };
-  }
   function versionOf(section) {
     var h = section.firstElementChild;
     return h && h.firstChild ? h.firstChild.textContent : '';
   }
-  function drawCallGraph(section, wrap, limit) {
-    var col = columnOf(section), table = col.table, left = { drawn: [], more: 0 }, right = left;
+  // `block`: the section's component (`center`), its table of callers
+  // and callees by version and the section's column `k` there.
+  function drawCallGraph(section, wrap, block, limit) {
+    var table = block.table, k = block.k, left = { drawn: [], more: 0 }, right = left;
     if (table) {
-      var th = table.tHead.rows[0].cells[col.k + 1];
+      var th = table.tHead.rows[0].cells[k + 1];
       var n = th.getAttribute('data-n').split(' ').map(Number), o = th.getAttribute('data-o').split('|');
-      left = side(table.tBodies[0], col.k, o[0], n[0], limit);
-      right = side(table.tBodies[1], col.k, o[1], n[1], limit);
+      left = side(table.tBodies[0], k, o[0], n[0], limit);
+      right = side(table.tBodies[1], k, o[1], n[1], limit);
     }
-    var center = centerOf(section);
-    wrap.appendChild(toDom(callGraph(center, left.drawn, right.drawn, [left.more, right.more],
-      'calls of ' + center + ' in ' + versionOf(section)), document));
+    wrap.appendChild(toDom(callGraph(block.center, left.drawn, right.drawn, [left.more, right.more],
+      'calls of ' + block.center + ' in ' + versionOf(section)), document));
     saveButton(section, wrap.previousElementSibling);
     if (table) table.closest('details').open = false;
   }
+
   // "Save as SVG" beside the section's "Calls" heading (perfatlas.js
   // saves the graph it names), named after the page and the section.
   function saveButton(section, heading) {
@@ -252,11 +232,11 @@
   function shares(wrap) {
     return wrap ? wrap.getAttribute('data-s').split(' ').map(parseFloat) : null;
   }
-  function drawTimeline(section, wrap, frames) {
+  function drawTimeline(section, wrap, center, frames) {
     var prev = section.previousElementSibling;
     var before = prev && prev.classList.contains('pa-version') ? shares(prev.querySelector('.pa-tl-wrap')) : null;
     wrap.appendChild(toDom(timeline(shares(wrap), before, frames * FRAME_W, TL_H,
-      'execution timeline of ' + centerOf(section)), document));
+      'execution timeline of ' + center), document));
   }
   // Each method's version header: a copy of the page's, its links to the
   // method's own sections (`<method id>#v-<version>`).
@@ -277,10 +257,17 @@
     if (!key) return;
     methodHeaders();
     var limit = Number(key.getAttribute('data-edges')), frames = Number(key.getAttribute('data-frames'));
-    document.querySelectorAll('section.pa-version').forEach(function (s) {
-      var cg = s.querySelector('.pa-cg-wrap'), tl = s.querySelector('.pa-tl-wrap');
-      if (cg) drawCallGraph(s, cg, limit);
-      if (tl) drawTimeline(s, tl, frames);
+    // Each block: its matrix row, its table of callers and callees by
+    // version (when it has calls), then its version sections in order.
+    document.querySelectorAll('.pa-comp-row').forEach(function (row) {
+      var block = { center: row.querySelector('.pa-row .pa-name').textContent, table: null, k: 0 };
+      var e = row.nextElementSibling;
+      if (e && e.matches('details.pa-calls')) { block.table = e.querySelector('table.pa-ct'); e = e.nextElementSibling; }
+      for (; e && e.classList.contains('pa-version'); e = e.nextElementSibling, block.k++) {
+        var cg = e.querySelector('.pa-cg-wrap'), tl = e.querySelector('.pa-tl-wrap');
+        if (cg) drawCallGraph(e, cg, block, limit);
+        if (tl) drawTimeline(e, tl, block.center, frames);
+      }
     });
     var note = document.getElementById('pa-comp-js');
     if (note) note.remove();
