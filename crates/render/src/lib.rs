@@ -311,13 +311,40 @@ fn escape_html(input: &str) -> String {
 /// Serialises `value` for a `<script type="application/json">` element:
 /// `<`, `>` and `&` are written as JSON escapes so no name can close the
 /// element or open a comment.
+/// Whole numbers are written without a fraction (`928`, not `928.0`):
+/// the script reads the same number, in fewer bytes.
 pub fn json_for_script<T: Serialize>(value: &T) -> String {
-    let json = serde_json::to_string(value).unwrap_or_else(|_| "null".to_string());
+    let mut out = Vec::new();
+    let mut writer = serde_json::Serializer::with_formatter(&mut out, WholeNumbers);
+    let json = match value.serialize(&mut writer) {
+        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| "null".to_string()),
+        Err(_) => "null".to_string(),
+    };
     json.replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029")
+}
+
+/// JSON's compact form, with whole floating-point numbers written as
+/// integers (up to 2^53, where every integer is exact; not -0).
+struct WholeNumbers;
+
+impl serde_json::ser::Formatter for WholeNumbers {
+    fn write_f64<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        value: f64,
+    ) -> std::io::Result<()> {
+        if value.fract() == 0.0
+            && value.abs() < 9.0e15
+            && !(value == 0.0 && value.is_sign_negative())
+        {
+            return serde_json::ser::CompactFormatter.write_i64(writer, value as i64);
+        }
+        serde_json::ser::CompactFormatter.write_f64(writer, value)
+    }
 }
 
 /// A link in a page's navigation; `current` marks the page itself.
@@ -434,4 +461,20 @@ fn run(job: &pages::Job, output: &Output) -> Result<Vec<(String, Body)>, BuildEr
 pub struct Output<'a> {
     pub pages: &'a dyn PageStore,
     pub sink: Option<&'a dyn FileSink>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_for_script;
+
+    #[test]
+    fn script_json_writes_whole_numbers_as_integers_and_escapes_markup() {
+        let value = serde_json::json!({"h": 928.0, "v": [0.5, -2.0, -0.0, 1e17, 1260000000.0], "n": "</script>&"});
+        assert_eq!(
+            json_for_script(&value),
+            r#"{"h":928,"n":"\u003c/script\u003e\u0026","v":[0.5,-2,-0.0,1e+17,1260000000]}"#
+        );
+        let back: serde_json::Value = serde_json::from_str(&json_for_script(&value)).unwrap();
+        assert_eq!(back["v"][4].as_f64(), Some(1.26e9));
+    }
 }

@@ -566,7 +566,7 @@ mod tests {
         let tables = entries(views);
         assert_eq!(tables[1]["like"], 0);
         assert_eq!(tables[1]["sorted_by"], 1);
-        assert_eq!(tables[1]["merged"], serde_json::json!([0, 1, 1e7]));
+        assert_eq!(tables[1]["merged"], serde_json::json!([0, 1, 10_000_000]));
         assert!(tables[1].get("rows").is_none());
     }
 
