@@ -132,6 +132,13 @@ fn the_page_script_derives_the_frames_and_rows_perfatlas_computes() {
         inputs.len(),
         "{report}"
     );
+    // The sample data's repetitions after the first are stored as their
+    // differences from it, and were compared too.
+    let sample = report.lines().next().unwrap_or_default();
+    assert!(
+        sample.contains("repetitions made whole") && !sample.contains(" 0 repetitions made whole"),
+        "{report}"
+    );
 }
 
 /// Builds each input into `dir/site-N` storing what the scripts derive

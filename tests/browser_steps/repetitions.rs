@@ -114,7 +114,8 @@ pub fn step_repetition_views(ctx: &Ctx) {
     // A page whose repetition's views are cut short says so and shows
     // the merged view.
     let html = std::fs::read_to_string(&aggregate).unwrap();
-    let open = "class=\"pa-rep-views\" data-rep=\"r3\">";
+    // (r3's are stored as their differences from r1's: data-like.)
+    let open = "class=\"pa-rep-views\" data-rep=\"r3\" data-like=\"r1\">";
     let cut_at = html.find(open).expect("r3's views") + open.len() + 40;
     let end = cut_at + html[cut_at..].find("</script>").unwrap();
     let cut = aggregate.with_file_name("cut.html");

@@ -34,7 +34,7 @@ function onPage(v, page) {
 let failed = false;
 for (const site of process.argv.slice(2)) {
   const shapes = require(path.resolve(site, 'assets/shapes.js'));
-  let pages = 0, graphs = 0, frames = 0, tables = 0, rows = 0, differences = 0;
+  let pages = 0, graphs = 0, frames = 0, tables = 0, rows = 0, differences = 0, fromDifferences = 0;
   // A page's own views, and on an aggregate page each repetition's
   // (stored as the repetition's own page would store them, extending the
   // page's names and derived from the page's stored tree of it: joined
@@ -42,10 +42,18 @@ for (const site of process.argv.slice(2)) {
   const viewSets = [];
   for (const file of htmlFiles(site)) {
     const html = fs.readFileSync(file, 'utf8');
-    const re = /<script type="application\/json" (?:id="pa-views"|class="pa-rep-views" data-rep="([^"]*)")>([\s\S]*?)<\/script>/g;
+    const re = /<script type="application\/json" (?:id="pa-views"|class="pa-rep-views" data-rep="([^"]*)"(?: data-like="([^"]*)")?)>([\s\S]*?)<\/script>/g;
     let page = null;
+    const stored = {};
     for (let m; (m = re.exec(html));) {
-      const views = JSON.parse(m[2]);
+      let views = JSON.parse(m[3]);
+      if (m[1]) stored[m[1]] = m[3];
+      // A repetition stored as its differences from another's, made
+      // whole as perfatlas.js makes it.
+      if (m[2]) {
+        views = shapes.withDifferences(JSON.parse(stored[m[2]]), views, m[2], m[1]);
+        fromDifferences++;
+      }
       if (!m[1]) page = views;
       else onPage(views, page);
       viewSets.push({ file: m[1] ? `${file}#rep=${m[1]}` : file, views });
@@ -134,7 +142,8 @@ for (const site of process.argv.slice(2)) {
       }
     }
   }
-  console.log(`${site}: ${pages} pages, ${graphs} graphs, ${frames} frames, ${tables} tables, ${rows} rows compared, ${differences} differences`);
+  console.log(`${site}: ${pages} pages, ${graphs} graphs, ${frames} frames, ${tables} tables, ${rows} rows compared, ${differences} differences, ` +
+    `${fromDifferences} repetitions made whole from their differences`);
   if (differences > 0 || graphs === 0 || tables === 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -262,6 +262,28 @@ fn repetition_views(
         .collect()
 }
 
+/// Every repetition's views after the first stored as their differences
+/// from the first's, with its name read as theirs (see
+/// [`super::json_delta`]): they share their shape and words, and differ
+/// in numbers, labels and heaviest functions.
+fn store_as_differences(reps: &mut [RepetitionView]) -> Result<(), BuildError> {
+    let Some((first, rest)) = reps.split_first_mut() else {
+        return Ok(());
+    };
+    let parse = |json: &str| {
+        serde_json::from_str::<serde_json::Value>(json)
+            .map_err(|e| BuildError::Internal(format!("a repetition's views: {e}")))
+    };
+    let base = parse(&first.views_json)?;
+    for rep in rest {
+        let rename = (first.name.as_str(), rep.name.as_str());
+        let delta = super::json_delta::delta(&base, &parse(&rep.views_json)?, rename);
+        rep.views_json = super::json_for_script(&delta);
+        rep.like = Some(first.name.clone());
+    }
+    Ok(())
+}
+
 /// What a page stores for its script: the tables of names and locations,
 /// and which of its stored trees is each profile's.
 struct Stored {
@@ -279,6 +301,7 @@ pub fn render(
     for rep in &mut reps {
         files.append(&mut rep.files);
     }
+    store_as_differences(&mut reps)?;
     let html = cx.renderer.render(
         "aggregate.html",
         &AggregateView {

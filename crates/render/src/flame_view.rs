@@ -417,6 +417,17 @@ impl Tables {
         i
     }
 
+    /// The index of `name` if the tables hold it (as a name without a
+    /// full name).
+    pub fn find_name(&self, name: &str) -> Option<usize> {
+        self.names.index.get(name).copied()
+    }
+
+    /// The index of `location` if the tables hold it.
+    pub fn find_location(&self, location: &str) -> Option<usize> {
+        self.locations.index.get(location).copied()
+    }
+
     /// `names`, `locations` and `links`, for a page's view data.
     pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<(String, String)>) {
         (self.names.list, self.locations.list, self.links)

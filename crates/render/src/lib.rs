@@ -18,6 +18,7 @@ pub mod flame_svg;
 pub mod flame_view;
 pub mod format;
 pub mod index_page;
+pub mod json_delta;
 pub mod matrix_page;
 pub mod matrix_svg;
 pub mod pages;

@@ -305,16 +305,26 @@ struct Top {
 /// The heaviest functions of one metric as a repetition's views store them
 /// on its aggregate page, for the script to write (`perfatlas.js`
 /// `writeHeaviest`, as `templates/heaviest.html` writes them): rows of
-/// name, file, self and total.
+/// name, file, self and total. Names and files the views' tables hold are
+/// stored as their index there.
 #[derive(Serialize)]
 struct ScriptTop<'a> {
     metric: &'a str,
     unit: &'a str,
     of: f64,
-    rows: Vec<(&'a str, &'a str, f64, f64)>,
+    rows: Vec<(Text<'a>, Text<'a>, f64, f64)>,
 }
 
-fn script_tops(tops: &[Top]) -> serde_json::Value {
+/// A string, or its index in a table of the page's views.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Text<'a> {
+    At(usize),
+    Is(&'a str),
+}
+
+fn script_tops(tops: &[Top], tables: &Tables) -> serde_json::Value {
+    let text = |at: Option<usize>, s| at.map_or(Text::Is(s), Text::At);
     let tops: Vec<ScriptTop> = tops
         .iter()
         .map(|t| ScriptTop {
@@ -324,7 +334,14 @@ fn script_tops(tops: &[Top]) -> serde_json::Value {
             rows: t
                 .rows
                 .iter()
-                .map(|r| (r.name.as_str(), r.location.as_str(), r.values.0, r.values.1))
+                .map(|r| {
+                    (
+                        text(tables.find_name(&r.name), &r.name),
+                        text(tables.find_location(&r.location), &r.location),
+                        r.values.0,
+                        r.values.1,
+                    )
+                })
                 .collect(),
         })
         .collect();
@@ -507,6 +524,9 @@ fn code_links<'a>(cx: &Context<'a>, page: &PagePlan) -> CodeLinks<'a> {
 pub struct RepetitionView {
     pub name: String,
     pub views_json: String,
+    /// The repetition whose views `views_json` stores its differences
+    /// from (see [`super::json_delta`]), if it does.
+    pub like: Option<String>,
     /// Facts and links, shown above the graph.
     pub head: String,
     #[serde(skip)]
@@ -529,6 +549,7 @@ pub fn repetition_view(
         name: cx.plan.rep_names[page.entry].clone(),
         head: cx.renderer.render("repetition.html", &view)?,
         views_json: view.views_json,
+        like: None,
         files,
     })
 }
@@ -705,7 +726,7 @@ fn assemble(
     if page_tables.is_some() {
         // On the aggregate page the script writes them (they are hidden
         // without it, with the repetition's views).
-        views.set_heaviest(script_tops(&tops));
+        views.set_heaviest(script_tops(&tops, &views.tables));
     }
     let view = ProfileView {
         nav: nav(cx, page, totals),

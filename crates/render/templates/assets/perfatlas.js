@@ -176,7 +176,7 @@
     var next = merged;
     if (name) {
       if (!(name in repViews)) {
-        try { repViews[name] = onPage(prepareViews(JSON.parse(source.textContent))); } catch (e) {
+        try { repViews[name] = onPage(prepareViews(readRep(source))); } catch (e) {
           repViews[name] = null;
           repMissing(name);
         }
@@ -201,6 +201,15 @@
       });
       markCurrent(nav, rep || 'all merged');
     }
+  }
+  // A repetition's views as stored: whole, or as their differences from
+  // another repetition's (data-like; shapes.js withDifferences).
+  function readRep(source) {
+    var v = JSON.parse(source.textContent), like = source.getAttribute('data-like');
+    if (!like) return v;
+    var base = document.querySelector('script.pa-rep-views[data-rep="' + CSS.escape(like) + '"]');
+    if (!base || base.hasAttribute('data-like')) throw new Error('no views of ' + like);
+    return window.perfatlasShapes.withDifferences(JSON.parse(base.textContent), v, like, source.getAttribute('data-rep'));
   }
   // A repetition's views extend the page's tables (views.rs `base`: they
   // store only the names and locations added after the page's) and use
@@ -236,8 +245,9 @@
       var body = table.appendChild(el('tbody'));
       t.rows.forEach(function (r) {
         var tr = body.appendChild(el('tr'));
-        tr.appendChild(el('td', {}, r[0]));
-        tr.appendChild(el('td')).appendChild(el('code', {}, r[1]));
+        // Names and files the tables hold are stored as their index.
+        tr.appendChild(el('td', {}, typeof r[0] === 'number' ? v.names[r[0]] : r[0]));
+        tr.appendChild(el('td')).appendChild(el('code', {}, typeof r[1] === 'number' ? v.locations[r[1]] : r[1]));
         [withUnit(r[2], t.unit), percent(r[2], t.of), withUnit(r[3], t.unit), percent(r[3], t.of)].forEach(function (c) {
           tr.appendChild(el('td', { 'class': 'pa-num' }, c));
         });

@@ -1,5 +1,6 @@
 // perfatlas: the bottom-up and flat graphs of a profile page, derived in
-// the page from the profile's tree (shape_source.rs) instead of stored.
+// the page from the profile's tree (shape_source.rs) instead of stored;
+// and a repetition's views, stored as their differences from another's.
 //
 // It computes what analysis/src/shapes.rs (bottom_up, flat) and
 // analysis/src/flame.rs (layout) compute, step for step and in the same
@@ -601,9 +602,32 @@
     });
   }
 
+  // A repetition's views stored as their differences from another's
+  // (json_delta.rs): in each string of `base` the name `from` is read as
+  // `to`, then each change is made, a path of keys and indices followed
+  // by the value found there (an empty path: the whole value). A change
+  // that does not fit the base throws.
+  function withDifferences(base, changes, from, to) {
+    base = renamed(base, from, to);
+    changes.forEach(function (change) {
+      var at = base, last = change.length - 2;
+      if (last < 0) { base = change[0]; return; }
+      for (var i = 0; i < last; i++) at = at[change[i]];
+      if (at === null || typeof at !== 'object' || !(change[last] in at)) throw new Error('a change that does not fit its base');
+      at[change[last]] = change[last + 1];
+    });
+    return base;
+  }
+  function renamed(value, from, to) {
+    if (typeof value === 'string') return from && value.indexOf(from) >= 0 ? value.split(from).join(to) : value;
+    if (value && typeof value === 'object') for (var k in value) value[k] = renamed(value[k], from, to);
+    return value;
+  }
+
   var api = {
     frames: frames, diffFrames: diffFrames, aggregateFrames: aggregateFrames,
-    tableRows: tableRows, significant: significant, colourIndex: colourIndex
+    tableRows: tableRows, significant: significant, colourIndex: colourIndex,
+    withDifferences: withDifferences
   };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else global.perfatlasShapes = api;
