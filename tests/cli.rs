@@ -627,7 +627,9 @@ fn matrix_data(page: &[u8]) -> serde_json::Value {
         .expect("matrix data element")
         + "id=\"pa-matrix-data\">".len();
     let end = start + text[start..].find("</script>").unwrap();
-    serde_json::from_str(&text[start..end]).expect("matrix data is JSON")
+    common::matrix_rows_written_out(
+        serde_json::from_str(&text[start..end]).expect("matrix data is JSON"),
+    )
 }
 
 /// `[mean, modified]` of a matrix cell (absent: None).
@@ -829,6 +831,16 @@ fn matrix_methods_are_sections_of_their_class_page() {
             let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
             let file = file.strip_prefix(&root).unwrap_or(file);
             let page = text(file);
+            // The row's path, where the data leaves it out as the script
+            // derives it, is the one its page names.
+            let path = row["p"].as_str().unwrap();
+            assert!(
+                page.contains(&format!(
+                    "<p class=\"pa-muted\"><code>{}</code>",
+                    common::html_escaped(path)
+                )),
+                "{matrix}: path {path} of {href}"
+            );
             if !fragment.is_empty() {
                 assert!(
                     page.contains(&format!("<section class=\"pa-method\" id=\"{fragment}\">")),

@@ -14,7 +14,9 @@ fn configured_count(ctx: &Ctx) -> usize {
 
 fn matrix_data(ctx: &Ctx) -> Value {
     let text = ctx.js_str("document.getElementById('pa-matrix-data').textContent");
-    serde_json::from_str(&text).expect("pa-matrix-data is JSON")
+    crate::common::matrix_rows_written_out(
+        serde_json::from_str(&text).expect("pa-matrix-data is JSON"),
+    )
 }
 
 /// Number of matrix rows the reader can see.

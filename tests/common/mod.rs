@@ -280,3 +280,30 @@ fn normalise(p: &Path) -> String {
     }
     parts.join("/")
 }
+
+/// A matrix page's data (`#pa-matrix-data`) with each row's path and
+/// component page written out, as perfatlas.js `rowPaths` writes them
+/// from what matrix_page.rs stores: a path left out is the last row's one
+/// level up (levels 3 and deeper), then the row's name; pages are stored
+/// after the directory `hb`.
+pub fn matrix_rows_written_out(mut data: serde_json::Value) -> serde_json::Value {
+    let base = data["hb"].as_str().unwrap_or("").to_string();
+    let mut above: Vec<Option<String>> = Vec::new();
+    for row in data["rows"].as_array_mut().expect("matrix rows") {
+        let level = row["x"][1].as_u64().or(row["l"].as_u64()).unwrap_or(0) as usize;
+        above.resize(level, None);
+        let name = row["n"].as_str().unwrap().to_string();
+        if row.get("p").is_none() {
+            let path = match (level, above.last()) {
+                (3.., Some(Some(parent))) => format!("{parent} › {name}"),
+                _ => name,
+            };
+            row["p"] = path.into();
+        }
+        above.push(row["p"].as_str().map(str::to_string));
+        if let Some(h) = row.get("h").and_then(|h| h.as_str()) {
+            row["h"] = format!("{base}{h}").into();
+        }
+    }
+    data
+}

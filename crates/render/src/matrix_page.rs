@@ -80,8 +80,17 @@ struct MatrixView {
 #[derive(Serialize)]
 struct RowData {
     n: String,
-    p: String,
+    /// The row's path, where the script cannot derive it from the rows
+    /// above (see [`leave_out_derivable`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p: Option<String>,
+    /// The row's component page, after `PageData::hb`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     h: Option<String>,
+    /// The level of a row the page writes (a row the script draws has it
+    /// in `x`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    l: Option<u8>,
     c: Vec<serde_json::Value>,
     /// A row below the share threshold, which the script draws: its row
     /// index, level, peak share and whether it has children.
@@ -124,6 +133,8 @@ struct VersionData {
 #[derive(Serialize)]
 struct PageData {
     unit: String,
+    /// What every row's `h` starts with, left out of them.
+    hb: String,
     versions: Vec<VersionData>,
     rows: Vec<RowData>,
     glyphs: GlyphData,
@@ -403,8 +414,9 @@ fn page_data(
             }
             RowData {
                 n: plan.hierarchy.get(row.comp).name.clone(),
-                p: plan.hierarchy.path_name(row.comp),
+                p: Some(plan.hierarchy.path_name(row.comp)),
                 h: sp.pages.get(&row.comp).map(|p| format!("{root}{p}")),
+                l: row.visible.then(|| row.level.depth()),
                 c: row.cells.iter().map(cell_json).collect(),
                 x: (!row.visible).then(|| {
                     (
@@ -416,9 +428,13 @@ fn page_data(
                 }),
             }
         })
-        .collect();
+        .collect::<Vec<RowData>>();
+    let mut rows = rows;
+    leave_out_derivable(&mut rows);
+    let hb = href_base(&mut rows);
     PageData {
         unit: sp.scope.unit.name().to_string(),
+        hb,
         versions: history
             .versions
             .iter()
@@ -440,6 +456,46 @@ fn page_data(
         diffs,
         mods,
     }
+}
+
+/// Leaves out each row's path where the script derives the same from
+/// the rows above (`rowPaths` in perfatlas.js): the path of the last row
+/// one level up, then the row's name; the project, a package, or a row
+/// without a row one level up, is its name alone (as `path_name`, which
+/// leaves the project out).
+fn leave_out_derivable(rows: &mut [RowData]) {
+    let mut above: Vec<Option<String>> = Vec::new();
+    for row in rows {
+        let level = usize::from(row.l.or(row.x.as_ref().map(|x| x.1)).unwrap_or(0));
+        above.resize(level, None);
+        let derived = match (level, above.last()) {
+            (3.., Some(Some(parent))) => format!("{parent} › {}", row.n),
+            _ => row.n.clone(),
+        };
+        let path = row.p.take().unwrap_or_default();
+        if path != derived {
+            row.p = Some(path.clone());
+        }
+        above.push(Some(path));
+    }
+}
+
+/// The directory every row's component page is in, left out of their
+/// `h` (the script puts it back); empty when they are in several.
+fn href_base(rows: &mut [RowData]) -> String {
+    let mut hrefs = rows.iter().filter_map(|r| r.h.as_deref());
+    let Some(first) = hrefs.next() else {
+        return String::new();
+    };
+    let base = &first[..first.rfind('/').map_or(0, |i| i + 1)];
+    if !hrefs.all(|h| h.starts_with(base)) {
+        return String::new();
+    }
+    let base = base.to_string();
+    for h in rows.iter_mut().filter_map(|r| r.h.as_mut()) {
+        h.drain(..base.len());
+    }
+    base
 }
 
 /// Rounds to 5 significant digits so the embedded data stays small.

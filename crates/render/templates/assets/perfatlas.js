@@ -1069,8 +1069,25 @@
   var BASE = 26, COLUMN = BASE;
   var ROW = 36, GLYPH = 18, TOP = 5, BOTTOM_MAX = ROW - TOP - 5, MIN_HEIGHT = 3, TOP_WIDTHS = [0, 6, 12, GLYPH];
   var SVG_NS = 'http://www.w3.org/2000/svg';
+  rowPaths();
   addMinorRows();
   var rows = Array.prototype.slice.call(rowsEl.querySelectorAll('.pa-row'));
+
+  // Each row's path and component page as matrix_page.rs stores them:
+  // a path is left out where it is the path of the last row one level up
+  // (`l`, or `x`'s level), then the row's name; a page is stored after
+  // the directory `hb` they share.
+  function rowPaths() {
+    var above = [];
+    data.rows.forEach(function (rd) {
+      var level = rd.x ? rd.x[1] : (rd.l || 0);
+      above.length = level;
+      var parent = level >= 3 ? above[level - 1] : undefined;
+      if (rd.p === undefined) rd.p = parent !== undefined ? parent + ' \u203a ' + rd.n : rd.n;
+      above[level] = rd.p;
+      if (rd.h) rd.h = (data.hb || '') + rd.h;
+    });
+  }
 
   // Rows below the share threshold are not in the page's HTML: each is
   // drawn here from its data (`x`: row index, level, peak share, whether
