@@ -211,7 +211,7 @@
     }
     wrap.appendChild(toDom(callGraph(block.center, left.drawn, right.drawn, [left.more, right.more],
       'calls of ' + block.center + ' in ' + versionOf(section)), document));
-    saveButton(section, wrap.previousElementSibling);
+    saveButton(section, headingBefore(section, wrap, 'Calls'));
     if (table) table.closest('details').open = false;
   }
 
@@ -229,12 +229,22 @@
     heading.appendChild(document.createTextNode(' '));
     heading.appendChild(button);
   }
+  // The heading of a graph drawn here, one level under its section's
+  // (component.html writes none: without this script there is no graph).
+  function headingBefore(section, wrap, text) {
+    var level = Math.min(6, Number(section.firstElementChild.tagName.slice(1)) + 1);
+    var heading = document.createElement('h' + level);
+    heading.textContent = text;
+    wrap.parentNode.insertBefore(heading, wrap);
+    return heading;
+  }
   function shares(wrap) {
     return wrap ? wrap.getAttribute('data-s').split(' ').map(parseFloat) : null;
   }
   function drawTimeline(section, wrap, center, frames) {
     var prev = section.previousElementSibling;
     var before = prev && prev.classList.contains('pa-version') ? shares(prev.querySelector('.pa-tl-wrap')) : null;
+    headingBefore(section, wrap, 'Execution timeline');
     wrap.appendChild(toDom(timeline(shares(wrap), before, frames * FRAME_W, TL_H,
       'execution timeline of ' + center), document));
   }
