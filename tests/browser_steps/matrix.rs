@@ -312,7 +312,8 @@ pub fn step_header_and_glyph_click(ctx: &Ctx) {
     assert!(bars > 0, "speedscope input has a time order: bars drawn");
     let shares = ctx.js_str("document.querySelector('.pa-tl title').textContent");
     assert!(
-        shares.starts_with("share of each time frame: 1")
+        (shares.starts_with("share of each time frame: 1")
+            || shares.starts_with("share of each time frame, this version (previous version): 1"))
             && (shares.contains(" · 20: ") || shares.contains("–20: ")),
         "a timeline's title gives every frame's share (frames that read alike as a range): {shares}"
     );

@@ -75,16 +75,12 @@ pub fn timeline(
     w.finish()
 }
 
-/// "share of each time frame: 1: 26% (previous version 30%) · 2–19: 100%
-/// (previous version 100%) · …": consecutive frames that read the same
+/// "share of each time frame, this version (previous version): 1: 26%
+/// (30%) · 2–19: 100% (100%) · …": consecutive frames that read the same
 /// are given once, as a range (a long run at 100% was most of the text).
 fn shares_text(now: &[f64], before: Option<&[f64]>) -> String {
     let text = |i: usize| match before.and_then(|b| b.get(i)) {
-        Some(p) => format!(
-            "{:.0}% (previous version {:.0}%)",
-            now[i] * 100.0,
-            p * 100.0
-        ),
+        Some(p) => format!("{:.0}% ({:.0}%)", now[i] * 100.0, p * 100.0),
         None => format!("{:.0}%", now[i] * 100.0),
     };
     let mut runs: Vec<(usize, usize, String)> = Vec::new();
@@ -102,7 +98,11 @@ fn shares_text(now: &[f64], before: Option<&[f64]>) -> String {
             false => format!("{}–{}: {t}", first + 1, last + 1),
         })
         .collect();
-    format!("share of each time frame: {}", frames.join(" · "))
+    let lead = match before {
+        Some(_) => "share of each time frame, this version (previous version)",
+        None => "share of each time frame",
+    };
+    format!("{lead}: {}", frames.join(" · "))
 }
 
 #[cfg(test)]
@@ -125,7 +125,9 @@ mod tests {
             svg.contains(r#"<path d="M10 21V1" class="tl-prev" stroke-width="19"/>"#),
             "{svg}"
         );
-        assert!(svg.contains("2: 100% (previous version 0%)"));
+        assert!(svg.contains(
+            "<title>share of each time frame, this version (previous version): 1: 50% (100%) · 2: 100% (0%)</title>"
+        ));
     }
 
     #[test]
@@ -140,8 +142,8 @@ mod tests {
         let svg = timeline(&now, Some(&before), 50.0, 21.0, "t");
         assert!(
             svg.contains(
-                "1: 100% (previous version 100%) · 2: 100% (previous version 90%) · \
-                 3: 100% (previous version 100%) · 4: 50% (previous version 50%) · 5: 100%"
+                "<title>share of each time frame, this version (previous version): \
+                 1: 100% (100%) · 2: 100% (90%) · 3: 100% (100%) · 4: 50% (50%) · 5: 100% (100%)</title>"
             ),
             "{svg}"
         );

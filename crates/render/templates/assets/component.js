@@ -146,11 +146,11 @@
     var pct = function (v) { return fixed(v * 100, 0) + '%'; };
     var runs = [];
     now.forEach(function (s, i) {
-      var t = before && i < before.length ? pct(s) + ' (previous version ' + pct(before[i]) + ')' : pct(s);
+      var t = before && i < before.length ? pct(s) + ' (' + pct(before[i]) + ')' : pct(s);
       var last = runs[runs.length - 1];
       if (last && last[2] === t) last[1] = i; else runs.push([i, i, t]);
     });
-    return 'share of each time frame: ' + runs.map(function (r) {
+    return (before ? 'share of each time frame, this version (previous version): ' : 'share of each time frame: ') + runs.map(function (r) {
       return (r[0] === r[1] ? r[0] + 1 : (r[0] + 1) + '–' + (r[1] + 1)) + ': ' + r[2];
     }).join(' · ');
   }
