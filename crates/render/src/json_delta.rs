@@ -33,37 +33,6 @@ pub fn delta(base: &Value, value: &Value, rename: Rename) -> Value {
     Value::Array(changes)
 }
 
-/// `base`, renamed, with the changes of `delta` made, as the script
-/// makes them.
-pub fn apply(mut base: Value, delta: &Value, rename: Rename) -> Option<Value> {
-    rename_strings(&mut base, rename);
-    for change in delta.as_array()? {
-        let change = change.as_array()?;
-        let (value, path) = change.split_last()?;
-        let mut at = &mut base;
-        for key in path {
-            at = match key {
-                Value::String(k) => at.get_mut(k.as_str())?,
-                Value::Number(i) => at.get_mut(usize::try_from(i.as_u64()?).ok()?)?,
-                _ => return None,
-            };
-        }
-        *at = value.clone();
-    }
-    Some(base)
-}
-
-fn rename_strings(value: &mut Value, (from, to): Rename) {
-    match value {
-        Value::String(s) if !from.is_empty() && s.contains(from) => *s = s.replace(from, to),
-        Value::Array(items) => items.iter_mut().for_each(|v| rename_strings(v, (from, to))),
-        Value::Object(members) => members
-            .values_mut()
-            .for_each(|v| rename_strings(v, (from, to))),
-        _ => {}
-    }
-}
-
 /// Appends to `out` the changes under `path` that turn `base`, renamed,
 /// into `value`.
 fn differences(
@@ -127,6 +96,37 @@ fn changes_are_longer(changes: &[Value], value: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `base`, renamed, with the changes of `delta` made, as the script
+    /// (shapes.js `withDifferences`) makes them.
+    fn rename_strings(value: &mut Value, (from, to): Rename) {
+        match value {
+            Value::String(s) if !from.is_empty() && s.contains(from) => *s = s.replace(from, to),
+            Value::Array(items) => items.iter_mut().for_each(|v| rename_strings(v, (from, to))),
+            Value::Object(members) => members
+                .values_mut()
+                .for_each(|v| rename_strings(v, (from, to))),
+            _ => {}
+        }
+    }
+
+    fn apply(mut base: Value, delta: &Value, rename: Rename) -> Option<Value> {
+        rename_strings(&mut base, rename);
+        for change in delta.as_array()? {
+            let change = change.as_array()?;
+            let (value, path) = change.split_last()?;
+            let mut at = &mut base;
+            for key in path {
+                at = match key {
+                    Value::String(k) => at.get_mut(k.as_str())?,
+                    Value::Number(i) => at.get_mut(usize::try_from(i.as_u64()?).ok()?)?,
+                    _ => return None,
+                };
+            }
+            *at = value.clone();
+        }
+        Some(base)
+    }
 
     fn round_trip(base: Value, value: Value) -> Value {
         renamed_round_trip(base, value, ("", ""))

@@ -383,7 +383,7 @@ fn page_data(
     let m = &sp.matrix;
     let mut diffs = std::collections::BTreeMap::new();
     let mut mods = std::collections::BTreeMap::new();
-    let rows = kept
+    let mut rows = kept
         .iter()
         .map(|&i| {
             let row = &m.rows[i];
@@ -429,7 +429,6 @@ fn page_data(
             }
         })
         .collect::<Vec<RowData>>();
-    let mut rows = rows;
     leave_out_derivable(&mut rows);
     let hb = href_base(&mut rows);
     PageData {
