@@ -264,7 +264,7 @@ fn read_history(
         path: settings_path(&options.input, options.config.as_deref()),
         message,
     };
-    let derived = analysis::derived_metrics::parse_all(&config.metrics).map_err(config_error)?;
+    let derived = analysis::derived_metrics::parse_all(&config.formulas()).map_err(config_error)?;
     let (mut history, deferred) = input::load::load_history_cached(&options.input, config, cache)?;
     analysis::derived_metrics::apply(&mut history, &derived).map_err(config_error)?;
     if options.strict && !history.skipped.is_empty() {

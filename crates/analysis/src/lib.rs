@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod allocation;
 pub mod callgraph;
+pub mod change_points;
 pub mod derived_metrics;
 pub mod evolution;
 pub mod field;

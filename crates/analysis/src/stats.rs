@@ -116,7 +116,9 @@ fn compute_t_critical(df: f64, confidence: f64) -> f64 {
 }
 
 /// Two-sided p-value of a t statistic.
-fn t_p_value(t: f64, df: f64) -> f64 {
+/// The two-sided p-value of Student's t statistic `t` with `df` degrees
+/// of freedom.
+pub fn t_p_value(t: f64, df: f64) -> f64 {
     if t.is_infinite() {
         return 0.0;
     }
@@ -163,8 +165,8 @@ pub fn summary_of(m: &Moments, confidence: f64) -> Option<Summary> {
 /// two values (no variance can be estimated).
 pub fn compare(test: Test, a: &[f64], b: &[f64], confidence: f64) -> Option<Comparison> {
     match test {
-        Test::Welch => welch(a, b, confidence),
         Test::Anova => anova_pair(a, b, confidence),
+        Test::Welch | Test::ChangePoint | Test::PredictionInterval => welch(a, b, confidence),
     }
 }
 
@@ -194,9 +196,11 @@ pub fn significant_difference_of(
     confidence: f64,
 ) -> Option<(bool, f64)> {
     let w = match test {
-        Test::Welch => WelchParts::of(moments_a, moments_b)?,
         Test::Anova => {
             return compare(test, a, b, confidence).map(|c| (c.significant(), c.difference))
+        }
+        Test::Welch | Test::ChangePoint | Test::PredictionInterval => {
+            WelchParts::of(moments_a, moments_b)?
         }
     };
     let exact = || t_p_value(w.t, w.df) < 1.0 - confidence;

@@ -29,10 +29,12 @@ pub struct Config {
     /// How versions map to a git repository's revisions and paths.
     #[serde(default)]
     pub vcs: VcsConfig,
-    /// Derived metrics: name → formula over a profile's metrics, e.g.
-    /// `bytes_per_object = "alloc_space / alloc_objects"`.
+    /// Metrics: a derived metric is a name and a formula over a profile's
+    /// metrics (`bytes_per_object = "alloc_space / alloc_objects"`); a
+    /// table says more of a metric, unit or benchmark (`[metrics."MB/s"]
+    /// direction = "higher"`), see [`MetricSetting`].
     #[serde(default)]
-    pub metrics: std::collections::BTreeMap<String, String>,
+    pub metrics: std::collections::BTreeMap<String, MetricSetting>,
     /// Regression detection (PRCA).
     #[serde(default)]
     pub regressions: RegressionConfig,
@@ -49,6 +51,69 @@ pub struct Config {
     /// them (`[[benchmarks]]`).
     #[serde(default)]
     pub benchmarks: Vec<BenchmarkConfig>,
+}
+
+/// One `[metrics]` entry: a derived metric's formula, or a table with an
+/// optional formula and the direction in which the metric improves.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum MetricSetting {
+    Formula(String),
+    Table(MetricTable),
+}
+
+/// `[metrics.NAME]`: NAME is a derived metric, a profile metric, a unit
+/// (`"MB/s"`, `"score"`) or a benchmark as read.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MetricTable {
+    /// A derived metric's formula.
+    #[serde(default)]
+    pub formula: Option<String>,
+    /// `"lower"` or `"higher"`: which way the metric improves (default:
+    /// from its format or unit, else lower).
+    #[serde(default)]
+    pub direction: Option<String>,
+}
+
+impl Config {
+    /// The derived metrics: name → formula.
+    pub fn formulas(&self) -> std::collections::BTreeMap<String, String> {
+        self.metrics
+            .iter()
+            .filter_map(|(name, setting)| match setting {
+                MetricSetting::Formula(f) => Some((name.clone(), f.clone())),
+                MetricSetting::Table(t) => Some((name.clone(), t.formula.clone()?)),
+            })
+            .collect()
+    }
+
+    /// The configured direction of the first of `names` (a metric, unit
+    /// or benchmark) that has one.
+    pub fn direction_of<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Option<model::Better> {
+        names.into_iter().find_map(|name| match self.metrics.get(name)? {
+            MetricSetting::Table(t) => model::Better::parse(t.direction.as_deref()?),
+            MetricSetting::Formula(_) => None,
+        })
+    }
+
+    /// Directions that are neither `lower` nor `higher`, as messages.
+    pub fn direction_errors(&self) -> Vec<String> {
+        self.metrics
+            .iter()
+            .filter_map(|(name, setting)| match setting {
+                MetricSetting::Table(MetricTable {
+                    direction: Some(d), ..
+                }) if model::Better::parse(d).is_none() => Some(format!(
+                    "[metrics.{name:?}] direction = {d:?}: expected \"lower\" or \"higher\""
+                )),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// `[input]`: how file names map to benchmarks and repetitions.
@@ -141,6 +206,17 @@ pub struct RegressionConfig {
     /// version-to-version comparison of a build, at 1 − `confidence`
     /// (default on); `false`: each comparison at `confidence` alone.
     pub fdr: bool,
+    /// The smallest relative change reported, however small its p-value:
+    /// 0.02 reports changes of 2% of the earlier value or more.
+    pub min_change: f64,
+    /// Series with one value per version (most CI histories) are judged
+    /// by change points; a level must hold for this many versions on each
+    /// side of a change to be reported.
+    pub min_segment: usize,
+    /// `check` of a single new value: how many of the values before it
+    /// (since the series' last change point) make the window it is
+    /// judged against.
+    pub window: usize,
 }
 
 impl Default for RegressionConfig {
@@ -155,6 +231,9 @@ impl Default for RegressionConfig {
             metric: None,
             table_rows: 60,
             fdr: true,
+            min_change: 0.02,
+            min_segment: 3,
+            window: 30,
         }
     }
 }
@@ -375,6 +454,12 @@ impl Config {
                 message: "flame.max_frames must be at least 1".into(),
             });
         }
+        if let Some(message) = config.direction_errors().into_iter().next() {
+            return Err(BuildError::Config {
+                path: path.to_path_buf(),
+                message,
+            });
+        }
         Ok(config)
     }
 }
@@ -398,6 +483,12 @@ impl RegressionConfig {
             || r.auto_bands.iter().any(|f| !(f.is_finite() && *f > 1.0))
         {
             Some("regressions.auto_bands must be increasing factors above 1, e.g. [1.5, 3.0]")
+        } else if !(r.min_change.is_finite() && (0.0..1.0).contains(&r.min_change)) {
+            Some("regressions.min_change must be a fraction from 0 to below 1, e.g. 0.02 for 2%")
+        } else if r.min_segment < 2 {
+            Some("regressions.min_segment must be at least 2")
+        } else if r.window < 3 {
+            Some("regressions.window must be at least 3")
         } else if !self.categories_in_order() {
             Some("regressions.categories must rise (each `below` larger than the one before, a valid time such as \"10ms\") and only the last may omit `below`")
         } else {
@@ -451,6 +542,15 @@ pub enum Test {
     /// One-way analysis of variance (for two groups, equivalent to
     /// Student's pooled-variance t-test).
     Anova,
+    /// Change-point detection over a history of one value per version:
+    /// Welch's t-test between the levels on the two sides of a step, its
+    /// p-value corrected for the search (never chosen in the settings).
+    #[serde(rename = "change_point")]
+    ChangePoint,
+    /// One new value against the prediction interval of the values
+    /// before it (never chosen in the settings).
+    #[serde(rename = "prediction_interval")]
+    PredictionInterval,
 }
 
 impl Test {
@@ -466,6 +566,8 @@ impl Test {
         match self {
             Test::Welch => "Welch's t-test",
             Test::Anova => "one-way ANOVA",
+            Test::ChangePoint => "change-point detection (Welch's t-test between the levels)",
+            Test::PredictionInterval => "prediction interval of recent history",
         }
     }
 }

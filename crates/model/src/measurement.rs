@@ -36,6 +36,55 @@ pub struct MeasurementEntry {
     pub note: Arc<str>,
 }
 
+/// Which way a metric improves: every verdict (regression or improvement)
+/// and every category band follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    /// Times, bytes, counts: a rise is a regression.
+    #[default]
+    Lower,
+    /// Throughputs and scores: a drop is a regression.
+    Higher,
+}
+
+impl Better {
+    /// `higher` or `lower` (the configuration's words; anything else is
+    /// `None`).
+    pub fn parse(word: &str) -> Option<Better> {
+        match word.trim().to_ascii_lowercase().as_str() {
+            "lower" | "lower_is_better" | "smaller" => Some(Better::Lower),
+            "higher" | "higher_is_better" | "bigger" | "larger" => Some(Better::Higher),
+            _ => None,
+        }
+    }
+
+    /// The direction a unit says by itself: a rate (`ops/s`, `MB/s`,
+    /// `MiB/s`, `iter/sec`, `req/s`, `items per second`, `ops/ms`, `Hz`)
+    /// or a named throughput or score is better higher; `None` for any
+    /// other unit (times, bytes, counts), which are better lower unless a
+    /// file or the configuration says otherwise.
+    pub fn of_unit(unit: &str) -> Option<Better> {
+        let u = unit.trim().to_ascii_lowercase();
+        let per_time = ["s", "sec", "second", "seconds", "ms", "msec", "us", "µs", "ns", "min", "h"];
+        let rate = u.rsplit_once('/').is_some_and(|(top, per)| {
+            !top.is_empty() && per_time.contains(&per.trim())
+        }) || u
+            .rsplit_once(" per ")
+            .is_some_and(|(_, per)| per_time.contains(&per.trim()));
+        let named = ["throughput", "thrpt", "hz", "fps", "score", "ops", "qps", "rps", "tps"];
+        (rate || named.contains(&u.as_str())).then_some(Better::Higher)
+    }
+
+    /// `lower is better` / `higher is better`, for pages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Better::Lower => "lower is better",
+            Better::Higher => "higher is better",
+        }
+    }
+}
+
 /// The run means of one entry or one version: a part of an array that
 /// several share (a file's run means), with its [`Moments`] taken when it
 /// was made. Judging every version against the one before needs only the

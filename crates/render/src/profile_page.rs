@@ -1001,7 +1001,7 @@ fn table(
             columns.push(column);
         }
     }
-    let derived = derived_metrics::parse_all(&cx.config.metrics).unwrap_or_default();
+    let derived = derived_metrics::parse_all(&cx.config.formulas()).unwrap_or_default();
     let evaluated = derived_metrics::evaluate(profile, &derived, inclusive, exclusive);
     let mut notes = Vec::new();
     for e in &evaluated {
