@@ -11,10 +11,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use analysis::regression::{self, Direction, Severity, Verdict};
-use input;
+use analysis::regression::{self, Direction, Judging, Series, Severity, Settings, Verdict};
+use analysis::regression_report::BenchmarkReport;
+use analysis::stats::Comparison;
 use model::error::BuildError;
-use model::Skipped;
+use model::{Better, Skipped};
 use render::format::{measured, p_value, signed_percent};
 
 /// What the JSON report says it is, and its version: bumped when a field
@@ -39,6 +40,9 @@ pub struct CheckOptions {
     /// the newest).
     pub baseline: Option<String>,
     pub fail_on: FailOn,
+    /// Also fail when a benchmark measured in the newest version could
+    /// not be judged (`--fail-on …,unjudged`).
+    pub fail_on_unjudged: bool,
 }
 
 /// One benchmark's verdict.
@@ -47,6 +51,10 @@ pub struct BenchmarkCheck {
     pub benchmark: String,
     pub figures: String,
     pub unit: String,
+    /// Which way the figure improves: `lower` or `higher`.
+    pub better: Better,
+    /// How the newest version was judged, in words.
+    pub method: String,
     pub baseline_mean: Option<f64>,
     pub newest_mean: Option<f64>,
     #[serde(flatten)]
@@ -68,13 +76,26 @@ pub struct CheckReport {
     pub benchmarks: Vec<BenchmarkCheck>,
     pub skipped: Vec<Skipped>,
     pub fail_on: FailOn,
-    /// True when a regression at or above `--fail-on` was found.
+    pub fail_on_unjudged: bool,
+    /// Benchmarks with a verdict (a change, none, or one below the
+    /// practical size).
+    pub judged: usize,
+    /// Benchmarks without one (not enough data).
+    pub unjudged: usize,
+    /// True when a regression at or above `--fail-on` was found, or with
+    /// `unjudged` in `--fail-on`, a benchmark could not be judged.
     pub failed: bool,
 }
 
 pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
-    let config = input::load::read_config(&options.input, options.config.as_deref())?;
-    let history = input::load::load_history(&options.input, &config)?;
+    let config = crate::read_settings(&options.input, options.config.as_deref(), None)?;
+    let (history, _) = crate::read_history(
+        &options.input,
+        options.config.as_deref(),
+        false,
+        &config,
+        &input::load::NoCache,
+    )?;
     let n = history.versions.len();
     if n < 2 {
         return Err(BuildError::Usage(format!(
@@ -99,43 +120,42 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 ))
             })?,
     };
-    // The same verdicts as the build's pages (one per pair, after the
-    // false-discovery control) when the baseline is the version before
-    // the newest; a chosen baseline is one comparison of its own.
-    let (settings, reports, _) =
-        analysis::regression_report::verdicts(&history, &config.regressions, &config.benchmarks);
+    let (settings, reports, _) = analysis::regression_report::verdicts(&history, &config);
+    let default_baseline = options.baseline.is_none();
     let benchmarks: Vec<BenchmarkCheck> = reports
         .iter()
         .map(|report| {
+            let (verdict, c, method) =
+                judge_newest(report, (baseline, newest), default_baseline, &settings);
             let series = &report.series;
-            let categories = report.categories.as_ref();
-            let (mut verdict, c) =
-                regression::judge_versions(series, baseline, newest, categories, &settings);
-            let points = &series.points;
-            let last_pair = points.len() >= 2
-                && points[points.len() - 1].version == newest
-                && points[points.len() - 2].version == baseline;
-            if options.baseline.is_none() && last_pair {
-                if let Some(v) = report.adjacent.last() {
-                    verdict = v.clone();
-                }
-            }
             BenchmarkCheck {
                 benchmark: series.benchmark.clone(),
                 figures: series.origin.describe(),
                 unit: series.unit.clone(),
+                better: series.better,
+                method,
                 baseline_mean: series.mean_at(baseline),
                 newest_mean: series.mean_at(newest),
                 verdict,
-                relative: c.and_then(|c| c.relative),
+                relative: c.and_then(|c| c.relative).or_else(|| {
+                    let (a, b) = (series.mean_at(baseline)?, series.mean_at(newest)?);
+                    (a != 0.0).then(|| (b - a) / a)
+                }),
                 p_value: c.map(|c| c.p_value),
-                interval: c.map(|c| c.ci()),
+                interval: c.filter(|c| c.test != config::Test::PredictionInterval).map(|c| c.ci()),
             }
         })
         .collect();
+    let measured_newest = |b: &BenchmarkCheck| b.newest_mean.is_some();
+    let judged = benchmarks.iter().filter(|b| b.verdict.judged()).count();
+    let unjudged = benchmarks.len() - judged;
     let failed = benchmarks
         .iter()
-        .any(|b| fails(&b.verdict, options.fail_on));
+        .any(|b| fails(&b.verdict, options.fail_on))
+        || options.fail_on_unjudged
+            && benchmarks
+                .iter()
+                .any(|b| measured_newest(b) && !b.verdict.judged());
     Ok(CheckReport {
         format: FORMAT,
         format_version: FORMAT_VERSION,
@@ -146,8 +166,70 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
         benchmarks,
         skipped: history.skipped,
         fail_on: options.fail_on,
+        fail_on_unjudged: options.fail_on_unjudged,
+        judged,
+        unjudged,
         failed,
     })
+}
+
+/// The newest version of one benchmark against the baseline: the build's
+/// verdict when the baseline is the version before and both have enough
+/// runs (the same as the pages, after the false-discovery control); an
+/// exact comparison for a series of equal runs; a test between the two
+/// versions' runs when both have enough; else the newest value against
+/// the window of values before it (the baseline and those before it, since
+/// the last change point). With the method in words.
+fn judge_newest(
+    report: &BenchmarkReport,
+    (baseline, newest): (usize, usize),
+    default_baseline: bool,
+    settings: &Settings,
+) -> (Verdict, Option<Comparison>, String) {
+    let series = &report.series;
+    let categories = report.categories.as_ref();
+    let judging = &report.judging;
+    let at = |v: usize| series.points.binary_search_by_key(&v, |p| p.version).ok();
+    let runs = |i: Option<usize>| i.map_or(0, |i| series.points[i].values.len());
+    let (b, n) = (at(baseline), at(newest));
+    let enough = runs(b) >= settings.min_runs && runs(n) >= settings.min_runs;
+    let last_pair = n.is_some_and(|n| n + 1 == series.points.len() && n >= 1 && b == Some(n - 1));
+    let n = match n {
+        Some(n) if *judging != Judging::Exact && !enough => n,
+        _ => {
+            let (mut verdict, c) =
+                regression::judge_versions(series, judging, baseline, newest, categories, settings);
+            let judged_by_runs = matches!(judging, Judging::Runs | Judging::Exact);
+            if default_baseline && last_pair && judged_by_runs {
+                if let Some(v) = report.adjacent.last() {
+                    verdict = v.clone();
+                }
+            }
+            return (verdict, c, judging_words(judging, settings, series, false));
+        }
+    };
+    let window_end = match b {
+        Some(b) if b < n => b + 1,
+        _ => n,
+    };
+    let (verdict, c) =
+        regression::judge_new_value(series, judging, window_end, n, categories, settings);
+    (verdict, c, judging_words(judging, settings, series, true))
+}
+
+/// How a benchmark's newest version was judged, in words.
+fn judging_words(judging: &Judging, settings: &Settings, series: &Series, window: bool) -> String {
+    let better = series.better.describe();
+    if window {
+        return format!(
+            "the newest value against the prediction interval of up to {} values before it at the same level ({better})",
+            settings.window
+        );
+    }
+    match judging {
+        Judging::Exact => format!("exact: every version's runs are equal ({better})"),
+        _ => format!("{} between the two versions' runs ({better})", settings.test.label()),
+    }
 }
 
 fn fails(verdict: &Verdict, fail_on: FailOn) -> bool {
@@ -178,8 +260,19 @@ impl CheckReport {
             .count()
     }
 
-    /// One line: what was found.
+    /// One line: what was found; when nothing could be judged, says so
+    /// first ("no verdict: 10 of 10 benchmarks without enough data").
     pub fn headline(&self) -> String {
+        if self.judged == 0 {
+            return format!(
+                "{} against {}: no verdict: {} of {} benchmark{} without enough data to judge",
+                self.newest,
+                self.baseline,
+                self.unjudged,
+                self.benchmarks.len(),
+                plural(self.benchmarks.len())
+            );
+        }
         let (major, minor) = (
             self.count(Direction::Regression, Severity::Major),
             self.count(Direction::Regression, Severity::Minor),
@@ -269,6 +362,8 @@ pub(crate) fn category(v: &Verdict) -> &'static str {
             severity: Severity::Minor,
         } => "minor improvement",
         Verdict::NoChange => "no change",
+        Verdict::HeldBack { .. } => "held back by false-discovery control",
+        Verdict::Negligible { .. } => "below the practical size",
         Verdict::NotEnoughData { .. } => "not enough data",
     }
 }
@@ -284,7 +379,7 @@ pub(crate) fn status(v: &Verdict) -> &'static str {
             ..
         } => "minor",
         Verdict::Change { .. } => "improved",
-        Verdict::NoChange => "ok",
+        Verdict::NoChange | Verdict::HeldBack { .. } | Verdict::Negligible { .. } => "ok",
         Verdict::NotEnoughData { .. } => "no verdict",
     }
 }
@@ -294,14 +389,22 @@ pub(crate) fn details(b: &BenchmarkCheck) -> String {
         m.map(|m| measured(m, &b.unit))
             .unwrap_or_else(|| "—".into())
     };
+    let figures: Vec<String> = [b.relative.map(signed_percent), b.p_value.map(p_value)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let figures = if figures.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", figures.join(", "))
+    };
+    let moved = format!("{} → {}{figures}", mean(b.baseline_mean), mean(b.newest_mean));
     match &b.verdict {
         Verdict::NotEnoughData { reason } => format!("not enough data: {reason}"),
-        _ => format!(
-            "{} → {} ({}, {})",
-            mean(b.baseline_mean),
-            mean(b.newest_mean),
-            b.relative.map(signed_percent).unwrap_or_default(),
-            b.p_value.map(p_value).unwrap_or_default()
-        ),
+        Verdict::HeldBack { .. } => {
+            format!("{moved}: significant alone, held back by false-discovery control")
+        }
+        Verdict::Negligible { .. } => format!("{moved}: below the practical size"),
+        _ => moved,
     }
 }

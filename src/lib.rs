@@ -115,7 +115,17 @@ pub fn build_with_progress(
     // The templates are parsed while the inputs are read: that leaves a
     // core idle at its end, the tree of a big file being built on one.
     let (loaded, renderer) = rayon::join(
-        || phase("load", || read_history(options, &config, &parse_cache)),
+        || {
+            phase("load", || {
+                read_history(
+                    &options.input,
+                    options.config.as_deref(),
+                    options.strict,
+                    &config,
+                    &parse_cache,
+                )
+            })
+        },
         || {
             render::Renderer::new(
                 options.templates.as_deref(),
@@ -254,20 +264,24 @@ fn settings_path(input: &Path, explicit: Option<&Path>) -> PathBuf {
 }
 
 /// Every version and input, with the derived metrics added; with
-/// `--strict`, the first input that could not be read stops the build.
-fn read_history(
-    options: &BuildOptions,
+/// `strict`, the first input that could not be read stops the build. The
+/// one read path of `build`, `check` and `digest`, so that each judges the
+/// same history.
+pub fn read_history(
+    input: &Path,
+    explicit: Option<&Path>,
+    strict: bool,
     config: &config::Config,
     cache: &dyn input::load::ParseCache,
 ) -> Result<(model::History, input::load::Deferred), BuildError> {
     let config_error = |message| BuildError::Config {
-        path: settings_path(&options.input, options.config.as_deref()),
+        path: settings_path(input, explicit),
         message,
     };
     let derived = analysis::derived_metrics::parse_all(&config.formulas()).map_err(config_error)?;
-    let (mut history, deferred) = input::load::load_history_cached(&options.input, config, cache)?;
+    let (mut history, deferred) = input::load::load_history_cached(input, config, cache)?;
     analysis::derived_metrics::apply(&mut history, &derived).map_err(config_error)?;
-    if options.strict && !history.skipped.is_empty() {
+    if strict && !history.skipped.is_empty() {
         return Err(BuildError::Strict {
             skipped: history.skipped.len(),
             first: history.skipped[0].to_string(),

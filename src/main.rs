@@ -134,7 +134,7 @@ enum Command {
     },
     /// CI gate: judge the newest version against the one before it.
     #[command(
-        after_help = "Examples:\n  perfatlas check profiles\n  perfatlas check profiles --fail-on minor --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n  perfatlas check profiles --baseline 1.2.0 --format json\n  perfatlas check profiles --format markdown --site-url https://me.github.io/app > comment.md\n  perfatlas check profiles --format junit > perfatlas-junit.xml\n\nExit codes: 0 no regression at or above --fail-on, 1 there is one, 2 error."
+        after_help = "Examples:\n  perfatlas check profiles\n  perfatlas check profiles --fail-on minor --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n  perfatlas check profiles --baseline 1.2.0 --format json\n  perfatlas check profiles --format markdown --site-url https://me.github.io/app > comment.md\n  perfatlas check profiles --format junit > perfatlas-junit.xml\n\nExit codes: 0 no regression at or above --fail-on, 1 there is one (or, with --fail-on major,unjudged, a benchmark could not be judged), 2 error."
     )]
     Check {
         /// Input directory: one subdirectory per version.
@@ -146,9 +146,11 @@ enum Command {
         /// before the newest.
         #[arg(long)]
         baseline: Option<String>,
-        /// Fail (exit 1) on a regression of at least this severity.
-        #[arg(long, value_enum, default_value = "major")]
-        fail_on: FailOnArg,
+        /// Fail (exit 1) on a regression of at least this severity; add
+        /// `unjudged` (`--fail-on major,unjudged`) to fail also when a
+        /// benchmark measured in the newest version could not be judged.
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "major")]
+        fail_on: Vec<FailOnArg>,
         /// Report format, on stdout: json is documented in
         /// docs/check-format.md; markdown starts with the line
         /// `<!-- perfatlas-check -->` by which a workflow finds (and edits)
@@ -226,6 +228,7 @@ enum FailOnArg {
     Major,
     Minor,
     Never,
+    Unjudged,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -479,18 +482,24 @@ fn check(
     input: PathBuf,
     config: Option<PathBuf>,
     baseline: Option<String>,
-    fail_on: FailOnArg,
+    fail_on: Vec<FailOnArg>,
     (format, site_url): (CheckFormat, Option<String>),
 ) -> Result<ExitCode, BuildError> {
     let options = perfatlas::check::CheckOptions {
         input,
         config,
         baseline,
-        fail_on: match fail_on {
-            FailOnArg::Major => perfatlas::check::FailOn::Major,
-            FailOnArg::Minor => perfatlas::check::FailOn::Minor,
-            FailOnArg::Never => perfatlas::check::FailOn::Never,
-        },
+        fail_on: fail_on
+            .iter()
+            .rev()
+            .find_map(|f| match f {
+                FailOnArg::Major => Some(perfatlas::check::FailOn::Major),
+                FailOnArg::Minor => Some(perfatlas::check::FailOn::Minor),
+                FailOnArg::Never => Some(perfatlas::check::FailOn::Never),
+                FailOnArg::Unjudged => None,
+            })
+            .unwrap_or(perfatlas::check::FailOn::Major),
+        fail_on_unjudged: fail_on.iter().any(|f| matches!(f, FailOnArg::Unjudged)),
     };
     let report = perfatlas::check::check(&options)?;
     for s in &report.skipped {

@@ -41,10 +41,20 @@ impl CheckReport {
         out
     }
 
-    /// "perfatlas check failed: 1 major regression" or "… passed".
+    /// "perfatlas check failed: 1 major regression" or "… passed"; never
+    /// "passed" when no benchmark could be judged.
     fn verdict_line(&self) -> String {
         let failing = self.failures().count();
+        let unjudged = || {
+            format!(
+                "{} of {} benchmark{} could not be judged",
+                self.unjudged,
+                self.benchmarks.len(),
+                plural(self.benchmarks.len())
+            )
+        };
         match (self.failed, self.fail_on) {
+            (true, _) if failing == 0 => format!("perfatlas check failed: {}", unjudged()),
             (true, FailOn::Major) => format!(
                 "perfatlas check failed: {failing} major regression{}",
                 plural(failing)
@@ -53,6 +63,7 @@ impl CheckReport {
                 "perfatlas check failed: {failing} regression{}",
                 plural(failing)
             ),
+            (false, _) if self.judged == 0 => format!("perfatlas check: no verdict: {}", unjudged()),
             (false, FailOn::Never) => "perfatlas check: regressions do not fail it".to_string(),
             (false, FailOn::Major) => "perfatlas check passed: no major regression".to_string(),
             (false, FailOn::Minor) => "perfatlas check passed: no regression".to_string(),

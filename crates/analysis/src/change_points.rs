@@ -22,7 +22,9 @@
 //!    fails when the medians of its two sides differ by less than the
 //!    smallest practical change, so one outlier never makes a step.
 //!
-//! A level must hold for `min_segment` values on each side. The p-values
+//! Both passes test the logarithms of a positive series, since
+//! performance noise is relative. A level must hold for `min_segment`
+//! values on each side. The p-values
 //! left take part in the build's false-discovery control like the tests
 //! between repeated runs.
 
@@ -43,7 +45,7 @@ pub struct Settings {
 }
 
 /// A step in the series' level.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ChangePoint {
     /// Index of the first value at the new level.
     pub index: usize,
@@ -65,8 +67,16 @@ pub fn detect(values: &[f64], settings: &Settings) -> Vec<ChangePoint> {
     if values.iter().any(|v| !v.is_finite()) {
         return Vec::new();
     }
-    let candidates = candidates(values, settings);
-    prune(values, candidates, settings)
+    // Performance noise is relative (a value twice as large varies twice
+    // as much), so positive series are tested on their logarithms; the
+    // sizes reported stay those of the values.
+    let scale: Vec<f64> = if values.iter().all(|&v| v > 0.0) {
+        values.iter().map(|v| v.ln()).collect()
+    } else {
+        values.to_vec()
+    };
+    let candidates = candidates(&scale, settings);
+    prune(values, &scale, candidates, settings)
 }
 
 /// Prefix sums of the values and their squares, shifted by the first
@@ -160,11 +170,16 @@ fn best_split(prefix: &Prefix, a: usize, b: usize, m: usize) -> Option<(usize, f
 /// Candidates tested again between their neighbours, the weakest removed
 /// while one fails; after a removal only its two neighbours are tested
 /// again.
-fn prune(values: &[f64], mut kept: Vec<usize>, settings: &Settings) -> Vec<ChangePoint> {
+fn prune(
+    values: &[f64],
+    scale: &[f64],
+    mut kept: Vec<usize>,
+    settings: &Settings,
+) -> Vec<ChangePoint> {
     let test = |kept: &[usize], i: usize| {
         let from = if i == 0 { 0 } else { kept[i - 1] };
         let to = kept.get(i + 1).copied().unwrap_or(values.len());
-        test_step(values, from, kept[i], to, settings)
+        test_step((values, scale), (from, kept[i], to), settings)
     };
     let mut tested: Vec<(ChangePoint, bool)> = (0..kept.len()).map(|i| test(&kept, i)).collect();
     loop {
@@ -193,21 +208,24 @@ fn prune(values: &[f64], mut kept: Vec<usize>, settings: &Settings) -> Vec<Chang
 }
 
 /// The step at `at` between `values[from..at]` and `values[at..to]`, and
-/// whether it passes: significant after the search's correction, and at
+/// whether it passes: significant on the test's scale (`scale`, the
+/// logarithms of positive values) after the search's correction, and at
 /// least the smallest practical change in both its means and its medians.
+/// The comparison's figures are those of the values, its p-value that of
+/// the scale.
 fn test_step(
-    values: &[f64],
-    from: usize,
-    at: usize,
-    to: usize,
+    (values, scale): (&[f64], &[f64]),
+    (from, at, to): (usize, usize, usize),
     settings: &Settings,
 ) -> (ChangePoint, bool) {
     let (before, after) = (&values[from..at], &values[at..to]);
     let positions = (to - from).saturating_sub(2 * settings.min_segment) + 1;
+    let p_on_scale = stats::welch(&scale[from..at], &scale[at..to], settings.confidence)
+        .map_or(1.0, |c| c.p_value);
     let comparison = match stats::welch(before, after, settings.confidence) {
         Some(c) => Comparison {
             test: Test::ChangePoint,
-            p_value: (c.p_value * positions as f64).min(1.0),
+            p_value: (p_on_scale * positions as f64).min(1.0),
             ..c
         },
         None => Comparison {

@@ -18,9 +18,10 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::change_points::{self, relative_size, ChangePoint};
 use super::stats::{self, Comparison, Summary, Test};
-use config::{BenchmarkConfig, RegressionConfig};
-use model::{History, MeasurementEntry, ProfileEntry, RunMeans, Unit};
+use config::{BenchmarkConfig, Config, RegressionConfig};
+use model::{Better, History, MeasurementEntry, ProfileEntry, RunMeans, Unit};
 
 /// The settings every comparison uses.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -28,6 +29,12 @@ pub struct Settings {
     pub test: Test,
     pub confidence: f64,
     pub min_runs: usize,
+    /// The smallest relative change reported.
+    pub min_change: f64,
+    /// Fewest versions on each side of a change point.
+    pub min_segment: usize,
+    /// Most values before a single new value that `check` judges it by.
+    pub window: usize,
 }
 
 impl Settings {
@@ -36,6 +43,17 @@ impl Settings {
             test: Test::parse(&config.test).unwrap_or_default(),
             confidence: config.confidence,
             min_runs: config.min_runs,
+            min_change: config.min_change,
+            min_segment: config.min_segment,
+            window: config.window,
+        }
+    }
+
+    fn change_points(&self) -> change_points::Settings {
+        change_points::Settings {
+            confidence: self.confidence,
+            min_segment: self.min_segment,
+            min_change: self.min_change,
         }
     }
 }
@@ -86,6 +104,8 @@ pub struct Series {
     /// `s` for times (seconds), else the unit's name.
     pub unit: String,
     pub origin: Origin,
+    /// Which way the figure improves.
+    pub better: Better,
     pub points: Vec<Point>,
 }
 
@@ -112,16 +132,18 @@ impl Series {
 /// benchmark's are found as runs of equal names rather than gathered one
 /// by one (millions of entries in a long history).
 pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
-    series_named(history, config, &[])
+    let config = Config {
+        regressions: config.clone(),
+        ..Config::default()
+    };
+    series_named(history, &config)
 }
 
 /// [`series`], measured benchmarks shown under their configured
-/// `display` names (`[[benchmarks]]`), in name order.
-pub fn series_named(
-    history: &History,
-    config: &RegressionConfig,
-    configured: &[BenchmarkConfig],
-) -> Vec<Series> {
+/// `display` names (`[[benchmarks]]`), in name order, each with its
+/// direction ([`direction_of`]).
+pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
+    let (config, configured) = (&settings.regressions, &settings.benchmarks[..]);
     let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
     for run in history
         .measurements
@@ -150,6 +172,7 @@ pub fn series_named(
     };
     let mut renamed = false;
     for s in &mut all {
+        s.better = direction_of(s, settings);
         if let Some(d) = shown(&s.benchmark) {
             s.benchmark = d;
             renamed = true;
@@ -159,6 +182,27 @@ pub fn series_named(
         all.sort_by(|a, b| a.benchmark.cmp(&b.benchmark));
     }
     all
+}
+
+/// Which way a series improves: as `[metrics.NAME] direction` says for
+/// its benchmark, profile metric or unit, else as its unit says (rates and
+/// scores are better higher), else lower.
+pub fn direction_of(series: &Series, config: &Config) -> Better {
+    let metric = match &series.origin {
+        Origin::ProfileTotals { metric } => Some(metric.as_str()),
+        Origin::Measurements { .. } => None,
+    };
+    let unit_of_name = series
+        .benchmark
+        .strip_suffix(')')
+        .and_then(|b| b.rsplit_once(" ("))
+        .map(|(_, unit)| unit);
+    let names = [Some(series.benchmark.as_str()), metric, unit_of_name, Some(series.unit.as_str())];
+    config
+        .direction_of(names.into_iter().flatten())
+        .or_else(|| Better::of_unit(&series.unit))
+        .or_else(|| unit_of_name.and_then(Better::of_unit))
+        .unwrap_or_default()
 }
 
 /// The `[[benchmarks]]` entry of benchmark `name`, by its read name.
@@ -216,6 +260,7 @@ fn measured_series(
         benchmark: benchmark.to_string(),
         unit: unit.to_string(),
         origin: Origin::Measurements { formats },
+        better: Better::Lower,
         points,
     })
 }
@@ -320,24 +365,44 @@ fn profile_series(
         origin: Origin::ProfileTotals {
             metric: metric.name,
         },
+        better: Better::Lower,
         points,
     })
 }
 
-/// Named bands of a series' values, fastest first.
+/// Named bands of a series' values, best first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Categories {
     pub names: Vec<String>,
-    /// Upper edge of every band but the last, rising.
+    /// The edge between each band and the next: rising for a figure
+    /// better lower (each band's upper edge), falling for one better
+    /// higher (each band's lower edge).
     pub edges: Vec<f64>,
     /// The version whose mean the bands were derived from; `None` when
     /// configured.
     pub derived_from: Option<usize>,
+    /// Which way the figure improves.
+    pub better: Better,
 }
 
 impl Categories {
     pub fn of(&self, value: f64) -> usize {
-        self.edges.iter().take_while(|&&edge| value >= edge).count()
+        match self.better {
+            Better::Lower => self.edges.iter().take_while(|&&edge| value >= edge).count(),
+            Better::Higher => self.edges.iter().take_while(|&&edge| value <= edge).count(),
+        }
+    }
+
+    /// The edges rising and the bands' names from the lowest values up
+    /// (for a figure better higher, the worst band first).
+    pub fn rising(&self) -> (Vec<f64>, Vec<&str>) {
+        let mut edges = self.edges.clone();
+        let mut names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        if self.better == Better::Higher {
+            edges.reverse();
+            names.reverse();
+        }
+        (edges, names)
     }
 
     /// The name of the category `value` falls in.
@@ -363,31 +428,49 @@ impl Categories {
                 names: config.categories.iter().map(|c| c.name.clone()).collect(),
                 edges,
                 derived_from: None,
+                better: Better::Lower,
             });
         }
         let first = series.points.iter().find(|p| p.summary.is_some())?;
         let base = first.summary?.mean;
         let mut names = vec!["as first measured".to_string()];
-        names.extend(
-            config
-                .auto_bands
-                .iter()
-                .map(|f| format!("{f}× slower or more")),
-        );
+        let worse = match (series.better, series.unit.as_str()) {
+            (Better::Higher, _) => "less or worse",
+            (Better::Lower, "s") => "slower or more",
+            (Better::Lower, _) => "more or worse",
+        };
+        names.extend(config.auto_bands.iter().map(|f| format!("{f}× {worse}")));
+        let edge = |f: &f64| match series.better {
+            Better::Lower => f * base,
+            Better::Higher => base / f,
+        };
         Some(Categories {
             names,
-            edges: config.auto_bands.iter().map(|f| f * base).collect(),
+            edges: config.auto_bands.iter().map(edge).collect(),
             derived_from: Some(first.version),
+            better: series.better,
         })
     }
 }
 
-/// Slower or faster.
+
+/// A regression or an improvement, in the series' own direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Regression,
     Improvement,
+}
+
+impl Direction {
+    /// The direction of a change by `difference` (later − earlier) in a
+    /// figure that improves `better`.
+    pub fn of(difference: f64, better: Better) -> Direction {
+        match (difference > 0.0, better) {
+            (true, Better::Lower) | (false, Better::Higher) => Direction::Regression,
+            _ => Direction::Improvement,
+        }
+    }
 }
 
 /// Major: the category changed; minor: significant within the category.
@@ -407,77 +490,82 @@ pub enum Verdict {
         severity: Severity,
     },
     NoChange,
+    /// Significant at the test's own level, but held back by the build's
+    /// false-discovery-rate control.
+    HeldBack {
+        p_value: f64,
+    },
+    /// A difference smaller than the smallest practical change
+    /// (`regressions.min_change`), whatever its p-value.
+    Negligible {
+        relative: f64,
+    },
     NotEnoughData {
         reason: String,
     },
 }
 
-/// Compares the newer point `b` with `a`.
-pub fn judge(
-    a: &Point,
-    b: &Point,
-    categories: Option<&Categories>,
-    settings: &Settings,
-) -> (Verdict, Option<Comparison>) {
-    if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
-        return (Verdict::NotEnoughData { reason }, None);
+impl Verdict {
+    /// Whether the pair was judged (a change or none, of any size).
+    pub fn judged(&self) -> bool {
+        !matches!(self, Verdict::NotEnoughData { .. })
     }
-    let c = stats::compare(settings.test, &a.values, &b.values, settings.confidence);
-    let significance = c.map(|c| (c.significant(), c.difference));
-    (verdict_of(a, b, categories, significance), c)
 }
 
-/// [`judge`]'s verdict alone, computed more cheaply (the test's p-value
-/// only when its statistic is near the critical value): for judging every
-/// version against the one before.
-pub fn verdict(
-    a: &Point,
-    b: &Point,
-    categories: Option<&Categories>,
-    settings: &Settings,
-) -> Verdict {
-    if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
-        return Verdict::NotEnoughData { reason };
-    }
-    let significance = stats::significant_difference_of(
-        settings.test,
-        (&a.values, a.values.moments()),
-        (&b.values, b.values.moments()),
-        settings.confidence,
-    );
-    verdict_of(a, b, categories, significance)
+/// How a series' versions are told apart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Judging {
+    /// Each version's independent runs against the previous version's
+    /// (Welch's t-test or ANOVA).
+    Runs,
+    /// Every version's runs are equal (an allocation count, bytes per
+    /// operation, an instruction count): versions are compared exactly.
+    Exact,
+    /// Too few runs per version for a test: the steps of the history of
+    /// each version's value ([`change_points`]).
+    ChangePoints { found: Vec<ChangePoint> },
 }
 
-/// The verdict on two points with enough runs, from whether they differ
-/// significantly and the difference of their means (`None`: no variance
-/// can be estimated).
-fn verdict_of(
-    a: &Point,
-    b: &Point,
-    categories: Option<&Categories>,
-    significance: Option<(bool, f64)>,
-) -> Verdict {
-    let Some((significant, difference)) = significance else {
-        return Verdict::NotEnoughData {
-            reason: "no variance can be estimated".into(),
-        };
-    };
-    if !significant {
-        return Verdict::NoChange;
+impl Judging {
+    /// Runs when at least half the points have `min_runs` independent
+    /// runs; exact when at least half have two or more runs and no point
+    /// varies; change points otherwise.
+    pub fn choose(series: &Series, settings: &Settings) -> Judging {
+        let points = &series.points;
+        let repeated = points.iter().filter(|p| p.values.len() >= 2).count();
+        let constant = points
+            .iter()
+            .all(|p| p.values.len() < 2 || p.values.moments().variance == 0.0);
+        if repeated > 0 && 2 * repeated >= points.len() && constant {
+            return Judging::Exact;
+        }
+        let enough = points
+            .iter()
+            .filter(|p| p.values.len() >= settings.min_runs)
+            .count();
+        if 2 * enough >= points.len() && enough > 0 {
+            return Judging::Runs;
+        }
+        let means: Vec<f64> = points.iter().map(mean).collect();
+        Judging::ChangePoints {
+            found: change_points::detect(&means, &settings.change_points()),
+        }
     }
-    let direction = if difference > 0.0 {
-        Direction::Regression
-    } else {
-        Direction::Improvement
-    };
-    let (before, after) = (mean(a), mean(b));
-    let severity = match categories {
-        Some(cat) if cat.of(before) != cat.of(after) => Severity::Major,
-        _ => Severity::Minor,
-    };
-    Verdict::Change {
-        direction,
-        severity,
+
+    /// How it was judged, in words, for pages and reports.
+    pub fn describe(&self, settings: &Settings) -> String {
+        match self {
+            Judging::Runs => format!(
+                "{} between the independent runs of two versions",
+                settings.test.label()
+            ),
+            Judging::Exact => "exact comparison: every version's runs are equal".into(),
+            Judging::ChangePoints { .. } => format!(
+                "change-point detection over the history (one value per version; a level must hold for {} versions)",
+                settings.min_segment
+            ),
+        }
     }
 }
 
@@ -506,6 +594,113 @@ fn too_little(p: &Point, settings: &Settings) -> Option<String> {
     Some(reason)
 }
 
+/// Compares the newer point `b` with `a` by their runs, in the series'
+/// direction.
+pub fn judge(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    better: Better,
+    settings: &Settings,
+) -> (Verdict, Option<Comparison>) {
+    if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
+        return (Verdict::NotEnoughData { reason }, None);
+    }
+    let c = stats::compare(settings.test, &a.values, &b.values, settings.confidence);
+    let significance = c.map(|c| (c.significant(), c.difference));
+    (
+        verdict_of(a, b, categories, better, significance, settings),
+        c,
+    )
+}
+
+/// [`judge`]'s verdict alone, computed more cheaply (the test's p-value
+/// only when its statistic is near the critical value): for judging every
+/// version against the one before.
+pub fn verdict(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    better: Better,
+    settings: &Settings,
+) -> Verdict {
+    if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
+        return Verdict::NotEnoughData { reason };
+    }
+    let significance = stats::significant_difference_of(
+        settings.test,
+        (&a.values, a.values.moments()),
+        (&b.values, b.values.moments()),
+        settings.confidence,
+    );
+    verdict_of(a, b, categories, better, significance, settings)
+}
+
+/// The verdict on two points with enough runs, from whether they differ
+/// significantly and the difference of their means (`None`: no variance
+/// can be estimated).
+fn verdict_of(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    better: Better,
+    significance: Option<(bool, f64)>,
+    settings: &Settings,
+) -> Verdict {
+    let Some((significant, difference)) = significance else {
+        return Verdict::NotEnoughData {
+            reason: "no variance can be estimated".into(),
+        };
+    };
+    if !significant {
+        return Verdict::NoChange;
+    }
+    change_of_size(a, b, categories, better, difference, settings)
+}
+
+/// A change from `a` to `b` (already known to be real), or negligible
+/// when smaller than the practical size.
+fn change_of_size(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    better: Better,
+    difference: f64,
+    settings: &Settings,
+) -> Verdict {
+    let (before, after) = (mean(a), mean(b));
+    let size = relative_size(before, after);
+    if size < settings.min_change {
+        return Verdict::Negligible {
+            relative: if before == 0.0 { 0.0 } else { (after - before) / before },
+        };
+    }
+    let severity = match categories {
+        Some(cat) if cat.of(before) != cat.of(after) => Severity::Major,
+        _ => Severity::Minor,
+    };
+    Verdict::Change {
+        direction: Direction::of(difference, better),
+        severity,
+    }
+}
+
+/// Two points of a series whose every version's runs are equal:
+/// different values are a change, no test needed.
+fn exact_verdict(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    better: Better,
+    settings: &Settings,
+) -> Verdict {
+    let (before, after) = (mean(a), mean(b));
+    if before == after {
+        return Verdict::NoChange;
+    }
+    change_of_size(a, b, categories, better, after - before, settings)
+}
+
 /// How a change was found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -516,6 +711,25 @@ pub enum Method {
     /// have no figures: the responsible version is one of those or the
     /// later one (`perfatlas bisect` narrows it by PRCA's probing).
     Gap { unmeasured: usize },
+}
+
+/// What a change's figures compare.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Basis {
+    /// The two versions' independent runs.
+    Runs,
+    /// The two versions' values, equal within each version.
+    Exact,
+    /// A change point: the values of the versions `from` up to the one
+    /// before the change against those from the change up to `to`
+    /// (version indices, both included).
+    ChangePoint {
+        from: usize,
+        to: usize,
+        before_count: usize,
+        after_count: usize,
+    },
 }
 
 /// A later change in the other direction that took a change back.
@@ -539,8 +753,13 @@ pub struct Change {
     pub before: usize,
     pub after: usize,
     pub method: Method,
-    /// `after` against `before`.
+    /// What the figures compare.
+    pub basis: Basis,
+    /// `after` against `before` (for a change point, the level after
+    /// against the level before); `None` for an exact comparison.
     pub comparison: Option<Comparison>,
+    /// (after − before) / before of the means compared.
+    pub relative: Option<f64>,
     pub categories: (String, String),
     /// A later change that took at least half of this one back.
     pub undone: Option<Undone>,
@@ -550,10 +769,10 @@ impl Change {
     /// Sort key: major first, then the largest relative change.
     pub fn severity_key(&self) -> (Severity, i64) {
         let relative = self
-            .comparison
-            .and_then(|c| c.relative)
+            .relative
+            .filter(|r| r.is_finite())
             .map(|r| (r.abs() * 1e6) as i64)
-            .unwrap_or(0);
+            .unwrap_or(i64::MAX);
         (self.severity, relative)
     }
 }
@@ -565,41 +784,143 @@ impl Change {
 pub struct PairTest {
     pub verdict: Verdict,
     pub p_value: Option<f64>,
+    /// Compared exactly: a change is certain, and no test of the family.
+    pub exact: bool,
 }
 
 impl PairTest {
     /// Whether a test was made (both points had enough runs and variance).
     pub fn tested(&self) -> bool {
-        matches!(self.verdict, Verdict::Change { .. } | Verdict::NoChange)
+        !self.exact
+            && matches!(
+                self.verdict,
+                Verdict::Change { .. } | Verdict::NoChange | Verdict::Negligible { .. }
+            )
     }
 }
 
-/// Every point of `series` against the one before it, at the test's own
-/// confidence (the p-value only where a change was found: only those can
-/// survive a false-discovery control at the same level).
+/// Every point of `series` against the one before it, judged as
+/// `judging` says, at the test's own confidence (the p-value only where a
+/// change was found: only those can survive a false-discovery control at
+/// the same level).
 pub fn pair_tests(
     series: &Series,
+    judging: &Judging,
     categories: Option<&Categories>,
     settings: &Settings,
 ) -> Vec<PairTest> {
-    series
-        .points
-        .windows(2)
-        .map(|w| {
-            let verdict = verdict(&w[0], &w[1], categories, settings);
-            let p_value = match verdict {
-                Verdict::Change { .. } => stats::compare(
-                    settings.test,
-                    &w[0].values,
-                    &w[1].values,
-                    settings.confidence,
-                )
-                .map(|c| c.p_value),
-                _ => None,
+    let better = series.better;
+    let points = &series.points;
+    match judging {
+        Judging::Runs => points
+            .windows(2)
+            .map(|w| {
+                let verdict = verdict(&w[0], &w[1], categories, better, settings);
+                let p_value = match verdict {
+                    Verdict::Change { .. } => stats::compare(
+                        settings.test,
+                        &w[0].values,
+                        &w[1].values,
+                        settings.confidence,
+                    )
+                    .map(|c| c.p_value),
+                    _ => None,
+                };
+                PairTest {
+                    verdict,
+                    p_value,
+                    exact: false,
+                }
+            })
+            .collect(),
+        Judging::Exact => points
+            .windows(2)
+            .map(|w| PairTest {
+                verdict: exact_verdict(&w[0], &w[1], categories, better, settings),
+                p_value: None,
+                exact: true,
+            })
+            .collect(),
+        Judging::ChangePoints { found } => {
+            change_point_tests(series, found, categories, settings)
+        }
+    }
+}
+
+/// The pairs of a series judged by its change points: a change at each,
+/// no change elsewhere; too few versions, or too near either end of the
+/// history for a level to have held, is not enough data.
+fn change_point_tests(
+    series: &Series,
+    found: &[ChangePoint],
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> Vec<PairTest> {
+    let n = series.points.len();
+    let m = settings.min_segment;
+    (1..n)
+        .map(|i| {
+            let at = found.iter().find(|c| c.index == i);
+            let (verdict, p_value) = match at {
+                Some(c) => {
+                    let levels = level_points(series, c);
+                    let v = change_of_size(
+                        &levels.0,
+                        &levels.1,
+                        categories,
+                        series.better,
+                        c.comparison.difference,
+                        settings,
+                    );
+                    (v, Some(c.comparison.p_value))
+                }
+                None if n < 2 * m => (
+                    Verdict::NotEnoughData {
+                        reason: format!(
+                            "{n} versions with fewer than {} independent runs each: change-point detection needs at least {} versions, or {} runs in each of two versions for a test between them",
+                            settings.min_runs,
+                            2 * m,
+                            settings.min_runs
+                        ),
+                    },
+                    None,
+                ),
+                None if i < m || i > n - m => (
+                    Verdict::NotEnoughData {
+                        reason: format!(
+                            "too near the {} of a history of one value per version: a step must hold for {m} versions on each side (`check` judges a new value against the ones before it)",
+                            if i < m { "start" } else { "end" }
+                        ),
+                    },
+                    None,
+                ),
+                None => (Verdict::NoChange, None),
             };
-            PairTest { verdict, p_value }
+            PairTest {
+                verdict,
+                p_value,
+                exact: false,
+            }
         })
         .collect()
+}
+
+/// The two levels of a change point as points: the mean of each side's
+/// values stands for it (categories and sizes are read from them).
+fn level_points(series: &Series, c: &ChangePoint) -> (Point, Point) {
+    let level = |range: std::ops::Range<usize>| {
+        let values: Vec<f64> = series.points[range.clone()].iter().map(mean).collect();
+        Point {
+            version: series.points[range.end - 1].version,
+            summary: stats::summary(&values, c.comparison.confidence),
+            samples: values.len(),
+            values: values.into(),
+            in_process: false,
+            sources: Vec::new(),
+            notes: Vec::new(),
+        }
+    };
+    (level(c.from..c.index), level(c.index..c.to))
 }
 
 /// The false-discovery-rate control of a build.
@@ -633,10 +954,16 @@ pub fn benjamini_hochberg(p_values: &[f64], tests: usize, rate: f64) -> Option<f
 
 /// The verdicts of every benchmark's pairs after the false-discovery
 /// control (when `in_force`) over all of them: a change whose p-value is
-/// above the Benjamini–Hochberg threshold becomes no change.
+/// above the Benjamini–Hochberg threshold is held back. Exact
+/// comparisons are no tests and are kept as they are.
 pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Vec<Verdict>>, Fdr) {
     let family = tests.iter().flatten().filter(|t| t.tested()).count();
-    let candidates: Vec<f64> = tests.iter().flatten().filter_map(|t| t.p_value).collect();
+    let candidates: Vec<f64> = tests
+        .iter()
+        .flatten()
+        .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
+        .filter_map(|t| t.p_value)
+        .collect();
     let threshold = benjamini_hochberg(&candidates, family, rate);
     let mut held_back = 0;
     let verdicts = tests
@@ -647,9 +974,11 @@ pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Ve
                 .map(|t| {
                     let discovered = t.p_value.zip(threshold).is_some_and(|(p, th)| p <= th);
                     match &t.verdict {
-                        Verdict::Change { .. } if in_force && !discovered => {
+                        Verdict::Change { .. } if in_force && !t.exact && !discovered => {
                             held_back += 1;
-                            Verdict::NoChange
+                            Verdict::HeldBack {
+                                p_value: t.p_value.unwrap_or(f64::NAN),
+                            }
                         }
                         v => v.clone(),
                     }
@@ -667,18 +996,41 @@ pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Ve
     (verdicts, fdr)
 }
 
+/// The figures of pair `i` (point `i` against point `i − 1`) as judged:
+/// the test between their runs, the change point's test between the
+/// levels, or nothing for an exact comparison or a pair that is no
+/// change point.
+pub fn pair_comparison(
+    series: &Series,
+    judging: &Judging,
+    i: usize,
+    settings: &Settings,
+) -> Option<Comparison> {
+    let points = &series.points;
+    let (a, b) = (points.get(i.checked_sub(1)?)?, points.get(i)?);
+    match judging {
+        Judging::Runs => judge(a, b, None, series.better, settings).1,
+        Judging::Exact => None,
+        Judging::ChangePoints { found } => found
+            .iter()
+            .find(|c| c.index == i)
+            .map(|c| c.comparison),
+    }
+}
+
 /// Every regression and improvement of `series`: each pair of consecutive
 /// points whose verdict (`verdicts`, one per pair) is a change, named by
 /// its later version, with the later change that undid it, if any.
 pub fn find_changes(
     series: &Series,
+    judging: &Judging,
     categories: Option<&Categories>,
     verdicts: &[Verdict],
     settings: &Settings,
 ) -> Vec<Change> {
-    let name = |p: &Point| {
+    let name = |v: f64| {
         categories
-            .map(|c| c.name_of(mean(p)).to_string())
+            .map(|c| c.name_of(v).to_string())
             .unwrap_or_default()
     };
     let mut found: Vec<(usize, Change)> = Vec::new();
@@ -691,11 +1043,31 @@ pub fn find_changes(
             continue;
         };
         let (a, b) = (&w[0], &w[1]);
-        let comparison = stats::compare(settings.test, &a.values, &b.values, settings.confidence);
+        let comparison = pair_comparison(series, judging, i + 1, settings);
+        let (basis, levels) = match judging {
+            Judging::Runs => (Basis::Runs, (mean(a), mean(b))),
+            Judging::Exact => (Basis::Exact, (mean(a), mean(b))),
+            Judging::ChangePoints { found } => match found.iter().find(|c| c.index == i + 1) {
+                Some(c) => {
+                    let (before, after) = level_points(series, c);
+                    (
+                        Basis::ChangePoint {
+                            from: series.points[c.from].version,
+                            to: series.points[c.to - 1].version,
+                            before_count: c.index - c.from,
+                            after_count: c.to - c.index,
+                        },
+                        (mean(&before), mean(&after)),
+                    )
+                }
+                None => continue,
+            },
+        };
         let method = match b.version - a.version {
             1 => Method::Adjacent,
             n => Method::Gap { unmeasured: n - 1 },
         };
+        let relative = (levels.0 != 0.0).then(|| (levels.1 - levels.0) / levels.0);
         found.push((
             i,
             Change {
@@ -705,8 +1077,10 @@ pub fn find_changes(
                 before: a.version,
                 after: b.version,
                 method,
+                basis,
                 comparison,
-                categories: (name(a), name(b)),
+                relative,
+                categories: (name(levels.0), name(levels.1)),
                 undone: None,
             },
         ));
@@ -734,9 +1108,10 @@ fn undone_by(series: &Series, found: &[(usize, Change)], i: usize, c: &Change) -
         .filter(|(j, later)| *j > i && later.direction != c.direction)
         .find_map(|(j, later)| {
             let there = mean(&series.points[j + 1]);
-            let back = match c.direction {
-                Direction::Regression => there <= half_way,
-                Direction::Improvement => there >= half_way,
+            let back = if after > before {
+                there <= half_way
+            } else {
+                there >= half_way
             };
             (back && before != 0.0).then(|| Undone {
                 by: later.after,
@@ -758,16 +1133,23 @@ pub fn next_linear_probe(good: usize, bad: usize) -> Option<(usize, usize)> {
         .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
 }
 
-/// Judges version `newer` against `older` for one series (the CI gate).
+/// Judges version `newer` against `older` for one series (the CI gate):
+/// by their runs, or exactly when the series is exact. A newer version
+/// with a single value is judged by [`judge_new_value`] instead.
 pub fn judge_versions(
     series: &Series,
+    judging: &Judging,
     older: usize,
     newer: usize,
     categories: Option<&Categories>,
     settings: &Settings,
 ) -> (Verdict, Option<Comparison>) {
     match (series.point_of(older), series.point_of(newer)) {
-        (Some(a), Some(b)) => judge(a, b, categories, settings),
+        (Some(a), Some(b)) if *judging == Judging::Exact => (
+            exact_verdict(a, b, categories, series.better, settings),
+            None,
+        ),
+        (Some(a), Some(b)) => judge(a, b, categories, series.better, settings),
         (a, _) => (
             Verdict::NotEnoughData {
                 reason: format!(
@@ -778,6 +1160,101 @@ pub fn judge_versions(
             None,
         ),
     }
+}
+
+/// The window a new value at point `newest` is judged against: the values
+/// of the points before it since the series' last change point before
+/// it, the last `settings.window` of them.
+pub fn window_before(series: &Series, judging: &Judging, newest: usize, settings: &Settings) -> Vec<f64> {
+    let since = match judging {
+        Judging::ChangePoints { found } => found
+            .iter()
+            .map(|c| c.index)
+            .filter(|&i| i < newest)
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    };
+    let start = since.max(newest.saturating_sub(settings.window));
+    series.points[start..newest].iter().map(mean).collect()
+}
+
+/// One new value (point `newest`'s mean) against the prediction interval
+/// of the window of values before point `window_end` ([`window_before`]),
+/// as Bencher's t-test thresholds judge a new run: t = (x − m) /
+/// (s √(1 + 1/n)) with n − 1 degrees of freedom.
+pub fn judge_new_value(
+    series: &Series,
+    judging: &Judging,
+    window_end: usize,
+    newest: usize,
+    categories: Option<&Categories>,
+    settings: &Settings,
+) -> (Verdict, Option<Comparison>) {
+    let window = window_before(series, judging, window_end, settings);
+    let n = window.len();
+    if n < 3 {
+        return (
+            Verdict::NotEnoughData {
+                reason: format!(
+                    "{n} earlier value{} at this level (at least 3 needed to judge a single new value, or {} independent runs in both versions)",
+                    if n == 1 { "" } else { "s" },
+                    settings.min_runs
+                ),
+            },
+            None,
+        );
+    }
+    let Some(x) = series.points.get(newest).map(mean) else {
+        return (
+            Verdict::NotEnoughData {
+                reason: "no figures for the newer version".into(),
+            },
+            None,
+        );
+    };
+    let m = model::Moments::of(&window);
+    let se = (m.variance * (1.0 + 1.0 / n as f64)).sqrt();
+    let difference = x - m.mean;
+    let statistic = if se > 0.0 {
+        difference / se
+    } else if difference == 0.0 {
+        0.0
+    } else {
+        difference.signum() * f64::INFINITY
+    };
+    let df = (n - 1) as f64;
+    let comparison = Comparison {
+        test: Test::PredictionInterval,
+        confidence: settings.confidence,
+        statistic,
+        df,
+        p_value: stats::t_p_value(statistic, df),
+        difference,
+        se,
+        relative: (m.mean != 0.0).then(|| difference / m.mean),
+    };
+    if !comparison.significant() {
+        return (Verdict::NoChange, Some(comparison));
+    }
+    let level = Point {
+        version: series.points[window_end - 1].version,
+        summary: stats::summary(&window, settings.confidence),
+        samples: n,
+        values: window.into(),
+        in_process: false,
+        sources: Vec::new(),
+        notes: Vec::new(),
+    };
+    let verdict = change_of_size(
+        &level,
+        &series.points[newest],
+        categories,
+        series.better,
+        difference,
+        settings,
+    );
+    (verdict, Some(comparison))
 }
 
 #[cfg(test)]

@@ -7,11 +7,13 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::regression::{self, Categories, Change, Direction, Fdr, Series, Settings, Verdict};
+use super::regression::{
+    self, Categories, Change, Direction, Fdr, Judging, Series, Settings, Verdict,
+};
 use super::root_cause::{self, RootCause};
 use super::shapes::ShapeFrames;
 use super::stats::Comparison;
-use config::{BenchmarkConfig, Config, RegressionConfig};
+use config::{BenchmarkConfig, Config};
 use model::{FrameId, History};
 
 /// One benchmark's figures and verdicts.
@@ -19,6 +21,9 @@ use model::{FrameId, History};
 pub struct BenchmarkReport {
     pub series: Series,
     pub categories: Option<Categories>,
+    /// How its versions are told apart: by runs, exactly, or by change
+    /// points.
+    pub judging: Judging,
     /// Each point against the one before it (one fewer than the points),
     /// after the build's false-discovery control; the test's figures of
     /// one pair: [`BenchmarkReport::against_previous`].
@@ -36,10 +41,8 @@ impl BenchmarkReport {
         i: usize,
         settings: &Settings,
     ) -> Option<(Verdict, Option<Comparison>)> {
-        let points = &self.series.points;
-        let (a, b) = (points.get(i.checked_sub(1)?)?, points.get(i)?);
-        let (_, comparison) = regression::judge(a, b, self.categories.as_ref(), settings);
-        Some((self.adjacent.get(i - 1)?.clone(), comparison))
+        let comparison = regression::pair_comparison(&self.series, &self.judging, i, settings);
+        Some((self.adjacent.get(i.checked_sub(1)?)?.clone(), comparison))
     }
 }
 
@@ -77,30 +80,30 @@ impl RegressionReport {
 
 /// Every benchmark's series and verdicts, with the false-discovery control
 /// over all of them: what the report and `check` both judge by.
-pub fn verdicts(
-    history: &History,
-    config: &RegressionConfig,
-    names: &[BenchmarkConfig],
-) -> (Settings, Vec<BenchmarkReport>, Fdr) {
+pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkReport>, Fdr) {
+    let (config, names) = (&all.regressions, &all.benchmarks[..]);
     let settings = Settings::from_config(config);
-    let judged: Vec<(Series, Option<Categories>, Vec<regression::PairTest>)> =
-        regression::series_named(history, config, names)
-            .into_par_iter()
-            .map(|series| {
-                let categories = Categories::for_series(&series, config);
-                let tests = regression::pair_tests(&series, categories.as_ref(), &settings);
-                (series, categories, tests)
-            })
-            .collect();
-    let tests: Vec<Vec<regression::PairTest>> = judged.iter().map(|j| j.2.clone()).collect();
+    type Judged = (Series, Option<Categories>, Judging, Vec<regression::PairTest>);
+    let judged: Vec<Judged> = regression::series_named(history, all)
+        .into_par_iter()
+        .map(|series| {
+            let categories = Categories::for_series(&series, config);
+            let judging = Judging::choose(&series, &settings);
+            let tests =
+                regression::pair_tests(&series, &judging, categories.as_ref(), &settings);
+            (series, categories, judging, tests)
+        })
+        .collect();
+    let tests: Vec<Vec<regression::PairTest>> = judged.iter().map(|j| j.3.clone()).collect();
     let (verdicts, fdr) = regression::controlled(&tests, config.fdr, 1.0 - config.confidence);
     let benchmarks = judged
         .into_iter()
         .zip(verdicts)
-        .map(|((series, categories, _), adjacent)| BenchmarkReport {
+        .map(|((series, categories, judging, _), adjacent)| BenchmarkReport {
             explained_by: explaining_profiles(history, &series, names),
             series,
             categories,
+            judging,
             adjacent,
         })
         .collect();
@@ -116,11 +119,17 @@ pub fn build(
     modified: &(dyn Fn(usize, FrameId) -> bool + Sync),
 ) -> RegressionReport {
     let rc = &config.regressions;
-    let (settings, benchmarks, fdr) = verdicts(history, rc, &config.benchmarks);
+    let (settings, benchmarks, fdr) = verdicts(history, config);
     let mut changes: Vec<Change> = benchmarks
         .par_iter()
         .flat_map_iter(|b| {
-            regression::find_changes(&b.series, b.categories.as_ref(), &b.adjacent, &settings)
+            regression::find_changes(
+                &b.series,
+                &b.judging,
+                b.categories.as_ref(),
+                &b.adjacent,
+                &settings,
+            )
         })
         .collect();
     changes.sort_by(|a, b| {

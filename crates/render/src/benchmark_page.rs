@@ -8,7 +8,9 @@ use serde::Serialize;
 use super::format::{measured, p_value, signed_percent};
 use super::series_table::{self, Line};
 use super::{paths, series_svg, Common, Renderer};
-use analysis::regression::{Categories, Change, Direction, Fdr, Method, Point, Series, Verdict};
+use analysis::regression::{
+    Basis, Categories, Change, Direction, Fdr, Judging, Method, Point, Series, Settings, Verdict,
+};
 use analysis::regression_report::{BenchmarkReport, RegressionReport};
 use analysis::root_cause::RootCause;
 use analysis::stats::Comparison;
@@ -163,8 +165,9 @@ pub fn render(
         benchmark: series.benchmark.clone(),
         origin: series.origin.describe(),
         method: format!(
-            "{} {}",
-            method_note(settings.test.label(), settings.confidence, settings.min_runs),
+            "{} {} {}",
+            judging_note(bench, settings),
+            min_change_note(settings),
             fdr_note(&report.fdr)
         ),
         categories: categories_note(history, bench.categories.as_ref(), &series.unit),
@@ -185,12 +188,7 @@ pub fn render(
             latest: series_table::LATEST,
         }),
         changes,
-        judgeable: series
-            .points
-            .iter()
-            .filter(|p| p.values.len() >= settings.min_runs)
-            .count()
-            >= 2,
+        judgeable: bench.adjacent.iter().any(Verdict::judged),
         in_process_note: series.points.iter().any(|p| p.in_process).then(|| {
             "Samples taken inside one process (Criterion's iterations, pytest-benchmark's rounds) are not independent: each run counts once, with the mean of its samples. Save several runs per version (one file each) for a verdict.".to_string()
         }),
@@ -256,6 +254,38 @@ fn gap_row(history: &History, bench: &BenchmarkReport, from: usize, to: usize) -
         )),
         ..Row::default()
     }
+}
+
+/// How this benchmark's versions are told apart, and which way it
+/// improves.
+fn judging_note(bench: &BenchmarkReport, settings: &Settings) -> String {
+    let better = bench.series.better.describe();
+    match bench.judging {
+        Judging::Runs => format!(
+            "{} ({better}).",
+            method_note(settings.test.label(), settings.confidence, settings.min_runs)
+                .trim_end_matches('.')
+        ),
+        Judging::Exact => format!(
+            "Every version's runs are equal (a count, not a timing), so versions are compared exactly, without a test ({better})."
+        ),
+        Judging::ChangePoints { .. } => format!(
+            "Fewer than {} independent runs in most versions, so the history's steps are found by change-point detection over the versions' values ({better}): a step is reported when the values on its two sides differ by Welch's t-test at {}% confidence, its p-value multiplied by the positions searched, and both its means and medians move; a level must hold for {} versions on each side.",
+            settings.min_runs,
+            settings.confidence * 100.0,
+            settings.min_segment
+        ),
+    }
+}
+
+/// The practical size below which no change is reported.
+pub fn min_change_note(settings: &Settings) -> String {
+    format!(
+        "Changes smaller than {}% are not reported, whatever their p-value (`[regressions] min_change`).",
+        format!("{:.2}", settings.min_change * 100.0)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+    )
 }
 
 pub fn method_note(test: &str, confidence: f64, min_runs: usize) -> String {
@@ -336,17 +366,22 @@ fn summarise_sources(sources: &[std::sync::Arc<str>]) -> String {
     }
 }
 
+/// The figures of a comparison in brackets (its relative change and
+/// p-value, those it has), or nothing.
+fn bracketed(c: Option<&Comparison>) -> String {
+    let Some(c) = c else {
+        return String::new();
+    };
+    let parts: Vec<String> = [c.relative.map(signed_percent), Some(p_value(c.p_value))]
+        .into_iter()
+        .flatten()
+        .collect();
+    format!(" ({})", parts.join(", "))
+}
+
 /// A verdict in words, with its CSS class.
 pub fn verdict_text((verdict, c): &(Verdict, Option<Comparison>)) -> (String, &'static str) {
-    let figures = c
-        .map(|c| {
-            format!(
-                "{}, {}",
-                c.relative.map(signed_percent).unwrap_or_default(),
-                p_value(c.p_value)
-            )
-        })
-        .unwrap_or_default();
+    let figures = bracketed(c.as_ref());
     match verdict {
         Verdict::Change {
             direction,
@@ -356,12 +391,32 @@ pub fn verdict_text((verdict, c): &(Verdict, Option<Comparison>)) -> (String, &'
                 Direction::Regression => ("regression", "pa-bad"),
                 Direction::Improvement => ("improvement", "pa-good"),
             };
+            let exact = if c.is_none() { " (exact)" } else { "" };
             (
-                format!("{} {word} ({figures})", severity_word(*severity)),
+                format!("{} {word}{figures}{exact}", severity_word(*severity)),
                 class,
             )
         }
-        Verdict::NoChange => (format!("no significant change ({figures})"), "pa-muted"),
+        Verdict::NoChange => (format!("no significant change{figures}"), "pa-muted"),
+        Verdict::HeldBack { p_value: p } => (
+            format!(
+                "held back by false-discovery control ({}{})",
+                c.and_then(|c| c.relative)
+                    .map(|r| format!("{}, ", signed_percent(r)))
+                    .unwrap_or_default(),
+                p_value(*p)
+            ),
+            "pa-muted",
+        ),
+        Verdict::Negligible { relative } => (
+            format!(
+                "no change of practical size ({}{})",
+                signed_percent(*relative),
+                c.map(|c| format!(", {}", p_value(c.p_value)))
+                    .unwrap_or_default()
+            ),
+            "pa-muted",
+        ),
         Verdict::NotEnoughData { reason } => (format!("not enough data: {reason}"), "pa-muted"),
     }
 }
@@ -383,16 +438,15 @@ pub fn change_row(
     let name = |v: usize| history.versions[v].name.as_str();
     let label = |v: usize| history.versions[v].label.as_str();
     let regression = c.direction == Direction::Regression;
-    let figures = c
-        .comparison
-        .map(|x| {
-            format!(
-                "{}, {}",
-                x.relative.map(signed_percent).unwrap_or_default(),
-                p_value(x.p_value)
-            )
-        })
-        .unwrap_or_default();
+    let figures = [
+        c.relative.map(signed_percent),
+        c.comparison.map(|x| p_value(x.p_value)),
+        found_by(history, c),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<String>>()
+    .join(", ");
     let category = if c.categories.0 != c.categories.1 {
         format!("; {} → {}", c.categories.0, c.categories.1)
     } else {
@@ -433,6 +487,27 @@ pub fn change_row(
             paths::change_page(c, name(c.before), name(c.after))
         )),
         cause: cause.and_then(|x| cause_summary(x, label(c.after))),
+    }
+}
+
+/// What found a change, in words, when it is not a test between two
+/// versions' runs.
+pub fn found_by(history: &History, c: &analysis::regression::Change) -> Option<String> {
+    let label = |v: usize| history.versions[v].label.as_str();
+    match &c.basis {
+        Basis::Runs => None,
+        Basis::Exact => Some("exact: equal runs within each version".into()),
+        Basis::ChangePoint {
+            from,
+            to,
+            before_count,
+            after_count,
+        } => Some(format!(
+            "change point: {before_count} version{} from {} against {after_count} up to {}",
+            if *before_count == 1 { "" } else { "s" },
+            label(*from),
+            label(*to)
+        )),
     }
 }
 

@@ -335,7 +335,8 @@ fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
     }
     if let Some(c) = categories {
         // Show the next edge above the data when it is close.
-        if let Some(edge) = c.edges.iter().find(|&&e| e > top && e < top * 1.6) {
+        let (rising, _) = c.rising();
+        if let Some(edge) = rising.iter().find(|&&e| e > top && e < top * 1.6) {
             top = *edge;
         }
     }
@@ -414,7 +415,8 @@ fn nice_step(raw: f64) -> f64 {
 /// the two overlapped when the edges were close.) A span too thin for a
 /// line of text goes unnamed; the page's sentence on categories names it.
 fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
-    let visible: Vec<f64> = c.edges.iter().copied().take_while(|e| *e <= top).collect();
+    let (rising, names) = c.rising();
+    let visible: Vec<f64> = rising.into_iter().take_while(|e| *e <= top).collect();
     for edge in &visible {
         let yy = coord(y(*edge));
         w.empty(
@@ -428,7 +430,7 @@ fn bands(w: &mut SvgWriter, c: &Categories, top: f64, y: &dyn Fn(f64) -> f64) {
             ],
         );
     }
-    for (k, name) in c.names.iter().enumerate().take(visible.len() + 1) {
+    for (k, name) in names.iter().enumerate().take(visible.len() + 1) {
         let low = if k == 0 { 0.0 } else { visible[k - 1] };
         let high = visible.get(k).copied().unwrap_or(top);
         let (bottom, upper) = (y(low), y(high));

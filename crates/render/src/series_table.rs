@@ -76,11 +76,13 @@ fn shown(n: usize, max_rows: usize, changes: &[(usize, usize)], steps: &[usize])
 /// How many verdicts of each kind a run of versions holds, in words,
 /// e.g. `309 no significant change, 2 not enough data`.
 pub fn tally<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> String {
-    let mut counts = [0usize; 6];
+    let mut counts = [0usize; 8];
     for v in verdicts {
         let k = match v {
             Verdict::NoChange => 0,
             Verdict::NotEnoughData { .. } => 1,
+            Verdict::HeldBack { .. } => 6,
+            Verdict::Negligible { .. } => 7,
             Verdict::Change {
                 direction,
                 severity,
@@ -100,13 +102,15 @@ pub fn tally<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> String {
         "minor regression",
         "major improvement",
         "minor improvement",
+        "held back by false-discovery control",
+        "below the practical size",
     ];
     let parts: Vec<String> = counts
         .iter()
         .zip(words)
         .filter(|(&c, _)| c > 0)
         .map(|(&c, w)| {
-            let plural = c > 1 && w != "not enough data";
+            let plural = c > 1 && (w.contains("change") || w.contains("ment") || w.contains("sion"));
             format!("{c} {w}{}", if plural { "s" } else { "" })
         })
         .collect();

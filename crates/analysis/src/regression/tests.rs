@@ -25,6 +25,7 @@ fn series_of(levels: &[f64]) -> Series {
         origin: Origin::Measurements {
             formats: vec!["hyperfine".into()],
         },
+        better: Better::Lower,
         points: levels
             .iter()
             .enumerate()
@@ -40,9 +41,10 @@ fn settings() -> Settings {
 /// Every change of a series, each pair judged alone (no false-discovery
 /// control: a single series).
 fn changes_of(s: &Series, cats: Option<&Categories>) -> Vec<Change> {
-    let tests = pair_tests(s, cats, &settings());
+    let judging = Judging::choose(s, &settings());
+    let tests = pair_tests(s, &judging, cats, &settings());
     let (verdicts, _) = controlled(&[tests], false, 0.01);
-    find_changes(s, cats, &verdicts[0], &settings())
+    find_changes(s, &judging, cats, &verdicts[0], &settings())
 }
 
 /// (direction, responsible version, undone by) of each change.
@@ -150,7 +152,7 @@ fn the_false_discovery_control_holds_back_a_borderline_pair_everywhere() {
     s.points[20].values = a.into();
     s.points[21].values = b.clone().into();
     s.points[21].summary = stats::summary(&b, 0.99);
-    let tests = pair_tests(&s, None, &settings());
+    let tests = pair_tests(&s, &Judging::Runs, None, &settings());
     let alone = tests
         .iter()
         .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
@@ -167,6 +169,12 @@ fn the_false_discovery_control_holds_back_a_borderline_pair_everywhere() {
         .collect();
     assert_eq!(kept, [10], "only the clear change, p21 = {p21}, {fdr:?}");
     assert_eq!((fdr.tests, fdr.held_back), (29, 2));
+    // Held back, and said so with the p-value.
+    assert!(
+        matches!(verdicts[0][20], Verdict::HeldBack { p_value } if p_value == p21),
+        "{:?}",
+        verdicts[0][20]
+    );
 }
 
 #[test]
@@ -227,7 +235,7 @@ fn configured_categories_decide_major() {
 fn too_few_runs_give_no_verdict() {
     let mut s = series_of(&[10.0, 20.0]);
     s.points[1].values = s.points[1].values[..2].to_vec().into();
-    let (verdict, c) = judge(&s.points[0], &s.points[1], None, &settings());
+    let (verdict, c) = judge(&s.points[0], &s.points[1], None, Better::Lower, &settings());
     assert!(c.is_none());
     let Verdict::NotEnoughData { reason } = verdict else {
         panic!("{verdict:?}")
@@ -275,7 +283,13 @@ fn one_criterion_run_is_one_run_however_many_samples() {
     let all = series(&history, &RegressionConfig::default());
     assert_eq!(all[0].points[0].values.len(), 1);
     assert_eq!(all[0].points[0].samples, 100);
-    let (verdict, _) = judge(&all[0].points[0], &all[0].points[1], None, &settings());
+    let (verdict, _) = judge(
+        &all[0].points[0],
+        &all[0].points[1],
+        None,
+        Better::Lower,
+        &settings(),
+    );
     assert_eq!(
         verdict,
         Verdict::NotEnoughData {
@@ -291,4 +305,135 @@ fn linear_probe_weights_follow_the_paper() {
     assert_eq!(next_linear_probe(2, 5), Some((3, 1)));
     assert_eq!(next_linear_probe(3, 5), Some((4, 1)));
     assert_eq!(next_linear_probe(3, 4), None);
+}
+
+/// A series of one value per version (every point a single run).
+fn single_values(values: &[f64], unit: &str) -> Series {
+    let mut s = series_of(values);
+    for (p, &v) in s.points.iter_mut().zip(values) {
+        p.values = vec![v].into();
+        p.summary = stats::summary(&[v], 0.99);
+    }
+    s.unit = unit.into();
+    s
+}
+
+#[test]
+fn one_value_per_version_is_judged_by_its_change_points() {
+    let mut values = vec![1.0e-3, 1.02e-3, 0.98e-3, 1.01e-3, 0.99e-3];
+    values.extend([5.7e-2, 5.8e-2, 5.6e-2, 5.75e-2, 5.65e-2, 5.7e-2]);
+    let s = single_values(&values, "s");
+    let judging = Judging::choose(&s, &settings());
+    assert!(matches!(judging, Judging::ChangePoints { .. }), "{judging:?}");
+    let changes = changes_of(&s, None);
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let c = &changes[0];
+    assert_eq!((c.direction, c.before, c.after), (Reg, 4, 5));
+    assert!(matches!(
+        c.basis,
+        Basis::ChangePoint {
+            from: 0,
+            to: 10,
+            before_count: 5,
+            after_count: 6
+        }
+    ));
+    assert!((c.relative.unwrap() - 56.0).abs() < 1.0, "{:?}", c.relative);
+}
+
+#[test]
+fn a_higher_is_better_drop_is_a_regression_with_its_own_categories() {
+    // go test -bench MB/s: 1,219.92 → 609.96 is a halving of throughput.
+    let mut s = series_of(&[1219.92, 1219.92, 609.96, 609.96]);
+    s.unit = "MB/s".into();
+    s.better = Better::Higher;
+    let cats = Categories::for_series(&s, &RegressionConfig::default()).unwrap();
+    assert_eq!(cats.names[1], "1.5× less or worse");
+    assert_eq!(cats.of(1219.92), 0);
+    assert_eq!(cats.of(609.96), 1, "{cats:?}");
+    let changes = changes_of(&s, Some(&cats));
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        (changes[0].direction, changes[0].severity),
+        (Reg, Severity::Major)
+    );
+    let (rising, names) = cats.rising();
+    assert!(rising[0] < rising[1]);
+    assert_eq!(names[0], "3× less or worse");
+}
+
+#[test]
+fn rates_say_their_direction_and_the_configuration_wins() {
+    let mut s = series_of(&[1.0, 1.0]);
+    s.unit = "ops/s".into();
+    let config = Config::default();
+    assert_eq!(direction_of(&s, &config), Better::Higher);
+    s.unit = "MiB/s".into();
+    assert_eq!(direction_of(&s, &config), Better::Higher);
+    s.unit = "s".into();
+    assert_eq!(direction_of(&s, &config), Better::Lower);
+    s.unit = "score".into();
+    let config: Config = toml::from_str("[metrics.fib]\ndirection = \"higher\"").unwrap();
+    s.unit = "points".into();
+    assert_eq!(direction_of(&s, &config), Better::Higher);
+}
+
+#[test]
+fn constant_counters_are_compared_exactly() {
+    // B/op: 49032 in 5 runs, then 49033 in 5 runs: no t-test, and 1 B in
+    // 49 KB is below the practical size.
+    let mut s = series_of(&[49032.0, 49033.0, 60000.0]);
+    for p in &mut s.points {
+        let v = p.values[0].round();
+        p.values = vec![v; 5].into();
+        p.summary = stats::summary(&[v; 5], 0.99);
+    }
+    s.unit = "bytes".into();
+    let judging = Judging::choose(&s, &settings());
+    assert_eq!(judging, Judging::Exact);
+    let tests = pair_tests(&s, &judging, None, &settings());
+    assert!(matches!(tests[0].verdict, Verdict::Negligible { .. }), "{:?}", tests[0]);
+    assert!(matches!(tests[1].verdict, Verdict::Change { direction: Reg, .. }));
+    assert!(tests.iter().all(|t| t.exact && t.p_value.is_none()));
+    // An exact change is no test of the family and is never held back.
+    let (verdicts, fdr) = controlled(&[tests], true, 0.01);
+    assert_eq!(fdr.tests, 0);
+    assert!(matches!(verdicts[0][1], Verdict::Change { .. }));
+    let changes = find_changes(&s, &judging, None, &verdicts[0], &settings());
+    assert_eq!(changes[0].basis, Basis::Exact);
+    assert!(changes[0].comparison.is_none());
+}
+
+#[test]
+fn a_significant_change_below_the_practical_size_is_negligible() {
+    let mut s = series_of(&[10.0, 10.1]);
+    for (p, level) in s.points.iter_mut().zip([10.0, 10.1]) {
+        let values: Vec<f64> = [0.9999, 1.0, 1.0001, 1.0, 1.0].iter().map(|f| f * level).collect();
+        p.summary = stats::summary(&values, 0.99);
+        p.values = values.into();
+    }
+    let (verdict, c) = judge(&s.points[0], &s.points[1], None, Better::Lower, &settings());
+    assert!(c.unwrap().significant());
+    assert!(matches!(verdict, Verdict::Negligible { relative } if (relative - 0.01).abs() < 1e-9));
+}
+
+#[test]
+fn a_new_single_value_is_judged_against_the_window_before_it() {
+    let mut values: Vec<f64> = (0..20).map(|i| 100.0 + (i % 5) as f64).collect();
+    values.push(150.0);
+    let s = single_values(&values, "s");
+    let judging = Judging::choose(&s, &settings());
+    let (verdict, c) = judge_new_value(&s, &judging, 20, 20, None, &settings());
+    assert!(matches!(verdict, Verdict::Change { direction: Reg, .. }), "{verdict:?}");
+    assert_eq!(c.unwrap().test, Test::PredictionInterval);
+    // Within the window's spread: no change.
+    let mut quiet = values.clone();
+    quiet[20] = 103.0;
+    let s = single_values(&quiet, "s");
+    let (verdict, _) = judge_new_value(&s, &judging, 20, 20, None, &settings());
+    assert_eq!(verdict, Verdict::NoChange);
+    // Two earlier values are too few, and the reason says what is enough.
+    let s = single_values(&[1.0, 1.0, 2.0], "s");
+    let (verdict, _) = judge_new_value(&s, &judging, 2, 2, None, &settings());
+    assert!(matches!(verdict, Verdict::NotEnoughData { ref reason } if reason.contains("at least 3")));
 }
