@@ -185,8 +185,13 @@ fn write(history: ImportedHistory, output: &Path) -> Result<ImportReport, BuildE
         days.push(day);
     }
     let order_file = !dates_keep_the_order(&names, &days);
+    let mut settings = String::new();
     if order_file {
-        staging.write("perfatlas.toml", order_toml(&names).as_bytes())?;
+        settings.push_str(&order_toml(&names));
+    }
+    settings.push_str(&directions_toml(&history.higher_is_better));
+    if !settings.is_empty() {
+        staging.write("perfatlas.toml", settings.as_bytes())?;
     }
     staging.swap()?;
     Ok(ImportReport {
@@ -255,6 +260,22 @@ fn dates_keep_the_order(names: &[String], days: &[Option<String>]) -> bool {
     }
     let _ = names;
     days.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// `[metrics."NAME"] direction = "higher"` for each benchmark the source
+/// says is better higher.
+fn directions_toml(higher: &[String]) -> String {
+    let mut text = String::new();
+    for name in higher {
+        if text.is_empty() {
+            text.push_str("\n# Written by `perfatlas import`: the source says these are better higher.\n");
+        }
+        text.push_str(&format!(
+            "[metrics.{}]\ndirection = \"higher\"\n",
+            crate::bisect::toml_string(name)
+        ));
+    }
+    text
 }
 
 /// `perfatlas.toml` listing the versions in history order.

@@ -786,12 +786,19 @@ pub struct PairTest {
     pub p_value: Option<f64>,
     /// Compared exactly: a change is certain, and no test of the family.
     pub exact: bool,
+    /// Counts as one comparison of the build's family. Every pair judged
+    /// by its runs does; a series judged by change points counts each
+    /// change point and one more for the search that found no other (its
+    /// p-values are already corrected for the positions searched).
+    pub counted: bool,
 }
 
 impl PairTest {
-    /// Whether a test was made (both points had enough runs and variance).
+    /// Whether a test was made (both points had enough runs and variance)
+    /// and counts in the family.
     pub fn tested(&self) -> bool {
         !self.exact
+            && self.counted
             && matches!(
                 self.verdict,
                 Verdict::Change { .. } | Verdict::NoChange | Verdict::Negligible { .. }
@@ -830,6 +837,7 @@ pub fn pair_tests(
                     verdict,
                     p_value,
                     exact: false,
+                    counted: true,
                 }
             })
             .collect(),
@@ -839,6 +847,7 @@ pub fn pair_tests(
                 verdict: exact_verdict(&w[0], &w[1], categories, better, settings),
                 p_value: None,
                 exact: true,
+                counted: false,
             })
             .collect(),
         Judging::ChangePoints { found } => {
@@ -858,6 +867,7 @@ fn change_point_tests(
 ) -> Vec<PairTest> {
     let n = series.points.len();
     let m = settings.min_segment;
+    let mut search_counted = false;
     (1..n)
         .map(|i| {
             let at = found.iter().find(|c| c.index == i);
@@ -896,10 +906,13 @@ fn change_point_tests(
                 ),
                 None => (Verdict::NoChange, None),
             };
+            let counted = p_value.is_some()
+                || (verdict == Verdict::NoChange && !std::mem::replace(&mut search_counted, true));
             PairTest {
                 verdict,
                 p_value,
                 exact: false,
+                counted,
             }
         })
         .collect()

@@ -30,6 +30,10 @@ const MIN_FUNCTION_SHARE: f64 = 0.01;
 /// A node whose own change is significant and at least this share of the
 /// whole difference is a candidate even when a callee changed too.
 const CANDIDATE_SHARE: f64 = 0.1;
+/// The least share of the difference a function must explain to be named
+/// the root cause; below it the change is diffuse and the page lists the
+/// largest contributors instead.
+pub const MIN_CAUSE_SHARE: f64 = 0.2;
 
 /// One compared node of the call tree.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -269,16 +273,27 @@ pub fn analyse(
     };
     search.breadth_first(&mut cause.nodes);
     cause.functions = search.functions();
-    cause.cause = cause.functions.iter().position(|f| f.significant);
     if !cause.nodes.first().is_some_and(|n| n.flagged) {
+        // No root cause for a change the profiles themselves do not show.
         let word = match direction {
             Direction::Regression => "slower",
             Direction::Improvement => "faster",
         };
         cause.none = Some(format!(
-            "the profiles' totals ({}) of `{benchmark}` are not significantly {word} in the later version",
+            "the profiles' totals ({}) of `{benchmark}` are not significantly {word} in the later version, so no function is named; the largest contributors are listed",
             cause.metric
         ));
+        return cause;
+    }
+    cause.cause = cause.functions.iter().position(|f| f.significant);
+    if let Some(f) = cause.main_function().filter(|f| f.share < MIN_CAUSE_SHARE) {
+        cause.none = Some(format!(
+            "the change is diffuse: no function explains {:.0}% or more of it (the largest significant one, `{}`, explains {:.0}%); the largest contributors are listed",
+            MIN_CAUSE_SHARE * 100.0,
+            f.name,
+            f.share * 100.0
+        ));
+        cause.cause = None;
     }
     cause
 }
@@ -448,10 +463,28 @@ impl Search<'_> {
         ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
         ranked.truncate(MAX_FUNCTIONS);
         let confidence = self.settings.confidence;
+        let tested: Vec<(bool, Option<stats::Comparison>)> =
+            ranked.iter().map(|(_, _, a, b)| self.changed(a, b)).collect();
+        // The functions' tests are one family: Benjamini–Hochberg over
+        // them at the test's level, so that the first of a dozen to pass
+        // alone is not named by chance. A change without variance (absent
+        // in every repetition of one side) is exact and stays.
+        let p_values: Vec<f64> = tested
+            .iter()
+            .filter(|(hit, _)| *hit)
+            .filter_map(|(_, c)| c.map(|c| c.p_value))
+            .collect();
+        let threshold =
+            super::regression::benjamini_hochberg(&p_values, tested.len(), 1.0 - confidence);
         ranked
             .into_iter()
-            .map(|(share, f, a, b)| {
-                let (significant, c) = self.changed(&a, &b);
+            .zip(tested)
+            .map(|((share, f, a, b), (hit, c))| {
+                let significant = hit
+                    && match c {
+                        Some(c) => threshold.is_some_and(|t| c.p_value <= t),
+                        None => true,
+                    };
                 let shown = self.frames.table.get(f);
                 CauseFunction {
                     frame: f,

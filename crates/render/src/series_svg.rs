@@ -515,6 +515,7 @@ mod tests {
             names: vec!["fast".into(), "1.5× slower".into(), "3× slower".into()],
             edges: vec![300.0, 320.0],
             derived_from: Some(0),
+            better: model::Better::Lower,
         };
         // The middle band is 4 px high at this scale: unnamed, not doubled.
         let names = band_names(&c, 1000.0);

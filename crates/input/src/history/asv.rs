@@ -198,6 +198,7 @@ pub fn read(results: &Results, order: Option<&[String]>) -> Result<ImportedHisto
         notes: tally.notes(&results.machine, versions.len()),
         versions,
         warnings: warnings.finish(&results.benchmarks.name),
+        higher_is_better: Vec::new(),
     })
 }
 

@@ -122,7 +122,10 @@ struct Reading {
     values: usize,
     ranges: Option<String>,
     tools: BTreeMap<String, usize>,
-    kept_units: BTreeMap<String, usize>,
+    /// Values kept in their own unit: (better lower, better higher).
+    kept_units: BTreeMap<String, (usize, usize)>,
+    /// Benchmarks of `customBiggerIsBetter` entries.
+    higher_is_better: std::collections::BTreeSet<String>,
     warnings: Warnings,
 }
 
@@ -286,14 +289,21 @@ impl Reading {
             );
             return Ok(None);
         };
-        if figure == Figure::Kept {
-            *self.kept_units.entry(unit.clone()).or_default() += 1;
-        }
         self.values += 1;
         let name = match suite {
             Some(suite) => format!("{suite} / {name}"),
             None => name.to_string(),
         };
+        if figure == Figure::Kept {
+            let bigger = tool == "customBiggerIsBetter";
+            let counts = self.kept_units.entry(unit.clone()).or_default();
+            if bigger {
+                counts.1 += 1;
+                self.higher_is_better.insert(name.clone());
+            } else {
+                counts.0 += 1;
+            }
+        }
         let tool = match tool {
             "" => String::new(),
             tool => format!("tool {tool}, "),
@@ -326,7 +336,7 @@ impl Reading {
             })
             .collect();
         let mut notes = vec![format!(
-            "{} values from {} runs of {} commits; each is one run of one sample, so a commit benchmarked fewer than 3 times gets \"not enough data\" for regression verdicts, never a verdict ([regressions] min_runs)",
+            "{} values from {} runs of {} commits; each is one run of one sample, so the history is judged by its change points (a level must hold for 3 commits; [regressions] min_segment), and a commit benchmarked 3 times or more by a test between two commits ([regressions] min_runs)",
             self.values,
             self.entries,
             versions.len()
@@ -336,16 +346,24 @@ impl Reading {
                 "the ranges the tools printed (e.g. `{example}`) are left out: perfatlas's measurement format has no place for them"
             ));
         }
-        for (unit, count) in &self.kept_units {
-            notes.push(format!(
-                "{count} values in `{unit}` are kept as written: perfatlas reads a higher value as slower"
-            ));
+        for (unit, &(lower, higher)) in &self.kept_units {
+            if lower > 0 {
+                notes.push(format!(
+                    "{lower} values in `{unit}` are kept as written, a lower value better (unless `[metrics.\"{unit}\"] direction = \"higher\"`)"
+                ));
+            }
+            if higher > 0 {
+                notes.push(format!(
+                    "{higher} values in `{unit}` from `customBiggerIsBetter` are kept as written, a higher value better (perfatlas.toml says so for each benchmark)"
+                ));
+            }
         }
         ImportedHistory {
             format: NAME,
             versions,
             notes,
             warnings: self.warnings.finish(file),
+            higher_is_better: self.higher_is_better.into_iter().collect(),
         }
     }
 }

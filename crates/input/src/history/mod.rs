@@ -42,6 +42,9 @@ pub struct ImportedHistory {
     pub notes: Vec<String>,
     /// Values and benchmarks left out, each with its file and place.
     pub warnings: Vec<InputError>,
+    /// Benchmarks the source says are better higher (github-action-benchmark's
+    /// `customBiggerIsBetter`), in name order.
+    pub higher_is_better: Vec<String>,
 }
 
 /// The history formats, by the name `perfatlas import` takes.

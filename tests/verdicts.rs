@@ -1,0 +1,411 @@
+//! Verdicts on every history users bring (issue 37): real public
+//! histories of one value per commit (`tests/fixtures/history/one-value/`,
+//! each with the steps read off its series and its commits), throughput
+//! metrics that must be judged the right way round, exact counters that
+//! must not be put through a t-test, and a `check` that never says
+//! "passed" when it could judge nothing.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{build, perfatlas};
+use serde_json::Value;
+
+fn one_value_fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/one-value")
+        .join(name)
+}
+
+/// `perfatlas import github-action-benchmark DATA_JS -o DIR`.
+fn import_data_js(fixture: &str, dir: &Path) -> PathBuf {
+    let input = dir.join(fixture);
+    let data = one_value_fixture(fixture).join("data.js");
+    let out = perfatlas(&[
+        "import".as_ref(),
+        "github-action-benchmark".as_ref(),
+        data.as_os_str(),
+        "-o".as_ref(),
+        input.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    input
+}
+
+/// The text of an HTML fragment: tags dropped, entities of names decoded,
+/// spaces collapsed.
+fn text(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                out.push(' ');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" :", ":")
+}
+
+/// A change the index lists: "major regression in 7efbe84aaf …".
+#[derive(Debug, Clone, PartialEq)]
+struct Listed {
+    line: String,
+    regression: bool,
+}
+
+/// The regressions and improvements the index page lists, one line each.
+fn listed_changes(site: &Path) -> Vec<Listed> {
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    index
+        .split("<li")
+        .skip(1)
+        .filter_map(|li| {
+            let open = li.find('>')?;
+            let head = &li[..open];
+            let regression = head.contains("pa-bad");
+            (regression || head.contains("pa-good")).then(|| Listed {
+                line: text(&li[open + 1..li.find("</li>").unwrap_or(li.len())]),
+                regression,
+            })
+        })
+        .filter(|l| l.line.contains(" regression in ") || l.line.contains(" improvement in "))
+        .collect()
+}
+
+/// Whether `listed` names `benchmark` changed at commit `sha`.
+fn names(listed: &Listed, benchmark: &str, sha: &str) -> bool {
+    let at = format!(" in {}", &sha[..10]);
+    listed.line.contains(&at) && listed.line.contains(&format!(" {benchmark}: "))
+}
+
+/// The expected steps of a fixture: (benchmark, responsible commit, the
+/// value went up, the metric is better lower).
+fn expected_steps(fixture: &str) -> (Vec<(String, String, bool, bool)>, Value) {
+    let path = one_value_fixture(fixture).join("expected.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let steps = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["benchmark"].as_str().unwrap().to_string(),
+                s["responsible_commit"].as_str().unwrap().to_string(),
+                s["direction"] == "up",
+                s["better"] == "lower",
+            )
+        })
+        .collect();
+    (steps, doc)
+}
+
+/// Every listed change is an expected step or one of the fixture's
+/// "ambiguous" commits (a staircase of optimisations where tests assert
+/// nothing either way), in the right direction.
+fn assert_nothing_unexpected(fixture: &str, listed: &[Listed]) {
+    let (steps, doc) = expected_steps(fixture);
+    let ambiguous: Vec<(String, String)> = doc["ambiguous"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .flat_map(|x| {
+                    let bench = x["benchmark"].as_str().unwrap().to_string();
+                    let note = x["note"].as_str().unwrap_or("");
+                    let mut shas: Vec<String> = note
+                        .split(|c: char| !c.is_ascii_hexdigit())
+                        .filter(|w| w.len() == 7)
+                        .map(str::to_string)
+                        .collect();
+                    shas.push(x["commit"].as_str().unwrap()[..7].to_string());
+                    shas.into_iter().map(move |s| (bench.clone(), s))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    for l in listed {
+        let expected = steps
+            .iter()
+            .any(|(b, sha, up, lower)| names(l, b, sha) && l.regression == (*up == *lower));
+        let allowed = ambiguous
+            .iter()
+            .any(|(b, sha)| l.line.contains(&format!(" in {sha}")) && l.line.contains(b.as_str()));
+        assert!(
+            expected || allowed,
+            "{fixture}: not a step of the series: {}",
+            l.line
+        );
+    }
+}
+
+#[test]
+fn lineguard_steps_are_reported_with_their_commit_and_direction() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = import_data_js("lineguard", tmp.path());
+    let site = tmp.path().join("site");
+    let out = build(&input, &site, &["-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed = listed_changes(&site);
+    let (steps, _) = expected_steps("lineguard");
+    assert_eq!(steps.len(), 6);
+    for (bench, sha, up, lower) in &steps {
+        let found = listed.iter().find(|l| names(l, bench, sha));
+        let found = found.unwrap_or_else(|| panic!("{bench} at {sha} not listed: {listed:#?}"));
+        assert_eq!(found.regression, up == lower, "{}", found.line);
+        assert!(found.line.contains("change point:"), "{}", found.line);
+    }
+    assert_eq!(listed.len(), steps.len(), "{listed:#?}");
+    assert_nothing_unexpected("lineguard", &listed);
+    // The benchmark page says how its versions were judged.
+    let page = std::fs::read_dir(site.join("benchmarks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("Large_files"))
+        .unwrap();
+    let page = text(&std::fs::read_to_string(page).unwrap());
+    assert!(page.contains("change-point detection"), "{page}");
+    assert!(page.contains("lower is better"), "{page}");
+}
+
+#[test]
+fn a_flat_history_of_one_value_per_commit_has_no_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = import_data_js("expire_map", tmp.path());
+    let site = tmp.path().join("site");
+    build(&input, &site, &["-q"]);
+    assert_eq!(listed_changes(&site), Vec::new());
+}
+
+#[test]
+fn a_staircase_of_optimisations_reports_improvements_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = import_data_js("shogi_legality_lite", tmp.path());
+    let site = tmp.path().join("site");
+    build(&input, &site, &["-q"]);
+    let listed = listed_changes(&site);
+    assert!(listed.iter().all(|l| !l.regression), "{listed:#?}");
+    // "Enable lto" halves perft_2 and perft_3 and holds.
+    for bench in ["perft::tests::bench_perft_2", "perft::tests::bench_perft_3"] {
+        assert!(
+            listed
+                .iter()
+                .any(|l| names(l, bench, "36d2bb00b04a0c8eaa2bdc555dc7b77b00c55adb")),
+            "{bench}: {listed:#?}"
+        );
+    }
+    assert_nothing_unexpected("shogi_legality_lite", &listed);
+}
+
+/// `perfatlas check INPUT --format json EXTRA…`: the report and the exit
+/// code.
+fn check_json(input: &Path, extra: &[&str]) -> (Value, i32) {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "check".as_ref(),
+        input.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let out = perfatlas(&args);
+    let report = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (report, out.status.code().unwrap())
+}
+
+fn benchmark<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["benchmark"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {report:#}"))
+}
+
+#[test]
+fn check_judges_a_single_new_value_against_recent_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = import_data_js("lineguard", tmp.path());
+    let (report, code) = check_json(&input, &[]);
+    assert_eq!(report["judged"], 5, "{report:#}");
+    assert_eq!(report["unjudged"], 0);
+    let large = benchmark(&report, "Large files (10x10MB)");
+    assert_eq!(large["verdict"], "no_change", "{large:#}");
+    assert!(large["method"].as_str().unwrap().contains("prediction interval"));
+    assert_eq!(large["better"], "lower");
+    assert_eq!(code, 0);
+}
+
+/// Writes `files` (path → text) under `dir`.
+fn write_all(dir: &Path, files: &[(String, String)]) {
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+#[test]
+fn check_without_any_verdict_never_says_passed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    // Two versions, one BMF value each: nothing can be judged.
+    write_all(
+        &input,
+        &[
+            ("1.0/bmf.json".into(), r#"{"fib": {"latency": {"value": 100.0}}}"#.into()),
+            ("1.1/bmf.json".into(), r#"{"fib": {"latency": {"value": 5000.0}}}"#.into()),
+        ],
+    );
+    let (report, code) = check_json(&input, &[]);
+    assert_eq!((report["judged"].as_u64(), report["unjudged"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(code, 0);
+    let out = perfatlas(&["check".as_ref(), input.as_os_str(), "--format".as_ref(), "markdown".as_ref()]);
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(!markdown.contains("passed"), "{markdown}");
+    assert!(markdown.contains("no verdict: 1 of 1 benchmark could not be judged"), "{markdown}");
+    let out = perfatlas(&["check".as_ref(), input.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("no verdict: 1 of 1 benchmark without enough data"), "{text}");
+    assert!(text.contains("at least 3"), "the reason says what would be enough: {text}");
+    let (report, code) = check_json(&input, &["--fail-on", "major,unjudged"]);
+    assert_eq!((report["failed"].as_bool(), code), (Some(true), 1));
+}
+
+/// `go test -bench` output of `runs` runs of one benchmark.
+fn go_bench(ns: f64, mb_per_s: f64, bytes: u64, runs: usize) -> String {
+    let mut out = String::from("goos: linux\ngoarch: amd64\npkg: example.com/hash\n");
+    for i in 0..runs {
+        let wobble = 1.0 + (i as f64 - 2.0) * 0.002;
+        out.push_str(&format!(
+            "BenchmarkHash-2 \t  100000\t {:.1} ns/op\t {:.2} MB/s\t {bytes} B/op\t 3 allocs/op\n",
+            ns * wobble,
+            mb_per_s / wobble
+        ));
+    }
+    out.push_str("PASS\nok  \texample.com/hash\t2.1s\n");
+    out
+}
+
+#[test]
+fn halved_throughput_fails_check_and_a_byte_more_per_op_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    write_all(
+        &input,
+        &[
+            ("1.0/bench.txt".into(), go_bench(15427.0, 1219.92, 49032, 5)),
+            ("1.1/bench.txt".into(), go_bench(30854.0, 609.96, 49033, 5)),
+        ],
+    );
+    let (report, code) = check_json(&input, &[]);
+    let throughput = benchmark(&report, "BenchmarkHash (MB/s)");
+    assert_eq!(throughput["better"], "higher", "{throughput:#}");
+    assert_eq!(
+        (&throughput["verdict"], &throughput["direction"], &throughput["severity"]),
+        (&"change".into(), &"regression".into(), &"major".into()),
+        "{throughput:#}"
+    );
+    let time = benchmark(&report, "BenchmarkHash");
+    assert_eq!(time["direction"], "regression", "{time:#}");
+    let bytes = benchmark(&report, "BenchmarkHash (B/op)");
+    assert_eq!(bytes["verdict"], "negligible", "{bytes:#}");
+    assert!(bytes["method"].as_str().unwrap().starts_with("exact"), "{bytes:#}");
+    assert_eq!(code, 1);
+    // The page's words follow the direction.
+    let site = tmp.path().join("site");
+    build(&input, &site, &["-q"]);
+    let listed = listed_changes(&site);
+    let line = &listed
+        .iter()
+        .find(|l| l.line.contains("BenchmarkHash (MB/s)"))
+        .unwrap()
+        .line;
+    assert!(line.starts_with("major regression in 1.1"), "{line}");
+    assert!(line.contains("1.5× less or worse"), "{line}");
+    assert!(line.contains("−50.0%"), "{line}");
+    assert!(!listed.iter().any(|l| l.line.contains("(B/op)")), "{listed:#?}");
+}
+
+#[test]
+fn bencher_throughput_that_halves_is_a_regression() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let mut files = Vec::new();
+    for v in 0..3 {
+        for run in 0..3 {
+            let value = if v < 2 { 1000.0 + run as f64 } else { 500.0 + run as f64 };
+            files.push((
+                format!("{v}/run{run}.json"),
+                format!(r#"{{"parse": {{"throughput": {{"value": {value}}}}}}}"#),
+            ));
+        }
+    }
+    write_all(&input, &files);
+    let (report, code) = check_json(&input, &[]);
+    let b = benchmark(&report, "parse (throughput)");
+    assert_eq!((&b["direction"], &b["better"]), (&"regression".into(), &"higher".into()), "{b:#}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_configured_direction_turns_a_unit_the_other_way() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let mut files = vec![(
+        "perfatlas.toml".to_string(),
+        "[metrics.score]\ndirection = \"higher\"\n".to_string(),
+    )];
+    for (v, level) in [(0, 80.0), (1, 40.0)] {
+        let runs: Vec<String> = (0..4).map(|r| format!("{}", level + r as f64 * 0.1)).collect();
+        files.push((
+            format!("{v}/m.json"),
+            format!(
+                r#"{{"perfatlas_measurements": 1, "benchmarks": [{{"name": "game", "unit": "score", "runs": [{}]}}]}}"#,
+                runs.join(", ")
+            ),
+        ));
+    }
+    write_all(&input, &files);
+    let (report, code) = check_json(&input, &[]);
+    let b = benchmark(&report, "game");
+    assert_eq!((&b["direction"], &b["better"]), (&"regression".into(), &"higher".into()), "{b:#}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn check_reads_derived_metrics_as_build_does() {
+    // Issue 41: `[metrics]` formulas were applied by build only.
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let mut files = vec![(
+        "perfatlas.toml".to_string(),
+        "[metrics]\ndouble = \"samples * 2\"\n\n[regressions]\nmetric = \"double\"\n".to_string(),
+    )];
+    for (v, level) in [("1.0", 100), ("1.1", 400)] {
+        for r in 1..=3 {
+            files.push((
+                format!("{v}/app.{r}.folded"),
+                format!("main;parse {}\nmain;render {}\n", level + r, level - r),
+            ));
+        }
+    }
+    write_all(&input, &files);
+    let (report, code) = check_json(&input, &[]);
+    let b = benchmark(&report, "app");
+    assert_eq!((&b["verdict"], &b["severity"]), (&"change".into(), &"major".into()), "{b:#}");
+    assert!(b["figures"].as_str().unwrap().contains("double"), "{b:#}");
+    assert_eq!(code, 1);
+}
