@@ -14,7 +14,9 @@ Shaped like a real suite: benchmarks of microseconds to seconds, each in
 its own unit (us, ms or s) and with its own noise (0.5% to 5%) and run
 count (3 to 10 runs); one in five takes three in-process samples per run;
 an occasional outlier run (1 in 200, up to 1.5x); one in ten benchmarks is
-added to the suite part way through the history. Planted changes: one
+added to the suite part way through the history. RUNS=1 in the
+environment gives every benchmark one run per version (most CI
+histories: one value per commit), with the same plan. Planted changes: one
 benchmark in 50 becomes 1.2x to 2x slower, and one in 100 1.3x to 1.6x
 faster, at a version of its own between 5 and 995, for good (printed on
 stderr as `planted ...` when FIRST is 0).
@@ -34,6 +36,8 @@ def plan(benchmarks):
         level = rng.uniform(0.05, 20) if unit == "s" else rng.uniform(2, 900)
         noise = rng.uniform(0.005, 0.05)
         runs = rng.randint(3, 10)
+        if os.environ.get("RUNS"):
+            runs = int(os.environ["RUNS"])
         samples = 3 if b % 5 == 4 else 1
         first = rng.randrange(1, 900) if b % 10 == 3 else 0
         step = None

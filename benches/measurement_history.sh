@@ -12,6 +12,7 @@
 #   benches/measurement_history.sh            # 2000 x 1000, in /tmp
 #   BENCHMARKS=200 VERSIONS=200 benches/measurement_history.sh
 #   PERFATLAS_TIMINGS=1 benches/measurement_history.sh   # phase timings
+#   RUNS=1 benches/measurement_history.sh     # one value per version (change points)
 set -euo pipefail
 BENCHMARKS=${BENCHMARKS:-2000}
 VERSIONS=${VERSIONS:-1000}

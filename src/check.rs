@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use analysis::regression::{self, Direction, Judging, Series, Severity, Settings, Verdict};
+use analysis::regression::{self, Direction, Judging, Series, Settings, Severity, Verdict};
 use analysis::regression_report::BenchmarkReport;
 use analysis::stats::Comparison;
 use model::error::BuildError;
@@ -21,7 +21,7 @@ use render::format::{measured, p_value, signed_percent};
 /// What the JSON report says it is, and its version: bumped when a field
 /// changes meaning or goes away (new fields do not bump it).
 pub const FORMAT: &str = "perfatlas-check";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// From which severity a regression fails the check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,6 +57,11 @@ pub struct BenchmarkCheck {
     pub method: String,
     pub baseline_mean: Option<f64>,
     pub newest_mean: Option<f64>,
+    /// What the newest mean was compared with: the baseline's mean, or
+    /// the mean of the `window` values before it.
+    pub reference_mean: Option<f64>,
+    /// Judged against the prediction interval of this many earlier values.
+    pub window: Option<usize>,
     #[serde(flatten)]
     pub verdict: Verdict,
     pub relative: Option<f64>,
@@ -125,9 +130,13 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
     let benchmarks: Vec<BenchmarkCheck> = reports
         .iter()
         .map(|report| {
-            let (verdict, c, method) =
+            let (verdict, c, method, window) =
                 judge_newest(report, (baseline, newest), default_baseline, &settings);
             let series = &report.series;
+            let reference_mean = match &window {
+                Some(w) => Some(w.iter().sum::<f64>() / w.len() as f64),
+                None => series.mean_at(baseline),
+            };
             BenchmarkCheck {
                 benchmark: series.benchmark.clone(),
                 figures: series.origin.describe(),
@@ -136,13 +145,17 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 method,
                 baseline_mean: series.mean_at(baseline),
                 newest_mean: series.mean_at(newest),
+                reference_mean,
+                window: window.as_ref().map(Vec::len),
                 verdict,
                 relative: c.and_then(|c| c.relative).or_else(|| {
-                    let (a, b) = (series.mean_at(baseline)?, series.mean_at(newest)?);
+                    let (a, b) = (reference_mean?, series.mean_at(newest)?);
                     (a != 0.0).then(|| (b - a) / a)
                 }),
                 p_value: c.map(|c| c.p_value),
-                interval: c.filter(|c| c.test != config::Test::PredictionInterval).map(|c| c.ci()),
+                interval: c
+                    .filter(|c| c.test != config::Test::PredictionInterval)
+                    .map(|c| c.ci()),
             }
         })
         .collect();
@@ -185,7 +198,7 @@ fn judge_newest(
     (baseline, newest): (usize, usize),
     default_baseline: bool,
     settings: &Settings,
-) -> (Verdict, Option<Comparison>, String) {
+) -> (Verdict, Option<Comparison>, String, Option<Vec<f64>>) {
     let series = &report.series;
     let categories = report.categories.as_ref();
     let judging = &report.judging;
@@ -205,7 +218,12 @@ fn judge_newest(
                     verdict = v.clone();
                 }
             }
-            return (verdict, c, judging_words(judging, settings, series, false));
+            return (
+                verdict,
+                c,
+                judging_words(judging, settings, series, false),
+                None,
+            );
         }
     };
     let window_end = match b {
@@ -214,7 +232,9 @@ fn judge_newest(
     };
     let (verdict, c) =
         regression::judge_new_value(series, judging, window_end, n, categories, settings);
-    (verdict, c, judging_words(judging, settings, series, true))
+    let window = regression::window_before(series, judging, window_end, settings);
+    let words = judging_words(judging, settings, series, true);
+    (verdict, c, words, Some(window))
 }
 
 /// How a benchmark's newest version was judged, in words.
@@ -228,7 +248,10 @@ fn judging_words(judging: &Judging, settings: &Settings, series: &Series, window
     }
     match judging {
         Judging::Exact => format!("exact: every version's runs are equal ({better})"),
-        _ => format!("{} between the two versions' runs ({better})", settings.test.label()),
+        _ => format!(
+            "{} between the two versions' runs ({better})",
+            settings.test.label()
+        ),
     }
 }
 
@@ -398,7 +421,15 @@ pub(crate) fn details(b: &BenchmarkCheck) -> String {
     } else {
         format!(" ({})", figures.join(", "))
     };
-    let moved = format!("{} → {}{figures}", mean(b.baseline_mean), mean(b.newest_mean));
+    let against = match b.window {
+        Some(n) => format!(", against the mean of the {n} values before it"),
+        None => String::new(),
+    };
+    let moved = format!(
+        "{} → {}{figures}{against}",
+        mean(b.reference_mean),
+        mean(b.newest_mean)
+    );
     match &b.verdict {
         Verdict::NotEnoughData { reason } => format!("not enough data: {reason}"),
         Verdict::HeldBack { .. } => {

@@ -268,7 +268,9 @@ fn directions_toml(higher: &[String]) -> String {
     let mut text = String::new();
     for name in higher {
         if text.is_empty() {
-            text.push_str("\n# Written by `perfatlas import`: the source says these are better higher.\n");
+            text.push_str(
+                "\n# Written by `perfatlas import`: the source says these are better higher.\n",
+            );
         }
         text.push_str(&format!(
             "[metrics.{}]\ndirection = \"higher\"\n",

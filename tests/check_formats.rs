@@ -120,7 +120,7 @@ fn json_reports_follow_the_documented_schema() {
     assert_eq!(code, Some(1), "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["format"], "perfatlas-check");
-    assert_eq!(v["format_version"], 1);
+    assert_eq!(v["format_version"], 2);
     assert_eq!(v["failed"], true);
     assert_eq!(v["fail_on"], "major");
     let cpu = &v["benchmarks"][0];

@@ -29,7 +29,11 @@ fn import_data_js(fixture: &str, dir: &Path) -> PathBuf {
         "-o".as_ref(),
         input.as_os_str(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     input
 }
 
@@ -157,7 +161,11 @@ fn lineguard_steps_are_reported_with_their_commit_and_direction() {
     let input = import_data_js("lineguard", tmp.path());
     let site = tmp.path().join("site");
     let out = build(&input, &site, &["-q"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let listed = listed_changes(&site);
     let (steps, _) = expected_steps("lineguard");
     assert_eq!(steps.len(), 6);
@@ -243,7 +251,10 @@ fn check_judges_a_single_new_value_against_recent_history() {
     assert_eq!(report["unjudged"], 0);
     let large = benchmark(&report, "Large files (10x10MB)");
     assert_eq!(large["verdict"], "no_change", "{large:#}");
-    assert!(large["method"].as_str().unwrap().contains("prediction interval"));
+    assert!(large["method"]
+        .as_str()
+        .unwrap()
+        .contains("prediction interval"));
     assert_eq!(large["better"], "lower");
     assert_eq!(code, 0);
 }
@@ -265,21 +276,44 @@ fn check_without_any_verdict_never_says_passed() {
     write_all(
         &input,
         &[
-            ("1.0/bmf.json".into(), r#"{"fib": {"latency": {"value": 100.0}}}"#.into()),
-            ("1.1/bmf.json".into(), r#"{"fib": {"latency": {"value": 5000.0}}}"#.into()),
+            (
+                "1.0/bmf.json".into(),
+                r#"{"fib": {"latency": {"value": 100.0}}}"#.into(),
+            ),
+            (
+                "1.1/bmf.json".into(),
+                r#"{"fib": {"latency": {"value": 5000.0}}}"#.into(),
+            ),
         ],
     );
     let (report, code) = check_json(&input, &[]);
-    assert_eq!((report["judged"].as_u64(), report["unjudged"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(
+        (report["judged"].as_u64(), report["unjudged"].as_u64()),
+        (Some(0), Some(1))
+    );
     assert_eq!(code, 0);
-    let out = perfatlas(&["check".as_ref(), input.as_os_str(), "--format".as_ref(), "markdown".as_ref()]);
+    let out = perfatlas(&[
+        "check".as_ref(),
+        input.as_os_str(),
+        "--format".as_ref(),
+        "markdown".as_ref(),
+    ]);
     let markdown = String::from_utf8_lossy(&out.stdout);
     assert!(!markdown.contains("passed"), "{markdown}");
-    assert!(markdown.contains("no verdict: 1 of 1 benchmark could not be judged"), "{markdown}");
+    assert!(
+        markdown.contains("no verdict: 1 of 1 benchmark could not be judged"),
+        "{markdown}"
+    );
     let out = perfatlas(&["check".as_ref(), input.as_os_str()]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("no verdict: 1 of 1 benchmark without enough data"), "{text}");
-    assert!(text.contains("at least 3"), "the reason says what would be enough: {text}");
+    assert!(
+        text.contains("no verdict: 1 of 1 benchmark without enough data"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at least 3"),
+        "the reason says what would be enough: {text}"
+    );
     let (report, code) = check_json(&input, &["--fail-on", "major,unjudged"]);
     assert_eq!((report["failed"].as_bool(), code), (Some(true), 1));
 }
@@ -314,7 +348,11 @@ fn halved_throughput_fails_check_and_a_byte_more_per_op_does_not() {
     let throughput = benchmark(&report, "BenchmarkHash (MB/s)");
     assert_eq!(throughput["better"], "higher", "{throughput:#}");
     assert_eq!(
-        (&throughput["verdict"], &throughput["direction"], &throughput["severity"]),
+        (
+            &throughput["verdict"],
+            &throughput["direction"],
+            &throughput["severity"]
+        ),
         (&"change".into(), &"regression".into(), &"major".into()),
         "{throughput:#}"
     );
@@ -322,7 +360,10 @@ fn halved_throughput_fails_check_and_a_byte_more_per_op_does_not() {
     assert_eq!(time["direction"], "regression", "{time:#}");
     let bytes = benchmark(&report, "BenchmarkHash (B/op)");
     assert_eq!(bytes["verdict"], "negligible", "{bytes:#}");
-    assert!(bytes["method"].as_str().unwrap().starts_with("exact"), "{bytes:#}");
+    assert!(
+        bytes["method"].as_str().unwrap().starts_with("exact"),
+        "{bytes:#}"
+    );
     assert_eq!(code, 1);
     // The page's words follow the direction.
     let site = tmp.path().join("site");
@@ -336,7 +377,10 @@ fn halved_throughput_fails_check_and_a_byte_more_per_op_does_not() {
     assert!(line.starts_with("major regression in 1.1"), "{line}");
     assert!(line.contains("1.5× less or worse"), "{line}");
     assert!(line.contains("−50.0%"), "{line}");
-    assert!(!listed.iter().any(|l| l.line.contains("(B/op)")), "{listed:#?}");
+    assert!(
+        !listed.iter().any(|l| l.line.contains("(B/op)")),
+        "{listed:#?}"
+    );
 }
 
 #[test]
@@ -346,7 +390,11 @@ fn bencher_throughput_that_halves_is_a_regression() {
     let mut files = Vec::new();
     for v in 0..3 {
         for run in 0..3 {
-            let value = if v < 2 { 1000.0 + run as f64 } else { 500.0 + run as f64 };
+            let value = if v < 2 {
+                1000.0 + run as f64
+            } else {
+                500.0 + run as f64
+            };
             files.push((
                 format!("{v}/run{run}.json"),
                 format!(r#"{{"parse": {{"throughput": {{"value": {value}}}}}}}"#),
@@ -356,7 +404,11 @@ fn bencher_throughput_that_halves_is_a_regression() {
     write_all(&input, &files);
     let (report, code) = check_json(&input, &[]);
     let b = benchmark(&report, "parse (throughput)");
-    assert_eq!((&b["direction"], &b["better"]), (&"regression".into(), &"higher".into()), "{b:#}");
+    assert_eq!(
+        (&b["direction"], &b["better"]),
+        (&"regression".into(), &"higher".into()),
+        "{b:#}"
+    );
     assert_eq!(code, 1);
 }
 
@@ -369,7 +421,9 @@ fn a_configured_direction_turns_a_unit_the_other_way() {
         "[metrics.score]\ndirection = \"higher\"\n".to_string(),
     )];
     for (v, level) in [(0, 80.0), (1, 40.0)] {
-        let runs: Vec<String> = (0..4).map(|r| format!("{}", level + r as f64 * 0.1)).collect();
+        let runs: Vec<String> = (0..4)
+            .map(|r| format!("{}", level + r as f64 * 0.1))
+            .collect();
         files.push((
             format!("{v}/m.json"),
             format!(
@@ -381,7 +435,11 @@ fn a_configured_direction_turns_a_unit_the_other_way() {
     write_all(&input, &files);
     let (report, code) = check_json(&input, &[]);
     let b = benchmark(&report, "game");
-    assert_eq!((&b["direction"], &b["better"]), (&"regression".into(), &"higher".into()), "{b:#}");
+    assert_eq!(
+        (&b["direction"], &b["better"]),
+        (&"regression".into(), &"higher".into()),
+        "{b:#}"
+    );
     assert_eq!(code, 1);
 }
 
@@ -405,7 +463,11 @@ fn check_reads_derived_metrics_as_build_does() {
     write_all(&input, &files);
     let (report, code) = check_json(&input, &[]);
     let b = benchmark(&report, "app");
-    assert_eq!((&b["verdict"], &b["severity"]), (&"change".into(), &"major".into()), "{b:#}");
+    assert_eq!(
+        (&b["verdict"], &b["severity"]),
+        (&"change".into(), &"major".into()),
+        "{b:#}"
+    );
     assert!(b["figures"].as_str().unwrap().contains("double"), "{b:#}");
     assert_eq!(code, 1);
 }

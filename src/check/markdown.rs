@@ -63,7 +63,9 @@ impl CheckReport {
                 "perfatlas check failed: {failing} regression{}",
                 plural(failing)
             ),
-            (false, _) if self.judged == 0 => format!("perfatlas check: no verdict: {}", unjudged()),
+            (false, _) if self.judged == 0 => {
+                format!("perfatlas check: no verdict: {}", unjudged())
+            }
             (false, FailOn::Never) => "perfatlas check: regressions do not fail it".to_string(),
             (false, FailOn::Major) => "perfatlas check passed: no major regression".to_string(),
             (false, FailOn::Minor) => "perfatlas check passed: no regression".to_string(),

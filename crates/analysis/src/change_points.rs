@@ -242,7 +242,8 @@ fn test_step(
     let large = |a: f64, b: f64| relative_size(a, b) >= settings.min_change;
     let means = large(mean(before), mean(after));
     let medians = large(median(before), median(after));
-    let same_way = (mean(after) - mean(before)).signum() == (median(after) - median(before)).signum();
+    let same_way =
+        (mean(after) - mean(before)).signum() == (median(after) - median(before)).signum();
     let passes = comparison.p_value < 1.0 - settings.confidence && means && medians && same_way;
     let point = ChangePoint {
         index: at,

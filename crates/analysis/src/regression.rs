@@ -197,7 +197,12 @@ pub fn direction_of(series: &Series, config: &Config) -> Better {
         .strip_suffix(')')
         .and_then(|b| b.rsplit_once(" ("))
         .map(|(_, unit)| unit);
-    let names = [Some(series.benchmark.as_str()), metric, unit_of_name, Some(series.unit.as_str())];
+    let names = [
+        Some(series.benchmark.as_str()),
+        metric,
+        unit_of_name,
+        Some(series.unit.as_str()),
+    ];
     config
         .direction_of(names.into_iter().flatten())
         .or_else(|| Better::of_unit(&series.unit))
@@ -453,7 +458,6 @@ impl Categories {
     }
 }
 
-
 /// A regression or an improvement, in the series' own direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -493,11 +497,15 @@ pub enum Verdict {
     /// Significant at the test's own level, but held back by the build's
     /// false-discovery-rate control.
     HeldBack {
+        /// The p-value of the test alone.
+        #[serde(rename = "p_value_alone")]
         p_value: f64,
     },
     /// A difference smaller than the smallest practical change
     /// (`regressions.min_change`), whatever its p-value.
     Negligible {
+        /// (after − before) / before.
+        #[serde(rename = "size")]
         relative: f64,
     },
     NotEnoughData {
@@ -672,7 +680,11 @@ fn change_of_size(
     let size = relative_size(before, after);
     if size < settings.min_change {
         return Verdict::Negligible {
-            relative: if before == 0.0 { 0.0 } else { (after - before) / before },
+            relative: if before == 0.0 {
+                0.0
+            } else {
+                (after - before) / before
+            },
         };
     }
     let severity = match categories {
@@ -850,9 +862,7 @@ pub fn pair_tests(
                 counted: false,
             })
             .collect(),
-        Judging::ChangePoints { found } => {
-            change_point_tests(series, found, categories, settings)
-        }
+        Judging::ChangePoints { found } => change_point_tests(series, found, categories, settings),
     }
 }
 
@@ -886,12 +896,7 @@ fn change_point_tests(
                 }
                 None if n < 2 * m => (
                     Verdict::NotEnoughData {
-                        reason: format!(
-                            "{n} versions with fewer than {} independent runs each: change-point detection needs at least {} versions, or {} runs in each of two versions for a test between them",
-                            settings.min_runs,
-                            2 * m,
-                            settings.min_runs
-                        ),
+                        reason: too_short(series, settings),
                     },
                     None,
                 ),
@@ -916,6 +921,26 @@ fn change_point_tests(
             }
         })
         .collect()
+}
+
+/// Why a series judged by change points is too short for any, and what
+/// would be enough.
+fn too_short(series: &Series, settings: &Settings) -> String {
+    let n = series.points.len();
+    let newest = series.points.last().map_or(0, |p| p.values.len());
+    let what = if series.points.iter().all(|p| p.values.len() == 1) {
+        format!("{n} versions of one value each")
+    } else {
+        format!(
+            "{n} versions, most with fewer than {} independent runs (the newest has {newest})",
+            settings.min_runs
+        )
+    };
+    format!(
+        "{what}: change-point detection needs at least {} versions, or {} runs in each of two versions for a test between them",
+        2 * settings.min_segment,
+        settings.min_runs
+    )
 }
 
 /// The two levels of a change point as points: the mean of each side's
@@ -1024,10 +1049,9 @@ pub fn pair_comparison(
     match judging {
         Judging::Runs => judge(a, b, None, series.better, settings).1,
         Judging::Exact => None,
-        Judging::ChangePoints { found } => found
-            .iter()
-            .find(|c| c.index == i)
-            .map(|c| c.comparison),
+        Judging::ChangePoints { found } => {
+            found.iter().find(|c| c.index == i).map(|c| c.comparison)
+        }
     }
 }
 
@@ -1178,7 +1202,12 @@ pub fn judge_versions(
 /// The window a new value at point `newest` is judged against: the values
 /// of the points before it since the series' last change point before
 /// it, the last `settings.window` of them.
-pub fn window_before(series: &Series, judging: &Judging, newest: usize, settings: &Settings) -> Vec<f64> {
+pub fn window_before(
+    series: &Series,
+    judging: &Judging,
+    newest: usize,
+    settings: &Settings,
+) -> Vec<f64> {
     let since = match judging {
         Judging::ChangePoints { found } => found
             .iter()

@@ -83,14 +83,18 @@ impl RegressionReport {
 pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkReport>, Fdr) {
     let (config, names) = (&all.regressions, &all.benchmarks[..]);
     let settings = Settings::from_config(config);
-    type Judged = (Series, Option<Categories>, Judging, Vec<regression::PairTest>);
+    type Judged = (
+        Series,
+        Option<Categories>,
+        Judging,
+        Vec<regression::PairTest>,
+    );
     let judged: Vec<Judged> = regression::series_named(history, all)
         .into_par_iter()
         .map(|series| {
             let categories = Categories::for_series(&series, config);
             let judging = Judging::choose(&series, &settings);
-            let tests =
-                regression::pair_tests(&series, &judging, categories.as_ref(), &settings);
+            let tests = regression::pair_tests(&series, &judging, categories.as_ref(), &settings);
             (series, categories, judging, tests)
         })
         .collect();
@@ -99,13 +103,15 @@ pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkRepo
     let benchmarks = judged
         .into_iter()
         .zip(verdicts)
-        .map(|((series, categories, judging, _), adjacent)| BenchmarkReport {
-            explained_by: explaining_profiles(history, &series, names),
-            series,
-            categories,
-            judging,
-            adjacent,
-        })
+        .map(
+            |((series, categories, judging, _), adjacent)| BenchmarkReport {
+                explained_by: explaining_profiles(history, &series, names),
+                series,
+                categories,
+                judging,
+                adjacent,
+            },
+        )
         .collect();
     (settings, benchmarks, fdr)
 }

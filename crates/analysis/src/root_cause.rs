@@ -463,8 +463,10 @@ impl Search<'_> {
         ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
         ranked.truncate(MAX_FUNCTIONS);
         let confidence = self.settings.confidence;
-        let tested: Vec<(bool, Option<stats::Comparison>)> =
-            ranked.iter().map(|(_, _, a, b)| self.changed(a, b)).collect();
+        let tested: Vec<(bool, Option<stats::Comparison>)> = ranked
+            .iter()
+            .map(|(_, _, a, b)| self.changed(a, b))
+            .collect();
         // The functions' tests are one family: Benjamini–Hochberg over
         // them at the test's level, so that the first of a dozen to pass
         // alone is not named by chance. A change without variance (absent

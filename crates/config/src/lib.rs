@@ -94,10 +94,12 @@ impl Config {
         &self,
         names: impl IntoIterator<Item = &'a str>,
     ) -> Option<model::Better> {
-        names.into_iter().find_map(|name| match self.metrics.get(name)? {
-            MetricSetting::Table(t) => model::Better::parse(t.direction.as_deref()?),
-            MetricSetting::Formula(_) => None,
-        })
+        names
+            .into_iter()
+            .find_map(|name| match self.metrics.get(name)? {
+                MetricSetting::Table(t) => model::Better::parse(t.direction.as_deref()?),
+                MetricSetting::Formula(_) => None,
+            })
     }
 
     /// Directions that are neither `lower` nor `higher`, as messages.

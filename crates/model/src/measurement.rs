@@ -38,7 +38,9 @@ pub struct MeasurementEntry {
 
 /// Which way a metric improves: every verdict (regression or improvement)
 /// and every category band follows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Better {
     /// Times, bytes, counts: a rise is a regression.
@@ -66,13 +68,25 @@ impl Better {
     /// file or the configuration says otherwise.
     pub fn of_unit(unit: &str) -> Option<Better> {
         let u = unit.trim().to_ascii_lowercase();
-        let per_time = ["s", "sec", "second", "seconds", "ms", "msec", "us", "µs", "ns", "min", "h"];
-        let rate = u.rsplit_once('/').is_some_and(|(top, per)| {
-            !top.is_empty() && per_time.contains(&per.trim())
-        }) || u
-            .rsplit_once(" per ")
-            .is_some_and(|(_, per)| per_time.contains(&per.trim()));
-        let named = ["throughput", "thrpt", "hz", "fps", "score", "ops", "qps", "rps", "tps"];
+        let per_time = [
+            "s", "sec", "second", "seconds", "ms", "msec", "us", "µs", "ns", "min", "h",
+        ];
+        let rate = u
+            .rsplit_once('/')
+            .is_some_and(|(top, per)| !top.is_empty() && per_time.contains(&per.trim()))
+            || u.rsplit_once(" per ")
+                .is_some_and(|(_, per)| per_time.contains(&per.trim()));
+        let named = [
+            "throughput",
+            "thrpt",
+            "hz",
+            "fps",
+            "score",
+            "ops",
+            "qps",
+            "rps",
+            "tps",
+        ];
         (rate || named.contains(&u.as_str())).then_some(Better::Higher)
     }
 

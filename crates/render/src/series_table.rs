@@ -110,7 +110,8 @@ pub fn tally<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> String {
         .zip(words)
         .filter(|(&c, _)| c > 0)
         .map(|(&c, w)| {
-            let plural = c > 1 && (w.contains("change") || w.contains("ment") || w.contains("sion"));
+            let plural =
+                c > 1 && (w.contains("change") || w.contains("ment") || w.contains("sion"));
             format!("{c} {w}{}", if plural { "s" } else { "" })
         })
         .collect();

@@ -27,7 +27,10 @@ fn settings() -> Settings {
 }
 
 fn steps(values: &[f64]) -> Vec<usize> {
-    detect(values, &settings()).iter().map(|c| c.index).collect()
+    detect(values, &settings())
+        .iter()
+        .map(|c| c.index)
+        .collect()
 }
 
 fn level(at: f64, noise: &[f64]) -> Vec<f64> {
@@ -93,8 +96,14 @@ fn exact_counters_step_by_any_practical_amount() {
     let mut values = vec![49032.0; 10];
     values.extend([60000.0; 10]);
     assert_eq!(steps(&values), [10]);
-    let tiny: Vec<f64> = (0..20).map(|i| if i < 10 { 49032.0 } else { 49033.0 }).collect();
-    assert_eq!(steps(&tiny), Vec::<usize>::new(), "1 B in 49 KB is below 2%");
+    let tiny: Vec<f64> = (0..20)
+        .map(|i| if i < 10 { 49032.0 } else { 49033.0 })
+        .collect();
+    assert_eq!(
+        steps(&tiny),
+        Vec::<usize>::new(),
+        "1 B in 49 KB is below 2%"
+    );
     let from_zero: Vec<f64> = (0..20).map(|i| if i < 10 { 0.0 } else { 1.0 }).collect();
     assert_eq!(steps(&from_zero), [10]);
 }

@@ -324,7 +324,10 @@ fn one_value_per_version_is_judged_by_its_change_points() {
     values.extend([5.7e-2, 5.8e-2, 5.6e-2, 5.75e-2, 5.65e-2, 5.7e-2]);
     let s = single_values(&values, "s");
     let judging = Judging::choose(&s, &settings());
-    assert!(matches!(judging, Judging::ChangePoints { .. }), "{judging:?}");
+    assert!(
+        matches!(judging, Judging::ChangePoints { .. }),
+        "{judging:?}"
+    );
     let changes = changes_of(&s, None);
     assert_eq!(changes.len(), 1, "{changes:?}");
     let c = &changes[0];
@@ -392,8 +395,15 @@ fn constant_counters_are_compared_exactly() {
     let judging = Judging::choose(&s, &settings());
     assert_eq!(judging, Judging::Exact);
     let tests = pair_tests(&s, &judging, None, &settings());
-    assert!(matches!(tests[0].verdict, Verdict::Negligible { .. }), "{:?}", tests[0]);
-    assert!(matches!(tests[1].verdict, Verdict::Change { direction: Reg, .. }));
+    assert!(
+        matches!(tests[0].verdict, Verdict::Negligible { .. }),
+        "{:?}",
+        tests[0]
+    );
+    assert!(matches!(
+        tests[1].verdict,
+        Verdict::Change { direction: Reg, .. }
+    ));
     assert!(tests.iter().all(|t| t.exact && t.p_value.is_none()));
     // An exact change is no test of the family and is never held back.
     let (verdicts, fdr) = controlled(&[tests], true, 0.01);
@@ -408,7 +418,10 @@ fn constant_counters_are_compared_exactly() {
 fn a_significant_change_below_the_practical_size_is_negligible() {
     let mut s = series_of(&[10.0, 10.1]);
     for (p, level) in s.points.iter_mut().zip([10.0, 10.1]) {
-        let values: Vec<f64> = [0.9999, 1.0, 1.0001, 1.0, 1.0].iter().map(|f| f * level).collect();
+        let values: Vec<f64> = [0.9999, 1.0, 1.0001, 1.0, 1.0]
+            .iter()
+            .map(|f| f * level)
+            .collect();
         p.summary = stats::summary(&values, 0.99);
         p.values = values.into();
     }
@@ -424,7 +437,10 @@ fn a_new_single_value_is_judged_against_the_window_before_it() {
     let s = single_values(&values, "s");
     let judging = Judging::choose(&s, &settings());
     let (verdict, c) = judge_new_value(&s, &judging, 20, 20, None, &settings());
-    assert!(matches!(verdict, Verdict::Change { direction: Reg, .. }), "{verdict:?}");
+    assert!(
+        matches!(verdict, Verdict::Change { direction: Reg, .. }),
+        "{verdict:?}"
+    );
     assert_eq!(c.unwrap().test, Test::PredictionInterval);
     // Within the window's spread: no change.
     let mut quiet = values.clone();
@@ -435,5 +451,7 @@ fn a_new_single_value_is_judged_against_the_window_before_it() {
     // Two earlier values are too few, and the reason says what is enough.
     let s = single_values(&[1.0, 1.0, 2.0], "s");
     let (verdict, _) = judge_new_value(&s, &judging, 2, 2, None, &settings());
-    assert!(matches!(verdict, Verdict::NotEnoughData { ref reason } if reason.contains("at least 3")));
+    assert!(
+        matches!(verdict, Verdict::NotEnoughData { ref reason } if reason.contains("at least 3"))
+    );
 }

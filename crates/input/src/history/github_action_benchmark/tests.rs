@@ -68,7 +68,7 @@ fn the_fixture_gives_every_commit_and_value_as_the_file_holds_it() {
     );
     assert_eq!(history.versions[2].benchmarks[1].runs, vec![vec![20253e-9]]);
     assert!(history.notes[0].contains("15 values from 3 runs of 3 commits"));
-    assert!(history.notes[0].contains("not enough data"));
+    assert!(history.notes[0].contains("judged by its change points"));
     assert!(history.notes[1].contains("`± 0`"), "{:?}", history.notes);
 }
 
