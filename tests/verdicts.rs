@@ -175,8 +175,19 @@ fn lineguard_steps_are_reported_with_their_commit_and_direction() {
         assert_eq!(found.regression, up == lower, "{}", found.line);
         assert!(found.line.contains("change point:"), "{}", found.line);
     }
-    assert_eq!(listed.len(), steps.len(), "{listed:#?}");
-    assert_nothing_unexpected("lineguard", &listed);
+    // Besides the steps, only the newest commit may be listed, judged as
+    // `check` judges it (its value against the ones before it) and said
+    // so: Small files' last value is 28% below the ones before it.
+    let (newest, steps_listed): (Vec<&Listed>, Vec<&Listed>) = listed.iter().partition(|l| {
+        l.line
+            .contains("the newest value against the prediction interval")
+    });
+    assert_eq!(steps_listed.len(), steps.len(), "{listed:#?}");
+    for l in &newest {
+        assert!(l.line.contains(" in 8a9efacf9b"), "{}", l.line);
+    }
+    let steps_listed: Vec<Listed> = steps_listed.into_iter().cloned().collect();
+    assert_nothing_unexpected("lineguard", &steps_listed);
     // The benchmark page says how its versions were judged.
     let page = std::fs::read_dir(site.join("benchmarks"))
         .unwrap()

@@ -733,6 +733,9 @@ pub enum Basis {
     Runs,
     /// The two versions' values, equal within each version.
     Exact,
+    /// The newest value against the prediction interval of the `window`
+    /// values before it (a history of one value per version).
+    NewValue { window: usize },
     /// A change point: the values of the versions `from` up to the one
     /// before the change against those from the change up to `to`
     /// (version indices, both included).
@@ -878,6 +881,9 @@ fn change_point_tests(
     let n = series.points.len();
     let m = settings.min_segment;
     let mut search_counted = false;
+    let judging = Judging::ChangePoints {
+        found: found.to_vec(),
+    };
     (1..n)
         .map(|i| {
             let at = found.iter().find(|c| c.index == i);
@@ -893,6 +899,14 @@ fn change_point_tests(
                         settings,
                     );
                     (v, Some(c.comparison.p_value))
+                }
+                // The newest value, which no step can have held after yet,
+                // is judged as `check` judges it: against the values
+                // before it.
+                None if i == n - 1 && window_before(series, &judging, i, settings).len() >= 3 => {
+                    let (v, c) = judge_new_value(series, &judging, i, i, categories, settings);
+                    let p = c.filter(|_| matches!(v, Verdict::Change { .. }));
+                    (v, p.map(|c| c.p_value))
                 }
                 None if n < 2 * m => (
                     Verdict::NotEnoughData {
@@ -911,7 +925,9 @@ fn change_point_tests(
                 ),
                 None => (Verdict::NoChange, None),
             };
+            let newest_test = i == n - 1 && verdict.judged();
             let counted = p_value.is_some()
+                || newest_test
                 || (verdict == Verdict::NoChange && !std::mem::replace(&mut search_counted, true));
             PairTest {
                 verdict,
@@ -1049,9 +1065,13 @@ pub fn pair_comparison(
     match judging {
         Judging::Runs => judge(a, b, None, series.better, settings).1,
         Judging::Exact => None,
-        Judging::ChangePoints { found } => {
-            found.iter().find(|c| c.index == i).map(|c| c.comparison)
-        }
+        Judging::ChangePoints { found } => match found.iter().find(|c| c.index == i) {
+            Some(c) => Some(c.comparison),
+            None if i + 1 == points.len() => {
+                judge_new_value(series, judging, i, i, None, settings).1
+            }
+            None => None,
+        },
     }
 }
 
@@ -1085,6 +1105,16 @@ pub fn find_changes(
             Judging::Runs => (Basis::Runs, (mean(a), mean(b))),
             Judging::Exact => (Basis::Exact, (mean(a), mean(b))),
             Judging::ChangePoints { found } => match found.iter().find(|c| c.index == i + 1) {
+                None if i + 2 == series.points.len() => {
+                    let window = window_before(series, judging, i + 1, settings);
+                    let m = model::Moments::of(&window).mean;
+                    (
+                        Basis::NewValue {
+                            window: window.len(),
+                        },
+                        (m, mean(b)),
+                    )
+                }
                 Some(c) => {
                     let (before, after) = level_points(series, c);
                     (

@@ -497,6 +497,9 @@ pub fn found_by(history: &History, c: &analysis::regression::Change) -> Option<S
     match &c.basis {
         Basis::Runs => None,
         Basis::Exact => Some("exact: equal runs within each version".into()),
+        Basis::NewValue { window } => Some(format!(
+            "the newest value against the prediction interval of the {window} before it"
+        )),
         Basis::ChangePoint {
             from,
             to,
