@@ -91,22 +91,14 @@ impl EvolutionPlan {
                 .collect()
         });
         let benchmarks = history.benchmarks();
-        let mut scopes: Vec<(String, Vec<String>, String)> = benchmarks
+        let scopes: Vec<(String, Vec<String>, String)> = benchmarks
             .iter()
             .map(|b| (b.clone(), vec![b.clone()], urls.scope_dir(Some(b))))
             .collect();
-        if benchmarks.len() > 1 {
-            scopes.push((
-                "all benchmarks".into(),
-                benchmarks.clone(),
-                urls.scope_dir(None),
-            ));
-        }
         let sets = modifications.sets();
-        let all = benchmarks.len() > 1;
         // Each scope measured in time, then (where profiles carry
         // allocation bytes) a second matrix of the same scope in memory.
-        let scopes: Vec<(Scope, String, bool)> = scopes
+        let mut scopes: Vec<(Scope, String, bool)> = scopes
             .into_iter()
             .flat_map(|(name, benches, dir)| {
                 let memory = Scope::memory(history, &format!("{name} (memory)"), &benches)
@@ -114,6 +106,18 @@ impl EvolutionPlan {
                 std::iter::once((Scope::new(history, &name, &benches), dir, false)).chain(memory)
             })
             .collect();
+        // Over all benchmarks: those measured in one metric, never a sum
+        // of different ones; in memory, only when all of those have bytes.
+        let together = Scope::comparable(history, "all benchmarks", &benchmarks);
+        let all = together.is_some();
+        if let Some(scope) = together {
+            let dir = urls.scope_dir(None);
+            let members = scope.benchmarks.clone();
+            let memory = Scope::memory(history, "all benchmarks (memory)", &members)
+                .map(|s| (s, urls.memory_dir(&dir), true));
+            scopes.push((scope, dir, false));
+            scopes.extend(memory);
+        }
         let memory: Vec<bool> = scopes.iter().map(|s| s.2).collect();
         let mut scopes: Vec<ScopePlan> = scopes
             .into_par_iter()
@@ -203,7 +207,15 @@ fn share_component_pages(
     };
     let (members, alls) = scopes.split_at_mut(first_all);
     for (m, member) in members.iter_mut().enumerate() {
-        let Some(a) = (0..alls.len()).find(|&a| memory[first_all + a] == memory[m]) else {
+        let in_all = |a: usize| {
+            member
+                .scope
+                .benchmarks
+                .iter()
+                .all(|b| alls[a].scope.benchmarks.contains(b))
+        };
+        let Some(a) = (0..alls.len()).find(|&a| memory[first_all + a] == memory[m] && in_all(a))
+        else {
             continue;
         };
         let all = &mut alls[a];

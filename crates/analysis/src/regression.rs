@@ -917,7 +917,7 @@ fn change_point_tests(
                 None if i < m || i > n - m => (
                     Verdict::NotEnoughData {
                         reason: format!(
-                            "too near the {} of a history of one value per version: a step must hold for {m} versions on each side (`check` judges a new value against the ones before it)",
+                            "too near the {} to tell a step from noise (a level must hold for {m} versions on each side)",
                             if i < m { "start" } else { "end" }
                         ),
                     },

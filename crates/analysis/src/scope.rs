@@ -48,6 +48,93 @@ impl Scope {
         (memory.units_agree && time.unit != Unit::Bytes).then_some(memory)
     }
 
+    /// The scope over every benchmark that has, in all its profiles, the
+    /// time-like metric (name and unit) that the most of `benchmarks`
+    /// share, measured in it: what the matrix over all benchmarks adds up,
+    /// so that CPU samples are never added to allocation samples, nor
+    /// seconds to bytes. Ties go to the preferred unit ([`TIME_LIKE`]),
+    /// then the name. `None` when fewer than two benchmarks share one.
+    pub fn comparable(history: &History, name: &str, benchmarks: &[String]) -> Option<Scope> {
+        let shared = |b: &String| -> Vec<(String, Unit)> {
+            let mut profiles = history.profiles.iter().filter(|p| &p.benchmark == b);
+            let Some(first) = profiles.next() else {
+                return Vec::new();
+            };
+            let mut keys: Vec<(String, Unit)> = first
+                .profile
+                .metrics
+                .iter()
+                .filter(|m| TIME_LIKE.contains(&m.unit))
+                .map(|m| (m.name.clone(), m.unit.clone()))
+                .collect();
+            for p in profiles {
+                keys.retain(|(n, u)| {
+                    p.profile
+                        .metrics
+                        .iter()
+                        .any(|m| &m.name == n && &m.unit == u)
+                });
+            }
+            keys
+        };
+        let keys: Vec<Vec<(String, Unit)>> = benchmarks.iter().map(shared).collect();
+        let mut candidates: Vec<&(String, Unit)> = keys.iter().flatten().collect();
+        candidates.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.name().cmp(b.1.name())));
+        candidates.dedup();
+        let rank = |u: &Unit| {
+            TIME_LIKE
+                .iter()
+                .position(|t| t == u)
+                .unwrap_or(TIME_LIKE.len())
+        };
+        let (key, members) = candidates
+            .into_iter()
+            .map(|k| {
+                let members: Vec<String> = benchmarks
+                    .iter()
+                    .zip(&keys)
+                    .filter(|(_, ks)| ks.contains(k))
+                    .map(|(b, _)| b.clone())
+                    .collect();
+                (k, members)
+            })
+            .min_by(|(a, ma), (b, mb)| {
+                mb.len()
+                    .cmp(&ma.len())
+                    .then(rank(&a.1).cmp(&rank(&b.1)))
+                    .then(a.0.cmp(&b.0))
+            })?;
+        (members.len() > 1).then(|| Scope::measured_in(history, name, &members, key))
+    }
+
+    /// The scope over `benchmarks`, each profile measured in the metric
+    /// named `key.0` in unit `key.1` (which every one of them has).
+    fn measured_in(
+        history: &History,
+        name: &str,
+        benchmarks: &[String],
+        key: &(String, Unit),
+    ) -> Scope {
+        let mut scope = Scope::preferring(history, name, benchmarks, std::slice::from_ref(&key.1));
+        let metric_of = |i: usize| {
+            history.profiles[i]
+                .profile
+                .metrics
+                .iter()
+                .position(|m| m.name == key.0 && m.unit == key.1)
+                .unwrap_or(0)
+        };
+        for reps in scope.versions.iter_mut().flatten() {
+            for entry in &mut reps.entries {
+                entry.1 = metric_of(entry.0);
+            }
+        }
+        scope.metric = key.0.clone();
+        scope.unit = key.1.clone();
+        scope.units_agree = true;
+        scope
+    }
+
     /// The scope using, in every profile, the first of `units` that all
     /// profiles have (else each profile's first metric).
     fn preferring(history: &History, name: &str, benchmarks: &[String], units: &[Unit]) -> Scope {
