@@ -258,7 +258,7 @@ fn gap_row(history: &History, bench: &BenchmarkReport, from: usize, to: usize) -
 
 /// How this benchmark's versions are told apart, and which way it
 /// improves.
-fn judging_note(bench: &BenchmarkReport, settings: &Settings) -> String {
+pub fn judging_note(bench: &BenchmarkReport, settings: &Settings) -> String {
     let better = bench.series.better.describe();
     match bench.judging {
         Judging::Runs => format!(

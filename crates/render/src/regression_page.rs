@@ -8,11 +8,11 @@
 
 use serde::Serialize;
 
-use super::benchmark_page::{self, categories_note, method_note, severity_word};
+use super::benchmark_page::{self, categories_note, judging_note, min_change_note, severity_word};
 use super::format::{measured, p_value, signed_percent};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::{paths, series_svg, Common, Renderer};
-use analysis::regression::{Change, Direction, Method, Series};
+use analysis::regression::{Basis, Change, Direction, Method, Series};
 use analysis::regression_report::RegressionReport;
 use analysis::root_cause::RootCause;
 use model::error::BuildError;
@@ -138,10 +138,10 @@ pub fn render(
         } else {
             format!("Category “{}” → “{}”.", c.categories.0, c.categories.1)
         },
-        method: method_note(
-            settings.test.label(),
-            settings.confidence,
-            settings.min_runs,
+        method: format!(
+            "{} {}",
+            judging_note(bench, settings),
+            min_change_note(settings)
         ),
         categories: categories_note(history, bench.categories.as_ref(), unit),
         origin: bench.series.origin.describe(),
@@ -242,6 +242,38 @@ pub fn kind_word(direction: Direction) -> &'static str {
 
 /// How the responsible version was found.
 fn found_by(c: &Change, label: &dyn Fn(usize) -> String) -> String {
+    match c.basis {
+        Basis::ChangePoint {
+            from,
+            to,
+            before_count,
+            after_count,
+        } => {
+            return format!(
+                "A change point of the history (one value per version): the {before_count} version{} from {} to {} against the {after_count} from {} to {}, by Welch's t-test on the logarithms of the values, its p-value multiplied by the positions the step was searched among; the level held for all {after_count}. {} is the first version at the new level.",
+                if before_count == 1 { "" } else { "s" },
+                label(from),
+                label(c.before),
+                label(c.after),
+                label(to),
+                label(c.after)
+            )
+        }
+        Basis::NewValue { window } => {
+            return format!(
+                "{} is the newest version, with one value: it lies outside the prediction interval of the {window} values before it (since the last change point), as `check` judges a new value. Later versions will tell whether the level holds.",
+                label(c.after)
+            )
+        }
+        Basis::Exact => {
+            return format!(
+                "Every version's runs are equal (a count, not a timing): {} and {} differ exactly, no test needed.",
+                label(c.before),
+                label(c.after)
+            )
+        }
+        Basis::Runs => {}
+    }
     match c.method {
         Method::Adjacent => format!(
             "{} and {} are consecutive versions, both measured, and differ significantly: {} is responsible. Every pair of consecutive versions is compared this way.",
@@ -321,12 +353,10 @@ fn function_rows(cause: &RootCause, code: &dyn Fn(FrameId) -> String) -> Vec<Fun
 }
 
 fn headline(c: &Change, before: &str, after: &str) -> String {
-    let figures = c
-        .comparison
-        .and_then(|x| x.relative)
-        .map(signed_percent)
-        .unwrap_or_default();
-    format!("Mean {before} → {after} ({figures}).")
+    match c.relative {
+        Some(r) => format!("Mean {before} → {after} ({}).", signed_percent(r)),
+        None => format!("Mean {before} → {after}."),
+    }
 }
 
 /// The outermost flagged frame: the method the benchmark tests.
