@@ -329,9 +329,15 @@ impl CheckReport {
                 details(b)
             ));
         }
+        let windowed = self.benchmarks.iter().any(|b| b.window.is_some());
         out.push_str(&format!(
-            "({} at {}% confidence)\n",
+            "({}{} at {}% confidence)\n",
             self.test,
+            if windowed {
+                "; a single new value against the prediction interval of the values before it"
+            } else {
+                ""
+            },
             self.confidence * 100.0
         ));
         out

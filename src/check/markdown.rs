@@ -76,9 +76,15 @@ impl CheckReport {
     /// in a `<details>` block.
     fn folded_details(&self) -> String {
         let mut out = String::from("\n<details><summary>How this was judged</summary>\n\n");
+        let windowed = self.benchmarks.iter().any(|b| b.window.is_some());
         out.push_str(&format!(
-            "{} at {}% confidence; figures from {}. ",
+            "{}{} at {}% confidence; figures from {}. ",
             text(self.test),
+            if windowed {
+                "; a single new value against the prediction interval of the values before it (since the last change point)"
+            } else {
+                ""
+            },
             self.confidence * 100.0,
             text(&self.figures_sources())
         ));
@@ -141,7 +147,11 @@ fn row(b: &BenchmarkCheck, site: Option<&str>) -> String {
             "MAJOR" => "**MAJOR**",
             other => other,
         },
-        cell(&mean(b.baseline_mean)),
+        cell(&match b.window {
+            // A single new value: against the mean of the values before it.
+            Some(n) => format!("{} (mean of {n} before)", mean(b.reference_mean)),
+            None => mean(b.baseline_mean),
+        }),
         cell(&mean(b.newest_mean)),
         b.relative.map(signed_percent).unwrap_or_default(),
         cell(&p),
