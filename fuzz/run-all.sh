@@ -104,6 +104,17 @@ JSON
                 cp -n "$f" "$dir/$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true
             done
             ;;
+        source_map)
+            # Real maps (rollup, esbuild, webpack), and one bundle whose
+            # map is inline, so the `sourceMappingURL` reader is reached.
+            find "$REPO/tests/fixtures" "$REPO/../shared/corpus" -type f -size -512k \
+                -name '*.map' 2>/dev/null | while read -r f; do
+                cp -n "$f" "$dir/$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true
+            done
+            printf 'f();\n//# sourceMappingURL=data:application/json;base64,%s\n' \
+                "$(printf '{"version":3,"sources":["a.js"],"names":["f"],"mappings":"AAAAA"}' | base64 -w0)" \
+                >"$dir/inline.js"
+            ;;
         *)
             find "$REPO/sample-data" "$REPO/tests/fixtures" "$REPO/../shared/corpus" \
                 -type f -size -512k ! -name '*.md' ! -name '*.sh' ! -name '*.py' ! -name 'LICENSE*' \

@@ -25,6 +25,7 @@ pub mod pprof;
 pub mod pstats;
 pub mod records;
 pub mod sniff;
+pub mod source_map;
 pub mod speedscope;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
