@@ -134,10 +134,24 @@ pub fn build_with_progress(
             )
         },
     );
-    let (history, deferred) = loaded?;
+    let (mut history, deferred) = loaded?;
     let renderer = renderer?.with_repetition_pages(options.repetition_pages);
     trace::progress::stage("analysing", 0);
     let staging = site::Staging::begin(&options.output, options.force)?;
+    // Frames of bundled JavaScript are mapped to their sources before
+    // anything compares versions. The parse cache keeps the profiles as
+    // read (a map can change while the profile does not), so their
+    // entries are written first when any frame is mapped.
+    let maps = phase("source maps", || bundle_maps(options, &config, &history))?;
+    let deferred = if maps.0.is_empty() {
+        Some(deferred)
+    } else {
+        stage_cache_entries(deferred, &history, &parse_cache, &staging)?;
+        let notes = input::bundles::map_frames(&mut history, &maps.0);
+        history.input_notes.extend(notes);
+        None
+    };
+    history.input_notes.extend(maps.1);
     let (analysis, sources) = analyse(options, &config, &history)?;
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
@@ -163,7 +177,10 @@ pub fn build_with_progress(
                 )
             })
         },
-        || stage_cache_entries(deferred, &history, &parse_cache, &staging),
+        || match deferred {
+            Some(deferred) => stage_cache_entries(deferred, &history, &parse_cache, &staging),
+            None => Ok(()),
+        },
     );
     let files = files?;
     staged?;
@@ -296,13 +313,7 @@ fn analyse(
     config: &config::Config,
     history: &model::History,
 ) -> Result<(analysis::report::Analysis, vcs::sources::Sources), BuildError> {
-    let repo = match &options.repo {
-        Some(path) => Some(
-            vcs::Repo::open(path)
-                .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))?,
-        ),
-        None => None,
-    };
+    let repo = open_repo(options)?;
     let ids = phase("identity", || {
         let rules = model::PathRules::of_history(history, &config.identity.rewrites());
         model::FunctionIds::new(history, &rules)
@@ -413,6 +424,134 @@ fn source_texts(
         Some(repo) => vcs::sources::from_repo(repo, history, &config.vcs),
         None => vcs::sources::Sources::default(),
     })
+}
+
+/// `--repo`, opened.
+fn open_repo(options: &BuildOptions) -> Result<Option<vcs::Repo>, BuildError> {
+    options
+        .repo
+        .as_ref()
+        .map(|path| {
+            vcs::Repo::open(path)
+                .map_err(|e| BuildError::Usage(format!("--repo {}: {e}", path.display())))
+        })
+        .transpose()
+}
+
+/// The source maps of the JavaScript bundles the profiles ran, read where
+/// their sources are read (`--sources DIR`, else `--repo` at each
+/// version's revision): the map a bundle's `sourceMappingURL` comment
+/// names, inline or beside it. With notes on maps named but not found or
+/// not readable.
+fn bundle_maps(
+    options: &BuildOptions,
+    config: &config::Config,
+    history: &model::History,
+) -> Result<(Vec<input::bundles::BundleMap>, Vec<model::Note>), BuildError> {
+    use input::source_map::{mapping_url, MapRef, SourceMap};
+    let scripts = (0..history.frames.len() as u32).any(|i| {
+        history
+            .frames
+            .get(model::FrameId(i))
+            .file
+            .as_deref()
+            .is_some_and(is_script)
+    });
+    if !scripts || (options.sources.is_none() && options.repo.is_none()) {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let repo = open_repo(options)?;
+    let sources = source_texts(options, repo.as_ref(), config, history)?;
+    let read = |version: usize, path: &str| -> Option<String> {
+        let v = &history.versions[version];
+        if let Some(dir) = &options.sources {
+            return [dir.join(&v.name).join(path), dir.join(path)]
+                .iter()
+                .find_map(|p| std::fs::read_to_string(p).ok());
+        }
+        let repo = repo.as_ref()?;
+        let at = repo
+            .resolve(&v.name, v.revision.as_deref(), &config.vcs.tag_patterns)
+            .ok()??;
+        repo.file_text(&at, path)
+    };
+    let mut maps = Vec::new();
+    let mut notes = Vec::new();
+    let mut note = |file: &str, text: String| {
+        notes.push(model::Note {
+            file: file.to_string(),
+            place: String::new(),
+            text,
+        })
+    };
+    for file in sources.files.iter().filter(|f| is_script(&f.shown_path)) {
+        let (map_path, bytes) = match mapping_url(file.text.as_bytes()) {
+            Ok(None) => continue,
+            Err(e) => {
+                note(
+                    &file.shown_path,
+                    format!("its source map cannot be read: {e}"),
+                );
+                continue;
+            }
+            Ok(Some(MapRef::Inline(bytes))) => (file.shown_path.clone(), bytes),
+            Ok(Some(MapRef::Url(url))) => {
+                let Some(path) = beside(&file.shown_path, &url) else {
+                    continue;
+                };
+                match read(file.version, &path) {
+                    Some(text) => (path, text.into_bytes()),
+                    None => {
+                        note(
+                            &file.shown_path,
+                            format!("its source map `{path}` was not found; its frames keep the bundle's places"),
+                        );
+                        continue;
+                    }
+                }
+            }
+        };
+        match SourceMap::parse(&map_path, &bytes) {
+            Ok(map) => maps.push(input::bundles::BundleMap {
+                version: file.version,
+                profile_paths: file.profile_paths.clone(),
+                bundle: file.shown_path.clone(),
+                map_path,
+                map,
+            }),
+            Err(e) => note(
+                &file.shown_path,
+                format!("its source map cannot be read: {e}"),
+            ),
+        }
+    }
+    Ok((maps, notes))
+}
+
+/// A JavaScript file, by its extension.
+fn is_script(path: &str) -> bool {
+    [".js", ".mjs", ".cjs"].iter().any(|e| path.ends_with(e))
+}
+
+/// `url` (relative, as a `sourceMappingURL` is) from the directory of
+/// `file`, with `.` and `..` resolved; `None` for an absolute URL or one
+/// that leaves the tree.
+fn beside(file: &str, url: &str) -> Option<String> {
+    if url.contains("://") || url.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = file.split('/').collect();
+    parts.pop();
+    for part in url.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// Which methods each version modified: from `--repo` when given, else

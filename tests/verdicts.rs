@@ -482,3 +482,58 @@ fn check_reads_derived_metrics_as_build_does() {
     assert!(b["figures"].as_str().unwrap().contains("double"), "{b:#}");
     assert_eq!(code, 1);
 }
+
+#[test]
+fn a_library_moved_into_a_bundle_keeps_its_functions_through_the_source_map() {
+    // tests/fixtures/bundle-move: textkit runs from src/ in 1.0.0 and from
+    // an esbuild bundle with a source map after; 1.2.0 makes tokenize
+    // (src/tokenize.js) slower. The bundle and its map are read from the
+    // library's repository at each release.
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-move");
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(fixture.join("history.bundle"))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    let site = tmp.path().join("site");
+    let out = build(&fixture, &site, &["--repo", repo.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("frames of `lib/textkit.esm.js` mapped to their sources through `lib/textkit.esm.js.map`"),
+        "{stderr}"
+    );
+    let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(index.contains("major regression in 1.2.0 bench"), "{index}");
+    assert!(
+        index.contains("Root cause: tokenize (src/tokenize.js) explains"),
+        "{index}"
+    );
+    assert!(index.contains("modified in 1.2.0 ●"), "{index}");
+    // One component for the file, whichever release ran it from the
+    // bundle: the bundle has no row of its own.
+    let components: Vec<String> = std::fs::read_dir(site.join("matrix/b/bench/c"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        components
+            .iter()
+            .any(|c| c.starts_with("class-tokenize_js-")),
+        "{components:?}"
+    );
+    assert!(
+        !components.iter().any(|c| c.contains("textkit_esm")),
+        "{components:?}"
+    );
+    // Without the repository, the bundle cannot be read: the frames keep
+    // the bundle's places.
+    let site = tmp.path().join("site-without-repo");
+    build(&fixture, &site, &["-q"]);
+    let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(index.contains("tokenize (lib/textkit.esm.js)"), "{index}");
+}

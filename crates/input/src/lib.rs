@@ -6,6 +6,7 @@
 //! live in its own [`FrameTable`]; the loader merges them into the history's
 //! shared table.
 
+pub mod bundles;
 pub mod convert;
 pub mod cpuprofile;
 pub mod digest;

@@ -1,0 +1,235 @@
+//! Frames of bundled JavaScript mapped back to their sources, as browser
+//! devtools do: a library that from one release on runs from a bundle
+//! (`lib/marked.esm.js`) instead of its sources (`src/Tokenizer.js`)
+//! keeps its functions' identity, so matrix rows, diffs, root causes and
+//! "modified" marks follow the code rather than the file it ran from.
+//!
+//! The build finds each version's bundles and their maps (the
+//! `//# sourceMappingURL` comment, a map beside the bundle, read from the
+//! same repository revision or sources directory as the bundle); this
+//! module parses the maps ([`crate::source_map`]) and rewrites the frames
+//! of the profiles of that version: a frame in a mapped bundle takes the
+//! original file and line of the mapping at its line (V8 gives a frame the
+//! line where its function starts; the last mapping on that line is
+//! taken, which is the function's own line in a bundle that keeps one
+//! function per line, as unminified bundles do). Its name stays V8's
+//! unless V8 had none and the map names it.
+
+use std::collections::HashMap;
+
+use crate::source_map::SourceMap;
+use model::{Frame, FrameId, History, Note};
+
+/// One bundle's map in one version.
+pub struct BundleMap {
+    /// Index into the history's versions.
+    pub version: usize,
+    /// The bundle as the profiles' frames name it (each of its names).
+    pub profile_paths: Vec<String>,
+    /// The bundle's path in the repository or sources directory.
+    pub bundle: String,
+    /// The map's path there (or the bundle's, for an inline map).
+    pub map_path: String,
+    pub map: SourceMap,
+}
+
+/// Rewrites the frames of every profile whose version has a map for the
+/// frame's file; returns a note per bundle on how many frames it mapped.
+pub fn map_frames(history: &mut History, maps: &[BundleMap]) -> Vec<Note> {
+    let mut by_file: HashMap<(usize, &str), usize> = HashMap::new();
+    for (i, m) in maps.iter().enumerate() {
+        for p in &m.profile_paths {
+            by_file.insert((m.version, p.as_str()), i);
+        }
+    }
+    let mut mapped = vec![0usize; maps.len()];
+    let mut notes_for: Vec<Vec<String>> = vec![Vec::new(); maps.len()];
+    for p in 0..history.profiles.len() {
+        let version = history.profiles[p].version;
+        let frame_ids: Vec<FrameId> = {
+            let tree = &history.profiles[p].profile.tree;
+            let mut ids: Vec<FrameId> = tree
+                .node_ids()
+                .skip(1)
+                .filter_map(|n| tree.frame(n))
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        };
+        let mut remap: Vec<(FrameId, FrameId)> = Vec::new();
+        for id in frame_ids {
+            let frame = history.frames.get(id).clone();
+            let Some(&m) = frame
+                .file
+                .as_deref()
+                .and_then(|f| by_file.get(&(version, f)))
+            else {
+                continue;
+            };
+            let Some(original) = original_frame(&frame, &maps[m].map) else {
+                continue;
+            };
+            let new = history.frames.intern(original);
+            if new != id {
+                remap.push((id, new));
+                mapped[m] += 1;
+            }
+        }
+        if remap.is_empty() {
+            continue;
+        }
+        let mut table: Vec<FrameId> = (0..history.frames.len() as u32).map(FrameId).collect();
+        for (old, new) in remap {
+            table[old.0 as usize] = new;
+        }
+        history.profiles[p].profile.tree.remap_frames(&table);
+    }
+    for (i, m) in maps.iter().enumerate() {
+        if mapped[i] > 0 {
+            notes_for[i].push(format!(
+                "{} frame{} of `{}` mapped to their sources through `{}`",
+                mapped[i],
+                if mapped[i] == 1 { "" } else { "s" },
+                m.bundle,
+                m.map_path
+            ));
+        }
+    }
+    maps.iter()
+        .zip(notes_for)
+        .flat_map(|(m, texts)| {
+            let file = format!("{} ({})", m.bundle, history_label(history, m.version));
+            texts.into_iter().map(move |text| Note {
+                file: file.clone(),
+                place: String::new(),
+                text,
+            })
+        })
+        .collect()
+}
+
+fn history_label(history: &History, version: usize) -> String {
+    history
+        .versions
+        .get(version)
+        .map_or_else(String::new, |v| v.label.clone())
+}
+
+/// `frame` (in a bundle) at its original place, when the map has one for
+/// its line.
+fn original_frame(frame: &Frame, map: &SourceMap) -> Option<Frame> {
+    let line = frame.start_line.or(frame.line)?.checked_sub(1)?;
+    let at = map.original(line, u32::MAX)?;
+    let function = match (frame.function.as_str(), at.name) {
+        ("(anonymous)" | "", Some(name)) => name.to_string(),
+        _ => frame.function.clone(),
+    };
+    Some(Frame {
+        function,
+        file: Some(at.source.to_string()),
+        line: Some(at.line + 1),
+        start_line: Some(at.line + 1),
+        ..frame.clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{CallTree, Metric, Profile, ProfileEntry, Unit, Version};
+
+    /// A bundle of two functions on lines 2 and 5 (1-based), mapped to
+    /// `src/a.js` lines 10 and 20 (VLQ by hand: line 2 `AASA`: column 0,
+    /// source 0, original line +9; line 5 `AAUA`: original line +10).
+    const MAP: &str = r#"{"version": 3, "sources": ["../src/a.js"], "names": [],
+        "mappings": ";AASA;;;AAUA"}"#;
+
+    fn history() -> History {
+        let mut h = History {
+            versions: vec![Version::default()],
+            ..History::default()
+        };
+        let mut tree = CallTree::new(1);
+        let bundle = |name: &str, line| Frame {
+            function: name.into(),
+            file: Some("lib/bundle.js".into()),
+            line: Some(line),
+            start_line: Some(line),
+            ..Frame::default()
+        };
+        let f = h.frames.intern(bundle("first", 2));
+        let g = h.frames.intern(bundle("second", 5));
+        let n = tree.path([f, g]);
+        tree.add_self(n, 0, 3.0);
+        let mut profile = Profile::new(vec![Metric::new("samples", Unit::Samples)]);
+        profile.tree = tree;
+        h.profiles.push(ProfileEntry {
+            version: 0,
+            benchmark: "b".into(),
+            repetition: 1,
+            source: "0/b.cpuprofile".into(),
+            format: "cpuprofile",
+            profile,
+        });
+        h
+    }
+
+    #[test]
+    fn bundle_frames_take_their_original_file_and_line() {
+        let mut h = history();
+        let map = SourceMap::parse("lib/bundle.js.map", MAP.as_bytes()).unwrap();
+        let notes = map_frames(
+            &mut h,
+            &[BundleMap {
+                version: 0,
+                profile_paths: vec!["lib/bundle.js".into()],
+                bundle: "lib/bundle.js".into(),
+                map_path: "lib/bundle.js.map".into(),
+                map,
+            }],
+        );
+        let tree = &h.profiles[0].profile.tree;
+        let frames: Vec<&Frame> = tree
+            .node_ids()
+            .skip(1)
+            .filter_map(|n| tree.frame(n))
+            .map(|f| h.frames.get(f))
+            .collect();
+        let places: Vec<(&str, Option<&str>, Option<u32>)> = frames
+            .iter()
+            .map(|f| (f.function.as_str(), f.file.as_deref(), f.line))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                ("first", Some("src/a.js"), Some(10)),
+                ("second", Some("src/a.js"), Some(20))
+            ]
+        );
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0]
+            .text
+            .starts_with("2 frames of `lib/bundle.js` mapped"));
+    }
+
+    #[test]
+    fn frames_of_other_versions_and_files_stay() {
+        let mut h = history();
+        let map = SourceMap::parse("lib/bundle.js.map", MAP.as_bytes()).unwrap();
+        let notes = map_frames(
+            &mut h,
+            &[BundleMap {
+                version: 1,
+                profile_paths: vec!["lib/bundle.js".into()],
+                bundle: "lib/bundle.js".into(),
+                map_path: "lib/bundle.js.map".into(),
+                map,
+            }],
+        );
+        assert!(notes.is_empty());
+        let tree = &h.profiles[0].profile.tree;
+        let first = tree.frame(tree.node_ids().nth(1).unwrap()).unwrap();
+        assert_eq!(h.frames.get(first).file.as_deref(), Some("lib/bundle.js"));
+    }
+}
