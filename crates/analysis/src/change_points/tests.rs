@@ -133,3 +133,38 @@ fn relative_size_and_median() {
     assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
     assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
 }
+
+#[test]
+fn change_points_are_ordered_in_bounds_and_hold_their_levels() {
+    // Random lengths, levels, steps and noise (fixed seeds): whatever is
+    // found lies inside the series, in order, each level at least
+    // min_segment long, each step at least the practical size.
+    for seed in 1..=300u64 {
+        let n = 6 + (seed as usize * 37) % 200;
+        let e = noise(seed, n, 0.01 + (seed % 7) as f64 * 0.01);
+        let mut values: Vec<f64> = e.iter().map(|x| 10.0 * (1.0 + x)).collect();
+        for (k, v) in values.iter_mut().enumerate() {
+            if k >= n / 3 && seed % 3 != 0 {
+                *v *= 1.0 + (seed % 5) as f64 * 0.2;
+            }
+            if k >= 2 * n / 3 && seed % 4 == 0 {
+                *v *= 0.5;
+            }
+        }
+        let found = detect(&values, &settings());
+        let mut last = 0;
+        for c in &found {
+            assert!(
+                c.index >= last + 3 && c.index + 3 <= n,
+                "seed {seed}: {found:?}"
+            );
+            assert!(c.from < c.index && c.index < c.to && c.to <= n);
+            assert!(c.comparison.p_value < 0.01);
+            assert!(
+                c.comparison.relative.is_some_and(|r| r.abs() >= 0.02),
+                "seed {seed}: {c:?}"
+            );
+            last = c.index;
+        }
+    }
+}
