@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = VersionConfig::parse(text, Path::new("version.toml"));
     if let Ok(config) = Config::parse(text, Path::new("perfatlas.toml")) {
-        let _ = perfatlas::analysis::derived_metrics::parse_all(&config.metrics);
+        let _ = perfatlas::analysis::derived_metrics::parse_all(&config.formulas());
         for view in &config.field.views {
             let _ = perfatlas::analysis::field_filter::check_view(view);
         }
