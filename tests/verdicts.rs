@@ -387,6 +387,20 @@ fn halved_throughput_fails_check_and_a_byte_more_per_op_does_not() {
         .line;
     assert!(line.starts_with("major regression in 1.1"), "{line}");
     assert!(line.contains("1.5× less or worse"), "{line}");
+    // Units keep their case.
+    let page = std::fs::read_dir(site.join("benchmarks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("MB_s"))
+        .unwrap();
+    let page = text(&std::fs::read_to_string(page).unwrap());
+    assert!(page.contains("mean 609.96 MB/s"), "{page}");
+    assert!(!page.contains("mb/s"), "{page}");
+    // The bands read from the best down: lower is worse.
+    assert!(
+        page.contains("as first measured: 813.29 MB/s and above; 1.5× less or worse: 406.64 MB/s to 813.29 MB/s; 3× less or worse: below 406.64 MB/s"),
+        "{page}"
+    );
     assert!(line.contains("−50.0%"), "{line}");
     assert!(
         !listed.iter().any(|l| l.line.contains("(B/op)")),

@@ -26,7 +26,7 @@ use model::{
 };
 
 /// Bumped whenever the encoding or what a parser produces changes.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 #[derive(Serialize, Deserialize)]

@@ -32,7 +32,8 @@ impl Unit {
             "bytes" | "byte" => Unit::Bytes,
             "objects" | "object" => Unit::Objects,
             "count" | "none" | "" => Unit::Count,
-            other => Unit::Other(other.to_string()),
+            // As written: `MB/s` is not `mb/s`, nor `Mbit` `mbit`.
+            _ => Unit::Other(name.to_string()),
         }
     }
 

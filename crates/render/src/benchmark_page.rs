@@ -15,7 +15,7 @@ use analysis::regression_report::{BenchmarkReport, RegressionReport};
 use analysis::root_cause::RootCause;
 use analysis::stats::Comparison;
 use model::error::BuildError;
-use model::History;
+use model::{Better, History};
 
 use crate::pages::{Job, PageKind, Site};
 
@@ -302,11 +302,21 @@ pub fn categories_note(history: &History, c: Option<&Categories>, unit: &str) ->
     };
     let mut parts = Vec::new();
     for (k, name) in c.names.iter().enumerate() {
-        let range = match (k.checked_sub(1).map(|j| c.edges[j]), c.edges.get(k)) {
-            (None, Some(hi)) => format!("below {}", measured(*hi, unit)),
-            (Some(lo), Some(hi)) => format!("{} to {}", measured(lo, unit), measured(*hi, unit)),
-            (Some(lo), None) => format!("{} and above", measured(lo, unit)),
-            (None, None) => "everything".into(),
+        // Band k lies between edge k − 1 and edge k: below edge k for a
+        // figure better lower, above it for one better higher.
+        let (previous, next) = (
+            k.checked_sub(1).map(|j| c.edges[j]),
+            c.edges.get(k).copied(),
+        );
+        let range = match (c.better, previous, next) {
+            (_, None, None) => "everything".into(),
+            (Better::Lower, None, Some(hi)) => format!("below {}", measured(hi, unit)),
+            (Better::Lower, Some(lo), None) => format!("{} and above", measured(lo, unit)),
+            (Better::Higher, None, Some(lo)) => format!("{} and above", measured(lo, unit)),
+            (Better::Higher, Some(hi), None) => format!("below {}", measured(hi, unit)),
+            (Better::Lower, Some(lo), Some(hi)) | (Better::Higher, Some(hi), Some(lo)) => {
+                format!("{} to {}", measured(lo, unit), measured(hi, unit))
+            }
         };
         parts.push(format!("{name}: {range}"));
     }
