@@ -551,3 +551,40 @@ fn a_library_moved_into_a_bundle_keeps_its_functions_through_the_source_map() {
     let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
     assert!(index.contains("tokenize (lib/textkit.esm.js)"), "{index}");
 }
+
+#[test]
+fn the_matrix_over_all_benchmarks_never_adds_different_metrics() {
+    // Two CPU-profiled benchmarks and one heap-profiled benchmark (real
+    // profiles of sample-data/moment): the matrix over all benchmarks adds
+    // the two in CPU time and says the heap one is left out; before, it
+    // added CPU samples to allocation samples.
+    let moment = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data/moment");
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    for v in ["2.17.1", "2.18.0"] {
+        let dir = input.join(v);
+        std::fs::create_dir_all(&dir).unwrap();
+        for n in 1..=2 {
+            let cpu = moment.join(v).join(format!("cpu.{n}.cpuprofile"));
+            std::fs::copy(&cpu, dir.join(format!("cpu.{n}.cpuprofile"))).unwrap();
+            std::fs::copy(&cpu, dir.join(format!("parse.{n}.cpuprofile"))).unwrap();
+        }
+        std::fs::copy(
+            moment.join(v).join("heap.1.heapprofile"),
+            dir.join("heap.heapprofile"),
+        )
+        .unwrap();
+    }
+    let site = tmp.path().join("site");
+    let out = build(&input, &site, &["-q"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = text(&std::fs::read_to_string(site.join("matrix/all/index.html")).unwrap());
+    assert!(
+        all.contains("Over the 2 benchmarks measured in cpu (nanoseconds). Left out, as measured in another metric (values of different metrics are never added): heap"),
+        "{all}"
+    );
+}

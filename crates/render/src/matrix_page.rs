@@ -227,9 +227,19 @@ pub fn render(
         scopes: scope_links(plan, s, &root),
         scope: sp.scope.name.clone(),
         metric: sp.scope.metric.clone(),
-        unit_note: (!sp.scope.units_agree).then(|| {
-            "These benchmarks share no time metric, so each profile's first metric is used and sums mix units.".to_string()
-        }),
+        unit_note: match (sp.scope.units_agree, left_out(history, &sp.scope.benchmarks)) {
+            (false, _) => Some(
+                "These profiles share no time metric, so each profile's first metric is used and sums mix units.".to_string(),
+            ),
+            (true, left) if !left.is_empty() && sp.scope.benchmarks.len() > 1 => Some(format!(
+                "Over the {} benchmarks measured in {} ({}). Left out, as measured in another metric (values of different metrics are never added): {}; each has its own matrix.",
+                sp.scope.benchmarks.len(),
+                sp.scope.metric,
+                sp.scope.unit.name(),
+                left.join(", ")
+            )),
+            _ => None,
+        },
         header_svg: matrix_svg::header_svg(&labels),
         header_width: (labels.len() as f64 * matrix_svg::COLUMN) as u32,
         hidden: m.hidden,
@@ -258,6 +268,16 @@ pub fn render(
     let mut files = vec![(path, html.into_bytes())];
     files.extend(svg.map(|svg| (svg_path, svg.into_bytes())));
     Ok(files)
+}
+
+/// The history's benchmarks with profiles that a matrix over several
+/// leaves out.
+fn left_out(history: &History, included: &[String]) -> Vec<String> {
+    history
+        .benchmarks()
+        .into_iter()
+        .filter(|b| !included.contains(b))
+        .collect()
 }
 
 /// The version header of a scope's glyph rows: each version with profiles
