@@ -42,9 +42,9 @@ build)
 check)
   fail_on="${INPUT_FAIL_ON:-major}"
   case "$fail_on" in
-  major | minor | never) ;;
+  major | minor | never | major,unjudged | minor,unjudged | never,unjudged | unjudged) ;;
   *)
-    echo "::error::fail-on must be major, minor or never, not '$fail_on'"
+    echo "::error::fail-on must be major, minor or never, optionally followed by ,unjudged; not '$fail_on'"
     exit 2
     ;;
   esac
