@@ -461,7 +461,12 @@ fn bundle_maps(
         return Ok((Vec::new(), Vec::new()));
     }
     let repo = open_repo(options)?;
-    let sources = source_texts(options, repo.as_ref(), config, history)?;
+    // Only the scripts: the other sources are read once, for the pages.
+    let sources = match (&options.sources, &repo) {
+        (Some(dir), _) => vcs::sources::from_dir_where(dir, history, &config.vcs, &is_script),
+        (None, Some(repo)) => vcs::sources::from_repo_where(repo, history, &config.vcs, &is_script),
+        (None, None) => return Ok((Vec::new(), Vec::new())),
+    };
     let read = |version: usize, path: &str| -> Option<String> {
         let v = &history.versions[version];
         if let Some(dir) = &options.sources {

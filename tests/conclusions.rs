@@ -32,24 +32,7 @@ fn clone_history(dir: &Path) -> PathBuf {
 }
 
 fn text(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => {
-                in_tag = false;
-                out.push(' ');
-            }
-            _ if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    let out = out
-        .replace("&#x27;", "'")
-        .replace("&amp;", "&")
-        .replace("&#96;", "`");
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    common::html_text(html)
 }
 
 /// Counts of the drawn frames' tags (`tA`, `tD`, …) of a diff's SVG.

@@ -37,31 +37,10 @@ fn import_data_js(fixture: &str, dir: &Path) -> PathBuf {
     input
 }
 
-/// The text of an HTML fragment: tags dropped, entities of names decoded,
-/// spaces collapsed.
+/// The text of an HTML fragment ([`common::html_text`]), with no space
+/// left before a colon that followed a tag.
 fn text(html: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => {
-                in_tag = false;
-                out.push(' ');
-            }
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out.replace("&#39;", "'")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace(" :", ":")
+    common::html_text(html).replace(" :", ":")
 }
 
 /// A change the index lists: "major regression in 7efbe84aaf …".

@@ -307,3 +307,30 @@ pub fn matrix_rows_written_out(mut data: serde_json::Value) -> serde_json::Value
     }
     data
 }
+
+/// The text of an HTML page or fragment: tags dropped (each a space), the
+/// entities templates write decoded, spaces collapsed.
+pub fn html_text(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&#96;", "`")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}

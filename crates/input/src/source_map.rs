@@ -636,7 +636,9 @@ impl SourceMap {
         while self.line_starts.len() <= line as usize + 1 {
             self.line_starts.push(before as u32);
         }
-        *self.line_starts.last_mut().expect("pushed above") = total;
+        if let Some(end) = self.line_starts.last_mut() {
+            *end = total;
+        }
     }
 }
 

@@ -118,8 +118,22 @@ fn rules(config: &VcsConfig) -> Vec<(String, String)> {
 
 /// Sources from a git repository at each version's revision.
 pub fn from_repo(repo: &Repo, history: &History, config: &VcsConfig) -> Sources {
+    from_repo_where(repo, history, config, &|_| true)
+}
+
+/// [`from_repo`], only for the frame files `keep` accepts.
+pub fn from_repo_where(
+    repo: &Repo,
+    history: &History,
+    config: &VcsConfig,
+    keep: &dyn Fn(&str) -> bool,
+) -> Sources {
     let mut sources = Sources::default();
-    for (v, files) in files_by_version(history).into_iter().enumerate() {
+    for (v, mut files) in files_by_version(history).into_iter().enumerate() {
+        files.retain(|f| keep(f));
+        if files.is_empty() {
+            continue;
+        }
         let version = &history.versions[v];
         let Ok(Some(at)) = repo.resolve(
             &version.name,
@@ -143,9 +157,20 @@ pub fn from_repo(repo: &Repo, history: &History, config: &VcsConfig) -> Sources 
 
 /// Sources from a directory.
 pub fn from_dir(dir: &Path, history: &History, config: &VcsConfig) -> Sources {
+    from_dir_where(dir, history, config, &|_| true)
+}
+
+/// [`from_dir`], only for the frame files `keep` accepts.
+pub fn from_dir_where(
+    dir: &Path,
+    history: &History,
+    config: &VcsConfig,
+    keep: &dyn Fn(&str) -> bool,
+) -> Sources {
     let mut sources = Sources::default();
     let rules = rules(config);
-    for (v, files) in files_by_version(history).into_iter().enumerate() {
+    for (v, mut files) in files_by_version(history).into_iter().enumerate() {
+        files.retain(|f| keep(f));
         let version_dir = dir.join(&history.versions[v].name);
         for file in files {
             let found = candidates(&file, &rules).into_iter().find_map(|c| {
