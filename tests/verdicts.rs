@@ -167,6 +167,14 @@ fn lineguard_steps_are_reported_with_their_commit_and_direction() {
     }
     let steps_listed: Vec<Listed> = steps_listed.into_iter().cloned().collect();
     assert_nothing_unexpected("lineguard", &steps_listed);
+    // The index says how the benchmarks were judged.
+    let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(
+        index.contains(
+            "Of the 5 benchmarks, 5 with fewer runs in most versions are judged by change points"
+        ),
+        "{index}"
+    );
     // The benchmark page says how its versions were judged.
     let page = std::fs::read_dir(site.join("benchmarks"))
         .unwrap()

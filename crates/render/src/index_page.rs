@@ -209,12 +209,14 @@ pub fn render(
             })
             .collect(),
         regression_method: format!(
-            "{} {}",
+            "{}{} {} {}",
             method_note(
                 settings.test.label(),
                 settings.confidence,
                 settings.min_runs
             ),
+            judging_counts(report),
+            benchmark_page::min_change_note(settings),
             benchmark_page::fdr_note(&report.fdr)
         ),
         aggregate_sets: aggregate_sets.to_vec(),
@@ -302,6 +304,37 @@ fn benchmark_row(history: &History, plan: &Plan, benchmark: &str) -> BenchmarkRo
         anchor: paths::benchmark_anchor(benchmark),
         cells,
     }
+}
+
+/// How the benchmarks were judged, when not all by their runs: " Of the
+/// 5 benchmarks, 5 have one value per version and are judged by change
+/// points …".
+fn judging_counts(report: &RegressionReport) -> String {
+    use analysis::regression::Judging;
+    let count =
+        |f: &dyn Fn(&Judging) -> bool| report.benchmarks.iter().filter(|b| f(&b.judging)).count();
+    let points = count(&|j| matches!(j, Judging::ChangePoints { .. }));
+    let exact = count(&|j| *j == Judging::Exact);
+    if points + exact == 0 {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if points > 0 {
+        parts.push(format!(
+            "{points} with fewer runs in most versions are judged by change points over their history (a level must hold for {} versions; the newest value against the values before it)",
+            report.settings.min_segment
+        ));
+    }
+    if exact > 0 {
+        parts.push(format!(
+            "{exact} whose runs are equal within every version are compared exactly"
+        ));
+    }
+    format!(
+        " Of the {} benchmarks, {}.",
+        report.benchmarks.len(),
+        parts.join("; ")
+    )
 }
 
 /// The table rows of the benchmarks with figures, within the budget, and
