@@ -575,3 +575,97 @@ fn the_matrix_over_all_benchmarks_never_adds_different_metrics() {
         "{all}"
     );
 }
+
+/// `perfatlas import asv` of `tests/fixtures/history/asv-summary/` (asv's
+/// default results: a median and its 99% interval per commit, no samples;
+/// commit 5 makes `time_work` slower, `time_build` never changes).
+fn import_asv_summary(dir: &Path) -> PathBuf {
+    let input = dir.join("asv");
+    let source =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history/asv-summary");
+    let out = perfatlas(&[
+        "import".as_ref(),
+        "asv".as_ref(),
+        source.as_os_str(),
+        "-o".as_ref(),
+        input.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    input
+}
+
+#[test]
+fn asv_intervals_judge_two_commits_as_asv_compare_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = import_asv_summary(tmp.path());
+    // Only the commit before the slowdown and the slowdown itself: too
+    // short a history for change points, so the intervals asv recorded
+    // decide. `asv compare 282b43ee f9d84d53` (asv-compare/ in the
+    // fixture) marks time_work `+` (445±40 µs against 1.18±0.1 ms) and
+    // nothing else.
+    for entry in std::fs::read_dir(&input).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let keep = name.contains("282b43ee") || name.contains("f9d84d53");
+        if path.is_dir() && !keep {
+            std::fs::remove_dir_all(&path).unwrap();
+        }
+    }
+    let (report, code) = check_json(&input, &["--fail-on", "minor"]);
+    let work = benchmark(&report, "benchmarks.TimeSuite.time_work");
+    assert_eq!(
+        (&work["verdict"], &work["direction"]),
+        (&Value::from("change"), &Value::from("regression")),
+        "{work:#}"
+    );
+    assert!(
+        work["method"]
+            .as_str()
+            .unwrap()
+            .contains("intervals the tool recorded"),
+        "{work:#}"
+    );
+    for b in report["benchmarks"].as_array().unwrap() {
+        if b["benchmark"] != "benchmarks.TimeSuite.time_work" {
+            assert_eq!(b["verdict"], "no_change", "{b:#}");
+        }
+    }
+    assert_eq!(report["judged"], 5, "{report:#}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_noisy_asv_history_reports_no_change_where_the_code_never_changed() {
+    // Over all 10 commits the history's own noise decides (change points),
+    // as asv's own graphs do (its step detection, weighted by these
+    // intervals or not, finds no step in any of these series: the
+    // machine's noise between commits is larger than within a run). So
+    // time_build, whose code never changed, has no change, though
+    // `asv compare` of neighbouring commits marks five of its pairs apart.
+    let tmp = tempfile::tempdir().unwrap();
+    let input = import_asv_summary(tmp.path());
+    let site = tmp.path().join("site");
+    let out = build(&input, &site, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = listed_changes(&site);
+    assert!(
+        listed.iter().all(|l| !l.line.contains("time_build")),
+        "{listed:?}"
+    );
+    // The benchmark page shows each value's recorded interval.
+    let pages: Vec<PathBuf> = std::fs::read_dir(site.join("benchmarks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("time_work"))
+        .collect();
+    let page = std::fs::read_to_string(&pages[0]).unwrap();
+    assert!(text(&page).contains("(recorded)"), "{}", pages[0].display());
+}

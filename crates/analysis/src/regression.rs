@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::change_points::{self, relative_size, ChangePoint};
 use super::stats::{self, Comparison, Summary, Test};
 use config::{BenchmarkConfig, Config, RegressionConfig};
-use model::{Better, History, MeasurementEntry, ProfileEntry, RunMeans, Unit};
+use model::{Better, History, Interval, MeasurementEntry, ProfileEntry, RunMeans, Unit};
 
 /// The settings every comparison uses.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -91,6 +91,9 @@ pub struct Point {
     /// Some run holds several in-process samples.
     pub in_process: bool,
     pub summary: Option<Summary>,
+    /// The interval the tool recorded around a figure it gave alone
+    /// (asv's 99% confidence interval), when one file gave this point.
+    pub interval: Option<Interval>,
     /// Files the figures came from.
     pub sources: Vec<Arc<str>>,
     /// Readers' notes on which figure was taken.
@@ -305,6 +308,11 @@ fn measured_point(
         summary: stats::summary_of(values.moments(), confidence),
         values,
         samples: in_unit().map(|m| m.samples as usize).sum(),
+        interval: if here.len() == 1 {
+            first.interval
+        } else {
+            None
+        },
         in_process: in_unit().any(|m| m.in_process) && in_unit().any(|m| m.multi_sample),
         sources: in_unit().map(|m| m.source.clone()).collect(),
         notes,
@@ -359,6 +367,7 @@ fn profile_series(
             summary: stats::summary(&values, config.confidence),
             samples: values.len(),
             values: values.into(),
+            interval: None,
             in_process: false,
             sources,
             notes: Vec::new(),
@@ -612,7 +621,11 @@ pub fn judge(
     settings: &Settings,
 ) -> (Verdict, Option<Comparison>) {
     if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
-        return (Verdict::NotEnoughData { reason }, None);
+        let by_intervals = interval_verdict(a, b, categories, better, settings);
+        return (
+            by_intervals.unwrap_or(Verdict::NotEnoughData { reason }),
+            None,
+        );
     }
     let c = stats::compare(settings.test, &a.values, &b.values, settings.confidence);
     let significance = c.map(|c| (c.significant(), c.difference));
@@ -633,7 +646,8 @@ pub fn verdict(
     settings: &Settings,
 ) -> Verdict {
     if let Some(reason) = too_little(a, settings).or_else(|| too_little(b, settings)) {
-        return Verdict::NotEnoughData { reason };
+        let by_intervals = interval_verdict(a, b, categories, better, settings);
+        return by_intervals.unwrap_or(Verdict::NotEnoughData { reason });
     }
     let significance = stats::significant_difference_of(
         settings.test,
@@ -697,6 +711,30 @@ fn change_of_size(
     }
 }
 
+/// Two points judged by the intervals their tool recorded, as `asv compare`
+/// judges two commits: intervals apart are a change (when of practical
+/// size), overlapping ones no change. `None` unless both points have an
+/// interval.
+pub fn interval_verdict(
+    a: &Point,
+    b: &Point,
+    categories: Option<&Categories>,
+    better: Better,
+    settings: &Settings,
+) -> Option<Verdict> {
+    let (x, y) = (a.interval?, b.interval?);
+    Some(match x.overlaps(&y) {
+        true => Verdict::NoChange,
+        false => change_of_size(a, b, categories, better, mean(b) - mean(a), settings),
+    })
+}
+
+/// Two points too short of runs for a test, judged by their intervals.
+fn by_intervals(a: &Point, b: &Point, settings: &Settings) -> bool {
+    let short = too_little(a, settings).is_some() || too_little(b, settings).is_some();
+    short && a.interval.is_some() && b.interval.is_some()
+}
+
 /// Two points of a series whose every version's runs are equal:
 /// different values are a change, no test needed.
 fn exact_verdict(
@@ -736,6 +774,10 @@ pub enum Basis {
     /// The newest value against the prediction interval of the `window`
     /// values before it (a history of one value per version).
     NewValue { window: usize },
+    /// The intervals the tool recorded around each version's value, apart
+    /// (as `asv compare` reads them): where there are too few runs for a
+    /// test and too little history for change points.
+    Intervals { before: Interval, after: Interval },
     /// A change point: the values of the versions `from` up to the one
     /// before the change against those from the change up to `to`
     /// (version indices, both included).
@@ -799,8 +841,9 @@ impl Change {
 pub struct PairTest {
     pub verdict: Verdict,
     pub p_value: Option<f64>,
-    /// Compared exactly: a change is certain, and no test of the family.
-    pub exact: bool,
+    /// Decided without a test (exact values, or intervals the tool
+    /// recorded): no p-value, no member of the family, never held back.
+    pub untested: bool,
     /// Counts as one comparison of the build's family. Every pair judged
     /// by its runs does; a series judged by change points counts each
     /// change point and one more for the search that found no other (its
@@ -812,7 +855,7 @@ impl PairTest {
     /// Whether a test was made (both points had enough runs and variance)
     /// and counts in the family.
     pub fn tested(&self) -> bool {
-        !self.exact
+        !self.untested
             && self.counted
             && matches!(
                 self.verdict,
@@ -848,11 +891,12 @@ pub fn pair_tests(
                     .map(|c| c.p_value),
                     _ => None,
                 };
+                let untested = by_intervals(&w[0], &w[1], settings);
                 PairTest {
                     verdict,
                     p_value,
-                    exact: false,
-                    counted: true,
+                    untested,
+                    counted: !untested,
                 }
             })
             .collect(),
@@ -861,7 +905,7 @@ pub fn pair_tests(
             .map(|w| PairTest {
                 verdict: exact_verdict(&w[0], &w[1], categories, better, settings),
                 p_value: None,
-                exact: true,
+                untested: true,
                 counted: false,
             })
             .collect(),
@@ -884,9 +928,17 @@ fn change_point_tests(
     let judging = Judging::ChangePoints {
         found: found.to_vec(),
     };
+    let points = &series.points;
     (1..n)
         .map(|i| {
             let at = found.iter().find(|c| c.index == i);
+            let (a, b) = (&points[i - 1], &points[i]);
+            // Too short a history for change points: two versions are
+            // compared by the intervals their tool recorded, if any.
+            let intervals = (n < 2 * m)
+                .then(|| interval_verdict(a, b, categories, series.better, settings))
+                .flatten();
+            let mut untested = false;
             let (verdict, p_value) = match at {
                 Some(c) => {
                     let levels = level_points(series, c);
@@ -908,6 +960,10 @@ fn change_point_tests(
                     let p = c.filter(|_| matches!(v, Verdict::Change { .. }));
                     (v, p.map(|c| c.p_value))
                 }
+                None if intervals.is_some() => {
+                    untested = true;
+                    (intervals.clone().unwrap_or(Verdict::NoChange), None)
+                }
                 None if n < 2 * m => (
                     Verdict::NotEnoughData {
                         reason: too_short(series, settings),
@@ -925,14 +981,16 @@ fn change_point_tests(
                 ),
                 None => (Verdict::NoChange, None),
             };
-            let newest_test = i == n - 1 && verdict.judged();
-            let counted = p_value.is_some()
-                || newest_test
-                || (verdict == Verdict::NoChange && !std::mem::replace(&mut search_counted, true));
+            let newest_test = i == n - 1 && verdict.judged() && !untested;
+            let counted = !untested
+                && (p_value.is_some()
+                    || newest_test
+                    || (verdict == Verdict::NoChange
+                        && !std::mem::replace(&mut search_counted, true)));
             PairTest {
                 verdict,
                 p_value,
-                exact: false,
+                untested,
                 counted,
             }
         })
@@ -969,6 +1027,7 @@ fn level_points(series: &Series, c: &ChangePoint) -> (Point, Point) {
             summary: stats::summary(&values, c.comparison.confidence),
             samples: values.len(),
             values: values.into(),
+            interval: None,
             in_process: false,
             sources: Vec::new(),
             notes: Vec::new(),
@@ -1028,7 +1087,7 @@ pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Ve
                 .map(|t| {
                     let discovered = t.p_value.zip(threshold).is_some_and(|(p, th)| p <= th);
                     match &t.verdict {
-                        Verdict::Change { .. } if in_force && !t.exact && !discovered => {
+                        Verdict::Change { .. } if in_force && !t.untested && !discovered => {
                             held_back += 1;
                             Verdict::HeldBack {
                                 p_value: t.p_value.unwrap_or(f64::NAN),
@@ -1101,11 +1160,20 @@ pub fn find_changes(
         };
         let (a, b) = (&w[0], &w[1]);
         let comparison = pair_comparison(series, judging, i + 1, settings);
+        let apart = match (a.interval, b.interval) {
+            (Some(before), Some(after)) => Some(Basis::Intervals { before, after }),
+            _ => None,
+        };
         let (basis, levels) = match judging {
+            Judging::Runs if by_intervals(a, b, settings) => {
+                (apart.unwrap_or(Basis::Runs), (mean(a), mean(b)))
+            }
             Judging::Runs => (Basis::Runs, (mean(a), mean(b))),
             Judging::Exact => (Basis::Exact, (mean(a), mean(b))),
             Judging::ChangePoints { found } => match found.iter().find(|c| c.index == i + 1) {
-                None if i + 2 == series.points.len() => {
+                None if i + 2 == series.points.len()
+                    && window_before(series, judging, i + 1, settings).len() >= 3 =>
+                {
                     let window = window_before(series, judging, i + 1, settings);
                     let m = model::Moments::of(&window).mean;
                     (
@@ -1127,7 +1195,10 @@ pub fn find_changes(
                         (mean(&before), mean(&after)),
                     )
                 }
-                None => continue,
+                None => match apart {
+                    Some(basis) => (basis, (mean(a), mean(b))),
+                    None => continue,
+                },
             },
         };
         let method = match b.version - a.version {
@@ -1265,6 +1336,12 @@ pub fn judge_new_value(
 ) -> (Verdict, Option<Comparison>) {
     let window = window_before(series, judging, window_end, settings);
     let n = window.len();
+    let previous = window_end.checked_sub(1).and_then(|i| series.points.get(i));
+    if let (true, Some(a), Some(b)) = (n < 3, previous, series.points.get(newest)) {
+        if let Some(v) = interval_verdict(a, b, categories, series.better, settings) {
+            return (v, None);
+        }
+    }
     if n < 3 {
         return (
             Verdict::NotEnoughData {
@@ -1314,6 +1391,7 @@ pub fn judge_new_value(
         summary: stats::summary(&window, settings.confidence),
         samples: n,
         values: window.into(),
+        interval: None,
         in_process: false,
         sources: Vec::new(),
         notes: Vec::new(),

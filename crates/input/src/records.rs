@@ -26,7 +26,7 @@ use model::{
 };
 
 /// Bumped whenever the encoding or what a parser produces changes.
-pub const FORMAT: u32 = 7;
+pub const FORMAT: u32 = 8;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 #[derive(Serialize, Deserialize)]
@@ -120,6 +120,9 @@ struct CachedMeasurements {
     names: String,
     run_means: Vec<f64>,
     benchmarks: Vec<MeasuredRecord>,
+    /// (benchmark index, low, high) of the benchmarks with a recorded
+    /// interval (few files have any).
+    intervals: Vec<(u32, f64, f64)>,
     warnings: Vec<(u8, u64, String, String)>,
 }
 
@@ -460,6 +463,12 @@ fn measurements_record(m: &Reduced) -> CachedMeasurements {
             )
         })
         .collect();
+    let intervals = m
+        .benchmarks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((i as u32, b.interval?.low, b.interval?.high)))
+        .collect();
     CachedMeasurements {
         format: m.format.to_string(),
         units: m.units.clone(),
@@ -467,6 +476,7 @@ fn measurements_record(m: &Reduced) -> CachedMeasurements {
         names,
         run_means,
         benchmarks,
+        intervals,
         warnings: m.warnings.iter().map(warning_record).collect(),
     }
 }
@@ -494,10 +504,14 @@ fn rebuild_measurements(c: CachedMeasurements) -> Option<Loaded> {
             samples,
             in_process,
             multi_sample,
+            interval: None,
         });
     }
     if name_at != c.names.len() || runs_at != shared.len() {
         return None;
+    }
+    for (i, low, high) in c.intervals {
+        benchmarks.get_mut(i as usize)?.interval = Some(model::Interval::new(low, high)?);
     }
     Some(Loaded::Measurements(Reduced {
         format: measurements::format_named(&c.format)?,

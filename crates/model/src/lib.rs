@@ -25,7 +25,7 @@ pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, Note, ProfileEntry, Skipped, Version};
 pub use identity::{FunctionIds, PathRules};
-pub use measurement::{Better, MeasurementEntry, Moments, RunMeans};
+pub use measurement::{Better, Interval, MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
 pub use tree::{CallTree, NodeId};
 pub use visible::visible;

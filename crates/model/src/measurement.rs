@@ -34,6 +34,37 @@ pub struct MeasurementEntry {
     pub format: &'static str,
     /// Which figure was taken, in the reader's words.
     pub note: Arc<str>,
+    /// The interval the tool recorded around its figure, when it gives
+    /// one figure with its spread rather than the samples.
+    pub interval: Option<Interval>,
+}
+
+/// An interval a tool recorded around a figure it reports alone, in the
+/// benchmark's unit (seconds for times): asv's 99% confidence interval of
+/// its median, the `± range` a github-action-benchmark entry keeps. Two
+/// versions whose intervals do not overlap differ, as `asv compare` reads
+/// them; overlapping ones cannot be told apart.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Interval {
+    /// `low..=high` when both are finite and in order.
+    pub fn new(low: f64, high: f64) -> Option<Interval> {
+        (low.is_finite() && high.is_finite() && low <= high).then_some(Interval { low, high })
+    }
+
+    /// Both scaled by `factor` (a unit conversion; a positive factor).
+    pub fn scaled(self, factor: f64) -> Option<Interval> {
+        Interval::new(self.low * factor, self.high * factor)
+    }
+
+    /// The two intervals share a value.
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.low <= other.high && other.low <= self.high
+    }
 }
 
 /// Which way a metric improves: every verdict (regression or improvement)

@@ -349,10 +349,15 @@ fn row(
         runs: p.values.len(),
         samples: (p.samples != p.values.len()).then_some(p.samples),
         mean: s.map(|s| measured(s.mean, unit)).unwrap_or_default(),
-        interval: s
-            .and_then(|s| s.ci)
-            .map(|(lo, hi)| format!("{} – {}", measured(lo, unit), measured(hi, unit)))
-            .unwrap_or_else(|| "—".into()),
+        interval: match (s.and_then(|s| s.ci), p.interval) {
+            (Some((lo, hi)), _) => format!("{} – {}", measured(lo, unit), measured(hi, unit)),
+            (None, Some(i)) => format!(
+                "{} – {} (recorded)",
+                measured(i.low, unit),
+                measured(i.high, unit)
+            ),
+            (None, None) => "—".into(),
+        },
         sd: s
             .filter(|s| s.n > 1)
             .map(|s| measured(s.sd, unit))
@@ -510,6 +515,9 @@ pub fn found_by(history: &History, c: &analysis::regression::Change) -> Option<S
         Basis::NewValue { window } => Some(format!(
             "the newest value against the prediction interval of the {window} before it"
         )),
+        Basis::Intervals { .. } => {
+            Some("the intervals the tool recorded around the two values do not overlap".into())
+        }
         Basis::ChangePoint {
             from,
             to,

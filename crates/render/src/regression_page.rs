@@ -162,7 +162,7 @@ pub fn render(
         ),
         chart_note: series_svg::long_series_note(bench.series.points.len(), settings.confidence),
         kind: kind_word(c.direction),
-        found_by: found_by(c, &label),
+        found_by: found_by(c, &label, &bench.series.unit),
         undone: c.undone.as_ref().map(|u| {
             let back = format!(
                 "Undone in {}: the mean came back to {} against {}.",
@@ -241,8 +241,20 @@ pub fn kind_word(direction: Direction) -> &'static str {
 }
 
 /// How the responsible version was found.
-fn found_by(c: &Change, label: &dyn Fn(usize) -> String) -> String {
+fn found_by(c: &Change, label: &dyn Fn(usize) -> String, unit: &str) -> String {
     match c.basis {
+        Basis::Intervals { before, after } => {
+            return format!(
+                "{} and {} have one value each, too few for a test and too short a history for change points; the tool recorded an interval around each (see the notes for which), {} to {} and {} to {}, and they do not overlap: the two differ, as `asv compare` reads intervals. {} is responsible.",
+                label(c.before),
+                label(c.after),
+                measured(before.low, unit),
+                measured(before.high, unit),
+                measured(after.low, unit),
+                measured(after.high, unit),
+                label(c.after)
+            )
+        }
         Basis::ChangePoint {
             from,
             to,

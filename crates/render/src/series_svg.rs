@@ -246,7 +246,8 @@ fn columns(series: &Series, x: &dyn Fn(usize) -> f64) -> Vec<Option<Column>> {
             let mut column: Option<Column> = None;
             for p in &series.points[from..to] {
                 let Some(s) = p.summary else { continue };
-                let (lo, hi) = s.ci.unwrap_or((s.mean, s.mean));
+                let recorded = p.interval.map(|i| (i.low, i.high));
+                let (lo, hi) = s.ci.or(recorded).unwrap_or((s.mean, s.mean));
                 let c = column.get_or_insert(Column {
                     x: (x(from) + x(to - 1)) / 2.0,
                     means: (s.mean, s.mean),
@@ -330,6 +331,9 @@ fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
     for p in &series.points {
         if let Some(s) = p.summary {
             top = top.max(s.ci.map_or(s.mean, |c| c.1));
+        }
+        if let Some(i) = p.interval {
+            top = top.max(i.high);
         }
         top = top.max(p.values.moments().largest);
     }

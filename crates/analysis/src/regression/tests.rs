@@ -12,6 +12,7 @@ fn point(version: usize, level: f64) -> Point {
         summary: stats::summary(&values, 0.99),
         samples: values.len(),
         values: values.into(),
+        interval: None,
         in_process: false,
         sources: vec![],
         notes: vec![],
@@ -260,6 +261,7 @@ fn one_criterion_run_is_one_run_however_many_samples() {
                         runs: vec![(0..100).map(|i| 1.0 + v as f64 + i as f64 * 1e-3).collect()],
                         in_process: true,
                         note: String::new(),
+                        interval: None,
                     }],
                     warnings: Vec::new(),
                 });
@@ -275,6 +277,7 @@ fn one_criterion_run_is_one_run_however_many_samples() {
                     source: format!("v{v}/criterion/fib/new/sample.json").into(),
                     format: "criterion",
                     note: read.note_of(b).into(),
+                    interval: b.interval,
                 }
             })
             .collect(),
@@ -404,7 +407,7 @@ fn constant_counters_are_compared_exactly() {
         tests[1].verdict,
         Verdict::Change { direction: Reg, .. }
     ));
-    assert!(tests.iter().all(|t| t.exact && t.p_value.is_none()));
+    assert!(tests.iter().all(|t| t.untested && t.p_value.is_none()));
     // An exact change is no test of the family and is never held back.
     let (verdicts, fdr) = controlled(&[tests], true, 0.01);
     assert_eq!(fdr.tests, 0);
@@ -454,4 +457,76 @@ fn a_new_single_value_is_judged_against_the_window_before_it() {
     assert!(
         matches!(verdict, Verdict::NotEnoughData { ref reason } if reason.contains("at least 3"))
     );
+}
+
+/// One value per version with the interval its tool recorded (asv's 99%
+/// confidence interval of the median, as in the asv fixture's results).
+fn with_intervals(values: &[(f64, f64, f64)]) -> Series {
+    let mut s = single_values(&values.iter().map(|v| v.0).collect::<Vec<_>>(), "s");
+    for (p, &(_, low, high)) in s.points.iter_mut().zip(values) {
+        p.interval = model::Interval::new(low, high);
+    }
+    s
+}
+
+#[test]
+fn two_versions_with_recorded_intervals_are_compared_as_asv_compare_does() {
+    // time_work of the asv-summary fixture: 425±9 µs, then 488±5 µs (its
+    // `asv compare` marks the pair `+`, ratio 1.15).
+    let s = with_intervals(&[(425e-6, 416e-6, 434e-6), (488e-6, 483e-6, 493e-6)]);
+    let judging = Judging::choose(&s, &settings());
+    let tests = pair_tests(&s, &judging, None, &settings());
+    assert!(
+        matches!(tests[0].verdict, Verdict::Change { direction: Reg, .. }),
+        "{tests:?}"
+    );
+    // Decided without a test: never held back, no member of the family.
+    assert!(tests[0].untested && !tests[0].tested());
+    let (verdicts, fdr) = controlled(&[tests], true, 0.01);
+    assert!(matches!(verdicts[0][0], Verdict::Change { .. }));
+    assert_eq!((fdr.tests, fdr.held_back), (0, 0));
+    let changes = changes_of(&s, None);
+    assert!(
+        matches!(changes[0].basis, Basis::Intervals { before, .. } if before.low == 416e-6),
+        "{changes:?}"
+    );
+    // Overlapping intervals: no change, however far apart the values.
+    let s = with_intervals(&[(427e-6, 27e-6, 827e-6), (1.22e-3, 0.62e-3, 1.82e-3)]);
+    let judging = Judging::choose(&s, &settings());
+    let tests = pair_tests(&s, &judging, None, &settings());
+    assert_eq!(tests[0].verdict, Verdict::NoChange);
+    // Apart but below the practical size: negligible.
+    let s = with_intervals(&[(100.0, 99.9, 100.1), (100.5, 100.4, 100.6)]);
+    let judging = Judging::choose(&s, &settings());
+    let tests = pair_tests(&s, &judging, None, &settings());
+    assert!(
+        matches!(tests[0].verdict, Verdict::Negligible { .. }),
+        "{tests:?}"
+    );
+    // The newest value with too little history before it is compared by
+    // the intervals too (the PR case of a two-version history).
+    let s = with_intervals(&[(1.0, 0.9, 1.1), (2.0, 1.9, 2.1)]);
+    let (verdict, c) = judge_new_value(&s, &judging, 1, 1, None, &settings());
+    assert!(
+        matches!(verdict, Verdict::Change { direction: Reg, .. }),
+        "{verdict:?}"
+    );
+    assert!(c.is_none());
+}
+
+#[test]
+fn a_long_history_with_intervals_is_still_judged_by_its_change_points() {
+    // Ten versions whose intervals are narrow and often apart from the
+    // neighbour's (drift between runs), one real step at version 5: the
+    // history's own noise decides, not each pair's intervals.
+    let values = [1.00, 1.04, 0.97, 1.02, 0.99, 1.50, 1.53, 1.47, 1.52, 1.49];
+    let s = with_intervals(&values.map(|v| (v, v - 0.005, v + 0.005)));
+    let judging = Judging::choose(&s, &settings());
+    assert!(
+        matches!(judging, Judging::ChangePoints { .. }),
+        "{judging:?}"
+    );
+    let changes = changes_of(&s, None);
+    let found: Vec<(Direction, usize)> = changes.iter().map(|c| (c.direction, c.after)).collect();
+    assert_eq!(found, vec![(Reg, 5)], "{changes:?}");
 }

@@ -22,7 +22,11 @@
 //! runs a benchmark in `rounds` processes and appends their samples; when
 //! `benchmarks.json` gives a fixed `repeat` and the count is `rounds ×
 //! repeat`, each process's samples are one run, otherwise all of them are
-//! one run (asv does not record which process took which). Units: asv's
+//! one run (asv does not record which process took which). asv's 99%
+//! confidence interval of the result (`stats_ci_99_a/b`) is kept as the
+//! value's interval, by which two commits are told apart where there are
+//! too few runs for a test and too short a history for change points (as
+//! `asv compare` does); the quartiles (`stats_q_25/75`) are not kept. Units: asv's
 //! `seconds` become `s`; `bytes` and a `track_` benchmark's own unit are
 //! kept. Several environments of one commit stay apart: benchmark names
 //! get ` [environment]` when the machine has more than one.
@@ -257,6 +261,9 @@ struct Tally {
     results: BTreeSet<String>,
 }
 
+/// How a benchmark with one run per commit is judged, for the notes.
+const JUDGED: &str = "versions are compared by asv's 99% confidence intervals (stats_ci_99_a/b; apart when they do not overlap, as `asv compare` reads them) where asv recorded them, else by change-point detection over the history";
+
 impl Tally {
     fn notes(&self, machine: &str, commits: usize) -> Vec<String> {
         let mut notes = vec![format!("machine {machine}: {commits} commits")];
@@ -268,13 +275,13 @@ impl Tally {
         }
         if !self.pooled.is_empty() {
             notes.push(format!(
-                "{} benchmarks: asv's raw samples, all of a commit's as one run (asv does not record which process took which unless `repeat` is a fixed number), so one run per commit: \"not enough data\" for regression verdicts",
+                "{} benchmarks: asv's raw samples, all of a commit's as one run (asv does not record which process took which unless `repeat` is a fixed number), so one run per commit: {JUDGED}",
                 self.pooled.len()
             ));
         }
         if !self.results.is_empty() {
             notes.push(format!(
-                "{} benchmarks: asv's result value only (no samples recorded: `asv run --record-samples` keeps them; track_ and mem_ benchmarks have none), one run of one sample per commit: \"not enough data\" for regression verdicts",
+                "{} benchmarks: asv's result value only (no samples recorded: `asv run --record-samples` keeps them; track_ and mem_ benchmarks have none), one run of one sample per commit: {JUDGED}",
                 self.results.len()
             ));
         }
@@ -502,6 +509,7 @@ fn read_row(
         Some((v, p)) => cells(v, &p, combos.len())?,
         None => vec![None; combos.len()],
     };
+    let intervals = intervals(row, path, combos.len())?;
     let (unit, per) = unit(&meta.unit);
     let how = match samples.iter().any(Option::is_some) {
         false => How::Result,
@@ -528,24 +536,56 @@ fn read_row(
             continue;
         };
         let from_samples = samples[j].is_some();
+        let interval = intervals[j].and_then(|i| i.scaled(1.0 / per));
         benchmarks.push(Measured {
             name: combo,
             unit: unit.clone(),
             in_process: from_samples,
-            note: note(meta, how, from_samples),
+            note: note(meta, how, from_samples, interval.is_some()),
             runs,
+            interval,
         });
     }
     Ok(ReadRow { benchmarks, how })
 }
 
-fn note(meta: &Meta, how: How, from_samples: bool) -> String {
-    match (from_samples, how) {
+fn note(meta: &Meta, how: How, from_samples: bool, interval: bool) -> String {
+    let figure = match (from_samples, how) {
         (true, How::Split) => "asv samples (per call), one run per asv process (round)".into(),
         (true, _) => "asv samples (per call) of all its processes, as one run".into(),
         (false, _) if meta.kind == "time" => "asv result (the median of its samples)".into(),
         (false, _) => format!("asv {} value", meta.kind),
+    };
+    match interval {
+        true => format!("{figure}, with asv's 99% confidence interval (stats_ci_99_a/b)"),
+        false => figure,
     }
+}
+
+/// Per combination, asv's 99% confidence interval of the result
+/// (`stats_ci_99_a`, `stats_ci_99_b`) in asv's unit, when both are
+/// recorded and finite (asv writes `null` for an interval it could not
+/// compute). The low end may be below zero: it is a confidence interval,
+/// not a sample.
+fn intervals(
+    row: &Row,
+    path: &str,
+    count: usize,
+) -> Result<Vec<Option<model::Interval>>, ParseError> {
+    let column = |name: &str| -> Result<Vec<Option<f64>>, ParseError> {
+        Ok(match row.get(name, path) {
+            Some((v, p)) => cells(v, &p, count)?
+                .into_iter()
+                .map(|c| c.and_then(|(v, _)| v.as_f64()))
+                .collect(),
+            None => vec![None; count],
+        })
+    };
+    let (a, b) = (column("stats_ci_99_a")?, column("stats_ci_99_b")?);
+    Ok(a.into_iter()
+        .zip(b)
+        .map(|(a, b)| model::Interval::new(a?, b?))
+        .collect())
 }
 
 /// The samples per asv process when they can be told apart.

@@ -22,9 +22,11 @@
 //! per operation (1 / value), since perfatlas reads a higher value as
 //! slower; other units are kept as written. Only the unit's first word
 //! counts (old versions of the action wrote go's `-benchmem` columns into
-//! it: `ns/op\t 2346 B/op\t 43 allocs/op`). `range` (`± 319`, `stddev: …`)
-//! has no place in perfatlas's measurement format and is left out, with a
-//! note; so is `extra`.
+//! it: `ns/op\t 2346 B/op\t 43 allocs/op`). A `range` of the form `± 319`
+//! (cargo's `+/-` spread, in the value's unit) or `±1.23%` (benchmark.js's
+//! relative margin of error) becomes the value's interval, converted as
+//! the value is; other ranges (`stddev: …`) and `extra` are left out, with
+//! a note.
 
 use std::collections::BTreeMap;
 
@@ -34,6 +36,10 @@ use super::{sample, ImportedHistory, ImportedVersion, Warnings};
 use crate::cpuprofile::json_error;
 use crate::measurements::{array, kind, object, per_second, required, string, Measured};
 use model::error::{InputError, ParseError};
+use model::Interval;
+
+/// One bench as read: name, unit, value, note, interval.
+type Bench = (String, String, f64, String, Option<Interval>);
 
 pub const NAME: &str = "github-action-benchmark";
 
@@ -120,7 +126,9 @@ struct Reading {
     commits: BTreeMap<String, Commit>,
     entries: usize,
     values: usize,
-    ranges: Option<String>,
+    /// Ranges kept as intervals; the first range left out, and how many.
+    ranges_kept: usize,
+    ranges_left: Option<(String, usize)>,
     tools: BTreeMap<String, usize>,
     /// Values kept in their own unit: (better lower, better higher).
     kept_units: BTreeMap<String, (usize, usize)>,
@@ -204,7 +212,7 @@ impl Reading {
         if order.0 < commit.order.0 {
             commit.order = order;
         }
-        for ((name, unit, seconds, note), bench_path) in values {
+        for ((name, unit, seconds, note, interval), bench_path) in values {
             let measured = commit
                 .benchmarks
                 .entry(name.clone())
@@ -214,8 +222,13 @@ impl Reading {
                     runs: Vec::new(),
                     in_process: false,
                     note,
+                    interval,
                 });
             if measured.unit == unit {
+                if !measured.runs.is_empty() {
+                    // An interval stands for one value; several runs have none.
+                    measured.interval = None;
+                }
                 measured.runs.push(vec![seconds]);
             } else {
                 let message = format!(
@@ -240,7 +253,7 @@ impl Reading {
         suite: Option<&str>,
         tool: &str,
         file: &str,
-    ) -> Result<Option<(String, String, f64, String)>, ParseError> {
+    ) -> Result<Option<Bench>, ParseError> {
         let bench = object(bench, path)?;
         let name = string(
             required(bench, path, "name", "the benchmark's name")?,
@@ -252,9 +265,7 @@ impl Reading {
         )?;
         let value_path = format!("{path}.value");
         let value = required(bench, path, "value", "the measured value")?;
-        if let Some(range) = optional_string(bench, path, "range")? {
-            self.ranges.get_or_insert_with(|| range.to_string());
-        }
+        let range = optional_string(bench, path, "range")?;
         let Some(raw) = value.as_f64() else {
             self.warnings.push(
                 file,
@@ -278,6 +289,7 @@ impl Reading {
             );
             return Ok(None);
         }
+        let interval = range.and_then(|r| self.interval(r, raw, unit));
         let (unit, converted, figure) = convert(unit, raw);
         let Some(v) = converted.and_then(sample) else {
             self.warnings.push(
@@ -315,7 +327,32 @@ impl Reading {
             ),
             Figure::Kept => format!("github-action-benchmark value ({tool}kept as written)"),
         };
-        Ok(Some((name, unit, v, note)))
+        Ok(Some((name, unit, v, note, interval)))
+    }
+
+    /// The interval `range` gives around `raw` (in the bench's `unit`),
+    /// converted as the value is; counted as kept or left out.
+    fn interval(&mut self, range: &str, raw: f64, unit: &str) -> Option<Interval> {
+        let interval = raw_interval(range, raw).and_then(|(low, high)| {
+            let (a, b) = (convert(unit, low).1?, convert(unit, high).1?);
+            // A rate's interval inverts (1 / value), and a rate at or
+            // below zero has none.
+            let rate = matches!(convert(unit, raw).2, Figure::Rate(_));
+            if rate && low <= 0.0 {
+                return None;
+            }
+            Interval::new(a.min(b), a.max(b))
+        });
+        match interval {
+            Some(_) => self.ranges_kept += 1,
+            None => {
+                let left = self
+                    .ranges_left
+                    .get_or_insert_with(|| (range.to_string(), 0));
+                left.1 += 1;
+            }
+        }
+        interval
     }
 
     fn finish(self, file: &str) -> ImportedHistory {
@@ -341,9 +378,15 @@ impl Reading {
             self.entries,
             versions.len()
         )];
-        if let Some(example) = self.ranges {
+        if self.ranges_kept > 0 {
             notes.push(format!(
-                "the ranges the tools printed (e.g. `{example}`) are left out: perfatlas's measurement format has no place for them"
+                "{} ranges the tools printed (`± N`, `±N%`) are kept as the values' intervals: two commits whose intervals do not overlap differ",
+                self.ranges_kept
+            ));
+        }
+        if let Some((example, count)) = self.ranges_left {
+            notes.push(format!(
+                "{count} ranges are left out (e.g. `{example}`): perfatlas keeps a range only as `± N` or `±N%`, and a rate's only while its low end is above zero"
             ));
         }
         for (unit, &(lower, higher)) in &self.kept_units {
@@ -382,6 +425,21 @@ enum Figure {
 /// A value in `unit` as perfatlas keeps it: the unit it is written in
 /// (`s`, or the first word of `unit`), the value (`None` when a rate of 0
 /// cannot be inverted), and which figure it is.
+/// `raw ± spread` from a range string: `± 319` or `+/- 319` (commas
+/// allowed, in the value's unit) or `±1.5%` (of the value).
+fn raw_interval(range: &str, raw: f64) -> Option<(f64, f64)> {
+    let rest = range.trim();
+    let rest = rest
+        .strip_prefix('±')
+        .or_else(|| rest.strip_prefix("+/-"))?
+        .trim();
+    let spread = match rest.strip_suffix('%') {
+        Some(percent) => raw.abs() * percent.trim().parse::<f64>().ok()? / 100.0,
+        None => rest.replace(',', "").parse::<f64>().ok()?,
+    };
+    (spread.is_finite() && spread >= 0.0).then_some((raw - spread, raw + spread))
+}
+
 fn convert(unit: &str, value: f64) -> (String, Option<f64>, Figure) {
     let word = unit.split_whitespace().next().unwrap_or("");
     let (top, per) = match word.split_once('/') {

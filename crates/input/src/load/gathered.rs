@@ -50,6 +50,7 @@ pub(super) fn gather(
                 source: here.source.clone(),
                 format: read.format,
                 note: here.notes[benchmark.note as usize].clone(),
+                interval: benchmark.interval,
             }
         })
         .collect();
@@ -214,6 +215,7 @@ mod tests {
                     runs: vec![vec![1.0], vec![2.0]],
                     in_process: false,
                     note: String::new(),
+                    interval: None,
                 })
                 .collect(),
             warnings: Vec::new(),

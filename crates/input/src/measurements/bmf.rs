@@ -10,9 +10,11 @@
 //! Each benchmark holds measures (by slug), each ONE value: a single
 //! sample, one run. `lower_value` and `upper_value` are bounds the tool
 //! chose (tatami-ng writes mean ± standard deviation, which can go below
-//! zero), not samples, so they are not read. One file per version gives a
-//! single run per benchmark: "not enough data" for a verdict; several
-//! files in a version (one per run) give several runs.
+//! zero), not samples: they are kept as the value's interval, by which two
+//! versions are told apart where there are too few runs for a test and too
+//! short a history for change points. One file per version gives a single
+//! run per benchmark, judged by the history's change points; several files
+//! in a version (one per run) give several runs, judged by a test.
 //!
 //! Units come from Bencher's built-in measures: `latency` is nanoseconds
 //! (converted to seconds) and keeps the benchmark's own name; every other
@@ -59,6 +61,10 @@ fn read_measure(
     if let Some(v) = out.sample(value, &format!("{path}.value"), per) {
         runs.push(vec![v]);
     }
+    let bound = |key: &str| measure.get(key).and_then(Value::as_f64);
+    let interval = bound("lower_value")
+        .zip(bound("upper_value"))
+        .and_then(|(low, high)| model::Interval::new(low / per, high / per));
     out.benchmark(
         path,
         Measured {
@@ -66,10 +72,13 @@ fn read_measure(
             unit: unit.to_string(),
             runs,
             in_process: true,
-            note: format!(
-                "Bencher Metric Format {slug} value; one value per file (a single run: \
-                 one file per run gives a verdict)"
-            ),
+            note: match interval {
+                Some(_) => format!(
+                    "Bencher Metric Format {slug} value, with lower_value and upper_value as its interval; one value per file (a single run)"
+                ),
+                None => format!("Bencher Metric Format {slug} value; one value per file (a single run)"),
+            },
+            interval,
         },
     );
     Ok(())
@@ -305,10 +314,28 @@ mod tests {
                 latency.note
             );
         }
-        // The values are BMF's `value`s exactly; the bounds are not read.
+        // The values are BMF's `value`s exactly; the bounds are their
+        // interval, converted as the value is (tatami-ng's mean ± sd goes
+        // below zero for fib(10)'s latency).
         let doc: Value = serde_json::from_slice(&fixture("bmf-tatami.json")).unwrap();
         let value = doc["fib(15)"]["latency"]["value"].as_f64().unwrap();
         assert_eq!(file.benchmarks[2].runs, vec![vec![value / 1e9]]);
+        let bound = |b: &str, m: &str, k: &str| doc[b][m][k].as_f64().unwrap();
+        assert_eq!(
+            file.benchmarks[0].interval,
+            model::Interval::new(
+                bound("fib(10)", "latency", "lower_value") / 1e9,
+                bound("fib(10)", "latency", "upper_value") / 1e9
+            )
+        );
+        assert!(file.benchmarks[0].interval.unwrap().low < 0.0);
+        assert_eq!(
+            file.benchmarks[1].interval,
+            model::Interval::new(
+                bound("fib(10)", "throughput", "lower_value"),
+                bound("fib(10)", "throughput", "upper_value")
+            )
+        );
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub(super) fn read(
             note: format!(
                 "Criterion time per iteration of each sample (times / iters in new/sample.json{mode})"
             ),
+            interval: None,
         },
     );
     Ok(())

@@ -246,6 +246,7 @@ fn collect(lines: &[Line], names: &Names, out: &mut Collected) {
                         runs: Vec::new(),
                         in_process: false,
                         note: String::new(),
+                        interval: None,
                     };
                     groups.push((l.number, printed, m));
                     groups.len() - 1

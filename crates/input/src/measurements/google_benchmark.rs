@@ -217,6 +217,7 @@ fn finish_group(group: Group, out: &mut Collected) {
             runs: group.runs,
             in_process: !several,
             note: note.to_string(),
+            interval: None,
         },
     );
 }

@@ -66,6 +66,7 @@ fn read_result(result: &Value, path: &str, out: &mut Collected) -> Result<(), Pa
             runs,
             in_process: false,
             note: "hyperfine wall-clock time of each run of the command (`times`)".to_string(),
+            interval: None,
         },
     );
     Ok(())

@@ -158,6 +158,7 @@ pub(super) fn read(doc: &Value, _path: &str, out: &mut Collected) -> Result<(), 
                     runs: series.runs,
                     in_process: true,
                     note: series.note,
+                    interval: None,
                 },
             );
         }

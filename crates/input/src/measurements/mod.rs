@@ -61,6 +61,9 @@ pub struct Measured {
     /// Which figure of the tool's output was taken, e.g. "Google Benchmark
     /// real_time per iteration".
     pub note: String,
+    /// The interval the tool recorded around a figure it gives alone
+    /// (asv's 99% confidence interval), in the benchmark's unit.
+    pub interval: Option<model::Interval>,
 }
 
 /// The benchmarks of one measurement file.
@@ -509,6 +512,8 @@ impl Collected {
                     if benchmarks[i].unit == m.unit && benchmarks[i].in_process == m.in_process =>
                 {
                     benchmarks[i].runs.extend(m.runs);
+                    // An interval stands for one figure; joined runs have none.
+                    benchmarks[i].interval = None;
                 }
                 Some(&i) => self.warn_at(
                     place,

@@ -117,6 +117,11 @@ fn read_benchmark(benchmark: &Value, path: &str, out: &mut Collected) -> Result<
             ),
         }
     }
+    let interval = match benchmark.get("interval") {
+        None | Some(Value::Null) => None,
+        Some(v) => read_interval(v, &format!("{path}.interval"), out)
+            .and_then(|i| i.scaled(1.0 / per_second.unwrap_or(1.0))),
+    };
     out.benchmark(
         path,
         Measured {
@@ -125,9 +130,24 @@ fn read_benchmark(benchmark: &Value, path: &str, out: &mut Collected) -> Result<
             runs,
             in_process,
             note: note.to_string(),
+            interval,
         },
     );
     Ok(())
+}
+
+/// `[low, high]`, in the benchmark's unit; a warning and `None` when it is
+/// not two finite numbers in order (the benchmark is kept without it).
+fn read_interval(v: &Value, path: &str, out: &mut Collected) -> Option<model::Interval> {
+    let pair = v.as_array().filter(|a| a.len() == 2);
+    let interval = pair.and_then(|a| model::Interval::new(a[0].as_f64()?, a[1].as_f64()?));
+    if interval.is_none() {
+        out.warn(
+            path,
+            "expected [low, high], two numbers with low ≤ high; the interval is left out",
+        );
+    }
+    interval
 }
 
 /// Writes benchmarks in this format: one benchmark per line, in the given
@@ -164,7 +184,15 @@ pub fn to_json(benchmarks: &[Measured]) -> String {
                 }
             }
         }
-        out.push_str("]}");
+        out.push(']');
+        if let Some(i) = b.interval {
+            out.push_str(",\"interval\":[");
+            number(&mut out, i.low);
+            out.push(',');
+            number(&mut out, i.high);
+            out.push(']');
+        }
+        out.push('}');
     }
     out.push_str("]}\n");
     out
@@ -269,6 +297,7 @@ mod tests {
             runs: vec![vec![f64::NAN, 1e-300, 5e-324]],
             in_process: true,
             note: String::new(),
+            interval: None,
         }];
         let back = parse(&write_native(&odd)).unwrap();
         assert_eq!(back.benchmarks[0].name, odd[0].name);
@@ -280,6 +309,42 @@ mod tests {
         assert_eq!(
             write_native(&[]),
             "{\"perfatlas_measurements\":1,\n\"benchmarks\":[]}\n"
+        );
+    }
+
+    #[test]
+    fn intervals_are_written_read_back_and_questioned() {
+        let with = [Measured {
+            name: "time_work".into(),
+            unit: "s".into(),
+            runs: vec![vec![0.000378]],
+            in_process: false,
+            note: "asv result".into(),
+            interval: model::Interval::new(-0.0001, 0.000393),
+        }];
+        let text = write_native(&with);
+        assert!(
+            text.contains(r#""runs":[0.000378],"interval":[-0.0001,0.000393]}"#),
+            "{text}"
+        );
+        assert_eq!(parse(&text).unwrap().benchmarks, with);
+        // In the file's unit, converted as the values are.
+        let read = parse(
+            r#"{"perfatlas_measurements": 1, "benchmarks": [{"name": "a", "unit": "ms", "runs": [2], "interval": [1, 3]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            read.benchmarks[0].interval,
+            model::Interval::new(0.001, 0.003)
+        );
+        let read = parse(
+            r#"{"perfatlas_measurements": 1, "benchmarks": [{"name": "a", "unit": "s", "runs": [2], "interval": [3, 1]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(read.benchmarks[0].interval, None);
+        assert_eq!(
+            read.warnings[0].to_string(),
+            "$.benchmarks[0].interval: expected [low, high], two numbers with low ≤ high; the interval is left out"
         );
     }
 

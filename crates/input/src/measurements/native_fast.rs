@@ -54,6 +54,7 @@ enum BenchmarkKey {
     InProcess,
     Note,
     Runs,
+    Interval,
     #[serde(other)]
     Other,
 }
@@ -116,8 +117,8 @@ impl<'de> Visitor<'de> for BenchmarkVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Benchmark, A::Error> {
-        let (mut name, mut unit, mut in_process, mut note, mut runs) =
-            (None, None, None, None, None);
+        let (mut name, mut unit, mut in_process, mut note, mut runs, mut interval) =
+            (None, None, None, None, None, None);
         while let Some(key) = map.next_key()? {
             match key {
                 BenchmarkKey::Name => once(&mut name, map.next_value::<String>()?)?,
@@ -125,6 +126,7 @@ impl<'de> Visitor<'de> for BenchmarkVisitor {
                 BenchmarkKey::InProcess => once(&mut in_process, map.next_value::<bool>()?)?,
                 BenchmarkKey::Note => once(&mut note, map.next_value::<String>()?)?,
                 BenchmarkKey::Runs => once(&mut runs, map.next_value::<Vec<Run>>()?)?,
+                BenchmarkKey::Interval => once(&mut interval, map.next_value::<[f64; 2]>()?)?,
                 BenchmarkKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -142,6 +144,14 @@ impl<'de> Visitor<'de> for BenchmarkVisitor {
             .map(|run| in_seconds(run.0, per_second.unwrap_or(1.0)))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| de::Error::custom("a sample the full reader warns about"))?;
+        let interval = match interval {
+            None => None,
+            Some([low, high]) => Some(
+                model::Interval::new(low, high)
+                    .and_then(|i| i.scaled(1.0 / per_second.unwrap_or(1.0)))
+                    .ok_or_else(|| de::Error::custom("an interval the full reader warns about"))?,
+            ),
+        };
         Ok(Benchmark(Measured {
             name,
             unit: if per_second.is_some() {
@@ -152,6 +162,7 @@ impl<'de> Visitor<'de> for BenchmarkVisitor {
             runs,
             in_process: in_process.unwrap_or(false),
             note: note.unwrap_or_default(),
+            interval,
         }))
     }
 }
@@ -241,6 +252,7 @@ mod tests {
             r#"{"name": "a", "unit": "us", "runs": [1]}, {"name": "a", "unit": "us", "runs": [[2, 3]]}"#,
             r#"{"name": "a", "unit": "us", "runs": [1]}, {"name": "a", "unit": "bytes", "runs": [2]}"#,
             r#"{"name": "\u00e9\"<x>", "unit": "seconds", "other": null, "runs": [0.5]}"#,
+            r#"{"name": "asv", "unit": "us", "runs": [378.3], "interval": [-369.4, 393.0]}"#,
         ] {
             let text = doc(benchmarks);
             assert!(super::read(&text).is_some(), "{text}");
@@ -268,6 +280,9 @@ mod tests {
             r#"{"name": "a", "unit": "s", "note": null, "runs": [1]}"#,
             r#"{"name": "a", "runs": [1]}"#,
             r#"{"name": "a", "unit": "s", "runs": [1e400]}"#,
+            r#"{"name": "a", "unit": "s", "runs": [1], "interval": [2, 1]}"#,
+            r#"{"name": "a", "unit": "s", "runs": [1], "interval": [1]}"#,
+            r#"{"name": "a", "unit": "s", "runs": [1], "interval": null}"#,
         ] {
             let text = doc(benchmarks);
             assert!(super::read(&text).is_none(), "{text}");

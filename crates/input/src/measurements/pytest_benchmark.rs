@@ -96,6 +96,7 @@ fn read_benchmark(benchmark: &Value, path: &str, out: &mut Collected) -> Result<
             runs,
             in_process: true,
             note: "pytest-benchmark time per iteration of each round (stats.data)".to_string(),
+            interval: None,
         },
     );
     Ok(true)

@@ -37,6 +37,8 @@ pub struct ReducedBenchmark {
     pub in_process: bool,
     /// Some run holds more than one sample.
     pub multi_sample: bool,
+    /// The interval the tool recorded around its figure, if any.
+    pub interval: Option<model::Interval>,
 }
 
 /// A measurement file, reduced (see the module documentation).
@@ -72,6 +74,7 @@ impl Reduced {
                 runs,
                 in_process,
                 note,
+                interval,
             } = measured;
             let runs: Vec<&Vec<f64>> = runs.iter().filter(|r| !r.is_empty()).collect();
             let (name_at, runs_at) = (names.len(), run_means.len());
@@ -86,6 +89,7 @@ impl Reduced {
                 samples: runs.iter().map(|r| r.len() as u64).sum(),
                 in_process,
                 multi_sample: runs.iter().any(|r| r.len() > 1),
+                interval,
             });
         }
         let shared: Arc<[f64]> = run_means.into();
@@ -150,6 +154,7 @@ mod tests {
             runs,
             in_process: false,
             note: note.into(),
+            interval: None,
         }
     }
 

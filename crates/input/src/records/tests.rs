@@ -111,6 +111,7 @@ fn measurement_entries_whose_parts_do_not_fit_are_ignored() {
                 names: names.into(),
                 run_means: means,
                 benchmarks,
+                intervals: Vec::new(),
                 warnings: Vec::new(),
             }))
             .unwrap(),

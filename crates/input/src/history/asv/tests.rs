@@ -104,7 +104,7 @@ fn every_commit_in_date_order_with_the_samples_asv_show_prints() {
             assert_eq!(b.runs, vec![shown], "{}", b.name);
             assert_eq!(
                 b.note,
-                "asv samples (per call) of all its processes, as one run"
+                "asv samples (per call) of all its processes, as one run, with asv's 99% confidence interval (stats_ci_99_a/b)"
             );
         }
         let items = find(version, "benchmarks.track_items");
@@ -260,4 +260,61 @@ fn values_that_are_not_measurements_are_left_out_with_a_warning() {
     assert_eq!(v.date.as_deref(), Some("1970-01-01T00:00:00Z"));
     assert_eq!(v.benchmarks.len(), 1);
     assert_eq!(v.benchmarks[0].runs, vec![vec![0.5]]);
+}
+
+/// The `ci_99:` intervals `asv show --details` printed for `benchmark` at
+/// `commit`, in seconds (asv rounds them to three digits).
+fn shown_intervals(commit: &str, benchmark: &str) -> Vec<(f64, f64)> {
+    let path = fixture_dir().join(format!("asv-show/{}.txt", &commit[..8]));
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text.find(&format!("\n{benchmark} [")).unwrap();
+    let line = text[start..]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ci_99: "))
+        .unwrap();
+    let seconds = |s: &str| {
+        let s = s.trim();
+        let (number, per) = [("μs", 1e6), ("ms", 1e3), ("ns", 1e9), ("s", 1.0)]
+            .into_iter()
+            .find_map(|(u, per)| s.strip_suffix(u).map(|n| (n, per)))
+            .unwrap();
+        number.parse::<f64>().unwrap() / per
+    };
+    line.split("), (")
+        .map(|pair| {
+            let pair = pair.trim_matches(|c| c == '(' || c == ')');
+            let (low, high) = pair.split_once(", ").unwrap();
+            (seconds(low), seconds(high))
+        })
+        .collect()
+}
+
+#[test]
+fn asv_confidence_intervals_are_kept_as_asv_show_prints_them() {
+    let history = read(&fixture(), None).unwrap();
+    let near = |a: f64, b: f64| (a - b).abs() <= 0.006 * b.abs();
+    for version in &history.versions {
+        let work = find(version, "benchmarks.TimeSuite.time_work");
+        let interval = work.interval.expect("time_work has asv's ci_99");
+        let shown = shown_intervals(&version.revision, "benchmarks.TimeSuite.time_work");
+        assert!(
+            near(interval.low, shown[0].0) && near(interval.high, shown[0].1),
+            "{interval:?} against {shown:?}"
+        );
+        assert!(
+            work.note.contains("99% confidence interval"),
+            "{}",
+            work.note
+        );
+        // Parameterised: each combination its own interval, in asv's order.
+        let shown = shown_intervals(&version.revision, "benchmarks.Params.time_build");
+        let combos = ["(n=200, kind='list')", "(n=200, kind='tuple')"];
+        for (combo, (low, high)) in combos.iter().zip(&shown) {
+            let b = find(version, &format!("benchmarks.Params.time_build{combo}"));
+            let i = b.interval.unwrap();
+            assert!(near(i.low, *low) && near(i.high, *high), "{combo}: {i:?}");
+        }
+        // track_ and mem_ values have no interval.
+        assert_eq!(find(version, "benchmarks.track_items").interval, None);
+    }
 }

@@ -69,7 +69,16 @@ fn the_fixture_gives_every_commit_and_value_as_the_file_holds_it() {
     assert_eq!(history.versions[2].benchmarks[1].runs, vec![vec![20253e-9]]);
     assert!(history.notes[0].contains("15 values from 3 runs of 3 commits"));
     assert!(history.notes[0].contains("judged by its change points"));
-    assert!(history.notes[1].contains("`± 0`"), "{:?}", history.notes);
+    // `(+/- 0)`, as the action wrote it (`± 0`), is the value's interval.
+    assert_eq!(
+        first.benchmarks[0].interval,
+        model::Interval::new(86e-9, 86e-9)
+    );
+    assert!(
+        history.notes[1].starts_with("15 ranges the tools printed"),
+        "{:?}",
+        history.notes
+    );
 }
 
 #[test]
@@ -197,4 +206,46 @@ fn hostile_files_are_errors_naming_the_file_and_place() {
         let e = read_text(text).unwrap_err();
         assert_eq!(e.to_string(), format!("data.js: {expected}"), "{text}");
     }
+}
+
+#[test]
+fn ranges_become_intervals_converted_as_their_values() {
+    let data = r#"window.BENCHMARK_DATA = {"entries": {"s": [
+ {"commit": {"id": "aaa"}, "date": 1, "tool": "cargo",
+  "benches": [{"name": "a", "value": 1200, "unit": "ns/iter", "range": "± 1,100"},
+              {"name": "b", "value": 500, "unit": "ops/sec", "range": "±10%"},
+              {"name": "c", "value": 7, "unit": "items", "range": "+/- 2"},
+              {"name": "d", "value": 5, "unit": "ms", "range": "stddev: 0.2"},
+              {"name": "e", "value": 10, "unit": "ops/sec", "range": "± 20"}]}]}};"#;
+    let history = read("data.js", data.as_bytes()).unwrap();
+    let b = &history.versions[0].benchmarks;
+    let interval = |i: usize| b[i].interval.map(|i| (i.low, i.high));
+    let close = |x: Option<(f64, f64)>, y: (f64, f64)| {
+        x.is_some_and(|x| (x.0 - y.0).abs() < 1e-15 && (x.1 - y.1).abs() < 1e-15)
+    };
+    // 1200 ± 1100 ns, in seconds.
+    assert!(close(interval(0), (100e-9, 2300e-9)), "{:?}", interval(0));
+    // 500 ops/s ± 10% is 450 to 550 ops/s: 1/550 to 1/450 s per operation.
+    assert!(
+        close(interval(1), (1.0 / 550.0, 1.0 / 450.0)),
+        "{:?}",
+        interval(1)
+    );
+    assert_eq!(interval(2), Some((5.0, 9.0)));
+    // A standard deviation is not an interval; a rate interval reaching
+    // zero has no inverse.
+    assert_eq!(interval(3), None);
+    assert_eq!(interval(4), None);
+    assert!(history
+        .notes
+        .iter()
+        .any(|n| n.starts_with("3 ranges the tools printed")));
+    assert!(
+        history
+            .notes
+            .iter()
+            .any(|n| n.contains("2 ranges are left out (e.g. `stddev: 0.2`)")),
+        "{:?}",
+        history.notes
+    );
 }
