@@ -153,6 +153,13 @@ pub fn build_with_progress(
     };
     history.input_notes.extend(maps.1);
     let (analysis, sources) = analyse(options, &config, &history)?;
+    let moved: Vec<model::Note> = analysis
+        .ids
+        .moved
+        .iter()
+        .map(|m| m.note(&history))
+        .collect();
+    history.input_notes.extend(moved);
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),

@@ -531,12 +531,120 @@ fn a_library_moved_into_a_bundle_keeps_its_functions_through_the_source_map() {
         !components.iter().any(|c| c.contains("textkit_esm")),
         "{components:?}"
     );
-    // Without the repository, the bundle cannot be read: the frames keep
-    // the bundle's places.
+    // Without the repository, the bundle and its map cannot be read: the
+    // frames keep the bundle's places, and its functions are matched by
+    // name to the file no profile samples after the move.
     let site = tmp.path().join("site-without-repo");
-    build(&fixture, &site, &["-q"]);
+    let out = build(&fixture, &site, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("from 1.1.0 on, 3 functions (countWords, tokenize, topWords) sampled in `lib/textkit.esm.js` are matched by name to `src/tokenize.js`"),
+        "{stderr}"
+    );
     let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
-    assert!(index.contains("tokenize (lib/textkit.esm.js)"), "{index}");
+    assert!(
+        index.contains("Root cause: tokenize (src/tokenize.js) explains"),
+        "{index}"
+    );
+}
+
+#[test]
+fn a_library_moved_into_a_bundle_without_a_source_map_is_matched_by_name() {
+    // The same history, its repository rewritten without the source map
+    // (as a library that ships no map): the functions are matched by name
+    // across the move, and "modified" follows them: nothing in 1.1.0
+    // (src/tokenize.js did not change; only the bundle was added), tokenize
+    // in 1.2.0.
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-move");
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("input");
+    for version in ["1.0.0", "1.1.0", "1.2.0", "1.3.0"] {
+        std::fs::create_dir_all(input.join(version)).unwrap();
+        for entry in std::fs::read_dir(fixture.join(version)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_owned();
+            let text = std::fs::read(&path).unwrap();
+            let text = match name.to_str() {
+                // Found by the rewritten tags (v1.1.0, …), not the old ids.
+                Some("version.toml") => String::from_utf8(text)
+                    .unwrap()
+                    .lines()
+                    .filter(|l| !l.starts_with("revision"))
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+                    .into_bytes(),
+                _ => text,
+            };
+            std::fs::write(input.join(version).join(name), text).unwrap();
+        }
+    }
+    let repo = tmp.path().join("repo");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&[
+        "clone",
+        "-q",
+        fixture.join("history.bundle").to_str().unwrap(),
+        ".",
+    ]);
+    git(&[
+        "filter-branch",
+        "-f",
+        "--index-filter",
+        "git rm -q --cached --ignore-unmatch lib/textkit.esm.js.map",
+        "--tag-name-filter",
+        "cat",
+        "--",
+        "--all",
+    ]);
+    let site = tmp.path().join("site");
+    let out = build(&input, &site, &["--repo", repo.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("`lib/textkit.esm.js.map` was not found"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("matched by name to `src/tokenize.js`"),
+        "{stderr}"
+    );
+    let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(index.contains("major regression in 1.2.0 bench"), "{index}");
+    assert!(
+        index.contains("Root cause: tokenize (src/tokenize.js) explains"),
+        "{index}"
+    );
+    assert!(index.contains("modified in 1.2.0 ●"), "{index}");
+    // One row for tokenize across the move, and no modified method in the
+    // release that only added the bundle.
+    let components = site.join("matrix/b/bench/c");
+    let tokenize = std::fs::read_dir(&components)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("class-tokenize_js-"))
+        .expect("a component for src/tokenize.js");
+    let page = text(&std::fs::read_to_string(tokenize).unwrap());
+    assert!(page.contains("1.1.0: 49.9 ms"), "{page}");
+    assert!(!page.contains("before it moved"), "{page}");
+    let at_move = &page[page.find("1.1.0: 49.9 ms").unwrap()..];
+    assert!(
+        at_move[..300].contains("0 modified methods"),
+        "{}",
+        &at_move[..300]
+    );
 }
 
 #[test]

@@ -155,7 +155,6 @@ pub fn from_git(
     config: &config::VcsConfig,
     popup_lines: usize,
 ) -> Modifications {
-    use super::method_lines::{is_modified, method_diff, method_range};
     use vcs::PathMap;
     let n = history.versions.len();
     let resolved: Vec<Result<Option<vcs::Resolved>, String>> = history
@@ -172,7 +171,10 @@ pub fn from_git(
         .map(|r| (r.from.clone(), r.to.clone()))
         .collect();
     let mut out = Modifications::unknown(n, "");
+    let mut previous_sites: BTreeMap<CompId, super::method_lines::MethodSite> = BTreeMap::new();
     for v in 0..n {
+        let sites = method_sites(history, hierarchy, v);
+        let before_sites = std::mem::replace(&mut previous_sites, sites.clone());
         let here = &mut out.versions[v];
         let new = match &resolved[v] {
             Err(e) => {
@@ -213,20 +215,61 @@ pub fn from_git(
             }
         };
         let paths = repo.paths(new).unwrap_or_default();
+        let new_paths: BTreeSet<String> = paths.iter().cloned().collect();
         let map = PathMap::new(rules.clone(), paths);
         let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
         let mut unmapped: BTreeSet<String> = BTreeSet::new();
-        for (method, site) in method_sites(history, hierarchy, v) {
+        let mut old_map: Option<PathMap> = None;
+        for (method, site) in sites {
             let Some(path) = map.map(&site.file) else {
                 unmapped.insert(site.file.clone());
                 continue;
             };
-            let Some(file) = files
-                .iter()
-                .find(|f| f.new_path.as_deref() == Some(path.as_str()))
-            else {
-                continue;
-            };
+            // A function the profiles ran from another file in the version
+            // before (matched across the move by identity): its source
+            // there against its source here.
+            if let Some(before) = before_sites.get(&method).filter(|b| b.file != site.file) {
+                let old_map = old_map.get_or_insert_with(|| {
+                    PathMap::new(rules.clone(), repo.paths(old).unwrap_or_default())
+                });
+                if let Some(old_path) = old_map.map(&before.file).filter(|p| *p != path) {
+                    // Its old file is still here (the sources a bundle is
+                    // built from): that file's own change decides, not the
+                    // generated text.
+                    if new_paths.contains(&old_path) {
+                        let text = repo.file_text(new, &old_path);
+                        let site = super::method_lines::MethodSite {
+                            file: old_path.clone(),
+                            ..before.clone()
+                        };
+                        if let Some(mut change) =
+                            change_in(&files, &site, text.as_deref(), popup_lines)
+                        {
+                            if let Some(r) = change.range.as_mut() {
+                                r.2.push_str(&format!(
+                                    ", in the source of the code the profiles ran from {path}"
+                                ));
+                            }
+                            here.modified.insert(method, change);
+                        }
+                        continue;
+                    }
+                    let moved = Moved {
+                        old: (old_path.as_str(), before),
+                        new: (path.as_str(), &site),
+                    };
+                    let old_text = repo.file_text(old, &old_path);
+                    let new_text = sources
+                        .entry(path.clone())
+                        .or_insert_with(|| repo.file_text(new, &path));
+                    if let Some(change) =
+                        moved.change(old_text.as_deref(), new_text.as_deref(), popup_lines)
+                    {
+                        here.modified.insert(method, change);
+                    }
+                    continue;
+                }
+            }
             let source = sources
                 .entry(path.clone())
                 .or_insert_with(|| repo.file_text(new, &path));
@@ -234,46 +277,9 @@ pub fn from_git(
                 file: path.clone(),
                 ..site
             };
-            let Some(range) = method_range(&site, source.as_deref()) else {
-                continue;
-            };
-            if !is_modified(&range, file) {
-                continue;
+            if let Some(change) = change_in(&files, &site, source.as_deref(), popup_lines) {
+                here.modified.insert(method, change);
             }
-            let diff = method_diff(&range, file, popup_lines);
-            let added = file.status == vcs::FileStatus::Added
-                || (!diff.lines.is_empty()
-                    && diff
-                        .lines
-                        .iter()
-                        .filter(|l| {
-                            l.new_line
-                                .is_some_and(|n| n >= range.first && n <= range.last)
-                        })
-                        .all(|l| l.kind == vcs::LineKind::Added));
-            here.modified.insert(
-                method,
-                MethodChange {
-                    added,
-                    file: path,
-                    range: Some((range.first, range.last, rule_name(range.rule).to_string())),
-                    lines: diff
-                        .lines
-                        .iter()
-                        .map(|l| ChangeLine {
-                            kind: match l.kind {
-                                vcs::LineKind::Added => '+',
-                                vcs::LineKind::Removed => '-',
-                                vcs::LineKind::Context => ' ',
-                            },
-                            old: l.old_line,
-                            new: l.new_line,
-                            text: l.text.clone(),
-                        })
-                        .collect(),
-                    truncated: diff.truncated,
-                },
-            );
         }
         here.known = true;
         here.note = format!(
@@ -295,6 +301,135 @@ pub fn from_git(
         here.unmapped = unmapped.into_iter().collect();
     }
     out
+}
+
+/// How the method at `site` (repository path) changed in `files` (the
+/// version's diff), when its range in `source` (the file's new text)
+/// holds changed lines.
+fn change_in(
+    files: &[vcs::FileDiff],
+    site: &super::method_lines::MethodSite,
+    source: Option<&str>,
+    popup_lines: usize,
+) -> Option<MethodChange> {
+    use super::method_lines::{is_modified, method_diff, method_range};
+    let file = files
+        .iter()
+        .find(|f| f.new_path.as_deref() == Some(site.file.as_str()))?;
+    let range = method_range(site, source)?;
+    if !is_modified(&range, file) {
+        return None;
+    }
+    let diff = method_diff(&range, file, popup_lines);
+    let added = file.status == vcs::FileStatus::Added
+        || (!diff.lines.is_empty()
+            && diff
+                .lines
+                .iter()
+                .filter(|l| {
+                    l.new_line
+                        .is_some_and(|n| n >= range.first && n <= range.last)
+                })
+                .all(|l| l.kind == vcs::LineKind::Added));
+    Some(MethodChange {
+        added,
+        file: site.file.clone(),
+        range: Some((range.first, range.last, rule_name(range.rule).to_string())),
+        lines: diff.lines.iter().map(change_line).collect(),
+        truncated: diff.truncated,
+    })
+}
+
+fn change_line(l: &vcs::DiffLine) -> ChangeLine {
+    ChangeLine {
+        kind: match l.kind {
+            vcs::LineKind::Added => '+',
+            vcs::LineKind::Removed => '-',
+            vcs::LineKind::Context => ' ',
+        },
+        old: l.old_line,
+        new: l.new_line,
+        text: l.text.clone(),
+    }
+}
+
+/// A function's site in the version before, in another file, and its site
+/// now: `(repository path, site)` each.
+struct Moved<'a> {
+    old: (&'a str, &'a super::method_lines::MethodSite),
+    new: (&'a str, &'a super::method_lines::MethodSite),
+}
+
+impl Moved<'_> {
+    /// How its source changed across the move: its lines where it was
+    /// against its lines where it is; `None` when they are the same, or
+    /// either range cannot be found.
+    fn change(
+        &self,
+        old: Option<&str>,
+        new: Option<&str>,
+        popup_lines: usize,
+    ) -> Option<MethodChange> {
+        use super::method_lines::{method_diff, method_range, LineRange, MethodSite};
+        let range_in = |(path, site): (&str, &MethodSite), text: &str| {
+            let site = MethodSite {
+                file: path.to_string(),
+                ..site.clone()
+            };
+            method_range(&site, Some(text))
+        };
+        let (old_text, new_text) = (old?, new?);
+        let old_range = range_in(self.old, old_text)?;
+        let new_range = range_in(self.new, new_text)?;
+        let lines_of = |text: &str, r: &LineRange| {
+            text.lines()
+                .skip(r.first as usize - 1)
+                .take((r.last + 1 - r.first) as usize)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        };
+        let diff = vcs::diff_texts(
+            self.old.0,
+            &lines_of(old_text, &old_range),
+            self.new.0,
+            &lines_of(new_text, &new_range),
+        );
+        if diff.hunks.is_empty() {
+            return None;
+        }
+        let whole = LineRange {
+            first: 1,
+            last: new_range.last + 1 - new_range.first,
+            rule: new_range.rule,
+        };
+        let shown = method_diff(&whole, &diff, popup_lines);
+        let shift = |n: Option<u32>, by: u32| n.map(|n| n + by - 1);
+        Some(MethodChange {
+            added: false,
+            file: self.new.0.to_string(),
+            range: Some((
+                new_range.first,
+                new_range.last,
+                format!(
+                    "{}, against its lines {}–{} in {} before it moved",
+                    rule_name(new_range.rule),
+                    old_range.first,
+                    old_range.last,
+                    self.old.0
+                ),
+            )),
+            lines: shown
+                .lines
+                .iter()
+                .map(|l| ChangeLine {
+                    old: shift(l.old_line, old_range.first),
+                    new: shift(l.new_line, new_range.first),
+                    ..change_line(l)
+                })
+                .collect(),
+            truncated: shown.truncated,
+        })
+    }
 }
 
 fn rule_name(rule: super::method_lines::RangeRule) -> &'static str {

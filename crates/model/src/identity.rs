@@ -241,6 +241,9 @@ pub struct FunctionIds {
     pub normalised: BTreeMap<Rule, BTreeSet<String>>,
     /// Function names split by start line: (name, file, how many).
     pub split: Vec<(String, String, usize)>,
+    /// Files whose functions another file holds from a version on,
+    /// matched by name ([`moves`]).
+    pub moved: Vec<Moved>,
 }
 
 impl FunctionIds {
@@ -254,6 +257,7 @@ impl FunctionIds {
             }
         }
         ids.split = split;
+        ids.moved = moves::follow_moves(history, &mut ids.function_of);
         ids
     }
 
@@ -288,6 +292,7 @@ impl FunctionIds {
             function_of: base,
             normalised,
             split: Vec::new(),
+            moved: Vec::new(),
         }
     }
 
@@ -414,5 +419,8 @@ fn is_anonymous(name: &str) -> bool {
         || name == "(anonymous function)"
 }
 
+mod moves;
 #[cfg(test)]
 mod tests;
+
+pub use moves::Moved;

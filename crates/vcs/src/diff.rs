@@ -84,6 +84,32 @@ impl Repo {
     }
 }
 
+/// The diff of two texts (a function's source where it was and where it
+/// is, when it moved to another file), as git diffs two files: 3 context
+/// lines and the indent heuristic. Line numbers count from 1 in each text.
+pub fn diff_texts(old_path: &str, old: &str, new_path: &str, new: &str) -> FileDiff {
+    let mut options = git2::DiffOptions::new();
+    options.context_lines(3).indent_heuristic(true);
+    let patch = git2::Patch::from_buffers(
+        old.as_bytes(),
+        Some(std::path::Path::new(old_path)),
+        new.as_bytes(),
+        Some(std::path::Path::new(new_path)),
+        Some(&mut options),
+    );
+    let hunks = patch
+        .ok()
+        .and_then(|p| hunks_of(&p).ok())
+        .unwrap_or_default();
+    FileDiff {
+        old_path: Some(old_path.to_string()),
+        new_path: Some(new_path.to_string()),
+        status: FileStatus::Modified,
+        binary: false,
+        hunks,
+    }
+}
+
 fn hunks_of(patch: &git2::Patch<'_>) -> Result<Vec<Hunk>, git2::Error> {
     let mut hunks = Vec::with_capacity(patch.num_hunks());
     for h in 0..patch.num_hunks() {

@@ -21,6 +21,7 @@ pub mod sources;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_repo;
 
+pub use diff::diff_texts;
 pub use history::HistoryCommit;
 pub use path_map::PathMap;
 

@@ -193,3 +193,157 @@ mod same_names {
         assert!(ids.split.is_empty());
     }
 }
+
+mod moves {
+    use super::*;
+    use crate::{Metric, Profile, ProfileEntry, Unit, Version};
+
+    fn at(name: &str, file: &str, start: u32) -> Frame {
+        Frame {
+            function: name.into(),
+            file: Some(file.into()),
+            line: Some(start),
+            start_line: Some(start),
+            ..Frame::default()
+        }
+    }
+
+    /// A version whose profile samples each stack (outermost first).
+    fn version(h: &mut History, v: usize, stacks: &[&[Frame]]) -> Vec<Vec<FrameId>> {
+        h.versions.push(Version {
+            name: format!("1.{v}.0"),
+            label: format!("1.{v}.0"),
+            ..Version::default()
+        });
+        let mut p = Profile::new(vec![Metric::new("cpu", Unit::Nanoseconds)]);
+        let mut ids = Vec::new();
+        for stack in stacks {
+            let s: Vec<FrameId> = stack.iter().map(|f| h.frames.intern(f.clone())).collect();
+            p.tree.add_stack(s.iter().copied(), &[1.0]);
+            ids.push(s);
+        }
+        h.profiles.push(ProfileEntry {
+            version: v,
+            benchmark: "b".into(),
+            repetition: 1,
+            source: format!("{v}/b"),
+            format: "test",
+            profile: p,
+        });
+        ids
+    }
+
+    fn ids(h: &History) -> FunctionIds {
+        FunctionIds::new(h, &PathRules::of_history(h, &[]))
+    }
+
+    #[test]
+    fn functions_that_move_into_a_bundle_keep_their_identity() {
+        let mut h = History::default();
+        let main = at("main", "bench.mjs", 1);
+        let before = version(
+            &mut h,
+            0,
+            &[
+                &[main.clone(), at("parse", "/w/src/parse.js", 3)],
+                &[
+                    main.clone(),
+                    at("parse", "/w/src/parse.js", 3),
+                    at("tokenize", "/w/src/tokenize.js", 9),
+                ],
+            ],
+        );
+        let after = version(
+            &mut h,
+            1,
+            &[
+                &[main.clone(), at("parse", "/w/lib/kit.esm.js", 40)],
+                &[
+                    main.clone(),
+                    at("parse", "/w/lib/kit.esm.js", 40),
+                    at("tokenize", "/w/lib/kit.esm.js", 12),
+                ],
+            ],
+        );
+        let ids = ids(&h);
+        let id = |f: FrameId| ids.get(f).unwrap().clone();
+        assert_eq!(id(after[1][1]), id(before[1][1]), "parse");
+        assert_eq!(id(after[1][2]), id(before[1][2]), "tokenize");
+        assert_eq!(id(after[1][2]).file.as_deref(), Some("/w/src/tokenize.js"));
+        assert_eq!(ids.moved.len(), 2, "{:?}", ids.moved);
+        let note = ids.moved[0].note(&h).text;
+        assert!(
+            note.starts_with("from 1.1.0 on, 1 function (parse) sampled in `/w/lib/kit.esm.js` is matched by name to `/w/src/parse.js`"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn same_named_functions_of_a_bundle_are_told_apart_by_their_callers() {
+        // Tokenizer's and Renderer's `list`, each in its own file, then
+        // both in one bundle (numbered by start line there).
+        let mut h = History::default();
+        let before = version(
+            &mut h,
+            0,
+            &[
+                &[
+                    at("lex", "/s/lexer.js", 1),
+                    at("list", "/s/tokenizer.js", 5),
+                    at("item", "/s/tokenizer.js", 20),
+                ],
+                &[
+                    at("render", "/s/render.js", 1),
+                    at("list", "/s/renderer.js", 8),
+                    at("cell", "/s/renderer.js", 30),
+                ],
+            ],
+        );
+        let after = version(
+            &mut h,
+            1,
+            &[
+                &[
+                    at("lex", "/b/all.js", 1),
+                    at("list", "/b/all.js", 500),
+                    at("item", "/b/all.js", 520),
+                ],
+                &[
+                    at("render", "/b/all.js", 900),
+                    at("list", "/b/all.js", 1200),
+                    at("cell", "/b/all.js", 1230),
+                ],
+            ],
+        );
+        let ids = ids(&h);
+        let id = |f: FrameId| ids.get(f).unwrap().clone();
+        assert_eq!(id(after[0][1]), id(before[0][1]), "the tokenizer's list");
+        assert_eq!(id(after[1][1]), id(before[1][1]), "the renderer's list");
+        assert_ne!(id(after[0][1]), id(after[1][1]));
+        assert!(ids.moved.iter().any(|m| m.by_callers), "{:?}", ids.moved);
+    }
+
+    #[test]
+    fn one_common_name_or_a_generic_one_is_no_move() {
+        let mut h = History::default();
+        let before = version(
+            &mut h,
+            0,
+            &[&[
+                at("<module>", "/p/a.py", 1),
+                at("main", "/p/a.py", 3),
+                at("helper", "/p/a.py", 9),
+            ]],
+        );
+        let after = version(
+            &mut h,
+            1,
+            &[&[at("<module>", "/p/b.py", 1), at("main", "/p/b.py", 3)]],
+        );
+        let ids = ids(&h);
+        let id = |f: FrameId| ids.get(f).unwrap().clone();
+        assert_ne!(id(after[0][1]), id(before[0][1]));
+        assert_ne!(id(after[0][0]), id(before[0][0]));
+        assert!(ids.moved.is_empty(), "{:?}", ids.moved);
+    }
+}
