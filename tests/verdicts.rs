@@ -777,3 +777,53 @@ fn a_noisy_asv_history_reports_no_change_where_the_code_never_changed() {
     let page = std::fs::read_to_string(&pages[0]).unwrap();
     assert!(text(&page).contains("(recorded)"), "{}", pages[0].display());
 }
+
+#[test]
+fn a_minified_bundle_is_mapped_function_by_function_by_its_columns() {
+    // tests/fixtures/bundle-move-minified: the same history with
+    // `esbuild --minify`: the whole library on one line, its functions
+    // renamed `c`, `i`, `u`. V8 gives each call frame its column, and the
+    // map at that column names the source function.
+    let fixture =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-move-minified");
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(fixture.join("history.bundle"))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    let site = tmp.path().join("site");
+    let out = build(&fixture, &site, &["--repo", repo.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(index.contains("major regression in 1.2.0 bench"), "{index}");
+    assert!(
+        index.contains("Root cause: tokenize (src/tokenize.js) explains"),
+        "{index}"
+    );
+    assert!(index.contains("modified in 1.2.0 ●"), "{index}");
+    // Each function its own component, by its source name.
+    let components: Vec<String> = std::fs::read_dir(site.join("matrix/b/bench/c"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let methods = std::fs::read_dir(site.join("matrix/b/bench/c"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for name in ["tokenize", "countWords", "topWords"] {
+        assert!(methods.contains(name), "{name} in {components:?}");
+    }
+    assert!(
+        !components.iter().any(|c| c.contains("textkit_esm")),
+        "{components:?}"
+    );
+}

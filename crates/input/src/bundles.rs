@@ -9,11 +9,13 @@
 //! same repository revision or sources directory as the bundle); this
 //! module parses the maps ([`crate::source_map`]) and rewrites the frames
 //! of the profiles of that version: a frame in a mapped bundle takes the
-//! original file and line of the mapping at its line (V8 gives a frame the
-//! line where its function starts; the last mapping on that line is
-//! taken, which is the function's own line in a bundle that keeps one
-//! function per line, as unminified bundles do). Its name stays V8's
-//! unless V8 had none and the map names it.
+//! original file and line of the mapping at the place V8 gives for its
+//! function's start (line and column, so the functions of a minified
+//! bundle's one long line are told apart; without a column, the last
+//! mapping on the line, which is the function's own line in a bundle that
+//! keeps one function per line, as unminified bundles do). Its name is the
+//! one the map gives the place V8 gives (a minified bundle's `c` is the
+//! source's `tokenize`), else V8's.
 
 use std::collections::HashMap;
 
@@ -120,9 +122,15 @@ fn history_label(history: &History, version: usize) -> String {
 /// its line.
 fn original_frame(frame: &Frame, map: &SourceMap) -> Option<Frame> {
     let line = frame.start_line.or(frame.line)?.checked_sub(1)?;
-    let at = map.original(line, u32::MAX)?;
+    let column = match (frame.start_line, frame.start_column) {
+        (Some(_), Some(c)) => c - 1,
+        _ => u32::MAX,
+    };
+    let at = map.original(line, column)?;
+    let precise = column != u32::MAX;
     let function = match (frame.function.as_str(), at.name) {
         ("(anonymous)" | "", Some(name)) => name.to_string(),
+        (_, Some(name)) if precise => name.to_string(),
         _ => frame.function.clone(),
     };
     Some(Frame {
@@ -130,6 +138,7 @@ fn original_frame(frame: &Frame, map: &SourceMap) -> Option<Frame> {
         file: Some(at.source.to_string()),
         line: Some(at.line + 1),
         start_line: Some(at.line + 1),
+        start_column: Some(at.column + 1),
         ..frame.clone()
     })
 }

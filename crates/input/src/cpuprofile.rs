@@ -138,6 +138,8 @@ struct CallFrame {
     url: Option<String>,
     #[serde(default)]
     line_number: Option<f64>,
+    #[serde(default)]
+    column_number: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -150,6 +152,8 @@ struct OldNode {
     url: Option<String>,
     #[serde(default)]
     line_number: Option<f64>,
+    #[serde(default)]
+    column_number: Option<f64>,
     hit_count: Option<f64>,
     #[serde(default)]
     children: Vec<OldNode>,
@@ -171,16 +175,20 @@ pub(crate) fn make_frame(
     function: Option<String>,
     url: Option<String>,
     line: Option<f64>,
+    column: Option<f64>,
 ) -> Frame {
     let function = match function {
         Some(f) if !f.is_empty() => f,
         _ => "(anonymous)".to_string(),
     };
     let file = url.filter(|u| !u.is_empty());
-    // lineNumber is 0-based; -1 means unknown.
-    let line = line
-        .filter(|l| l.is_finite() && *l >= 0.0 && *l < u32::MAX as f64)
-        .map(|l| l as u32 + 1);
+    // lineNumber and columnNumber are 0-based; -1 means unknown.
+    let one_based = |n: Option<f64>| {
+        n.filter(|n| n.is_finite() && *n >= 0.0 && *n < u32::MAX as f64)
+            .map(|n| n as u32 + 1)
+    };
+    let line = one_based(line);
+    let start_column = line.and(one_based(column));
     Frame {
         function,
         file,
@@ -188,6 +196,7 @@ pub(crate) fn make_frame(
         module: None,
         // A call frame's line is where its function starts.
         start_line: line,
+        start_column,
         source_hash: None,
         full_name: None,
     }
@@ -209,7 +218,12 @@ fn flatten_old(head: OldNode) -> Vec<FlatNode> {
         }
         out.push(FlatNode {
             id: node.id,
-            frame: make_frame(node.function_name, node.url, node.line_number),
+            frame: make_frame(
+                node.function_name,
+                node.url,
+                node.line_number,
+                node.column_number,
+            ),
             hit_count: node.hit_count.unwrap_or(0.0),
             path,
             children,
@@ -232,6 +246,7 @@ fn flatten_new(nodes: Vec<RawNode>, paths: Option<Vec<String>>) -> Vec<FlatNode>
                     n.call_frame.function_name,
                     n.call_frame.url,
                     n.call_frame.line_number,
+                    n.call_frame.column_number,
                 ),
                 hit_count: n.hit_count.unwrap_or(0.0),
                 children: n
@@ -836,6 +851,26 @@ mod tests {
         assert_eq!(format, "chrome-trace");
         let e = parse(r#"[{"ph":"X","ts":1,"name":"a"}]"#).unwrap_err();
         assert_eq!(e.message, TRACE_EVENTS_MESSAGE);
+    }
+
+    #[test]
+    fn call_frames_keep_the_column_where_their_function_starts() {
+        // As node --cpu-prof wrote a minified esbuild bundle (tests/fixtures/
+        // bundle-move-minified): `function c(n){…}function i(n){…}` on one
+        // line, V8's columns at each parameter list.
+        let p = parse(
+            r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1},"children":[2,3]},
+                {"id":2,"callFrame":{"functionName":"c","url":"file:///t.js","lineNumber":0,"columnNumber":10},"hitCount":3},
+                {"id":3,"callFrame":{"functionName":"i","url":"file:///t.js","lineNumber":0,"columnNumber":227},"hitCount":1}]}"#,
+        )
+        .unwrap();
+        let at = |k: usize| {
+            let node = p.profile.tree.children(NodeId::ROOT)[k];
+            let f = p.frames.get(p.profile.tree.frame(node).unwrap());
+            (f.function.clone(), f.start_line, f.start_column)
+        };
+        assert_eq!(at(0), ("c".to_string(), Some(1), Some(11)));
+        assert_eq!(at(1), ("i".to_string(), Some(1), Some(228)));
     }
 
     #[test]

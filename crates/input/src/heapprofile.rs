@@ -82,6 +82,7 @@ struct RawNode {
     function: Option<String>,
     url: Option<String>,
     line: Option<f64>,
+    column: Option<f64>,
     self_size: Option<f64>,
     id: Option<f64>,
     /// Index of the parent node; `None` for `head`.
@@ -382,14 +383,17 @@ impl<'a> Reader<'a> {
                 )),
                 None => Err(truncated(&self.pull)),
             },
-            "lineNumber" => match self.value()? {
+            "lineNumber" | "columnNumber" => match self.value()? {
                 Some(Event::Number(n)) => {
-                    self.nodes[i].line = Some(n);
+                    match field.as_str() {
+                        "lineNumber" => self.nodes[i].line = Some(n),
+                        _ => self.nodes[i].column = Some(n),
+                    }
                     Ok(Step::Stay)
                 }
                 Some(Event::Null) => Ok(Step::Stay),
                 Some(other) => Err(ParseError::json(
-                    format!("{}.callFrame.lineNumber", node_path(&self.nodes, i)),
+                    format!("{}.callFrame.{field}", node_path(&self.nodes, i)),
                     format!("expected a number, found {}", other.describe()),
                 )),
                 None => Err(truncated(&self.pull)),
@@ -459,6 +463,7 @@ impl RawNode {
             function: None,
             url: None,
             line: None,
+            column: None,
             self_size: None,
             id: None,
             parent,
@@ -482,7 +487,7 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
     for i in 0..nodes.len() {
         let (function, url) = (nodes[i].function.take(), nodes[i].url.take());
         let node = &nodes[i];
-        let frame = cpuprofile::make_frame(function, url, node.line);
+        let frame = cpuprofile::make_frame(function, url, node.line, node.column);
         let at = match node.parent {
             None if frame.function == "(root)" => NodeId::ROOT,
             None => profile.tree.child(NodeId::ROOT, frames.intern(frame)),
@@ -833,6 +838,9 @@ mod tests {
         );
         let anon = p.profile.tree.children(main)[0];
         assert_eq!(function(&p, anon), "(anonymous)");
+        // lineNumber 9, columnNumber 2 (0-based) is line 10, column 3.
+        let frame = p.frames.get(p.profile.tree.frame(anon).unwrap());
+        assert_eq!((frame.start_line, frame.start_column), (Some(10), Some(3)));
         let alloc = p.profile.allocations.as_ref().unwrap();
         assert_eq!(alloc.count_kind, CountKind::Samples);
         assert_eq!(alloc.classes, ["main", "(anonymous)"]);

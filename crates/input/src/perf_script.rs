@@ -543,6 +543,7 @@ fn intern(
         line: None,
         module: module.map(str::to_string),
         start_line: None,
+        start_column: None,
         source_hash: None,
         full_name,
     };

@@ -35,13 +35,14 @@ enum Entry {
     Measurements(CachedMeasurements),
 }
 
-/// (function, file, line, module, start_line, source_hash, full_name)
+/// (function, file, line, module, (start_line, start_column), source_hash,
+/// full_name)
 type FrameRecord = (
     String,
     Option<String>,
     Option<u32>,
     Option<String>,
-    Option<u32>,
+    (Option<u32>, Option<u32>),
     Option<String>,
     Option<String>,
 );
@@ -255,7 +256,7 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
                     f.file.clone(),
                     f.line,
                     f.module.clone(),
-                    f.start_line,
+                    (f.start_line, f.start_column),
                     f.source_hash.clone(),
                     f.full_name.clone(),
                 )
@@ -330,13 +331,14 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
         .frames
         .into_iter()
         .map(
-            |(function, file, line, module, start_line, source_hash, full_name)| {
+            |(function, file, line, module, (start_line, start_column), source_hash, full_name)| {
                 frames.intern(Frame {
                     function,
                     file,
                     line,
                     module,
                     start_line,
+                    start_column,
                     source_hash,
                     full_name,
                 })

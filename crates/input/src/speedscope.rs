@@ -200,6 +200,7 @@ fn intern_shared_frames(shared: Vec<RawFrame>, frames: &mut FrameTable) -> Vec<F
                 line,
                 module: None,
                 start_line: None,
+                start_column: None,
                 source_hash: None,
                 full_name: None,
             })

@@ -361,6 +361,7 @@ mod tests {
             line: Some(10),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         };
@@ -382,6 +383,7 @@ mod tests {
             line: Some(250),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         };
@@ -401,6 +403,7 @@ mod tests {
             line: Some(1),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         };

@@ -23,6 +23,12 @@ pub struct Frame {
     /// `line` is the executing line where the input has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u32>,
+    /// Column (1-based) on `start_line` where the function starts, when
+    /// the input records it (a `.cpuprofile` call frame's column): in a
+    /// minified bundle many functions start on one line, and a source map
+    /// tells them apart only by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_column: Option<u32>,
     /// A hash of the function's source text, when the input carries one
     /// (native JSON): a changed hash between versions marks the method as
     /// modified without a repository.
@@ -162,6 +168,7 @@ mod tests {
             line: Some(3),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         });
@@ -174,6 +181,7 @@ mod tests {
             line: Some(3),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         });

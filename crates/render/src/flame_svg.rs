@@ -322,6 +322,7 @@ mod tests {
             line: Some(7),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         });

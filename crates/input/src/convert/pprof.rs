@@ -230,6 +230,7 @@ mod tests {
             line: Some(12),
             module: Some("demo".into()),
             start_line: Some(10),
+            start_column: None,
             source_hash: None,
             full_name: None,
         });

@@ -185,6 +185,7 @@ fn builds_root_first_stacks_with_comm_metrics_and_timeline() {
             line: None,
             module: Some("libx.so".into()),
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         }

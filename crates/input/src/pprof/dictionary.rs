@@ -240,6 +240,7 @@ impl Expander<'_> {
                 line: None,
                 module: info.and_then(|m| m.module.clone()),
                 start_line: None,
+                start_column: None,
                 source_hash: None,
                 full_name: None,
             };
@@ -300,6 +301,7 @@ impl Expander<'_> {
             line,
             module: mapping.and_then(|m| m.module.clone()),
             start_line: f.start_line,
+            start_column: None,
             source_hash: None,
             full_name: f.full_name.clone(),
         }

@@ -119,6 +119,7 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                 line: None,
                 module,
                 start_line: None,
+                start_column: None,
                 source_hash: None,
                 full_name: None,
             }));
@@ -142,6 +143,7 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
                     line: u32::try_from(line.line).ok().filter(|&l| l > 0),
                     module: module.clone(),
                     start_line: function.start_line,
+                    start_column: None,
                     source_hash: None,
                     full_name: function.full_name.clone(),
                 };

@@ -272,6 +272,7 @@ fn inlined_lines_expand_outermost_first() {
             line: Some(40),
             module: None,
             start_line: None,
+            start_column: None,
             source_hash: None,
             full_name: None,
         }
