@@ -106,11 +106,7 @@ fn go_bench_and_bmf_versions_build_and_list_their_benchmarks() {
     // recorded lower_value and upper_value, and the same file in both
     // versions has the same interval: no change.
     for name in ["fib(10)", "fib(15) (throughput)"] {
-        assert!(
-            row(name).contains("no significant change"),
-            "{}",
-            row(name)
-        );
+        assert!(row(name).contains("no significant change"), "{}", row(name));
     }
     // Without the bounds, what would be enough is said.
     for version in ["1.0", "2.0"] {

@@ -744,6 +744,19 @@ fn asv_intervals_judge_two_commits_as_asv_compare_does() {
     }
     assert_eq!(report["judged"], 5, "{report:#}");
     assert_eq!(code, 1);
+    // The site says the same, and how it was told.
+    let site = tmp.path().join("site");
+    let out = build(&input, &site, &["-q"]);
+    assert!(out.status.success());
+    let index = text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(
+        index.contains("major regression in f9d84d5309 benchmarks.TimeSuite.time_work"),
+        "{index}"
+    );
+    assert!(
+        index.contains("major regression (recorded intervals apart)"),
+        "{index}"
+    );
 }
 
 #[test]
@@ -826,4 +839,85 @@ fn a_minified_bundle_is_mapped_function_by_function_by_its_columns() {
         !components.iter().any(|c| c.contains("textkit_esm")),
         "{components:?}"
     );
+}
+
+/// The words the site uses for a `check` JSON verdict (the start of the
+/// index's "newest version against the one before" cell).
+fn site_words(b: &Value) -> String {
+    match b["verdict"].as_str().unwrap() {
+        "change" => format!(
+            "{} {}",
+            b["severity"].as_str().unwrap(),
+            b["direction"].as_str().unwrap()
+        ),
+        "no_change" => "no significant change".into(),
+        "negligible" => "no change of practical size".into(),
+        "held_back" => "held back by false-discovery control".into(),
+        "not_enough_data" => "not enough data".into(),
+        other => panic!("verdict {other}"),
+    }
+}
+
+#[test]
+fn check_and_the_site_agree_on_every_sample_history() {
+    // One read path: for each sample history, `check` (newest against the
+    // version before) says what the site's index says of each benchmark's
+    // newest version.
+    let tmp = tempfile::tempdir().unwrap();
+    let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&samples).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        // field-example keeps its report's input under report/.
+        let input = match dir.join("report").is_dir() {
+            true => dir.join("report"),
+            false => dir,
+        };
+        let site = tmp.path().join(&name);
+        let out = build(&input, &site, &["-q"]);
+        assert!(out.status.success(), "{name}");
+        let html = std::fs::read_to_string(site.join("index.html")).unwrap();
+        let out = perfatlas(&[
+            "check".as_ref(),
+            input.as_os_str(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            "--fail-on".as_ref(),
+            "never".as_ref(),
+        ]);
+        if !out.status.success() {
+            // One version only: nothing to check, and the site says so.
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("1 version found"),
+                "{name}"
+            );
+            continue;
+        }
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for b in report["benchmarks"].as_array().unwrap() {
+            let benchmark = b["benchmark"].as_str().unwrap();
+            let row = html
+                .split("<tr><th scope=\"row\">")
+                .find(|r| text(r.split("</th>").next().unwrap()) == benchmark)
+                .unwrap_or_else(|| panic!("{name}: no index row for {benchmark}"));
+            let cell = row.split("</td><td class=\"").nth(1).unwrap();
+            let cell = text(
+                cell.split_once("\">")
+                    .unwrap()
+                    .1
+                    .split("</td>")
+                    .next()
+                    .unwrap(),
+            );
+            assert!(
+                cell.starts_with(&site_words(b)),
+                "{name}: {benchmark}: check says {} {}, the site {cell}",
+                b["verdict"],
+                site_words(b)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 3, "{compared}");
 }

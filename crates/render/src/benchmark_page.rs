@@ -150,7 +150,10 @@ pub fn render(
                 history,
                 &series.unit,
                 &series.points[i],
-                bench.against_previous(i, settings).as_ref(),
+                bench
+                    .against_previous(i, settings)
+                    .map(|v| (v, untested_word(bench, i)))
+                    .as_ref(),
                 bench.categories.as_ref(),
             ),
             Line::Gap { from, to } => gap_row(history, bench, from, to),
@@ -334,13 +337,13 @@ fn row(
     history: &History,
     unit: &str,
     p: &Point,
-    verdict: Option<&(Verdict, Option<Comparison>)>,
+    verdict: Option<&((Verdict, Option<Comparison>), Option<&str>)>,
     categories: Option<&Categories>,
 ) -> Row {
     let s = p.summary;
     let (verdict, verdict_class) = match verdict {
         None => ("first".to_string(), "pa-muted"),
-        Some(v) => verdict_text(v),
+        Some((v, how)) => verdict_text(v, *how),
     };
     Row {
         gap: None,
@@ -395,7 +398,25 @@ fn bracketed(c: Option<&Comparison>) -> String {
 }
 
 /// A verdict in words, with its CSS class.
-pub fn verdict_text((verdict, c): &(Verdict, Option<Comparison>)) -> (String, &'static str) {
+/// How point `i` of a benchmark was told from the one before without a
+/// test, for its verdict's words: `exact`, or by the intervals its tool
+/// recorded; `None` when a test decided (or nothing did).
+pub fn untested_word(bench: &BenchmarkReport, i: usize) -> Option<&'static str> {
+    let points = &bench.series.points;
+    let recorded = |k: usize| points.get(k).is_some_and(|p| p.interval.is_some());
+    match &bench.judging {
+        Judging::Exact => Some("exact"),
+        _ if i > 0 && recorded(i - 1) && recorded(i) => Some("recorded intervals apart"),
+        _ => None,
+    }
+}
+
+/// A verdict in words, with the test's figures (or `how`, the words of a
+/// change told without a test), and its class.
+pub fn verdict_text(
+    (verdict, c): &(Verdict, Option<Comparison>),
+    how: Option<&str>,
+) -> (String, &'static str) {
     let figures = bracketed(c.as_ref());
     match verdict {
         Verdict::Change {
@@ -406,9 +427,12 @@ pub fn verdict_text((verdict, c): &(Verdict, Option<Comparison>)) -> (String, &'
                 Direction::Regression => ("regression", "pa-bad"),
                 Direction::Improvement => ("improvement", "pa-good"),
             };
-            let exact = if c.is_none() { " (exact)" } else { "" };
+            let untested = match (c, how) {
+                (None, Some(how)) => format!(" ({how})"),
+                _ => String::new(),
+            };
             (
-                format!("{} {word}{figures}{exact}", severity_word(*severity)),
+                format!("{} {word}{figures}{untested}", severity_word(*severity)),
                 class,
             )
         }

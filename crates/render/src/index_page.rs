@@ -376,7 +376,7 @@ fn series_list(
 fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
     let newest = b.series.points.len().saturating_sub(1);
     let (latest, latest_class) = match b.against_previous(newest, settings) {
-        Some(v) => verdict_text(&v),
+        Some(v) => verdict_text(&v, super::benchmark_page::untested_word(b, newest)),
         None => ("one version only".to_string(), "pa-muted"),
     };
     SeriesLink {
