@@ -134,7 +134,7 @@ fn go_tool_pprof_reads_every_metric_with_perfatlas_totals_and_top_functions() {
             for (f, v) in heaviest(&flat, 5) {
                 let kept = top
                     .dropped_at_most
-                    .map_or(true, |d| clearly_above(exact(v), d));
+                    .is_none_or(|d| clearly_above(exact(v), d));
                 let above = kept && last.map_or(v > 0.0, |l| clearly_above(exact(v), l));
                 if above && !top.rows.iter().any(|r| r.name == f) {
                     problems.push(format!("{label}: {f} (self {v}) is not in pprof's top"));

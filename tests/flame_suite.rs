@@ -350,7 +350,7 @@ fn very_deep_stacks_build_within_the_page_budget() {
     let input = dir.path().join("deep");
     fs::create_dir_all(input.join("1.0")).unwrap();
     let chain: Vec<String> = (0..12_000).map(|i| format!("f{i}")).collect();
-    let recursive: Vec<&str> = std::iter::repeat("rec").take(10_000).collect();
+    let recursive: Vec<&str> = std::iter::repeat_n("rec", 10_000).collect();
     fs::write(
         input.join("1.0/deep.folded"),
         format!("{} 3\n{} 2\nmain 1\n", chain.join(";"), recursive.join(";")),

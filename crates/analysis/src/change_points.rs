@@ -160,7 +160,7 @@ fn best_split(prefix: &Prefix, a: usize, b: usize, m: usize) -> Option<(usize, f
         } else {
             0.0
         };
-        if t > 0.0 && best.map_or(true, |(_, b)| t > b) {
+        if t > 0.0 && best.is_none_or(|(_, b)| t > b) {
             best = Some((at, t));
         }
     }

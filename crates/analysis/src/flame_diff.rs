@@ -1,6 +1,6 @@
 //! Differential flame graphs (EasyView section VI-A-b): two profiles merged
-//! by whole path from the root, every node tagged [A] added, [D] deleted,
-//! [+] grew or [−] shrank, by its inclusive or its exclusive value.
+//! by whole path from the root, every node tagged `[A]` added, `[D]` deleted,
+//! `[+]` grew or `[−]` shrank, by its inclusive or its exclusive value.
 //!
 //! A node's width is its mean over the two profiles, so frames that exist
 //! in only one of them (deleted ones included) stay visible, and children

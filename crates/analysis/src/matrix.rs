@@ -125,7 +125,7 @@ pub fn build(
             let slot = cells.entry(c).or_insert_with(|| vec![None; versions]);
             for (dst, src) in slot.iter_mut().zip(own) {
                 if let Some(s) = src {
-                    if dst.as_ref().map_or(true, |d| s.mean > d.mean) {
+                    if dst.as_ref().is_none_or(|d| s.mean > d.mean) {
                         *dst = Some(s.clone());
                     }
                 }

@@ -184,7 +184,7 @@ fn is_time_of_day(rest: &str, separator: u8) -> bool {
     let clock_ok = matches!(parts.len(), 2 | 3)
         && two(parts[0], 23)
         && two(parts[1], 59)
-        && !parts.get(2).is_some_and(|s| !two(s, 60));
+        && parts.get(2).is_none_or(|s| two(s, 60));
     let offset_ok = match offset {
         "" | "Z" | "z" => true,
         o => {

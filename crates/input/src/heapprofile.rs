@@ -36,7 +36,7 @@
 //! `(anonymous)`, and a parentless `(root)` is the tree's root.
 //!
 //! V8 records no allocated type, so allocation sites name the allocating
-//! function instead ([`ClassSource::AllocatingFunction`]), counted in
+//! function instead ([`model::ClassSource::AllocatingFunction`]), counted in
 //! samples; children are in order of first appearance (no time order).
 
 use std::collections::HashMap;

@@ -278,10 +278,8 @@ impl<'a> Pull<'a> {
             let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
             all_digits(int)
                 && (int == "0" || !int.starts_with('0'))
-                && frac.map_or(true, all_digits)
-                && exponent.map_or(true, |e| {
-                    all_digits(e.strip_prefix(['+', '-']).unwrap_or(e))
-                })
+                && frac.is_none_or(all_digits)
+                && exponent.is_none_or(|e| all_digits(e.strip_prefix(['+', '-']).unwrap_or(e)))
         };
         match digits.parse::<f64>() {
             Ok(v) if json_shape => {

@@ -16,7 +16,7 @@
 //!
 //! A profile is the chunks of one `(pid, id)`, in file order: their nodes,
 //! samples and time deltas joined make a `.cpuprofile`, which
-//! [`cpuprofile`](super::cpuprofile) reads. A trace of several processes
+//! [`cpuprofile`] reads. A trace of several processes
 //! or threads with JavaScript holds one profile each; they are merged into
 //! one tree under a frame per thread (`CrRendererMain (pid 4242)`), and the
 //! timeline is the busiest profile's (most samples outside `(idle)`).

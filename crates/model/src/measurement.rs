@@ -1,7 +1,7 @@
 //! Repeated measurements of one benchmark in one version, as read from a
 //! benchmark tool's output (hyperfine, Criterion, Google Benchmark,
 //! pytest-benchmark, the native measurement JSON), reduced to one mean per
-//! run (see [`input::measurements::reduced`]).
+//! run (see `input::measurements::reduced`).
 //!
 //! A long benchmark history has millions of entries and a few thousand
 //! distinct names, units, notes and files, so those are shared, not copied

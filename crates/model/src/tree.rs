@@ -178,7 +178,7 @@ impl CallTree {
         });
         self.nodes[parent.index()].children.push(id);
         self.self_values
-            .extend(std::iter::repeat(0.0).take(self.metric_count));
+            .extend(std::iter::repeat_n(0.0, self.metric_count));
         if !self.index_stale {
             self.index_new_child(parent, frame, id);
         }

@@ -333,11 +333,15 @@ pub fn categories_note(history: &History, c: Option<&Categories>, unit: &str) ->
     format!("Categories ({from}): {}. A major change crosses a category; a minor one is significant within it.", parts.join("; "))
 }
 
+/// A point's verdict against the one before, with the test's figures,
+/// and the words of a change told without a test ([`untested_word`]).
+type Judged<'a> = ((Verdict, Option<Comparison>), Option<&'a str>);
+
 fn row(
     history: &History,
     unit: &str,
     p: &Point,
-    verdict: Option<&((Verdict, Option<Comparison>), Option<&str>)>,
+    verdict: Option<&Judged>,
     categories: Option<&Categories>,
 ) -> Row {
     let s = p.summary;

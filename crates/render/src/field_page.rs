@@ -133,7 +133,7 @@ pub fn pages(
                 chosen: all
                     .iter()
                     .copied()
-                    .filter(|e| filter.as_ref().map_or(true, |f| f.matches(&e.properties)))
+                    .filter(|e| filter.as_ref().is_none_or(|f| f.matches(&e.properties)))
                     .collect(),
             });
         }

@@ -2,7 +2,7 @@
 //! consecutive versions of a benchmark (and each pair named in the
 //! configuration), one page with every metric and shape as a view (see
 //! [`super::views`]), the mean profile of the old version against the new
-//! one's. Frames carry the tags [A], [D], [+], [−]
+//! one's. Frames carry the tags `[A]`, `[D]`, `[+]`, `[−]`
 //! in their labels and a diverging colour through grey; tooltips and the
 //! tree table give absolute and relative changes of the inclusive and the
 //! exclusive value, and the page script switches the colouring between the

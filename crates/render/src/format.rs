@@ -33,7 +33,7 @@ pub fn grouped(v: f64) -> String {
     let digits = significant_digits(int, rounded);
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

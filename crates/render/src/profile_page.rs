@@ -733,7 +733,7 @@ fn assemble(
         table: default_table
             .ok_or_else(|| BuildError::Internal(format!("no default view in {}", page.path)))?,
         tops,
-        empty: totals.first().map_or(true, |t| *t <= 0.0),
+        empty: totals.first().is_none_or(|t| *t <= 0.0),
         graphs: inline,
         views_json: views.into_json(),
     };

@@ -463,7 +463,7 @@ fn version_label(w: &mut SvgWriter, label: &str, x: f64, n: usize, i: usize) {
         LONG_LABELS
     };
     let every = n.div_ceil(most).max(1);
-    if i % every != 0 {
+    if !i.is_multiple_of(every) {
         return;
     }
     let short: String = label.chars().take(14).collect();

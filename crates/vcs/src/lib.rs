@@ -5,7 +5,7 @@
 //! ([`Repo::diff`], as plain [`FileDiff`] values), the text of a file at a
 //! version ([`Repo::file_text`]) and the files a version has
 //! ([`Repo::paths`]), the commit graph a performance bisection walks
-//! ([`bisect`]), and the whole history in order ([`Repo::history`]). Nothing else in perfatlas links against libgit2; the
+//! ([`commit_search::bisect`]), and the whole history in order ([`Repo::history`]). Nothing else in perfatlas links against libgit2; the
 //! analysis works on the plain values defined here.
 //!
 //! The repository is only read, never written, and never fetched: libgit2 is

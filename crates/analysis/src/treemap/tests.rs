@@ -343,7 +343,7 @@ fn cell_areas_sum_to_the_tile() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        (seed % 7) as usize * (seed % 3 != 0) as usize
+        (seed % 7) as usize * !seed.is_multiple_of(3) as usize
     };
     let counts: Vec<Vec<usize>> = (0..10).map(|_| (0..6).map(|_| next()).collect()).collect();
     let total: usize = counts.iter().flatten().sum();

@@ -124,7 +124,7 @@ fn result_line(line: &str) -> Result<Option<ResultLine<'_>>, String> {
         return Err(format!("{iterations:?} is not an iteration count"));
     }
     let rest: Vec<&str> = fields.collect();
-    if rest.is_empty() || rest.len() % 2 != 0 {
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
         return Err("expected value–unit pairs after the iteration count".to_string());
     }
     let mut metrics = Vec::with_capacity(rest.len() / 2);

@@ -449,7 +449,7 @@ fn iteration_samples(pairs: &[(f64, u64)], expand: bool) -> Vec<f64> {
     if expand {
         return pairs
             .iter()
-            .flat_map(|&(v, c)| std::iter::repeat(v).take(c as usize))
+            .flat_map(|&(v, c)| std::iter::repeat_n(v, c as usize))
             .collect();
     }
     let n: f64 = pairs.iter().map(|&(_, c)| c as f64).sum();
@@ -765,7 +765,7 @@ mod tests {
                     .flat_map(|it| it.as_array().unwrap())
                     .flat_map(|pair| {
                         let n = pair[1].as_u64().unwrap() as usize;
-                        std::iter::repeat(pair[0].as_f64().unwrap()).take(n)
+                        std::iter::repeat_n(pair[0].as_f64().unwrap(), n)
                     })
                     .collect()
             })

@@ -15,7 +15,7 @@
 //!   every core;
 //! * [`pb`]: the message structs, for building profiles in tests.
 //!
-//! * Every sample type becomes a [`Metric`], in file order (the
+//! * Every sample type becomes a [`model::Metric`], in file order (the
 //!   `default_sample_type` is not moved to the front). Time units other than
 //!   nanoseconds are scaled to nanoseconds.
 //! * A sample's `location_id` list is leaf-first; stacks are built root-first.

@@ -100,7 +100,7 @@ fn top_level_field(r: &mut Reader, o: &mut Outline) -> Result<()> {
             o.sample_types.push(vt);
         }
         2 => {
-            if o.sample_count % BOOKMARK_EVERY == 0 {
+            if o.sample_count.is_multiple_of(BOOKMARK_EVERY) {
                 o.bookmarks.push((at, o.sample_count));
             }
             step_over_sample(r, wire).map_err(within("sample"))?;

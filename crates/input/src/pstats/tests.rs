@@ -415,7 +415,7 @@ fn huge_counts_are_read_and_absurd_integers_refused() {
 
     let mut absurd = vec![b'l'];
     absurd.extend_from_slice(&100i32.to_le_bytes());
-    absurd.extend(std::iter::repeat(0x7f).take(200));
+    absurd.extend(std::iter::repeat_n(0x7f, 200));
     let bad = tuple(&[absurd, i(1), g(1.0), g(1.0), dict(&[])]);
     let file = dict(&[(key("f"), bad)]);
     let err = super::read(&file).unwrap_err();
@@ -498,7 +498,7 @@ fn references_and_nesting_are_bounded() {
     assert!(err.to_string().contains("contains it"), "{err}");
     // Tuples nested 10,000 deep.
     let mut deep = vec![b'{'];
-    deep.extend(std::iter::repeat([b')', 1]).take(10_000).flatten());
+    deep.extend(std::iter::repeat_n([b')', 1], 10_000).flatten());
     let err = read(&deep).unwrap_err();
     assert!(err.to_string().contains("nested deeper than 100"), "{err}");
     // A tuple claiming 2^31-1 items in a short file.
