@@ -18,7 +18,8 @@ use serde::Serialize;
 use super::flame_svg::{colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
-use super::profile_page::{self, PagePlan, Plan, RepetitionView, SiteFiles};
+use super::profile_plan::{self, version_metrics, PagePlan, Plan, SiteFiles};
+use super::profile_views::{self, RepetitionView};
 use super::shape_source::{self, PageTrees, SourceBuilder};
 use super::source_page::CodeLinks;
 use super::tree_table::{self, Column, RowBudget, TableView};
@@ -49,30 +50,6 @@ pub struct AggregatePlan {
     pub path: String,
 }
 
-/// The metrics of `benchmark` in `version` that several profiles have (a
-/// single profile needs no aggregate), each with those profiles, in the
-/// order the profiles name them.
-pub(crate) fn version_metrics(
-    history: &History,
-    benchmark: &str,
-    version: usize,
-) -> Vec<(String, Vec<usize>)> {
-    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, p) in history.profiles.iter().enumerate() {
-        if p.benchmark != benchmark || p.version != version {
-            continue;
-        }
-        for m in &p.profile.metrics {
-            match out.iter_mut().find(|(name, _)| *name == m.name) {
-                Some((_, entries)) => entries.push(i),
-                None => out.push((m.name.clone(), vec![i])),
-            }
-        }
-    }
-    out.retain(|(_, entries)| entries.len() > 1);
-    out
-}
-
 /// The site path of the view of `metric` on the aggregate page of
 /// `benchmark` in `version`, when there is one.
 pub fn link(history: &History, benchmark: &str, version: usize, metric: &str) -> Option<String> {
@@ -82,7 +59,7 @@ pub fn link(history: &History, benchmark: &str, version: usize, metric: &str) ->
     Some(paths::profile_view(
         &page,
         (at > 0).then_some(metric),
-        super::profile_page::Shape::TopDown,
+        super::profile_plan::Shape::TopDown,
     ))
 }
 
@@ -238,7 +215,7 @@ struct AggregateView {
 }
 
 /// The repetitions of the version that `page` shows, in history order.
-fn repetitions<'a>(cx: &'a profile_page::Context, page: &AggregatePlan) -> Vec<&'a PagePlan> {
+fn repetitions<'a>(cx: &'a profile_plan::Context, page: &AggregatePlan) -> Vec<&'a PagePlan> {
     cx.plan
         .pages
         .iter()
@@ -250,14 +227,14 @@ fn repetitions<'a>(cx: &'a profile_page::Context, page: &AggregatePlan) -> Vec<&
 /// extend the page's tables and use its stored trees (`Stored`) when it
 /// stores them.
 fn repetition_views(
-    cx: &profile_page::Context,
+    cx: &profile_plan::Context,
     reps: &[&PagePlan],
     stored: &Stored,
 ) -> Result<Vec<RepetitionView>, BuildError> {
     reps.par_iter()
         .map(|rep| {
             let own = stored.tree_of.get(&rep.entry).map(|&k| (&stored.tables, k));
-            profile_page::repetition_view(cx, rep, own)
+            profile_views::repetition_view(cx, rep, own)
         })
         .collect()
 }
@@ -292,7 +269,7 @@ struct Stored {
 }
 
 pub fn render(
-    cx: &profile_page::Context,
+    cx: &profile_plan::Context,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let shown = repetitions(cx, page);
@@ -321,7 +298,7 @@ pub fn render(
 /// With `all_shapes`, the page's trees carry every shape's frames (for
 /// the repetitions' views).
 fn merged_page(
-    cx: &profile_page::Context,
+    cx: &profile_plan::Context,
     page: &AggregatePlan,
     all_shapes: bool,
 ) -> Result<(AggregateView, SiteFiles, Stored), BuildError> {
@@ -793,14 +770,14 @@ impl PageKind for AggregatePages {
             .par_iter()
             .map(|page| {
                 let key = site.inputs.as_ref().map(|i| {
-                    let cx = profile_page::context(site);
+                    let cx = profile_views::context(site);
                     let reps = repetitions(&cx, page);
                     let mut d = reuse::Digest::new("aggregate page with repetitions");
                     d.u128(key(site.history, &site.profiles, page, i))
-                        .u128(profile_page::group_key(&cx, &reps, i));
+                        .u128(profile_views::group_key(&cx, &reps, i));
                     d.finish()
                 });
-                Job::keyed(key, move || render(&profile_page::context(site), page))
+                Job::keyed(key, move || render(&profile_views::context(site), page))
             })
             .collect()
     }

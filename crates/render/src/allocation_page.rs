@@ -765,7 +765,7 @@ impl PageKind for AllocationPages {
 /// first repetition of `benchmark` in `version`, as (metric, path).
 fn memory_flame_pages(
     history: &History,
-    plan: &crate::profile_page::Plan,
+    plan: &crate::profile_plan::Plan,
     benchmark: &str,
     version: usize,
 ) -> Vec<(String, String)> {

@@ -33,7 +33,7 @@ use serde::Serialize;
 use super::callgraph_svg::{self, Node};
 use super::matrix_page::header_labels;
 use super::matrix_svg::{self, GlyphScale};
-use super::profile_page::Plan;
+use super::profile_plan::Plan;
 use super::svg::{coord, SvgWriter};
 use super::{paths, shape_source, timeline_svg, Common, Renderer};
 use crate::paths::ScopePaths;

@@ -17,7 +17,7 @@ use super::aggregate_page::version_trees;
 use super::flame_svg::{Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::with_unit;
-use super::profile_page::Shape;
+use super::profile_plan::Shape;
 use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
 use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, RowBudget, TableView};
@@ -765,7 +765,7 @@ fn decorate(
 pub fn key(
     history: &History,
     p: &DiffPlan,
-    (profiles, related): (&super::profile_page::Plan, &[(String, String)]),
+    (profiles, related): (&super::profile_plan::Plan, &[(String, String)]),
     inputs: &reuse::Inputs,
 ) -> u128 {
     let mut d = reuse::Digest::new("differential page");

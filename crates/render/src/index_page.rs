@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::benchmark_page::{self, change_row, method_note, verdict_text, ChangeRow};
 use super::format::{grouped, with_unit};
-use super::profile_page::Plan;
+use super::profile_plan::Plan;
 use super::{series_table, Common, Renderer};
 use crate::paths::{self, ScopePaths};
 use analysis::evolution::EvolutionPlan;

@@ -24,6 +24,8 @@ pub mod matrix_svg;
 pub mod pages;
 pub mod paths;
 pub mod profile_page;
+pub mod profile_plan;
+pub mod profile_views;
 pub mod regression_page;
 pub mod reuse;
 pub mod series_svg;

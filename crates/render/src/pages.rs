@@ -23,6 +23,7 @@ use crate::aggregate_page::{self, AggregatePlan};
 use crate::allocation_page;
 use crate::flame_diff_page::{self, DiffPlan};
 use crate::profile_page;
+use crate::profile_plan;
 use crate::reuse::{self, PageStore};
 use crate::source_page::SourceLinks;
 use crate::{Rendered, Renderer};
@@ -102,7 +103,7 @@ pub struct Site<'a> {
     /// The digests page-reuse keys are made of, when the store keeps pages.
     pub inputs: Option<reuse::Inputs>,
     /// Every profile page (metric × shape of each profile).
-    pub profiles: profile_page::Plan,
+    pub profiles: profile_plan::Plan,
     pub links: SourceLinks<'a>,
     /// The allocation-site trees (the analysis's).
     pub allocations: &'a Trees,
@@ -134,7 +135,7 @@ impl<'a> Site<'a> {
             sources,
             store,
             inputs,
-            profiles: profile_page::plan(history, renderer.repetition_pages()),
+            profiles: profile_plan::plan(history, renderer.repetition_pages()),
             links: SourceLinks::new(history, sources, &config.flame.editor),
             allocations: &analysis.allocations,
             aggregates: aggregate_page::plan(history, config),
