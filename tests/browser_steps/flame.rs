@@ -395,7 +395,7 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
     let location = &super::frames(&ctx.page_data())[target].location;
     assert_eq!(
         Some(editor.clone()),
-        perfatlas::render::source_page::editor_link_of_location(
+        perfatlas::render::code_links::editor_link_of_location(
             "vscode://file/{path}:{line}",
             location
         ),
@@ -411,7 +411,7 @@ pub fn step_views_match_the_html(ctx: &Ctx) {
     assert!(made.len() > 20, "{}", made.len());
     for pair in made {
         let location = pair[0].as_str().unwrap();
-        let expected = perfatlas::render::source_page::editor_link_of_location(
+        let expected = perfatlas::render::code_links::editor_link_of_location(
             "vscode://file/{path}:{line}",
             location,
         )

@@ -15,171 +15,23 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::code_links::CodeLinks;
+use super::flame_plan::{self, AggregatePlan, PagePlan, Plan, SiteFiles};
 use super::flame_svg::{colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
-use super::profile_plan::{self, version_metrics, PagePlan, Plan, SiteFiles};
 use super::profile_views::{self, RepetitionView};
 use super::shape_source::{self, PageTrees, SourceBuilder};
-use super::source_page::CodeLinks;
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common};
 use crate::Link;
 use analysis::aggregate::{self, Aggregate};
-use config::Config;
 use model::error::BuildError;
 use model::{CallTree, FrameTable, History, Unit};
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 use rayon::prelude::*;
-
-/// One aggregate page: the profiles of a benchmark in a version (or of a
-/// configured set), every metric they share a view (see [`super::views`]).
-#[derive(Debug, Clone)]
-pub struct AggregatePlan {
-    /// What is merged, e.g. the benchmark's name or the set's.
-    pub title: String,
-    /// E.g. "in 3.6"; empty for a configured set.
-    pub subtitle: String,
-    /// Each metric with the profiles merged for it (indices into
-    /// `History::profiles`); the first is the default view's.
-    pub metrics: Vec<(String, Vec<usize>)>,
-    /// The version whose sources code links use.
-    pub version: usize,
-    pub path: String,
-}
-
-/// The site path of the view of `metric` on the aggregate page of
-/// `benchmark` in `version`, when there is one.
-pub fn link(history: &History, benchmark: &str, version: usize, metric: &str) -> Option<String> {
-    let metrics = version_metrics(history, benchmark, version);
-    let at = metrics.iter().position(|(name, _)| name == metric)?;
-    let page = paths::aggregate_page(benchmark, &history.versions[version].name);
-    Some(paths::profile_view(
-        &page,
-        (at > 0).then_some(metric),
-        super::profile_plan::Shape::TopDown,
-    ))
-}
-
-/// One page per (benchmark, version) with several profiles of a metric,
-/// and one per configured set.
-pub fn plan(history: &History, config: &Config) -> Vec<AggregatePlan> {
-    let mut out: Vec<AggregatePlan> = Vec::new();
-    for entry in &history.profiles {
-        let version = &history.versions[entry.version];
-        let path = paths::aggregate_page(&entry.benchmark, &version.name);
-        if out.iter().any(|p| p.path == path) {
-            continue;
-        }
-        let metrics = version_metrics(history, &entry.benchmark, entry.version);
-        if metrics.is_empty() {
-            continue;
-        }
-        out.push(AggregatePlan {
-            title: entry.benchmark.clone(),
-            subtitle: format!("in {}", version.label),
-            metrics,
-            version: entry.version,
-            path,
-        });
-    }
-    out.extend(configured_sets(history, config));
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-/// Pages for the sets of `[[flame.aggregates]]`: every profile of the
-/// named benchmarks (`*` matches any run of characters) in the named
-/// versions (all when none are named), per metric they share.
-fn configured_sets(history: &History, config: &Config) -> Vec<AggregatePlan> {
-    let mut out = Vec::new();
-    for set in &config.flame.aggregates {
-        let entries: Vec<usize> = (0..history.profiles.len())
-            .filter(|&i| {
-                let p = &history.profiles[i];
-                set.benchmarks.iter().any(|b| glob_match(b, &p.benchmark))
-                    && (set.versions.is_empty()
-                        || set.versions.contains(&history.versions[p.version].name))
-            })
-            .collect();
-        let Some(&first) = entries.first() else {
-            continue;
-        };
-        let metrics: Vec<(String, Vec<usize>)> = history.profiles[first]
-            .profile
-            .metrics
-            .iter()
-            .map(|metric| {
-                let with_metric = entries
-                    .iter()
-                    .copied()
-                    .filter(|&i| {
-                        history.profiles[i]
-                            .profile
-                            .metrics
-                            .iter()
-                            .any(|m| m.name == metric.name)
-                    })
-                    .collect();
-                (metric.name.clone(), with_metric)
-            })
-            .collect();
-        out.push(AggregatePlan {
-            title: set.name.clone(),
-            subtitle: String::new(),
-            version: history.profiles[first].version,
-            metrics,
-            path: paths::aggregate_set_page(&set.name),
-        });
-    }
-    out
-}
-
-/// `pattern` with `*` standing for any run of characters.
-pub fn glob_match(pattern: &str, name: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == name;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
-        return false;
-    }
-    let mut rest = &name[first.len()..name.len() - last.len()];
-    for part in &parts[1..parts.len() - 1] {
-        match rest.find(part) {
-            Some(i) => rest = &rest[i + part.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
-/// The single-metric trees of a version's repetitions of a benchmark,
-/// with their entry indices, in input order.
-pub fn version_trees(
-    history: &History,
-    benchmark: &str,
-    version: usize,
-    metric: &str,
-) -> (Vec<usize>, Vec<CallTree>, Option<Unit>) {
-    let mut entries = Vec::new();
-    let mut trees = Vec::new();
-    let mut unit = None;
-    for (i, entry) in history.profiles.iter().enumerate() {
-        if entry.benchmark != benchmark || entry.version != version {
-            continue;
-        }
-        if let Some(m) = entry.profile.metrics.iter().position(|m| m.name == metric) {
-            unit.get_or_insert_with(|| entry.profile.metrics[m].unit.clone());
-            entries.push(i);
-            trees.push(entry.profile.tree.project(m));
-        }
-    }
-    (entries, trees, unit)
-}
 
 /// What differs between the metrics of an aggregate page.
 #[derive(Serialize)]
@@ -215,7 +67,7 @@ struct AggregateView {
 }
 
 /// The repetitions of the version that `page` shows, in history order.
-fn repetitions<'a>(cx: &'a profile_plan::Context, page: &AggregatePlan) -> Vec<&'a PagePlan> {
+fn repetitions<'a>(cx: &'a flame_plan::Context, page: &AggregatePlan) -> Vec<&'a PagePlan> {
     cx.plan
         .pages
         .iter()
@@ -227,7 +79,7 @@ fn repetitions<'a>(cx: &'a profile_plan::Context, page: &AggregatePlan) -> Vec<&
 /// extend the page's tables and use its stored trees (`Stored`) when it
 /// stores them.
 fn repetition_views(
-    cx: &profile_plan::Context,
+    cx: &flame_plan::Context,
     reps: &[&PagePlan],
     stored: &Stored,
 ) -> Result<Vec<RepetitionView>, BuildError> {
@@ -269,7 +121,7 @@ struct Stored {
 }
 
 pub fn render(
-    cx: &profile_plan::Context,
+    cx: &flame_plan::Context,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let shown = repetitions(cx, page);
@@ -298,7 +150,7 @@ pub fn render(
 /// With `all_shapes`, the page's trees carry every shape's frames (for
 /// the repetitions' views).
 fn merged_page(
-    cx: &profile_plan::Context,
+    cx: &flame_plan::Context,
     page: &AggregatePlan,
     all_shapes: bool,
 ) -> Result<(AggregateView, SiteFiles, Stored), BuildError> {
@@ -780,21 +632,5 @@ impl PageKind for AggregatePages {
                 Job::keyed(key, move || render(&profile_views::context(site), page))
             })
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::glob_match;
-
-    #[test]
-    fn globs_match_runs_of_characters() {
-        assert!(glob_match("convert-*", "convert-basic"));
-        assert!(glob_match("*-basic", "convert-basic"));
-        assert!(glob_match("c*v*t-b*c", "convert-basic"));
-        assert!(glob_match("convert-basic", "convert-basic"));
-        assert!(!glob_match("convert-basic", "convert-basics"));
-        assert!(!glob_match("*-extensions", "convert-basic"));
-        assert!(!glob_match("ab*ba", "aba"));
     }
 }

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::Link;
 
+use super::code_links::SourceLinks;
 use super::format::{grouped, signed_percent, with_unit};
-use super::source_page::SourceLinks;
 use super::svg::{coord, SvgWriter};
 use super::{json_for_script, paths, Common, Rendered, Renderer};
 use analysis::allocation::layout::{self, Layout, Scale};
@@ -23,7 +23,7 @@ use analysis::allocation::view::{self, Choice, Item, ItemKind};
 use analysis::allocation::AllocTree;
 use model::{ClassSource, CountKind, FrameTable, History, Unit};
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 #[derive(Serialize)]
 struct ClassRow {
@@ -765,7 +765,7 @@ impl PageKind for AllocationPages {
 /// first repetition of `benchmark` in `version`, as (metric, path).
 fn memory_flame_pages(
     history: &History,
-    plan: &crate::profile_plan::Plan,
+    plan: &crate::flame_plan::Plan,
     benchmark: &str,
     version: usize,
 ) -> Vec<(String, String)> {

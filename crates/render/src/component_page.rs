@@ -31,9 +31,9 @@
 use serde::Serialize;
 
 use super::callgraph_svg::{self, Node};
-use super::matrix_page::header_labels;
+use super::flame_plan::Plan;
+use super::matrix_svg::header_labels;
 use super::matrix_svg::{self, GlyphScale};
-use super::profile_plan::Plan;
 use super::svg::{coord, SvgWriter};
 use super::{paths, shape_source, timeline_svg, Common, Renderer};
 use crate::paths::ScopePaths;
@@ -46,7 +46,7 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 /// Most callers (and callees) of one version listed in a block's table.
 const TABLE_ROWS: usize = 100;

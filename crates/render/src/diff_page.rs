@@ -11,7 +11,7 @@ use model::error::BuildError;
 use model::History;
 use vcs::{FileStatus, LineKind};
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 /// Most diff lines one page shows.
 const LINE_BUDGET: usize = 20_000;

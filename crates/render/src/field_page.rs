@@ -21,7 +21,7 @@ use model::field::{Execution, FieldSet};
 use model::History;
 use vcs::sources::Sources;
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 /// Largest embedded selection data; beyond it, only pre-rendered views.
 pub const DATA_BUDGET: usize = 4 << 20;

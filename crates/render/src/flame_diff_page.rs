@@ -13,13 +13,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::aggregate_page::version_trees;
+use super::code_links::{CodeLinks, SourceLinks};
+use super::flame_plan::version_trees;
+use super::flame_plan::{neighbour_links, DiffPlan, Shape};
 use super::flame_svg::{Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::with_unit;
-use super::profile_plan::Shape;
 use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
-use super::source_page::{CodeLinks, SourceLinks};
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
@@ -32,170 +32,8 @@ use config::Config;
 use model::error::BuildError;
 use model::{CallTree, History, NodeId, Unit};
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 use rayon::prelude::*;
-
-/// One differential page.
-#[derive(Debug, Clone)]
-pub struct DiffPlan {
-    pub benchmark: String,
-    pub old: usize,
-    pub new: usize,
-    /// The metrics both versions have; the first is the default view's.
-    pub metrics: Vec<String>,
-    pub path: String,
-    /// The benchmark's pages of the consecutive pairs before and after
-    /// this one, as (label, site path).
-    pub neighbours: [Option<(String, String)>; 2],
-}
-
-/// Pages for consecutive versions of every benchmark and for the pairs in
-/// `[flame] diffs` whose versions share a metric.
-pub fn plan(history: &History, config: &Config) -> Vec<DiffPlan> {
-    let mut pairs: Vec<(String, usize, usize)> = Vec::new();
-    for benchmark in history.benchmarks() {
-        let versions = versions_of(history, &benchmark);
-        for w in versions.windows(2) {
-            pairs.push((benchmark.clone(), w[0], w[1]));
-        }
-        for [old, new] in &config.flame.diffs {
-            let find = |name: &str| {
-                versions
-                    .iter()
-                    .copied()
-                    .find(|&v| history.versions[v].name == *name)
-            };
-            if let (Some(o), Some(n)) = (find(old), find(new)) {
-                if !pairs.contains(&(benchmark.clone(), o, n)) {
-                    pairs.push((benchmark.clone(), o, n));
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (benchmark, old, new) in pairs {
-        let metrics = common_metrics(history, &benchmark, old, new);
-        if metrics.is_empty() {
-            continue;
-        }
-        out.push(DiffPlan {
-            path: paths::flame_diff_page(
-                &benchmark,
-                &history.versions[old].name,
-                &history.versions[new].name,
-            ),
-            benchmark,
-            old,
-            new,
-            metrics,
-            neighbours: [None, None],
-        });
-    }
-    link_neighbours(history, &mut out);
-    out
-}
-
-/// The links to the pairs before and after `p`, from its page.
-fn neighbour_links(p: &DiffPlan) -> Vec<Link> {
-    let [before, after] = &p.neighbours;
-    let link = |(label, path): &(String, String), text: String| Link {
-        label: text.replace("{}", label),
-        href: paths::link_from(&p.path, path),
-        current: false,
-    };
-    let mut out = Vec::new();
-    out.extend(before.as_ref().map(|b| link(b, "← {}".to_string())));
-    out.extend(after.as_ref().map(|a| link(a, "{} →".to_string())));
-    out
-}
-
-/// Links each pair page to the benchmark's pair pages just before and
-/// after it: the one ending where it starts and the one starting where it
-/// ends.
-fn link_neighbours(history: &History, plans: &mut [DiffPlan]) {
-    let link = |p: &DiffPlan| {
-        let label = format!(
-            "{} → {}",
-            history.versions[p.old].label, history.versions[p.new].label
-        );
-        (label, p.path.clone())
-    };
-    let found: Vec<[Option<(String, String)>; 2]> = plans
-        .iter()
-        .map(|p| {
-            let same = |q: &&DiffPlan| q.benchmark == p.benchmark && q.path != p.path;
-            let before = plans
-                .iter()
-                .filter(same)
-                .find(|q| q.new == p.old && q.old < p.old);
-            let after = plans
-                .iter()
-                .filter(same)
-                .find(|q| q.old == p.new && q.new > p.new);
-            [before.map(link), after.map(link)]
-        })
-        .collect();
-    for (p, n) in plans.iter_mut().zip(found) {
-        p.neighbours = n;
-    }
-}
-
-fn versions_of(history: &History, benchmark: &str) -> Vec<usize> {
-    let mut v: Vec<usize> = history
-        .profiles
-        .iter()
-        .filter(|p| p.benchmark == benchmark)
-        .map(|p| p.version)
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
-fn metric_names(history: &History, benchmark: &str, version: usize) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for p in history
-        .profiles
-        .iter()
-        .filter(|p| p.benchmark == benchmark && p.version == version)
-    {
-        for m in &p.profile.metrics {
-            if !names.contains(&m.name) {
-                names.push(m.name.clone());
-            }
-        }
-    }
-    names
-}
-
-fn common_metrics(history: &History, benchmark: &str, old: usize, new: usize) -> Vec<String> {
-    let later = metric_names(history, benchmark, new);
-    metric_names(history, benchmark, old)
-        .into_iter()
-        .filter(|m| later.contains(m))
-        .collect()
-}
-
-/// For each (benchmark, version), the diff pages it takes part in.
-pub fn links_by_version(
-    history: &History,
-    plan: &[DiffPlan],
-) -> BTreeMap<(String, usize), Vec<(String, String)>> {
-    let mut out: BTreeMap<(String, usize), Vec<(String, String)>> = BTreeMap::new();
-    for p in plan {
-        let (old, new) = (
-            &history.versions[p.old].label,
-            &history.versions[p.new].label,
-        );
-        out.entry((p.benchmark.clone(), p.new))
-            .or_default()
-            .push((format!("{old} → {new}"), p.path.clone()));
-        out.entry((p.benchmark.clone(), p.old))
-            .or_default()
-            .push((format!("{old} → {new}"), p.path.clone()));
-    }
-    out
-}
 
 /// What differs between the metrics of a page.
 #[derive(Serialize)]
@@ -313,7 +151,7 @@ pub struct DiffInputs<'a> {
 /// call trees explain), the newer version's source diff and the
 /// benchmark's evolution matrix.
 pub fn related(
-    site: &crate::pages::Site,
+    site: &crate::page_kind::Site,
     source_diffs: &[bool],
     p: &DiffPlan,
 ) -> Vec<(String, String)> {
@@ -328,7 +166,7 @@ pub fn related(
             out.push((
                 format!(
                     "{} {} of {}",
-                    super::regression_page::kind_word(c.direction).to_lowercase(),
+                    super::verdict_words::kind_word(c.direction).to_lowercase(),
                     history.versions[c.after].label,
                     c.benchmark
                 ),
@@ -765,7 +603,7 @@ fn decorate(
 pub fn key(
     history: &History,
     p: &DiffPlan,
-    (profiles, related): (&super::profile_plan::Plan, &[(String, String)]),
+    (profiles, related): (&super::flame_plan::Plan, &[(String, String)]),
     inputs: &reuse::Inputs,
 ) -> u128 {
     let mut d = reuse::Digest::new("differential page");
@@ -796,7 +634,7 @@ fn aggregate_link(
     version: usize,
     root: &str,
 ) -> Option<String> {
-    super::aggregate_page::link(history, &p.benchmark, version, metric)
+    super::flame_plan::aggregate_link(history, &p.benchmark, version, metric)
         .map(|link| format!("{root}{link}"))
 }
 

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::code_links::CodeLinks;
 use super::flame_svg::{self, Decor, FlameSvgInput, Words};
 use super::format::{percent, with_unit};
-use super::source_page::CodeLinks;
 use super::Renderer;
 use analysis::flame::{self, FlameBudget, FlameGraph};
 use config::FlameConfig;
@@ -386,7 +386,7 @@ impl Tables {
         if editor.is_empty() {
             return "-".to_string();
         }
-        match super::source_page::editor_link_of_location(&self.editor, location) {
+        match super::code_links::editor_link_of_location(&self.editor, location) {
             Some(made) if made == editor => String::new(),
             _ => editor,
         }
@@ -574,11 +574,11 @@ mod tests {
         assert_eq!(links[kept].1, "vscode://file/app/x.py:0");
         assert_eq!(links[none].1, "-");
         assert_eq!(
-            crate::source_page::editor_link_of_location("e://{path}#{line}", "/a b/c.py"),
+            crate::code_links::editor_link_of_location("e://{path}#{line}", "/a b/c.py"),
             Some("e://a%20b/c.py#1".to_string())
         );
         assert_eq!(
-            crate::source_page::editor_link_of_location("e://{path}#{line}", "/a/c.py:12"),
+            crate::code_links::editor_link_of_location("e://{path}#{line}", "/a/c.py:12"),
             Some("e://a/c.py#12".to_string())
         );
     }

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::benchmark_page::{self, change_row, method_note, verdict_text, ChangeRow};
+use super::flame_plan::Plan;
 use super::format::{grouped, with_unit};
-use super::profile_plan::Plan;
+use super::verdict_words::{self, change_row, method_note, verdict_text, ChangeRow};
 use super::{series_table, Common, Renderer};
 use crate::paths::{self, ScopePaths};
 use analysis::evolution::EvolutionPlan;
@@ -24,7 +24,7 @@ use analysis::totals::cell_totals;
 use model::error::BuildError;
 use model::{History, Skipped};
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 #[derive(Serialize)]
 struct VersionRow {
@@ -216,8 +216,8 @@ pub fn render(
                 settings.min_runs
             ),
             judging_counts(report),
-            benchmark_page::min_change_note(settings),
-            benchmark_page::fdr_note(&report.fdr)
+            verdict_words::min_change_note(settings),
+            verdict_words::fdr_note(&report.fdr)
         ),
         aggregate_sets: aggregate_sets.to_vec(),
         matrices: evolution
@@ -230,7 +230,7 @@ pub fn render(
                 hidden: s.matrix.hidden,
             })
             .collect(),
-        changes_note: super::matrix_page::changes_note(evolution),
+        changes_note: super::matrix_svg::changes_note(evolution),
         common: Common::new(renderer, history, "index.html"),
         versions: history
             .versions
@@ -376,7 +376,7 @@ fn series_list(
 fn series_link(b: &BenchmarkReport, settings: &Settings) -> SeriesLink {
     let newest = b.series.points.len().saturating_sub(1);
     let (latest, latest_class) = match b.against_previous(newest, settings) {
-        Some(v) => verdict_text(&v, super::benchmark_page::untested_word(b, newest)),
+        Some(v) => verdict_text(&v, verdict_words::untested_word(b, newest)),
         None => ("one version only".to_string(), "pa-muted"),
     };
     SeriesLink {
@@ -535,7 +535,7 @@ impl PageKind for IndexPage {
 }
 
 /// The configured aggregate pages, as (label, path).
-fn aggregate_sets(aggregates: &[crate::aggregate_page::AggregatePlan]) -> Vec<(String, String)> {
+fn aggregate_sets(aggregates: &[crate::flame_plan::AggregatePlan]) -> Vec<(String, String)> {
     aggregates
         .iter()
         .filter(|p| p.subtitle.is_empty())

@@ -9,11 +9,13 @@ pub mod aggregate_page;
 pub mod allocation_page;
 pub mod benchmark_page;
 pub mod callgraph_svg;
+pub mod code_links;
 pub mod component_page;
 pub mod coord_writer;
 pub mod diff_page;
 pub mod field_page;
 pub mod flame_diff_page;
+pub mod flame_plan;
 pub mod flame_svg;
 pub mod flame_view;
 pub mod format;
@@ -21,10 +23,10 @@ pub mod index_page;
 pub mod json_delta;
 pub mod matrix_page;
 pub mod matrix_svg;
+pub mod page_kind;
 pub mod pages;
 pub mod paths;
 pub mod profile_page;
-pub mod profile_plan;
 pub mod profile_views;
 pub mod regression_page;
 pub mod reuse;
@@ -37,6 +39,7 @@ pub mod svg;
 pub mod timeline_page;
 pub mod timeline_svg;
 pub mod tree_table;
+pub mod verdict_words;
 pub mod views;
 
 use std::collections::BTreeMap;
@@ -394,7 +397,7 @@ pub fn site_files(
 ) -> Result<SiteFiles, BuildError> {
     let site = pages::Site::new(history, config, renderer, analysis, sources, output.pages);
     let mut files = static_files(&site);
-    let jobs = site.jobs();
+    let jobs = pages::jobs(&site);
     trace::progress::stage("rendering pages", jobs.len());
     let rendered: Vec<Result<Vec<(String, Body)>, BuildError>> =
         trace::timings::phase("pages", || {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::Link;
 
 use super::format::percent;
-use super::matrix_svg::{self, GlyphScale, HeaderLabel, StandaloneRow};
+use super::matrix_svg::{self, changes_note, header_labels, GlyphScale, StandaloneRow};
 use super::{json_for_script, Common, Renderer};
 use crate::paths::{self, ScopePaths};
 use analysis::evolution::{EvolutionPlan, ScopePlan};
@@ -20,7 +20,7 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 /// Above this many glyphs a page leaves out the per-glyph native tooltips
 /// (the script's popups still give every number).
@@ -277,27 +277,6 @@ fn left_out(history: &History, included: &[String]) -> Vec<String> {
         .benchmarks()
         .into_iter()
         .filter(|b| !included.contains(b))
-        .collect()
-}
-
-/// The version header of a scope's glyph rows: each version with profiles
-/// links to `href(version name)`, and every label's tooltip says where its
-/// change data comes from.
-pub fn header_labels<'a>(
-    history: &'a History,
-    plan: &'a EvolutionPlan,
-    sp: &ScopePlan,
-    href: impl Fn(&str) -> String,
-) -> Vec<HeaderLabel<'a>> {
-    history
-        .versions
-        .iter()
-        .enumerate()
-        .map(|(v, ver)| HeaderLabel {
-            label: &ver.label,
-            note: Some(plan.modifications.versions[v].note.as_str()),
-            href: sp.scope.has(v).then(|| href(&ver.name)),
-        })
         .collect()
 }
 
@@ -574,30 +553,6 @@ fn diff_data(
                 paths::source_diff_page(&history.versions[v].name)
             )
         }),
-    }
-}
-
-/// One sentence on where change data comes from, for the page.
-pub fn changes_note(plan: &EvolutionPlan) -> String {
-    let known = plan
-        .modifications
-        .versions
-        .iter()
-        .filter(|v| v.known)
-        .count();
-    if known == 0 {
-        let why = plan
-            .modifications
-            .versions
-            .get(1)
-            .map(|v| v.note.clone())
-            .unwrap_or_else(|| "only one version".into());
-        format!("No change data ({why}): top boxes are not drawn.")
-    } else {
-        format!(
-            "Change data for {known} of {} versions; a version without it draws no top boxes (its column header says why on hover).",
-            plan.modifications.versions.len()
-        )
     }
 }
 

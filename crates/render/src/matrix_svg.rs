@@ -11,8 +11,9 @@ use std::fmt::Write as _;
 
 use super::format::{percent, with_unit};
 use super::svg::{coord, SvgWriter};
+use analysis::evolution::{EvolutionPlan, ScopePlan};
 use analysis::matrix::{delta_step, modified_step, Cell};
-use model::Unit;
+use model::{History, Unit};
 
 /// Width of one version's column.
 pub const COLUMN: f64 = 26.0;
@@ -342,6 +343,51 @@ pub fn standalone(
     }
     w.close("svg").newline();
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{}", w.finish())
+}
+
+/// The version header of a scope's glyph rows: each version with profiles
+/// links to `href(version name)`, and every label's tooltip says where its
+/// change data comes from.
+pub fn header_labels<'a>(
+    history: &'a History,
+    plan: &'a EvolutionPlan,
+    sp: &ScopePlan,
+    href: impl Fn(&str) -> String,
+) -> Vec<HeaderLabel<'a>> {
+    history
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(v, ver)| HeaderLabel {
+            label: &ver.label,
+            note: Some(plan.modifications.versions[v].note.as_str()),
+            href: sp.scope.has(v).then(|| href(&ver.name)),
+        })
+        .collect()
+}
+
+/// One sentence on where change data comes from, for the page.
+pub fn changes_note(plan: &EvolutionPlan) -> String {
+    let known = plan
+        .modifications
+        .versions
+        .iter()
+        .filter(|v| v.known)
+        .count();
+    if known == 0 {
+        let why = plan
+            .modifications
+            .versions
+            .get(1)
+            .map(|v| v.note.clone())
+            .unwrap_or_else(|| "only one version".into());
+        format!("No change data ({why}): top boxes are not drawn.")
+    } else {
+        format!(
+            "Change data for {known} of {} versions; a version without it draws no top boxes (its column header says why on hover).",
+            plan.modifications.versions.len()
+        )
+    }
 }
 
 #[cfg(test)]

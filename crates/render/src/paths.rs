@@ -2,7 +2,7 @@
 //! site is made here. File names are derived from untrusted names, so they
 //! are sanitised here.
 
-use crate::profile_plan::Shape;
+use crate::flame_plan::Shape;
 use analysis::evolution::{MatrixUrls, ScopePlan};
 use analysis::hierarchy::{CompId, Hierarchy, Level};
 use analysis::regression::{Change, Direction};

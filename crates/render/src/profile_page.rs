@@ -20,8 +20,8 @@
 use super::profile_views::{assemble, code_links, context, group_key, lay_out_shapes, ShapeCells};
 use model::error::BuildError;
 
-use crate::pages::{Job, PageKind, Site};
-use crate::profile_plan::{by_profile, Context, PagePlan, SiteFiles};
+use crate::flame_plan::{by_profile, Context, PagePlan, SiteFiles};
+use crate::page_kind::{Job, PageKind, Site};
 use rayon::prelude::*;
 
 /// Renders the page of one profile, deriving each shape's trees (which

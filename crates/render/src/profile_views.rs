@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use crate::Link;
 
+use super::code_links::CodeLinks;
 use super::flame_svg::Words;
 use super::flame_view::{self, Derive, GraphSpec, GraphView, Tables};
 use super::format::{percent, with_unit};
-use super::source_page::CodeLinks;
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, shape_source, Common};
@@ -25,9 +25,9 @@ use analysis::shapes::{self, ShapeFrames, Values};
 use model::error::BuildError;
 use model::{CallTree, History, NodeId, ProfileEntry, Unit};
 
-use crate::pages::Site;
-use crate::profile_plan::versions_around;
-use crate::profile_plan::{Context, PagePlan, Plan, Shape, SiteFiles};
+use crate::flame_plan::versions_around;
+use crate::flame_plan::{Context, PagePlan, Plan, Shape, SiteFiles};
+use crate::page_kind::Site;
 use rayon::prelude::*;
 #[derive(Serialize)]
 struct TopRow {
@@ -338,7 +338,7 @@ fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
         .map(|(m, metric)| MetricPart {
             name: metric.name.clone(),
             total: with_unit(totals.get(m).copied().unwrap_or(0.0), &metric.unit),
-            aggregate_href: super::aggregate_page::link(
+            aggregate_href: super::flame_plan::aggregate_link(
                 history,
                 &entry.benchmark,
                 entry.version,

@@ -8,18 +8,20 @@
 
 use serde::Serialize;
 
-use super::benchmark_page::{self, categories_note, judging_note, min_change_note, severity_word};
+use super::code_links::{CodeLinks, SourceLinks};
 use super::format::{measured, p_value, signed_percent};
-use super::source_page::{CodeLinks, SourceLinks};
+use super::verdict_words::{
+    self, categories_note, judging_note, kind_word, min_change_note, severity_word,
+};
 use super::{paths, series_svg, Common, Renderer};
-use analysis::regression::{Basis, Change, Direction, Method, Series};
+use analysis::regression::{Basis, Change, Method, Series};
 use analysis::regression_report::RegressionReport;
 use analysis::root_cause::RootCause;
 use model::error::BuildError;
 use model::FrameId;
 use model::History;
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 #[derive(Serialize)]
 struct FunctionRow {
@@ -177,7 +179,7 @@ pub fn render(
                 .map(|x| format!("{root}{}", paths::change_page(x, &name(x.before), &name(x.after))));
             (back, link)
         }),
-        fdr: benchmark_page::fdr_note(&report.fdr),
+        fdr: verdict_words::fdr_note(&report.fdr),
         cause_line: cause.and_then(|x| cause_line(x, &label(c.after))),
         cause_benchmark: cause.map(|x| x.benchmark.clone()).unwrap_or_default(),
         cause_link: bench
@@ -231,13 +233,6 @@ fn marked_points(report: &RegressionReport, series: &Series) -> Vec<usize> {
         .flat_map(|c| [position(c.before), position(c.after)]);
     let ends = [Some(0), series.points.len().checked_sub(1)];
     around.chain(ends).flatten().collect()
-}
-
-pub fn kind_word(direction: Direction) -> &'static str {
-    match direction {
-        Direction::Regression => "Regression",
-        Direction::Improvement => "Improvement",
-    }
 }
 
 /// How the responsible version was found.

@@ -198,7 +198,7 @@ impl<'a> SourceBuilder<'a> {
 
     /// The page data. Names and locations go into `tables`, with their
     /// source and editor links from `link` (as
-    /// `source_page::CodeLinks::of` makes them).
+    /// `code_links::CodeLinks::of` makes them).
     pub fn finish(
         self,
         min_fraction: f64,

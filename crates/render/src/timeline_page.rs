@@ -18,7 +18,7 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
-use crate::pages::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, Site};
 
 #[derive(Serialize)]
 struct TimelineRow {

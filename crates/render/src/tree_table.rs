@@ -10,9 +10,9 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use super::code_links::CodeLinks;
 use super::flame_svg;
 use super::format::{percent, with_unit};
-use super::source_page::CodeLinks;
 use analysis::flame::{self, FlameBudget};
 use model::{CallTree, FrameId, FrameTable, NodeId, Unit};
 

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::flame_plan::Shape;
 use super::flame_view::{FrameRow, Number, ScriptGraph, Tables};
-use super::profile_plan::Shape;
 use super::shape_source::ShapeSource;
 use super::tree_table::{self, ScriptTable, TableView};
 use crate::Link;

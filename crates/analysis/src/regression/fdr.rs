@@ -1,0 +1,77 @@
+//! The false-discovery-rate control over every comparison of a build
+//! (Benjamini–Hochberg): which changes hold, and which are held back.
+
+use super::*;
+
+/// The false-discovery-rate control of a build.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fdr {
+    /// Benjamini–Hochberg in force (else each test alone).
+    pub in_force: bool,
+    /// The rate controlled (1 − confidence).
+    pub rate: f64,
+    /// Comparisons made in the build (the family).
+    pub tests: usize,
+    /// The largest p-value still called a change; `None`: none is.
+    pub threshold: Option<f64>,
+    /// Changes at the test's own confidence that the control held back.
+    pub held_back: usize,
+}
+
+/// Benjamini–Hochberg over `p_values` (the candidates) of a family of
+/// `tests` comparisons at `rate`: the largest p-value that is a discovery.
+pub fn benjamini_hochberg(p_values: &[f64], tests: usize, rate: f64) -> Option<f64> {
+    let mut sorted: Vec<f64> = p_values.iter().copied().filter(|p| p.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let m = tests.max(sorted.len()) as f64;
+    sorted
+        .iter()
+        .enumerate()
+        .filter(|&(k, &p)| p <= (k + 1) as f64 / m * rate)
+        .map(|(_, &p)| p)
+        .next_back()
+}
+
+/// The verdicts of every benchmark's pairs after the false-discovery
+/// control (when `in_force`) over all of them: a change whose p-value is
+/// above the Benjamini–Hochberg threshold is held back. Exact
+/// comparisons are no tests and are kept as they are.
+pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Vec<Verdict>>, Fdr) {
+    let family = tests.iter().flatten().filter(|t| t.tested()).count();
+    let candidates: Vec<f64> = tests
+        .iter()
+        .flatten()
+        .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
+        .filter_map(|t| t.p_value)
+        .collect();
+    let threshold = benjamini_hochberg(&candidates, family, rate);
+    let mut held_back = 0;
+    let verdicts = tests
+        .iter()
+        .map(|pairs| {
+            pairs
+                .iter()
+                .map(|t| {
+                    let discovered = t.p_value.zip(threshold).is_some_and(|(p, th)| p <= th);
+                    match &t.verdict {
+                        Verdict::Change { .. } if in_force && !t.untested && !discovered => {
+                            held_back += 1;
+                            Verdict::HeldBack {
+                                p_value: t.p_value.unwrap_or(f64::NAN),
+                            }
+                        }
+                        v => v.clone(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let fdr = Fdr {
+        in_force,
+        rate,
+        tests: family,
+        threshold,
+        held_back: if in_force { held_back } else { 0 },
+    };
+    (verdicts, fdr)
+}

@@ -1,0 +1,330 @@
+//! A benchmark's series: its points (one per version with figures) from
+//! the measurement files or the profile totals, and which way it improves.
+
+use super::*;
+
+/// Where a series' figures come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Origin {
+    /// Measurement files written by benchmark tools.
+    Measurements { formats: Vec<String> },
+    /// One value per profile repetition: the profile's total of `metric`.
+    ProfileTotals { metric: String },
+}
+
+impl Origin {
+    pub fn describe(&self) -> String {
+        match self {
+            Origin::Measurements { formats } => format!("measurements ({})", formats.join(", ")),
+            Origin::ProfileTotals { metric } => {
+                format!("profile totals ({metric}), one per repetition")
+            }
+        }
+    }
+}
+
+/// One version's figures for one benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// Index into the history's versions.
+    pub version: usize,
+    /// One value per independent run (the mean of the run's samples).
+    pub values: RunMeans,
+    /// Samples read in all, counting in-process ones.
+    pub samples: usize,
+    /// Some run holds several in-process samples.
+    pub in_process: bool,
+    pub summary: Option<Summary>,
+    /// The interval the tool recorded around a figure it gave alone
+    /// (asv's 99% confidence interval), when one file gave this point.
+    pub interval: Option<Interval>,
+    /// Files the figures came from.
+    pub sources: Vec<Arc<str>>,
+    /// Readers' notes on which figure was taken.
+    pub notes: Vec<Arc<str>>,
+}
+
+/// A benchmark's points in version order (versions without data left out).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub benchmark: String,
+    /// `s` for times (seconds), else the unit's name.
+    pub unit: String,
+    pub origin: Origin,
+    /// Which way the figure improves.
+    pub better: Better,
+    pub points: Vec<Point>,
+}
+
+impl Series {
+    /// Points are in version order, so a version's point is found by
+    /// binary search.
+    pub(crate) fn point_of(&self, version: usize) -> Option<&Point> {
+        let i = self
+            .points
+            .binary_search_by_key(&version, |p| p.version)
+            .ok()?;
+        Some(&self.points[i])
+    }
+
+    /// The mean of a version's runs, when it has figures.
+    pub fn mean_at(&self, version: usize) -> Option<f64> {
+        self.point_of(version)?.summary.map(|s| s.mean)
+    }
+}
+
+/// Every benchmark's series: from its measurement files when it has any,
+/// else from its profiles' totals. In benchmark-name order, built in
+/// parallel. The measurements are in benchmark order already, so each
+/// benchmark's are found as runs of equal names rather than gathered one
+/// by one (millions of entries in a long history).
+pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
+    let config = Config {
+        regressions: config.clone(),
+        ..Config::default()
+    };
+    series_named(history, &config)
+}
+
+/// [`series()`], measured benchmarks shown under their configured
+/// `display` names (`[[benchmarks]]`), in name order, each with its
+/// direction ([`direction_of`]).
+pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
+    let (config, configured) = (&settings.regressions, &settings.benchmarks[..]);
+    let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
+    for run in history
+        .measurements
+        .chunk_by(|a, b| a.benchmark == b.benchmark)
+    {
+        measured
+            .entry(&run[0].benchmark)
+            .or_default()
+            .extend(run.iter());
+    }
+    let profiled = group_by_benchmark(history.profiles.iter(), |p| &p.benchmark);
+    let mut names: Vec<&str> = measured.keys().chain(profiled.keys()).copied().collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut all: Vec<Series> = names
+        .into_par_iter()
+        .filter_map(|name| match measured.get(name) {
+            Some(entries) => measured_series(history, name, entries, config.confidence),
+            None => profile_series(history, name, profiled.get(name)?, config),
+        })
+        .collect();
+    let shown = |b: &str| {
+        names_of(b, configured)
+            .and_then(|c| c.display.clone())
+            .filter(|d| !d.is_empty())
+    };
+    let mut renamed = false;
+    for s in &mut all {
+        s.better = direction_of(s, settings);
+        if let Some(d) = shown(&s.benchmark) {
+            s.benchmark = d;
+            renamed = true;
+        }
+    }
+    if renamed {
+        all.sort_by(|a, b| a.benchmark.cmp(&b.benchmark));
+    }
+    all
+}
+
+/// Which way a series improves: as `[metrics.NAME] direction` says for
+/// its benchmark, profile metric or unit, else as its unit says (rates and
+/// scores are better higher), else lower.
+pub fn direction_of(series: &Series, config: &Config) -> Better {
+    let metric = match &series.origin {
+        Origin::ProfileTotals { metric } => Some(metric.as_str()),
+        Origin::Measurements { .. } => None,
+    };
+    let unit_of_name = series
+        .benchmark
+        .strip_suffix(')')
+        .and_then(|b| b.rsplit_once(" ("))
+        .map(|(_, unit)| unit);
+    let names = [
+        Some(series.benchmark.as_str()),
+        metric,
+        unit_of_name,
+        Some(series.unit.as_str()),
+    ];
+    config
+        .direction_of(names.into_iter().flatten())
+        .or_else(|| Better::of_unit(&series.unit))
+        .or_else(|| unit_of_name.and_then(Better::of_unit))
+        .unwrap_or_default()
+}
+
+/// The `[[benchmarks]]` entry of benchmark `name`, by its read name.
+pub fn names_of<'a>(name: &str, config: &'a [BenchmarkConfig]) -> Option<&'a BenchmarkConfig> {
+    config.iter().find(|c| c.name == name)
+}
+
+/// The items of each benchmark, in the order given.
+fn group_by_benchmark<'a, T>(
+    items: impl Iterator<Item = &'a T>,
+    name: impl Fn(&'a T) -> &'a String,
+) -> FxHashMap<&'a str, Vec<&'a T>> {
+    let mut groups: FxHashMap<&str, Vec<&T>> = FxHashMap::default();
+    for item in items {
+        groups.entry(name(item).as_str()).or_default().push(item);
+    }
+    groups
+}
+
+/// `entries` (one benchmark's, in history order) grouped by version, in
+/// version order; within a version, in history order.
+fn by_version<'a, T>(entries: &[&'a T], version: impl Fn(&T) -> usize) -> Vec<Vec<&'a T>> {
+    let mut sorted = entries.to_vec();
+    sorted.sort_by_key(|e| version(e));
+    sorted
+        .chunk_by(|a, b| version(a) == version(b))
+        .map(<[&T]>::to_vec)
+        .collect()
+}
+
+fn measured_series(
+    history: &History,
+    benchmark: &str,
+    entries: &[&MeasurementEntry],
+    confidence: f64,
+) -> Option<Series> {
+    let unit = entries.first()?.unit.clone();
+    let mut formats: Vec<&str> = entries.iter().map(|m| m.format).collect();
+    formats.sort_unstable();
+    formats.dedup();
+    let formats: Vec<String> = formats.into_iter().map(str::to_string).collect();
+    let mut sorted;
+    let entries = if entries.windows(2).all(|w| w[0].version <= w[1].version) {
+        entries
+    } else {
+        sorted = entries.to_vec();
+        sorted.sort_by_key(|m| m.version);
+        &sorted[..]
+    };
+    let points = entries
+        .chunk_by(|a, b| a.version == b.version)
+        .filter_map(|here| measured_point(history, here, &unit, confidence))
+        .collect();
+    Some(Series {
+        benchmark: benchmark.to_string(),
+        unit: unit.to_string(),
+        origin: Origin::Measurements { formats },
+        better: Better::Lower,
+        points,
+    })
+}
+
+/// The point of one version from its entries (of one benchmark), counting
+/// only those in `unit`.
+fn measured_point(
+    history: &History,
+    here: &[&MeasurementEntry],
+    unit: &Arc<str>,
+    confidence: f64,
+) -> Option<Point> {
+    let version = here.first()?.version;
+    if version >= history.versions.len() {
+        return None;
+    }
+    let in_unit = || here.iter().filter(|m| m.unit == *unit);
+    let first = in_unit().next()?;
+    // One file's runs are shared as they are, with the moments taken
+    // when the file was read; several files' runs are joined.
+    let values: RunMeans = if here.len() == 1 {
+        first.run_means.clone()
+    } else {
+        in_unit()
+            .flat_map(|m| m.run_means.iter().copied())
+            .collect::<Vec<f64>>()
+            .into()
+    };
+    let mut notes: Vec<Arc<str>> = in_unit()
+        .filter(|m| !m.note.is_empty())
+        .map(|m| m.note.clone())
+        .collect();
+    notes.sort();
+    notes.dedup();
+    Some(Point {
+        version,
+        summary: stats::summary_of(values.moments(), confidence),
+        values,
+        samples: in_unit().map(|m| m.samples as usize).sum(),
+        interval: if here.len() == 1 {
+            first.interval
+        } else {
+            None
+        },
+        in_process: in_unit().any(|m| m.in_process) && in_unit().any(|m| m.multi_sample),
+        sources: in_unit().map(|m| m.source.clone()).collect(),
+        notes,
+    })
+}
+
+fn profile_series(
+    history: &History,
+    benchmark: &str,
+    entries: &[&ProfileEntry],
+    config: &RegressionConfig,
+) -> Option<Series> {
+    let first = entries.first()?;
+    let metric_name = config.metric.clone().unwrap_or_else(|| {
+        first
+            .profile
+            .metrics
+            .first()
+            .map(|m| m.name.clone())
+            .unwrap_or_default()
+    });
+    let metric = first
+        .profile
+        .metrics
+        .iter()
+        .find(|m| m.name == metric_name)?
+        .clone();
+    let (unit, scale) = match metric.unit {
+        Unit::Nanoseconds => ("s".to_string(), 1e-9),
+        ref other => (other.name().to_string(), 1.0),
+    };
+    let mut points = Vec::new();
+    for here in by_version(entries, |p| p.version) {
+        let version = here[0].version;
+        if version >= history.versions.len() {
+            continue;
+        }
+        let mut values = Vec::new();
+        let mut sources = Vec::new();
+        for entry in here {
+            let Some(m) = entry.profile.metrics.iter().position(|x| *x == metric) else {
+                continue;
+            };
+            values.push(entry.profile.tree.total(m) * scale);
+            sources.push(Arc::from(entry.source.as_str()));
+        }
+        if values.is_empty() {
+            continue;
+        }
+        points.push(Point {
+            version,
+            summary: stats::summary(&values, config.confidence),
+            samples: values.len(),
+            values: values.into(),
+            interval: None,
+            in_process: false,
+            sources,
+            notes: Vec::new(),
+        });
+    }
+    Some(Series {
+        benchmark: benchmark.to_string(),
+        unit,
+        origin: Origin::ProfileTotals {
+            metric: metric.name,
+        },
+        better: Better::Lower,
+        points,
+    })
+}

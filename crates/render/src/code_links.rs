@@ -1,0 +1,111 @@
+//! How frames link to code, for every page that shows frames: the source
+//! page of a frame's file and line in its version ([`SourceLinks`], per
+//! site; [`CodeLinks`], per page), and the editor link a configured
+//! template makes of a location. The source page kind renders the pages
+//! these links point at.
+
+use super::paths;
+use model::{FrameId, FrameTable, History};
+use vcs::sources::Sources;
+
+/// Where source pages are, and how frames link to them.
+pub struct SourceLinks<'a> {
+    pub(crate) sources: &'a Sources,
+    pub(crate) paths: Vec<String>,
+    pub(crate) editor: &'a str,
+}
+
+impl<'a> SourceLinks<'a> {
+    pub fn new(history: &History, sources: &'a Sources, editor: &'a str) -> SourceLinks<'a> {
+        let paths = sources
+            .files
+            .iter()
+            .map(|f| paths::source_page(&history.versions[f.version].name, &f.shown_path))
+            .collect();
+        SourceLinks {
+            sources,
+            paths,
+            editor,
+        }
+    }
+
+    /// Site path (with `#L<line>`) of `frame`'s line in `version`, when
+    /// its source is available.
+    pub fn source(&self, frames: &FrameTable, version: usize, frame: FrameId) -> Option<String> {
+        let f = frames.get(frame);
+        let i = self.sources.get(version, f.file.as_deref()?)?;
+        Some(match f.line.filter(|l| *l > 0) {
+            Some(line) => format!("{}#L{line}", self.paths[i]),
+            None => self.paths[i].clone(),
+        })
+    }
+
+    /// The editor link of `frame`, from the configured template.
+    /// The `[flame] editor` template ("" when there is none).
+    pub fn editor_template(&self) -> &str {
+        self.editor
+    }
+
+    pub fn editor(&self, frames: &FrameTable, frame: FrameId) -> Option<String> {
+        let f = frames.get(frame);
+        editor_link(self.editor, f.file.as_deref()?, f.line.unwrap_or(1))
+    }
+}
+
+/// Code links of one page: frames of `version`, hrefs relative to the
+/// page (`root` leads back to the site root).
+pub struct CodeLinks<'a> {
+    pub links: &'a SourceLinks<'a>,
+    pub version: usize,
+    pub root: String,
+    /// For pages whose frames are functions (differential pages, root
+    /// causes): each links to the code of a profile frame it was made
+    /// from, whose file is the profiler's and whose line is a sampled one.
+    pub origin: Option<&'a analysis::shapes::ShapeFrames>,
+}
+
+impl CodeLinks<'_> {
+    /// (source page href, editor href), each empty when there is none.
+    pub fn of(&self, frames: &FrameTable, frame: FrameId) -> (String, String) {
+        let frame = self.origin.map_or(frame, |o| o.origin(frame));
+        let source = self
+            .links
+            .source(frames, self.version, frame)
+            .map(|p| format!("{}{p}", self.root))
+            .unwrap_or_default();
+        let editor = self.links.editor(frames, frame).unwrap_or_default();
+        (source, editor)
+    }
+}
+
+/// The editor link the page script makes of a location (`path:line`, or
+/// `path` meaning line 1), as `assets/perfatlas.js` does.
+pub fn editor_link_of_location(template: &str, location: &str) -> Option<String> {
+    let parsed = location
+        .rsplit_once(':')
+        .filter(|(_, line)| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|(path, line)| Some((path, line.parse::<u32>().ok().filter(|l| *l > 0)?)));
+    let (path, line) = parsed.unwrap_or((location, 1));
+    editor_link(template, path, line)
+}
+
+/// Fills `{path}` and `{line}`; `None` when the template is empty. The path
+/// is percent-encoded where a URL needs it.
+pub fn editor_link(template: &str, path: &str, line: u32) -> Option<String> {
+    if template.is_empty() || path.is_empty() {
+        return None;
+    }
+    let encoded: String = path
+        .trim_start_matches('/')
+        .chars()
+        .map(|c| match c {
+            'A'..='Z' | 'a'..='z' | '0'..='9' | '/' | '.' | '_' | '-' | '~' | ':' => c.to_string(),
+            c => c.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
+        })
+        .collect();
+    Some(
+        template
+            .replace("{path}", &encoded)
+            .replace("{line}", &line.to_string()),
+    )
+}
