@@ -282,7 +282,7 @@ fn normalise(p: &Path) -> String {
 }
 
 /// A matrix page's data (`#pa-matrix-data`) with each row's path and
-/// component page written out, as perfatlas.js `rowPaths` writes them
+/// component page written out, as matrix.js `rowPaths` writes them
 /// from what matrix_page.rs stores: a path left out is the last row's one
 /// level up (levels 3 and deeper), then the row's name; pages are stored
 /// after the directory `hb`.

@@ -25,8 +25,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::envelope::{framed, unframed, EnvelopeError};
 use crate::field::{read_field_dir, FieldRead};
-use crate::frame::{framed, unframed, FrameError};
 use crate::load::{read_input, NoCache};
 use crate::records;
 use crate::walk;
@@ -225,15 +225,15 @@ fn encode(record: &Record) -> Result<Vec<u8>, BuildError> {
 pub fn decode(bytes: &[u8]) -> Result<Record, String> {
     let ours = env!("CARGO_PKG_VERSION");
     let body = unframed(MAGIC, FORMAT, bytes).map_err(|e| match e {
-        FrameError::NotOurs => "not a perfatlas digest (it does not start with PADIGEST)".to_string(),
-        FrameError::Short => "cut short in its header".to_string(),
-        FrameError::Format(format) => format!(
+        EnvelopeError::NotOurs => "not a perfatlas digest (it does not start with PADIGEST)".to_string(),
+        EnvelopeError::Short => "cut short in its header".to_string(),
+        EnvelopeError::Format(format) => format!(
             "digest format {format}; this perfatlas reads format {FORMAT}: write the digest again with this perfatlas"
         ),
-        FrameError::Version(version) => format!(
+        EnvelopeError::Version(version) => format!(
             "written by perfatlas {version}; this is perfatlas {ours}, which reads only its own digests: write the digest again from the raw files"
         ),
-        FrameError::Checksum => {
+        EnvelopeError::Checksum => {
             "its checksum does not match: the file is damaged or cut short".to_string()
         }
     })?;

@@ -170,7 +170,7 @@ pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) ->
 }
 
 fn framed_entry(entry: &Entry) -> Vec<u8> {
-    crate::frame::framed(
+    crate::envelope::framed(
         MAGIC,
         FORMAT,
         &postcard::to_stdvec(entry).unwrap_or_default(),
@@ -179,7 +179,7 @@ fn framed_entry(entry: &Entry) -> Vec<u8> {
 
 /// The entry's contents, `None` when it cannot be trusted.
 pub fn decode(bytes: &[u8]) -> Option<Loaded> {
-    let payload = crate::frame::unframed(MAGIC, FORMAT, bytes).ok()?;
+    let payload = crate::envelope::unframed(MAGIC, FORMAT, bytes).ok()?;
     match postcard::from_bytes::<Entry>(payload).ok()? {
         Entry::Profile(p) => rebuild_profile(p),
         Entry::Measurements(m) => rebuild_measurements(m),

@@ -30,7 +30,7 @@ use analysis::aggregate::{self, Aggregate};
 use model::error::BuildError;
 use model::{CallTree, FrameTable, History, Unit};
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 use rayon::prelude::*;
 
 /// What differs between the metrics of an aggregate page.
@@ -449,7 +449,7 @@ pub fn key(
     page: &AggregatePlan,
     inputs: &reuse::Inputs,
 ) -> u128 {
-    let mut d = reuse::Digest::new("aggregate page");
+    let mut d = reuse::KeyHasher::new("aggregate page");
     d.u128(inputs.salt)
         .u128(inputs.sources[page.version])
         .str(&page.path)
@@ -617,14 +617,14 @@ impl PageKind for AggregatePages {
         "aggregate pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         site.aggregates
             .par_iter()
             .map(|page| {
                 let key = site.inputs.as_ref().map(|i| {
                     let cx = profile_views::context(site);
                     let reps = repetitions(&cx, page);
-                    let mut d = reuse::Digest::new("aggregate page with repetitions");
+                    let mut d = reuse::KeyHasher::new("aggregate page with repetitions");
                     d.u128(key(site.history, &site.profiles, page, i))
                         .u128(profile_views::group_key(&cx, &reps, i));
                     d.finish()

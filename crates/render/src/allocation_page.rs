@@ -23,7 +23,7 @@ use analysis::allocation::view::{self, Choice, Item, ItemKind};
 use analysis::allocation::AllocTree;
 use model::{ClassSource, CountKind, FrameTable, History, Unit};
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 #[derive(Serialize)]
 struct ClassRow {
@@ -739,7 +739,7 @@ impl PageKind for AllocationPages {
         "allocation pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         (0..site.allocations.entries.len())
             .map(|i| {
                 Job::new(move || {

@@ -15,7 +15,7 @@ use analysis::stats::Comparison;
 use model::error::BuildError;
 use model::History;
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 use crate::verdict_words::{
     categories_note, change_row, fdr_note, judging_note, min_change_note, untested_word,
     verdict_text, ChangeRow,
@@ -277,7 +277,7 @@ impl PageKind for BenchmarkPages {
         "benchmark pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let report = &site.analysis.regressions;
         let rows = site.config.regressions.table_rows;
         report

@@ -46,7 +46,7 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 /// Most callers (and callees) of one version listed in a block's table.
 const TABLE_ROWS: usize = 100;
@@ -895,7 +895,7 @@ impl PageKind for ComponentPages {
         "component pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let evolution = &site.analysis.evolution;
         let mut jobs = Vec::new();
         for sp in &evolution.scopes {

@@ -11,7 +11,7 @@ use model::error::BuildError;
 use model::History;
 use vcs::{FileStatus, LineKind};
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 /// Most diff lines one page shows.
 const LINE_BUDGET: usize = 20_000;
@@ -130,7 +130,7 @@ impl PageKind for DiffPages {
         "source diff pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let versions = &site.analysis.evolution.modifications.versions;
         versions
             .iter()

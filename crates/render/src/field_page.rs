@@ -21,7 +21,7 @@ use model::field::{Execution, FieldSet};
 use model::History;
 use vcs::sources::Sources;
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 /// Largest embedded selection data; beyond it, only pre-rendered views.
 pub const DATA_BUDGET: usize = 4 << 20;
@@ -770,7 +770,7 @@ impl PageKind for FieldPages {
         "field pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         if site.history.field.is_empty() {
             return Vec::new();
         }

@@ -32,7 +32,7 @@ use config::Config;
 use model::error::BuildError;
 use model::{CallTree, History, NodeId, Unit};
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 use rayon::prelude::*;
 
 /// What differs between the metrics of a page.
@@ -151,7 +151,7 @@ pub struct DiffInputs<'a> {
 /// call trees explain), the newer version's source diff and the
 /// benchmark's evolution matrix.
 pub fn related(
-    site: &crate::page_kind::Site,
+    site: &crate::page_kind::SitePlan,
     source_diffs: &[bool],
     p: &DiffPlan,
 ) -> Vec<(String, String)> {
@@ -606,7 +606,7 @@ pub fn key(
     (profiles, related): (&super::flame_plan::Plan, &[(String, String)]),
     inputs: &reuse::Inputs,
 ) -> u128 {
-    let mut d = reuse::Digest::new("differential page");
+    let mut d = reuse::KeyHasher::new("differential page");
     d.u128(inputs.salt).u128(inputs.sources[p.new]).debug(&(
         &p.benchmark,
         &p.metrics,
@@ -784,7 +784,7 @@ impl PageKind for FlameDiffPages {
         "differential pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let plans = &site.flame_diffs;
         let source_diffs = site.analysis.source_diffs();
         let related: Vec<Vec<(String, String)>> = plans

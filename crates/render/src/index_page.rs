@@ -24,7 +24,7 @@ use analysis::totals::cell_totals;
 use model::error::BuildError;
 use model::{History, Skipped};
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 #[derive(Serialize)]
 struct VersionRow {
@@ -518,7 +518,7 @@ impl PageKind for IndexPage {
         "index"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         vec![Job::file(move || {
             let html = render(
                 site.history,

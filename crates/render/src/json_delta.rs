@@ -1,5 +1,5 @@
 //! A JSON value stored as its differences from another, for the page's
-//! script to rebuild (`perfatlas.js` `applyDelta`).
+//! script to rebuild (`shapes.js` `withDifferences`).
 //!
 //! An aggregate page stores every repetition's views (aggregate_page.rs).
 //! They are made by the same code from similar trees, so they share their

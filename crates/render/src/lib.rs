@@ -84,6 +84,7 @@ const ASSETS: &[(&str, &str)] = &[
         include_str!("../templates/assets/perfatlas.css"),
     ),
     ("shapes.js", include_str!("../templates/assets/shapes.js")),
+    ("matrix.js", include_str!("../templates/assets/matrix.js")),
     (
         "component.js",
         include_str!("../templates/assets/component.js"),
@@ -178,7 +179,7 @@ impl Renderer {
                 themes.insert(0, (name, css));
             }
         }
-        let mut digest = reuse::Digest::new("renderer");
+        let mut digest = reuse::KeyHasher::new("renderer");
         for (name, text) in sources.iter().chain(&assets) {
             digest.str(name).str(text);
         }
@@ -204,7 +205,7 @@ impl Renderer {
     /// The renderer, writing a page for every repetition when `on`.
     pub fn with_repetition_pages(mut self, on: bool) -> Renderer {
         if on {
-            let mut digest = reuse::Digest::new("renderer with repetition pages");
+            let mut digest = reuse::KeyHasher::new("renderer with repetition pages");
             digest.u128(self.fingerprint);
             self.fingerprint = digest.finish();
         }
@@ -395,7 +396,7 @@ pub fn site_files(
     sources: &Sources,
     output: &Output,
 ) -> Result<SiteFiles, BuildError> {
-    let site = pages::Site::new(history, config, renderer, analysis, sources, output.pages);
+    let site = pages::SitePlan::new(history, config, renderer, analysis, sources, output.pages);
     let mut files = static_files(&site);
     let jobs = pages::jobs(&site);
     trace::progress::stage("rendering pages", jobs.len());
@@ -417,7 +418,7 @@ pub fn site_files(
 }
 
 /// The scripts, the style sheet and the themes the pages use.
-fn static_files(site: &pages::Site) -> SiteFiles {
+fn static_files(site: &pages::SitePlan) -> SiteFiles {
     let (history, renderer) = (site.history, site.renderer);
     let mut files = SiteFiles::new();
     let field_assets: &[&str] = if history.field.is_empty() {
@@ -430,9 +431,15 @@ fn static_files(site: &pages::Site) -> SiteFiles {
     } else {
         &["allocation.js"]
     };
-    let assets = ["perfatlas.js", "perfatlas.css", "shapes.js", "component.js"]
-        .iter()
-        .chain(field_assets);
+    let assets = [
+        "perfatlas.js",
+        "perfatlas.css",
+        "shapes.js",
+        "matrix.js",
+        "component.js",
+    ]
+    .iter()
+    .chain(field_assets);
     for &name in assets.chain(allocation_assets) {
         files.insert(
             format!("assets/{name}"),

@@ -1,7 +1,7 @@
 //! The matrix page (one per benchmark, and one over all benchmarks): the
 //! component tree down the side, versions across, a glyph per component and
 //! version, with the data for popups embedded. Its "Save as SVG" control
-//! (perfatlas.js) saves the matrix as the reader sees it; with
+//! (matrix.js) saves the matrix as the reader sees it; with
 //! `--svg-files` the whole matrix is also written as a standalone SVG
 //! beside the page.
 
@@ -20,7 +20,7 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 /// Above this many glyphs a page leaves out the per-glyph native tooltips
 /// (the script's popups still give every number).
@@ -107,6 +107,8 @@ struct GlyphData {
     steps: [u32; 2],
     /// `[matrix] depth`: rows deeper start folded.
     depth: u8,
+    /// The sizes `matrix_svg` draws with.
+    geometry: matrix_svg::Geometry,
 }
 
 #[derive(Serialize)]
@@ -450,6 +452,7 @@ fn page_data(
             max: m.max_time,
             steps: config.modified_steps,
             depth: config.depth,
+            geometry: matrix_svg::GEOMETRY,
         },
         diffs,
         mods,
@@ -457,7 +460,7 @@ fn page_data(
 }
 
 /// Leaves out each row's path where the script derives the same from
-/// the rows above (`rowPaths` in perfatlas.js): the path of the last row
+/// the rows above (`rowPaths` in matrix.js): the path of the last row
 /// one level up, then the row's name; the project, a package, or a row
 /// without a row one level up, is its name alone (as `path_name`, which
 /// leaves the project out).
@@ -569,7 +572,7 @@ impl PageKind for MatrixPages {
         "matrix pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let evolution = &site.analysis.evolution;
         (0..evolution.scopes.len())
             .map(|s| {

@@ -28,6 +28,30 @@ const TOP_WIDTHS: [f64; 4] = [0.0, 6.0, 12.0, GLYPH];
 /// Height of the version header.
 pub const HEADER: f64 = 64.0;
 
+/// The glyph geometry the matrix script draws rows with, as this module
+/// draws them: written into the page's data, so the script has no copy.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Geometry {
+    pub column: f64,
+    pub row: f64,
+    pub glyph: f64,
+    pub top: f64,
+    pub bottom_max: f64,
+    pub min_height: f64,
+    pub top_widths: [f64; 4],
+}
+
+/// This module's glyph geometry.
+pub const GEOMETRY: Geometry = Geometry {
+    column: COLUMN,
+    row: ROW,
+    glyph: GLYPH,
+    top: TOP,
+    bottom_max: BOTTOM_MAX,
+    min_height: MIN_HEIGHT,
+    top_widths: TOP_WIDTHS,
+};
+
 /// How glyphs are drawn: the matrix-wide scale and thresholds.
 pub struct GlyphScale<'a> {
     pub max_time: f64,

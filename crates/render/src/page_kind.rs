@@ -1,5 +1,5 @@
 //! What a page kind is, below every kind: the [`PageKind`] trait, the
-//! [`Job`]s a kind renders its pages in, and the [`Site`] every kind
+//! [`Job`]s a kind renders its pages in, and the [`SitePlan`] every kind
 //! renders from (the history, its analysis, and the plans several kinds
 //! share, computed once). The list of kinds is [`crate::pages::KINDS`].
 
@@ -25,7 +25,7 @@ pub trait PageKind: Sync {
     /// What the kind is called in phase timings (`PERFATLAS_TIMINGS`).
     fn name(&self) -> &'static str;
     /// The jobs that render every page of this kind in `site`.
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>>;
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>>;
 }
 
 /// One page, or a group of pages rendered together.
@@ -64,7 +64,7 @@ impl<'a> Job<'a> {
 
 /// What the pages of a site are rendered from: the history, its analysis,
 /// and the plans several kinds share (computed once).
-pub struct Site<'a> {
+pub struct SitePlan<'a> {
     pub history: &'a History,
     pub config: &'a Config,
     pub renderer: &'a Renderer,
@@ -85,7 +85,7 @@ pub struct Site<'a> {
     pub diff_links: BTreeMap<(String, usize), Vec<(String, String)>>,
 }
 
-impl<'a> Site<'a> {
+impl<'a> SitePlan<'a> {
     /// Plans the pages of `history`.
     pub fn new(
         history: &'a History,
@@ -94,12 +94,12 @@ impl<'a> Site<'a> {
         analysis: &'a Analysis,
         sources: &'a Sources,
         store: &'a dyn PageStore,
-    ) -> Site<'a> {
+    ) -> SitePlan<'a> {
         let inputs = store
             .enabled()
             .then(|| reuse::Inputs::new(history, config, renderer, &analysis.frames, sources));
         let flame_diffs = flame_plan::diff_plan(history, config);
-        Site {
+        SitePlan {
             history,
             config,
             renderer,

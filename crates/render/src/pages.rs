@@ -1,5 +1,5 @@
 //! The page kinds of a site, in one list ([`KINDS`]), and the jobs of
-//! them all. What a kind is and renders from ([`PageKind`], [`Site`],
+//! them all. What a kind is and renders from ([`PageKind`], [`SitePlan`],
 //! [`Job`]) is in [`crate::page_kind`], below the kinds: a kind imports
 //! that, never this list.
 //!
@@ -15,7 +15,7 @@
 use crate::aggregate_page;
 use crate::allocation_page;
 use crate::flame_diff_page;
-pub use crate::page_kind::{Job, PageKind, Site};
+pub use crate::page_kind::{Job, PageKind, SitePlan};
 use crate::profile_page;
 
 /// Every page kind, in the order their jobs are listed.
@@ -36,7 +36,7 @@ pub const KINDS: &[&dyn PageKind] = &[
 ];
 
 /// Every job of every kind of `site`, in [`KINDS`] order.
-pub fn jobs<'a>(site: &'a Site<'a>) -> Vec<Job<'a>> {
+pub fn jobs<'a>(site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
     KINDS
         .iter()
         .flat_map(|kind| trace::timings::phase(kind.name(), || kind.jobs(site)))

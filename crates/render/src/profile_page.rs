@@ -21,7 +21,7 @@ use super::profile_views::{assemble, code_links, context, group_key, lay_out_sha
 use model::error::BuildError;
 
 use crate::flame_plan::{by_profile, Context, PagePlan, SiteFiles};
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 use rayon::prelude::*;
 
 /// Renders the page of one profile, deriving each shape's trees (which
@@ -72,7 +72,7 @@ impl PageKind for ProfilePages {
         "profile pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         by_profile(&site.profiles)
             .into_par_iter()
             .map(|pages| {

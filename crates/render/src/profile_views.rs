@@ -27,7 +27,7 @@ use model::{CallTree, History, NodeId, ProfileEntry, Unit};
 
 use crate::flame_plan::versions_around;
 use crate::flame_plan::{Context, PagePlan, Plan, Shape, SiteFiles};
-use crate::page_kind::Site;
+use crate::page_kind::SitePlan;
 use rayon::prelude::*;
 #[derive(Serialize)]
 struct TopRow {
@@ -159,7 +159,7 @@ pub(crate) struct ProfileView {
 
 /// The page-reuse key of one profile's page.
 pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u128 {
-    let mut d = reuse::Digest::new("profile pages");
+    let mut d = reuse::KeyHasher::new("profile pages");
     d.u128(inputs.salt);
     if let Some(first) = pages.first() {
         let entry = &cx.history.profiles[first.entry];
@@ -978,7 +978,7 @@ fn top_by_self(
 }
 
 /// What a profile's pages are drawn from.
-pub(crate) fn context<'a>(site: &'a Site<'a>) -> Context<'a> {
+pub(crate) fn context<'a>(site: &'a SitePlan<'a>) -> Context<'a> {
     Context {
         history: site.history,
         config: site.config,

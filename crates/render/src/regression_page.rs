@@ -21,7 +21,7 @@ use model::error::BuildError;
 use model::FrameId;
 use model::History;
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 #[derive(Serialize)]
 struct FunctionRow {
@@ -495,7 +495,7 @@ impl PageKind for RegressionPages {
         "regression pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let report = &site.analysis.regressions;
         let flame_diffs: std::collections::BTreeSet<String> =
             site.flame_diffs.iter().map(|p| p.path.clone()).collect();

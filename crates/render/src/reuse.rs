@@ -4,7 +4,7 @@
 //!
 //! - **Keys.** Each group of pages rendered together (a profile's pages of
 //!   one shape, an aggregate page, a differential page) has a key: an
-//!   XXH3-128 [`Digest`] of everything its rendering reads. That is the
+//!   XXH3-128 [`KeyHasher`] of everything its rendering reads. That is the
 //!   build's [`salt`] (perfatlas version, templates, assets, themes, the
 //!   whole configuration, the site title), the group's page paths and
 //!   navigation as rendered (links to other metrics, shapes, repetitions,
@@ -75,46 +75,46 @@ impl PageStore for RenderAll {
 
 /// An XXH3-128 digest built from length-prefixed parts, so that parts
 /// never run into each other.
-pub struct Digest(Xxh3);
+pub struct KeyHasher(Xxh3);
 
-impl Digest {
-    pub fn new(kind: &str) -> Digest {
-        let mut d = Digest(Xxh3::new());
+impl KeyHasher {
+    pub fn new(kind: &str) -> KeyHasher {
+        let mut d = KeyHasher(Xxh3::new());
         d.str(kind);
         d
     }
 
-    pub fn bytes(&mut self, bytes: &[u8]) -> &mut Digest {
+    pub fn bytes(&mut self, bytes: &[u8]) -> &mut KeyHasher {
         self.0.update(&(bytes.len() as u64).to_le_bytes());
         self.0.update(bytes);
         self
     }
 
-    pub fn str(&mut self, s: &str) -> &mut Digest {
+    pub fn str(&mut self, s: &str) -> &mut KeyHasher {
         self.bytes(s.as_bytes())
     }
 
-    pub fn u64(&mut self, n: u64) -> &mut Digest {
+    pub fn u64(&mut self, n: u64) -> &mut KeyHasher {
         self.0.update(&n.to_le_bytes());
         self
     }
 
-    pub fn u128(&mut self, n: u128) -> &mut Digest {
+    pub fn u128(&mut self, n: u128) -> &mut KeyHasher {
         self.0.update(&n.to_le_bytes());
         self
     }
 
-    pub fn f64(&mut self, x: f64) -> &mut Digest {
+    pub fn f64(&mut self, x: f64) -> &mut KeyHasher {
         self.u64(x.to_bits())
     }
 
     /// A value by its `Debug` form (for settings and plans).
-    pub fn debug<T: Debug + ?Sized>(&mut self, value: &T) -> &mut Digest {
+    pub fn debug<T: Debug + ?Sized>(&mut self, value: &T) -> &mut KeyHasher {
         self.str(&format!("{value:?}"))
     }
 
     /// A value by its JSON form (for view models).
-    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> &mut Digest {
+    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> &mut KeyHasher {
         let json = serde_json::to_vec(value).unwrap_or_default();
         self.bytes(&json)
     }
@@ -161,7 +161,7 @@ impl Inputs {
 /// What every page of the build depends on: perfatlas, the templates,
 /// assets and themes, the configuration and the site title.
 pub fn salt(renderer: &Renderer, config: &Config, history: &History) -> u128 {
-    Digest::new("salt")
+    KeyHasher::new("salt")
         .str(HEADER)
         .u128(renderer.fingerprint())
         .debug(config)
@@ -190,7 +190,7 @@ pub fn frame_digests(frames: &FrameTable, shape: &ShapeFrames) -> Vec<u64> {
 /// digests in order.
 pub fn profile_digest(entry: &ProfileEntry, frames: &[u64]) -> u128 {
     use rayon::prelude::*;
-    let mut d = Digest::new("profile");
+    let mut d = KeyHasher::new("profile");
     d.str(&entry.benchmark)
         .u64(u64::from(entry.repetition))
         .str(&entry.source)
@@ -236,7 +236,7 @@ fn nodes_digest(tree: &model::CallTree, frames: &[u64], range: std::ops::Range<u
 
 /// The source files of `version` that code links can point to.
 pub fn sources_digest(sources: &vcs::sources::Sources, version: usize) -> u128 {
-    let mut d = Digest::new("sources");
+    let mut d = KeyHasher::new("sources");
     for file in sources.files.iter().filter(|f| f.version == version) {
         d.str(&file.shown_path).debug(&file.profile_paths);
     }

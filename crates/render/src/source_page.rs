@@ -17,7 +17,7 @@ use model::History;
 use vcs::sources::SourceFile;
 
 use crate::code_links::{editor_link, SourceLinks};
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 #[derive(Serialize)]
 struct LineRow {
@@ -182,7 +182,7 @@ impl PageKind for SourcePages {
         "source pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let costs = &site.analysis.line_costs;
         let matrix = std::sync::Arc::new(matrix_links(site));
         (0..site.sources.files.len())
@@ -205,7 +205,7 @@ impl PageKind for SourcePages {
 /// Per source file, (label, site path) of the component page of each
 /// class whose frames the file holds, in every matrix that has one: the
 /// way from a line of code to its row's history.
-fn matrix_links(site: &Site) -> Vec<Vec<(String, String)>> {
+fn matrix_links(site: &SitePlan) -> Vec<Vec<(String, String)>> {
     use analysis::hierarchy::Level;
     let evolution = &site.analysis.evolution;
     let hierarchy = &evolution.hierarchy;

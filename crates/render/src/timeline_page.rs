@@ -18,7 +18,7 @@ use config::MatrixConfig;
 use model::error::BuildError;
 use model::History;
 
-use crate::page_kind::{Job, PageKind, Site};
+use crate::page_kind::{Job, PageKind, SitePlan};
 
 #[derive(Serialize)]
 struct TimelineRow {
@@ -151,7 +151,7 @@ impl PageKind for TimelinePages {
         "timeline pages"
     }
 
-    fn jobs<'a>(&self, site: &'a Site<'a>) -> Vec<Job<'a>> {
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         let evolution = &site.analysis.evolution;
         let mut jobs = Vec::new();
         // The matrix over all benchmarks links its benchmarks' pages.

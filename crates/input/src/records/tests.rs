@@ -101,7 +101,7 @@ fn entries_that_do_not_check_out_are_ignored() {
 #[test]
 fn measurement_entries_whose_parts_do_not_fit_are_ignored() {
     let entry = |names: &str, means: Vec<f64>, benchmarks: Vec<MeasuredRecord>| {
-        crate::frame::framed(
+        crate::envelope::framed(
             MAGIC,
             FORMAT,
             &postcard::to_stdvec(&Entry::Measurements(CachedMeasurements {

@@ -3,10 +3,10 @@ use model::{Frame, FrameId, Metric, Profile, Unit};
 
 #[test]
 fn digest_parts_do_not_run_into_each_other() {
-    let ab_c = Digest::new("k").str("ab").str("c").finish();
-    let a_bc = Digest::new("k").str("a").str("bc").finish();
+    let ab_c = KeyHasher::new("k").str("ab").str("c").finish();
+    let a_bc = KeyHasher::new("k").str("a").str("bc").finish();
     assert_ne!(ab_c, a_bc);
-    assert_ne!(Digest::new("k").finish(), Digest::new("l").finish());
+    assert_ne!(KeyHasher::new("k").finish(), KeyHasher::new("l").finish());
 }
 
 /// A one-path profile of `main → work` in a frame table where `order`

@@ -1,4 +1,4 @@
-//! The header perfatlas puts before the bytes it keeps for itself (build
+//! The envelope perfatlas puts around the bytes it keeps for itself (build
 //! cache entries, digests): a magic string, a format version (u32,
 //! little-endian), the perfatlas version that wrote them (a length byte,
 //! then UTF-8), and the XXH3-64 checksum of the body (u64, little-endian).
@@ -7,7 +7,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// Why framed bytes cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum FrameError {
+pub(crate) enum EnvelopeError {
     /// They do not start with the magic string.
     NotOurs,
     /// They end inside the header.
@@ -39,25 +39,25 @@ pub(crate) fn unframed<'a>(
     magic: &[u8],
     format: u32,
     bytes: &'a [u8],
-) -> Result<&'a [u8], FrameError> {
-    let rest = bytes.strip_prefix(magic).ok_or(FrameError::NotOurs)?;
-    let (found, rest) = rest.split_at_checked(4).ok_or(FrameError::Short)?;
-    let found = u32::from_le_bytes(found.try_into().map_err(|_| FrameError::Short)?);
+) -> Result<&'a [u8], EnvelopeError> {
+    let rest = bytes.strip_prefix(magic).ok_or(EnvelopeError::NotOurs)?;
+    let (found, rest) = rest.split_at_checked(4).ok_or(EnvelopeError::Short)?;
+    let found = u32::from_le_bytes(found.try_into().map_err(|_| EnvelopeError::Short)?);
     if found != format {
-        return Err(FrameError::Format(found));
+        return Err(EnvelopeError::Format(found));
     }
-    let (&len, rest) = rest.split_first().ok_or(FrameError::Short)?;
+    let (&len, rest) = rest.split_first().ok_or(EnvelopeError::Short)?;
     let (version, rest) = rest
         .split_at_checked(len as usize)
-        .ok_or(FrameError::Short)?;
+        .ok_or(EnvelopeError::Short)?;
     if version != env!("CARGO_PKG_VERSION").as_bytes() {
-        return Err(FrameError::Version(
+        return Err(EnvelopeError::Version(
             String::from_utf8_lossy(version).into_owned(),
         ));
     }
-    let (sum, body) = rest.split_at_checked(8).ok_or(FrameError::Short)?;
+    let (sum, body) = rest.split_at_checked(8).ok_or(EnvelopeError::Short)?;
     if sum != xxh3_64(body).to_le_bytes() {
-        return Err(FrameError::Checksum);
+        return Err(EnvelopeError::Checksum);
     }
     Ok(body)
 }
@@ -70,17 +70,23 @@ mod tests {
     fn a_frame_gives_back_its_body_and_refuses_any_change() {
         let bytes = framed(b"MAGIC", 7, b"body");
         assert_eq!(unframed(b"MAGIC", 7, &bytes), Ok(&b"body"[..]));
-        assert_eq!(unframed(b"OTHER", 7, &bytes), Err(FrameError::NotOurs));
-        assert_eq!(unframed(b"MAGIC", 8, &bytes), Err(FrameError::Format(7)));
-        assert_eq!(unframed(b"MAGIC", 7, &bytes[..8]), Err(FrameError::Short));
+        assert_eq!(unframed(b"OTHER", 7, &bytes), Err(EnvelopeError::NotOurs));
+        assert_eq!(unframed(b"MAGIC", 8, &bytes), Err(EnvelopeError::Format(7)));
+        assert_eq!(
+            unframed(b"MAGIC", 7, &bytes[..8]),
+            Err(EnvelopeError::Short)
+        );
         let mut damaged = bytes.clone();
         *damaged.last_mut().unwrap() ^= 1;
-        assert_eq!(unframed(b"MAGIC", 7, &damaged), Err(FrameError::Checksum));
+        assert_eq!(
+            unframed(b"MAGIC", 7, &damaged),
+            Err(EnvelopeError::Checksum)
+        );
         let mut other = bytes;
         other[10] ^= 1;
         assert!(matches!(
             unframed(b"MAGIC", 7, &other),
-            Err(FrameError::Version(_))
+            Err(EnvelopeError::Version(_))
         ));
     }
 }
