@@ -107,9 +107,20 @@ fn main() -> ExitCode {
             ExitCode::from(101)
         }
         Err(e) => {
-            eprintln!("perfatlas: error: {e}");
+            eprintln!("perfatlas: error: {e}{}", flag_hint(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// What the command line offers for an error the library reports without
+/// knowing the command line.
+fn flag_hint(e: &BuildError) -> &'static str {
+    match e {
+        BuildError::OutputNotOurs(_) => "; use --force to replace it",
+        BuildError::Strict { .. } => " (--strict)",
+        BuildError::Busy { .. } => ", or pass --wait to wait for it",
+        _ => "",
     }
 }
 

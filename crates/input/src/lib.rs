@@ -157,12 +157,13 @@ fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed)
     let input = Input { file_name, bytes };
     let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
         ParseError::whole(format!(
-            "unrecognised format (expected one of: {}; or measurements from hyperfine, Criterion, Google Benchmark, pytest-benchmark, go test -bench, Bencher Metric Format, JMH)",
+            "unrecognised format (expected one of: {}; or measurements from {})",
             FORMATS
                 .iter()
                 .map(|f| f.name())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            measurements::tool_labels().join(", ")
         ))
     })?;
     let mut parsed = format.parse(&input)?;

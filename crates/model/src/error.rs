@@ -99,14 +99,19 @@ pub enum BuildError {
     /// A bug in perfatlas, not in its input: exit 101, like a panic.
     #[error("internal error (a bug in perfatlas, not in your input): {0}")]
     Internal(String),
-    #[error("{} exists, is not empty and was not written by perfatlas; use --force to replace it", .0.display())]
+    /// The command line adds how to replace it anyway (`--force`).
+    #[error("{} exists, is not empty and was not written by perfatlas", .0.display())]
     OutputNotOurs(PathBuf),
     #[error("template {name}: {message}")]
     Template { name: String, message: String },
-    #[error("{skipped} input file(s) could not be read and --strict is set; first: {first}")]
+    /// Strictness was asked for (the command line's `--strict`).
+    #[error(
+        "{skipped} input file(s) could not be read and strictness is asked for; first: {first}"
+    )]
     Strict { skipped: usize, first: String },
     /// Another build holds the output's lock.
-    #[error("another perfatlas build ({}) is writing {} (lock {}); run again when it is done, or pass --wait to wait for it", .pid.map_or_else(|| "PID unknown".to_string(), |p| format!("PID {p}")), .output.display(), .lock.display())]
+    /// The command line adds how to wait for it (`--wait`).
+    #[error("another perfatlas build ({}) is writing {} (lock {}); run again when it is done", .pid.map_or_else(|| "PID unknown".to_string(), |p| format!("PID {p}")), .output.display(), .lock.display())]
     Busy {
         output: PathBuf,
         lock: PathBuf,

@@ -87,6 +87,8 @@ const HEAD: usize = 8192;
 /// head of the file) and its reader.
 struct Reader {
     name: &'static str,
+    /// The tool's name as people write it, for messages.
+    label: &'static str,
     /// The document's first character: `{` for the object formats, `[`
     /// for the array ones.
     opener: char,
@@ -106,6 +108,7 @@ type QuickReader = fn(&str) -> Option<Vec<(String, Measured)>>;
 static READERS: &[Reader] = &[
     Reader {
         name: native::NAME,
+        label: "perfatlas measurement JSON",
         opener: '{',
         sniff: native::sniff,
         read: native::read,
@@ -113,6 +116,7 @@ static READERS: &[Reader] = &[
     },
     Reader {
         name: criterion::NAME,
+        label: "Criterion",
         opener: '{',
         sniff: criterion::sniff,
         read: criterion::read,
@@ -120,6 +124,7 @@ static READERS: &[Reader] = &[
     },
     Reader {
         name: hyperfine::NAME,
+        label: "hyperfine",
         opener: '{',
         sniff: hyperfine::sniff,
         read: hyperfine::read,
@@ -127,6 +132,7 @@ static READERS: &[Reader] = &[
     },
     Reader {
         name: pytest_benchmark::NAME,
+        label: "pytest-benchmark",
         opener: '{',
         sniff: pytest_benchmark::sniff,
         read: pytest_benchmark::read,
@@ -134,6 +140,7 @@ static READERS: &[Reader] = &[
     },
     Reader {
         name: google_benchmark::NAME,
+        label: "Google Benchmark",
         opener: '{',
         sniff: google_benchmark::sniff,
         read: google_benchmark::read,
@@ -141,6 +148,7 @@ static READERS: &[Reader] = &[
     },
     Reader {
         name: jmh::NAME,
+        label: "JMH",
         opener: '[',
         sniff: jmh::sniff,
         read: jmh::read,
@@ -150,6 +158,7 @@ static READERS: &[Reader] = &[
     // holding a numeric `value`), not a key of its own.
     Reader {
         name: bmf::NAME,
+        label: "Bencher Metric Format",
         opener: '{',
         sniff: bmf::sniff,
         read: bmf::read,
@@ -162,6 +171,7 @@ static READERS: &[Reader] = &[
 /// the whole decoded text.
 struct TextReader {
     name: &'static str,
+    label: &'static str,
     sniff: fn(&str) -> bool,
     read: fn(&str, &mut Collected) -> Result<(), ParseError>,
 }
@@ -169,9 +179,17 @@ struct TextReader {
 /// Every text measurement format, in sniffing order.
 static TEXT_READERS: &[TextReader] = &[TextReader {
     name: go_bench::NAME,
+    label: "go test -bench",
     sniff: go_bench::sniff,
     read: go_bench::read,
 }];
+
+/// The tools whose measurement files are read, as people name them, in
+/// sniffing order (for the message about a file nothing recognised).
+pub fn tool_labels() -> Vec<&'static str> {
+    let json = READERS.iter().map(|r| r.label);
+    json.chain(TEXT_READERS.iter().map(|r| r.label)).collect()
+}
 
 /// The reader's name `name`, as the `&'static str` a [`MeasurementFile`]
 /// carries (for the build cache).

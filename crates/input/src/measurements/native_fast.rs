@@ -230,6 +230,7 @@ mod tests {
         [Some(super::read as _), None].map(|fast| {
             let reader = Reader {
                 name: native::NAME,
+                label: "perfatlas measurement JSON",
                 opener: '{',
                 sniff: native::sniff,
                 read: native::read,
