@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::digest::{self, Record};
+use crate::digest::format::{self as digest, Record};
 use config::Repetitions;
 use model::error::BuildError;
 use model::{visible, Skipped};
