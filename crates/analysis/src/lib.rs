@@ -1,5 +1,7 @@
 //! Pure functions from model values to the figures pages show. Nothing here
-//! reads files or writes HTML.
+//! opens files or writes HTML: the one reader of outside data is
+//! [`modifications::from_git`], which asks the repository its caller opened
+//! (a [`vcs::Repo`]) for diffs and file texts.
 
 pub mod aggregate;
 pub mod allocation;
