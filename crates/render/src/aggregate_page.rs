@@ -606,6 +606,10 @@ fn table(
 pub struct AggregatePages;
 
 impl PageKind for AggregatePages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[("shapes.js", include_str!("../templates/assets/shapes.js"))]
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[(
             "aggregate.html",

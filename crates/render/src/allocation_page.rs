@@ -728,6 +728,17 @@ fn page_data(
 pub struct AllocationPages;
 
 impl PageKind for AllocationPages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "allocation.js",
+            include_str!("../templates/assets/allocation.js"),
+        )]
+    }
+
+    fn needs_scripts(&self, site: &SitePlan) -> bool {
+        !site.allocations.entries.is_empty()
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[(
             "allocation.html",

@@ -884,6 +884,13 @@ fn svg_height(svg: &str) -> f64 {
 pub struct ComponentPages;
 
 impl PageKind for ComponentPages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            "component.js",
+            include_str!("../templates/assets/component.js"),
+        )]
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[(
             "component.html",

@@ -756,6 +756,20 @@ fn miniature(lines: &[LineView]) -> String {
 pub struct FieldPages;
 
 impl PageKind for FieldPages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            (
+                "field-filter.js",
+                include_str!("../templates/assets/field-filter.js"),
+            ),
+            ("field.js", include_str!("../templates/assets/field.js")),
+        ]
+    }
+
+    fn needs_scripts(&self, site: &SitePlan) -> bool {
+        !site.history.field.is_empty()
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[
             ("field.html", include_str!("../templates/field.html")),

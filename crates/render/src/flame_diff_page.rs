@@ -773,6 +773,10 @@ fn table(
 pub struct FlameDiffPages;
 
 impl PageKind for FlameDiffPages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[("shapes.js", include_str!("../templates/assets/shapes.js"))]
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[(
             "flamediff.html",

@@ -83,26 +83,14 @@ const ASSETS: &[(&str, &str)] = &[
         "perfatlas.css",
         include_str!("../templates/assets/perfatlas.css"),
     ),
-    ("shapes.js", include_str!("../templates/assets/shapes.js")),
-    ("matrix.js", include_str!("../templates/assets/matrix.js")),
-    (
-        "component.js",
-        include_str!("../templates/assets/component.js"),
-    ),
     (
         "flame-standalone.js",
         include_str!("../templates/assets/flame-standalone.js"),
     ),
-    (
-        "allocation.js",
-        include_str!("../templates/assets/allocation.js"),
-    ),
-    ("field.js", include_str!("../templates/assets/field.js")),
-    (
-        "field-filter.js",
-        include_str!("../templates/assets/field-filter.js"),
-    ),
 ];
+/// The scripts every page loads (the kinds' own are theirs,
+/// [`page_kind::PageKind::scripts`]).
+const PAGE_ASSETS: [&str; 2] = ["perfatlas.js", "perfatlas.css"];
 /// The style sheets of the embedded themes, in [`config::THEMES`] order.
 const THEME_CSS: [&str; 3] = [
     include_str!("../themes/light/theme.css"),
@@ -141,8 +129,10 @@ impl Renderer {
             .chain(kinds)
             .map(|(n, s)| (n.to_string(), s.to_string()))
             .collect();
+        let kind_scripts = pages::KINDS.iter().flat_map(|kind| kind.scripts());
         let mut assets: BTreeMap<String, String> = ASSETS
             .iter()
+            .chain(kind_scripts)
             .map(|(n, s)| (n.to_string(), s.to_string()))
             .collect();
         if let Some(dir) = templates_dir {
@@ -419,28 +409,13 @@ pub fn site_files(
 
 /// The scripts, the style sheet and the themes the pages use.
 fn static_files(site: &pages::SitePlan) -> SiteFiles {
-    let (history, renderer) = (site.history, site.renderer);
+    let renderer = site.renderer;
     let mut files = SiteFiles::new();
-    let field_assets: &[&str] = if history.field.is_empty() {
-        &[]
-    } else {
-        &["field.js", "field-filter.js"]
-    };
-    let allocation_assets: &[&str] = if site.allocations.entries.is_empty() {
-        &[]
-    } else {
-        &["allocation.js"]
-    };
-    let assets = [
-        "perfatlas.js",
-        "perfatlas.css",
-        "shapes.js",
-        "matrix.js",
-        "component.js",
-    ]
-    .iter()
-    .chain(field_assets);
-    for &name in assets.chain(allocation_assets) {
+    let scripts = pages::KINDS
+        .iter()
+        .filter(|kind| kind.needs_scripts(site))
+        .flat_map(|kind| kind.scripts().iter().map(|(name, _)| *name));
+    for name in PAGE_ASSETS.into_iter().chain(scripts) {
         files.insert(
             format!("assets/{name}"),
             renderer.asset(name).as_bytes().to_vec(),

@@ -564,6 +564,10 @@ fn diff_data(
 pub struct MatrixPages;
 
 impl PageKind for MatrixPages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[("matrix.js", include_str!("../templates/assets/matrix.js"))]
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[("matrix.html", include_str!("../templates/matrix.html"))]
     }

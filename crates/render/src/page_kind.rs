@@ -22,6 +22,18 @@ pub trait PageKind: Sync {
     /// The kind's own templates, (name, text), embedded with
     /// `include_str!`; `--templates DIR` overrides them by name.
     fn templates(&self) -> &'static [(&'static str, &'static str)];
+    /// The scripts the kind's pages load, (name, text), embedded with
+    /// `include_str!` and written to `assets/`; `--templates DIR/assets`
+    /// overrides them by name. Scripts every page loads are the
+    /// renderer's.
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+    /// Whether `site` has pages of this kind that need its scripts (they
+    /// are not written otherwise).
+    fn needs_scripts(&self, _site: &SitePlan) -> bool {
+        true
+    }
     /// What the kind is called in phase timings (`PERFATLAS_TIMINGS`).
     fn name(&self) -> &'static str;
     /// The jobs that render every page of this kind in `site`.

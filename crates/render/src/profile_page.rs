@@ -53,6 +53,10 @@ fn render_page(cx: &Context, page: &PagePlan) -> Result<SiteFiles, BuildError> {
 pub struct ProfilePages;
 
 impl PageKind for ProfilePages {
+    fn scripts(&self) -> &'static [(&'static str, &'static str)] {
+        &[("shapes.js", include_str!("../templates/assets/shapes.js"))]
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         &[
             ("profile.html", include_str!("../templates/profile.html")),
