@@ -127,15 +127,17 @@ pub fn build_with_progress(
             })
         },
         || {
-            render::Renderer::new(
-                options.templates.as_deref(),
-                &options.theme,
-                options.svg_files,
-            )
+            render::Renderer::new(&render::RenderOptions {
+                templates: options.templates.clone(),
+                theme: options.theme.clone(),
+                svg_files: options.svg_files,
+                repetition_pages: options.repetition_pages,
+                ship_derived: std::env::var_os(render::shape_source::SHIP_BOTH_VAR).is_some(),
+            })
         },
     );
     let (mut history, deferred) = loaded?;
-    let renderer = renderer?.with_repetition_pages(options.repetition_pages);
+    let renderer = renderer?;
     trace::progress::stage("analysing", 0);
     let staging = site::Staging::begin(&options.output, options.force)?;
     // Frames of bundled JavaScript are mapped to their sources before

@@ -181,7 +181,7 @@ fn merged_page(
             .iter()
             .all(|&e| history.profiles[e].profile.tree.len() <= shape_source::MAX_NODES)
     });
-    let ship_both = shape_source::ship_both();
+    let ship_both = cx.renderer.ship_derived();
     let budget = flame_view::budget(&config.flame);
     // The repetitions' views derive every shape from the page's trees.
     let mut source = match all_shapes {

@@ -35,7 +35,7 @@ use super::flame_plan::Plan;
 use super::matrix_svg::header_labels;
 use super::matrix_svg::{self, GlyphScale};
 use super::svg::{coord, SvgWriter};
-use super::{paths, shape_source, timeline_svg, Common, Renderer};
+use super::{paths, timeline_svg, Common, Renderer};
 use crate::paths::ScopePaths;
 use crate::Link;
 use analysis::callgraph::{neighbours, EdgeState, Neighbour};
@@ -299,7 +299,7 @@ pub fn render(cx: &PageContext, comp: CompId) -> Result<Vec<(String, Vec<u8>)>, 
             .iter()
             .any(|b| b.sections.iter().any(|s| s.shares.is_some())),
         usual,
-        ship_reference: shape_source::ship_both(),
+        ship_reference: cx.renderer.ship_derived(),
         blocks,
         common,
     };
@@ -479,7 +479,7 @@ fn section(
             .iter()
             .chain(&callees)
             .any(|n| n.state != EdgeState::Kept);
-    let keep_svg = cx.renderer.svg_files() || shape_source::ship_both();
+    let keep_svg = cx.renderer.svg_files() || cx.renderer.ship_derived();
     let call_graph = (calls_changed && keep_svg).then(|| {
         callgraph_svg::call_graph(
             &center,
@@ -690,7 +690,7 @@ fn timeline_of(cx: &PageContext, comp: CompId, v: usize, previous: Option<usize>
     let zero = vec![0.0; frames];
     let kept = |shares: &Vec<f64>| -> Vec<f64> { shares.iter().map(|s| kept_share(*s)).collect() };
     let now = t.shares.get(&comp).unwrap_or(&zero);
-    let svg = shape_source::ship_both().then(|| {
+    let svg = cx.renderer.ship_derived().then(|| {
         let before = previous
             .and_then(|p| sp.timelines[p].as_ref())
             .map(|b| kept(b.shares.get(&comp).unwrap_or(&zero)));

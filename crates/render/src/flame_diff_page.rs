@@ -231,7 +231,7 @@ pub fn render(
                 .is_some_and(|mean| mean.tree.len() <= shape_source::MAX_NODES)
         })
     });
-    let ship_both = shape_source::ship_both();
+    let ship_both = renderer.ship_derived();
     let budget = flame_view::budget(&config.flame);
     let mut source = SourceBuilder::new(frames);
     for (m, metric) in p.metrics.iter().enumerate() {

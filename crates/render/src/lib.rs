@@ -98,6 +98,25 @@ const THEME_CSS: [&str; 3] = [
     include_str!("../themes/colorblind/theme.css"),
 ];
 
+/// How a build renders, every option in one place: each enters the
+/// renderer's fingerprint, so a page kept from a build with other options
+/// is never reused.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// Directory of templates (and `assets/`) overriding the built-in ones.
+    pub templates: Option<std::path::PathBuf>,
+    pub theme: ThemeChoice,
+    /// Flame graphs and allocation trees also get a standalone `.svg`
+    /// (`--svg-files`).
+    pub svg_files: bool,
+    /// Every repetition keeps a page of its own (`--repetition-pages`).
+    pub repetition_pages: bool,
+    /// Test hook: pages store the frames their script derives as well, so
+    /// that a test can compare the two (`PERFATLAS_TEST_SHIP_DERIVED`, see
+    /// [`shape_source::SHIP_BOTH_VAR`]).
+    pub ship_derived: bool,
+}
+
 /// Templates, assets and themes for one build.
 pub struct Renderer {
     tera: tera::Tera,
@@ -113,16 +132,19 @@ pub struct Renderer {
     /// when its version's aggregate page shows its views
     /// (`--repetition-pages`).
     repetition_pages: bool,
+    /// The test hook of [`RenderOptions::ship_derived`].
+    ship_derived: bool,
 }
 
 impl Renderer {
     /// Loads the built-in templates, then overrides from `templates_dir`,
     /// and puts the chosen theme first.
-    pub fn new(
-        templates_dir: Option<&Path>,
-        theme: &ThemeChoice,
-        svg_files: bool,
-    ) -> Result<Renderer, BuildError> {
+    pub fn new(options: &RenderOptions) -> Result<Renderer, BuildError> {
+        let (templates_dir, theme, svg_files) = (
+            options.templates.as_deref(),
+            &options.theme,
+            options.svg_files,
+        );
         let kinds = pages::KINDS.iter().flat_map(|kind| kind.templates());
         let mut sources: BTreeMap<String, String> = SHARED_TEMPLATES
             .iter()
@@ -181,26 +203,32 @@ impl Renderer {
         } else {
             "no svg files"
         });
-        let fingerprint = digest.finish();
+        let mut fingerprint = digest.finish();
+        for (on, what) in [
+            (options.repetition_pages, "renderer with repetition pages"),
+            (options.ship_derived, "renderer storing derived frames"),
+        ] {
+            if on {
+                let mut digest = reuse::KeyHasher::new(what);
+                digest.u128(fingerprint);
+                fingerprint = digest.finish();
+            }
+        }
         Ok(Renderer {
             tera,
             assets,
             themes,
             fingerprint,
             svg_files,
-            repetition_pages: false,
+            repetition_pages: options.repetition_pages,
+            ship_derived: options.ship_derived,
         })
     }
 
-    /// The renderer, writing a page for every repetition when `on`.
-    pub fn with_repetition_pages(mut self, on: bool) -> Renderer {
-        if on {
-            let mut digest = reuse::KeyHasher::new("renderer with repetition pages");
-            digest.u128(self.fingerprint);
-            self.fingerprint = digest.finish();
-        }
-        self.repetition_pages = on;
-        self
+    /// Whether pages store the frames their script derives as well (the
+    /// test hook).
+    pub fn ship_derived(&self) -> bool {
+        self.ship_derived
     }
 
     /// Whether every repetition has a page of its own.

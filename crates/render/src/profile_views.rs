@@ -404,7 +404,7 @@ pub(crate) fn assemble(
     };
     let tree = &entry.profile.tree;
     let derived = shape_source::derivable(tree, cut_depth);
-    let ship_both = shape_source::ship_both();
+    let ship_both = cx.renderer.ship_derived();
     let budget = flame_view::budget(&cx.config.flame);
     // Tables with derived-metric or call-count columns are stored: the
     // script does not evaluate formulas.

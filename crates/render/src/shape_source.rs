@@ -52,11 +52,6 @@ pub fn derivable_from_the_start(tree: &CallTree) -> bool {
     tree.len() <= MAX_NODES && steps <= analysis::shapes::BOTTOM_UP_WORK
 }
 
-/// Whether derived frames are stored as well (the test hook).
-pub fn ship_both() -> bool {
-    std::env::var_os(SHIP_BOTH_VAR).is_some()
-}
-
 /// The trees and the frames their views need, as the script reads them.
 #[derive(Serialize)]
 pub struct ShapeSource {
