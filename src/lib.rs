@@ -28,7 +28,7 @@ pub mod import;
 
 use std::path::{Path, PathBuf};
 
-use trace::timings::phase;
+use instrument::timings::phase;
 
 pub use analysis;
 pub use config;
@@ -138,7 +138,7 @@ pub fn build_with_progress(
     );
     let (mut history, deferred) = loaded?;
     let renderer = renderer?;
-    trace::progress::stage("analysing", 0);
+    instrument::progress::stage("analysing", 0);
     let staging = site::Staging::begin(&options.output, options.force)?;
     // Frames of bundled JavaScript are mapped to their sources before
     // anything compares versions. The parse cache keeps the profiles as
@@ -193,7 +193,7 @@ pub fn build_with_progress(
     );
     let files = files?;
     staged?;
-    trace::pause::point("render");
+    instrument::pause::point("render");
     let pages = files.keys().filter(|k| k.ends_with(".html")).count();
     let cached = parse_cache.counts();
     let mut caches = parse_cache.into_entries();
@@ -353,7 +353,7 @@ fn write_site(
     files: &render::SiteFiles,
     caches: std::collections::BTreeMap<String, site::parse_cache::Written>,
 ) -> Result<(), BuildError> {
-    trace::progress::stage("writing the site", 0);
+    instrument::progress::stage("writing the site", 0);
     phase("write", || staging.write_rest(files, caches))?;
     let zip = match &options.zip {
         Some(zip) => {

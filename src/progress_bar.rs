@@ -23,8 +23,8 @@ pub fn install(quiet: bool) {
         .set((Mutex::new(ProgressBar::hidden()), Instant::now()))
         .is_ok()
     {
-        trace::progress::install(Box::new(Sink));
-        trace::progress::stage("starting", 0);
+        instrument::progress::install(Box::new(Sink));
+        instrument::progress::stage("starting", 0);
     }
 }
 
@@ -38,7 +38,7 @@ pub fn say(line: &str) {
 
 struct Sink;
 
-impl trace::progress::Sink for Sink {
+impl instrument::progress::Sink for Sink {
     /// A new bar, made whole before it is shown (a bar changed piece by
     /// piece flashes the old stage's count under the new name).
     fn stage(&self, name: &str, steps: u64) {

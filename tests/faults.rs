@@ -6,7 +6,7 @@
 //! that nothing is left beside the output.
 //!
 //! Builds are stopped at known points with the `PERFATLAS_TEST_PAUSE` hook
-//! (see `crates/trace/src/pause.rs`) rather than with timers. The disk tests mount
+//! (see `crates/instrument/src/pause.rs`) rather than with timers. The disk tests mount
 //! small tmpfs file systems (we run as root); where mounting is not
 //! possible they say why and are skipped, except under `CI=true`, where
 //! they fail.

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
         for set in &config.flame.aggregates {
             for pattern in &set.benchmarks {
                 for name in ["", "worker-1", "a/b/c", pattern.as_str()] {
-                    let _ = perfatlas::render::aggregate_page::glob_match(pattern, name);
+                    let _ = perfatlas::render::flame_plan::glob_match(pattern, name);
                 }
             }
         }

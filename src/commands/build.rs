@@ -128,7 +128,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
     let built = perfatlas::build_with_progress(&options, &mut |line| {
         progress_bar::say(&format!("perfatlas: {line}"))
     });
-    trace::progress::finish();
+    instrument::progress::finish();
     let report = built?;
     for s in &report.skipped {
         eprintln!("perfatlas: skipped: {s}");

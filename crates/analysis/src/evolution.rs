@@ -83,7 +83,7 @@ impl EvolutionPlan {
         modifications: Modifications,
         urls: &dyn MatrixUrls,
     ) -> EvolutionPlan {
-        let facts: Vec<ProfileFacts> = trace::timings::phase("facts", || {
+        let facts: Vec<ProfileFacts> = instrument::timings::phase("facts", || {
             history
                 .profiles
                 .par_iter()

@@ -18,7 +18,7 @@ use crate::line_costs::{self, VersionCosts};
 use crate::modifications::Modifications;
 use crate::regression_report::{self, RegressionReport};
 use crate::shapes::ShapeFrames;
-use trace::timings::phase;
+use instrument::timings::phase;
 
 /// The analysis of one history.
 pub struct Analysis {

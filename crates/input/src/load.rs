@@ -14,9 +14,9 @@ use rayon::prelude::*;
 use super::walk::{self, InputFile, VersionDir};
 use super::{load_bytes, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed};
 use config::{Config, VersionConfig};
+use instrument::timings::phase;
 use model::error::{BuildError, ParseError};
 use model::{History, ProfileEntry, Skipped, Version};
-use trace::timings::phase;
 
 use model::limits::MAX_INPUT_BYTES;
 
@@ -82,7 +82,7 @@ pub fn load_history_cached(
         })
         .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
-    trace::progress::stage("reading inputs", jobs.len());
+    instrument::progress::stage("reading inputs", jobs.len());
     let results: Vec<Result<(Loaded, Option<String>), ParseError>> = phase("load: files", || {
         jobs.par_iter()
             .map(|(v, f, inside)| {
@@ -90,7 +90,7 @@ pub fn load_history_cached(
                     (Some(k), Some(digest)) => digest.files[k].loaded().map(|l| (l, None)),
                     _ => read_input(&f.path, inside, cache),
                 };
-                trace::progress::advance(1);
+                instrument::progress::advance(1);
                 read
             })
             .collect()
@@ -218,7 +218,7 @@ pub(crate) fn read_input(
         return loaded;
     }
     let bytes = read_bounded(path)?;
-    trace::pause::point("read");
+    instrument::pause::point("read");
     before.check_unchanged(path)?;
     let key = match cache.enabled() {
         true => cache.key(within_version, &name, &bytes),

@@ -417,14 +417,14 @@ pub fn site_files(
     let site = pages::SitePlan::new(history, config, renderer, analysis, sources, output.pages);
     let mut files = static_files(&site);
     let jobs = pages::jobs(&site);
-    trace::progress::stage("rendering pages", jobs.len());
+    instrument::progress::stage("rendering pages", jobs.len());
     let rendered: Vec<Result<Vec<(String, Body)>, BuildError>> =
-        trace::timings::phase("pages", || {
+        instrument::timings::phase("pages", || {
             jobs.par_iter()
                 .with_max_len(1)
                 .map(|job| {
                     let pages = run(job, output);
-                    trace::progress::advance(1);
+                    instrument::progress::advance(1);
                     pages
                 })
                 .collect()

@@ -39,6 +39,6 @@ pub const KINDS: &[&dyn PageKind] = &[
 pub fn jobs<'a>(site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
     KINDS
         .iter()
-        .flat_map(|kind| trace::timings::phase(kind.name(), || kind.jobs(site)))
+        .flat_map(|kind| instrument::timings::phase(kind.name(), || kind.jobs(site)))
         .collect()
 }

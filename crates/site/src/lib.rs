@@ -288,7 +288,7 @@ impl Staging {
 
     /// Moves the complete site into place.
     pub fn swap(mut self) -> Result<(), BuildError> {
-        trace::pause::point("swap");
+        instrument::pause::point("swap");
         swap_into_place(
             &self.dir,
             &self.output,
@@ -436,7 +436,7 @@ fn swap_into_place(
     }
     match exchange(staging, output) {
         Ok(()) => {
-            trace::pause::point("swapped");
+            instrument::pause::point("swapped");
             return remove_marked_dir(staging, marker);
         }
         Err(e) if !exchange_unsupported(&e) => return Err(BuildError::io(output, e)),
@@ -448,7 +448,7 @@ fn swap_into_place(
         let _ = fs::rename(&old, output);
         return Err(BuildError::io(output, e));
     }
-    trace::pause::point("swapped");
+    instrument::pause::point("swapped");
     remove_marked_dir(&old, marker)
 }
 
