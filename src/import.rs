@@ -2,7 +2,7 @@
 //! results directory, github-action-benchmark's `data.js`) written as an
 //! input directory that `perfatlas build` reads.
 //!
-//! The readers are in [`input::history`]; this module picks the format,
+//! The readers are in [`input::imports`]; this module picks the format,
 //! orders asv's commits by `--repo` when given, and writes: one folder per
 //! commit, `NNN-<short id>/` (NNN its zero-padded place in the history, so
 //! the folders sort in history order) holding `version.toml` (`revision`,
@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use input::history::{self, asv, github_action_benchmark, ImportedHistory, ImportedVersion};
+use input::imports::{self, asv, github_action_benchmark, ImportedHistory, ImportedVersion};
 use model::error::{BuildError, InputError};
 
 /// Everything `perfatlas import` needs.
@@ -70,14 +70,14 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, BuildError> {
 /// The format named, or recognised from the source.
 fn format_of(options: &ImportOptions) -> Result<&'static str, BuildError> {
     if let Some(name) = &options.format {
-        return history::FORMATS
+        return imports::FORMATS
             .iter()
             .find(|f| *f == name)
             .copied()
             .ok_or_else(|| {
                 BuildError::Usage(format!(
                     "unknown history format {name:?} (known: {})",
-                    history::FORMATS.join(", ")
+                    imports::FORMATS.join(", ")
                 ))
             });
     }
@@ -92,11 +92,11 @@ fn format_of(options: &ImportOptions) -> Result<&'static str, BuildError> {
         };
     }
     let bytes = std::fs::read(source).map_err(|e| BuildError::io(source, e))?;
-    history::sniff(&bytes).ok_or_else(|| {
+    imports::sniff(&bytes).ok_or_else(|| {
         BuildError::Usage(format!(
             "{}: not a history perfatlas recognises; name its format ({})",
             source.display(),
-            history::FORMATS.join(" or ")
+            imports::FORMATS.join(" or ")
         ))
     })
 }

@@ -5,7 +5,7 @@
 //! commit order; whatever it reads writes as native measurements that are
 //! recognised again.
 use libfuzzer_sys::fuzz_target;
-use perfatlas::input::history::asv::{read, Results, SourceFile};
+use perfatlas::input::imports::asv::{read, Results, SourceFile};
 use perfatlas::input::measurements::{sniff_and_parse, write_native};
 
 const BENCHMARKS: &[u8] = include_bytes!("../../tests/fixtures/history/asv/results/benchmarks.json");

@@ -3,7 +3,7 @@
 //! reader must give a history or an error, never panic; whatever it reads
 //! writes as native measurements that are recognised again.
 use libfuzzer_sys::fuzz_target;
-use perfatlas::input::history::github_action_benchmark::{read, sniff};
+use perfatlas::input::imports::github_action_benchmark::{read, sniff};
 use perfatlas::input::measurements::{sniff_and_parse, write_native};
 
 fuzz_target!(|data: &[u8]| {

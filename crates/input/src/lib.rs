@@ -14,7 +14,7 @@ mod envelope;
 pub mod field;
 pub mod folded;
 pub mod heapprofile;
-pub mod history;
+pub mod imports;
 pub mod jfr;
 pub mod json_pull;
 pub mod load;
