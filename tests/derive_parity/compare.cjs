@@ -38,7 +38,7 @@ for (const site of process.argv.slice(2)) {
   // A page's own views, and on an aggregate page each repetition's
   // (stored as the repetition's own page would store them, extending the
   // page's names and derived from the page's stored tree of it: joined
-  // here as perfatlas.js's onPage joins them).
+  // here as flame.js's onPage joins them).
   const viewSets = [];
   for (const file of htmlFiles(site)) {
     const html = fs.readFileSync(file, 'utf8');
@@ -49,7 +49,7 @@ for (const site of process.argv.slice(2)) {
       let views = JSON.parse(m[3]);
       if (m[1]) stored[m[1]] = m[3];
       // A repetition stored as its differences from another's, made
-      // whole as perfatlas.js makes it.
+      // whole as flame.js makes it.
       if (m[2]) {
         views = shapes.withDifferences(JSON.parse(stored[m[2]]), views, m[2], m[1]);
         fromDifferences++;

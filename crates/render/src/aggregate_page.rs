@@ -607,7 +607,10 @@ pub struct AggregatePages;
 
 impl PageKind for AggregatePages {
     fn scripts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("shapes.js", include_str!("../templates/assets/shapes.js"))]
+        &[
+            ("shapes.js", include_str!("../templates/assets/shapes.js")),
+            ("flame.js", include_str!("../templates/assets/flame.js")),
+        ]
     }
 
     fn templates(&self) -> &'static [(&'static str, &'static str)] {

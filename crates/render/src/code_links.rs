@@ -79,7 +79,7 @@ impl CodeLinks<'_> {
 }
 
 /// The editor link the page script makes of a location (`path:line`, or
-/// `path` meaning line 1), as `assets/perfatlas.js` does.
+/// `path` meaning line 1), as `assets/flame.js` does.
 pub fn editor_link_of_location(template: &str, location: &str) -> Option<String> {
     let parsed = location
         .rsplit_once(':')

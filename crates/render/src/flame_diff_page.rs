@@ -774,7 +774,10 @@ pub struct FlameDiffPages;
 
 impl PageKind for FlameDiffPages {
     fn scripts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("shapes.js", include_str!("../templates/assets/shapes.js"))]
+        &[
+            ("shapes.js", include_str!("../templates/assets/shapes.js")),
+            ("flame.js", include_str!("../templates/assets/flame.js")),
+        ]
     }
 
     fn templates(&self) -> &'static [(&'static str, &'static str)] {

@@ -54,7 +54,10 @@ pub struct ProfilePages;
 
 impl PageKind for ProfilePages {
     fn scripts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("shapes.js", include_str!("../templates/assets/shapes.js"))]
+        &[
+            ("shapes.js", include_str!("../templates/assets/shapes.js")),
+            ("flame.js", include_str!("../templates/assets/flame.js")),
+        ]
     }
 
     fn templates(&self) -> &'static [(&'static str, &'static str)] {

@@ -98,7 +98,7 @@ struct Top {
 }
 
 /// The heaviest functions of one metric as a repetition's views store them
-/// on its aggregate page, for the script to write (`perfatlas.js`
+/// on its aggregate page, for the script to write (`flame.js`
 /// `writeHeaviest`, as `templates/heaviest.html` writes them): rows of
 /// name, file, self and total. Names and files the views' tables hold are
 /// stored as their index there.

@@ -368,7 +368,7 @@ fn cell(v: f64, c: &Column) -> Cell {
 /// A row's value in each profile as a page writes it, readable without
 /// JavaScript; the page script reads the numbers back (dropping the
 /// thousands commas) and draws them as bars (`histogramSvg` in
-/// `perfatlas.js`), named by the table's `data-hist-labels`. As an SVG in the page, the histograms were
+/// `flame.js`), named by the table's `data-hist-labels`. As an SVG in the page, the histograms were
 /// a fifth of an aggregate page.
 pub fn histogram_text(values: &[f64]) -> String {
     let texts: Vec<String> = values.iter().map(|v| super::format::grouped(*v)).collect();

@@ -2,7 +2,7 @@
 //! metrics and shapes (profile and differential pages) write their default
 //! view as HTML, readable without JavaScript, and every view as data in
 //! `<script type="application/json" id="pa-views">`, which
-//! `assets/perfatlas.js` draws when the URL fragment asks for a view
+//! `assets/flame.js` draws when the URL fragment asks for a view
 //! (`#metric=samples&shape=bottom-up`). Names, locations and tree tables
 //! are stored once per page. Pages of small trees store the trees instead
 //! of most views' frames and tables, and `assets/shapes.js` derives them

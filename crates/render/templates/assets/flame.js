@@ -1,0 +1,958 @@
+// perfatlas flame pages' script (profile, aggregate and differential
+// pages): flame-graph tooltips, zoom and search, the views of other
+// metrics and shapes from #pa-views, the state in the URL fragment, and
+// the tree tables. Loaded after perfatlas.js, whose number formatter it
+// uses.
+(function () {
+  'use strict';
+  var numbers = window.perfatlasNumbers;
+  var grouped = numbers.grouped, withUnit = numbers.withUnit, percent = numbers.percent;
+
+  // ---- flame graphs ------------------------------------------------------
+  // Every <svg class="pa-flame"> of the view shown, with its data in the
+  // page's #pa-views. Search applies to all of them; zoom to one. Both live
+  // in the URL fragment (#search=…&zoom=G.I&mode=…, after the view's
+  // metric=…&shape=…) so a link can point at a zoomed, searched view and
+  // Back undoes a zoom.
+  var W = 1200, CHAR = 7, PAD = 3, ROW = 16;
+  var NS = 'http://www.w3.org/2000/svg';
+  var modeSelect = document.getElementById('pa-diff-mode');
+  var diffMode = 'inclusive';
+
+  // Pages with views (profile pages: every metric and shape) keep every
+  // graph's data and the tree tables in #pa-views; the default view is
+  // also written as HTML, the others are drawn here.
+  var views = null, shown = null;
+  var viewsEl = document.getElementById('pa-views');
+  if (viewsEl) {
+    try { views = JSON.parse(viewsEl.textContent); } catch (e) { views = null; }
+    // Views derived from the page's trees need assets/shapes.js: without
+    // it the page keeps what is written as HTML, and says so.
+    if (views && views.tree && !window.perfatlasShapes) {
+      views = null;
+      shapesMissing();
+    }
+    if (views && views.views) {
+      shown = views.views[0];
+      prepareViews(views);
+      // The page's own tables, as stored: a repetition's views extend them
+      // (drawing adds labels to views.names).
+      views.stored = {
+        names: views.names.slice(), full: (views.full || []).slice(),
+        locations: views.locations.slice(), links: views.links.slice()
+      };
+    } else {
+      // A page cut short (or edited): say so rather than show nothing
+      // new when another view is asked for.
+      views = null;
+      var box = document.getElementById('pa-graphs');
+      if (box) {
+        var note = document.createElement('p');
+        note.className = 'pa-note pa-views-missing';
+        note.textContent = 'This page\'s view data could not be read (the file may be cut short): ' +
+          'only the view written as HTML is shown, without hover details, and the other metrics ' +
+          'and shapes cannot be drawn.';
+        box.parentNode.insertBefore(note, box);
+      }
+    }
+  }
+  // Locations stored as [shared directory, rest] (views.rs).
+  function prepareViews(v) {
+    v.locations = v.locations.map(function (l) {
+      return typeof l === 'string' ? l : (v.dirs || [])[l[0]] + l[1];
+    });
+    return v;
+  }
+  // An aggregate page that shows its version's repetitions
+  // (aggregate_page.rs): each repetition's views are stored as its own
+  // page would store them, in a script element read when the fragment
+  // first asks for it (#rep=r2&metric=…&shape=…). The merged views are
+  // the page's own; the repetition's facts and heaviest functions are
+  // HTML blocks shown with its views.
+  var merged = views, rep = '', repViews = {};
+  function useRep(name) {
+    var source = name && merged && window.perfatlasShapes &&
+      document.querySelector('script.pa-rep-views[data-rep="' + CSS.escape(name) + '"]');
+    if (!source) name = '';
+    if (name === rep) return;
+    var next = merged;
+    if (name) {
+      if (!(name in repViews)) {
+        try { repViews[name] = onPage(prepareViews(readRep(source))); } catch (e) {
+          repViews[name] = null;
+          repMissing(name);
+        }
+        if (repViews[name]) repViews[name].metricNames = merged.metricNames;
+      }
+      next = repViews[name] || merged;
+      if (!repViews[name]) name = '';
+    }
+    rep = name;
+    views = next;
+    shown = null;
+    if (rep) writeHeaviest(views, document.querySelector('.pa-rep-heaviest[data-rep="' + CSS.escape(rep) + '"]'));
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-rep-block'), function (e) {
+      e.hidden = e.getAttribute('data-rep') !== rep;
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-merged-only'), function (e) { e.hidden = !!rep; });
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-rep-only'), function (e) { e.hidden = !rep; });
+    var nav = document.querySelector('nav[aria-label="repetition"]');
+    if (nav) {
+      Array.prototype.forEach.call(nav.querySelectorAll('a, strong'), function (e) {
+        if (!e.hasAttribute('data-href')) e.setAttribute('data-href', e.getAttribute('data-rep') ? '#rep=' + e.getAttribute('data-rep') : '#');
+      });
+      markCurrent(nav, rep || 'all merged');
+    }
+  }
+  // A repetition's views as stored: whole, or as their differences from
+  // another repetition's (data-like; shapes.js withDifferences).
+  function readRep(source) {
+    var v = JSON.parse(source.textContent), like = source.getAttribute('data-like');
+    if (!like) return v;
+    var base = document.querySelector('script.pa-rep-views[data-rep="' + CSS.escape(like) + '"]');
+    if (!base || base.hasAttribute('data-like')) throw new Error('no views of ' + like);
+    return window.perfatlasShapes.withDifferences(JSON.parse(base.textContent), v, like, source.getAttribute('data-rep'));
+  }
+  // A repetition's views extend the page's tables (views.rs `base`: they
+  // store only the names and locations added after the page's) and use
+  // the page's stored tree `page_tree` with the page's shape frames.
+  function onPage(v) {
+    var own = merged.stored;
+    if (v.base) {
+      var full = own.full.length || (v.full && v.full.length);
+      v.full = full ? pad(own.full, own.names.length).concat(pad(v.full || [], v.names.length)) : undefined;
+      v.names = own.names.concat(v.names);
+      v.locations = own.locations.concat(v.locations);
+      v.links = own.links.concat(v.links);
+    }
+    if (v.page_tree !== undefined && merged.tree && merged.tree.trees[v.page_tree]) {
+      var tree = {};
+      for (var key in merged.tree) if (key !== 'agg' && key !== 'diff') tree[key] = merged.tree[key];
+      tree.trees = [merged.tree.trees[v.page_tree]];
+      v.tree = tree;
+    }
+    return v;
+  }
+  // A repetition's heaviest functions per metric, as
+  // templates/heaviest.html writes them on a profile page.
+  function writeHeaviest(v, box) {
+    if (!box || box.childNodes.length || !v.heaviest) return;
+    v.heaviest.forEach(function (t, m) {
+      if (!t.rows.length) return;
+      var sec = el('section', { 'class': 'pa-heavy-section', 'data-metric': m, 'data-shape': 'top-down' });
+      sec.appendChild(el('h2', {}, 'Heaviest functions by self ' + t.metric));
+      var table = sec.appendChild(el('table', { 'class': 'pa-table pa-heavy' }));
+      var head = table.appendChild(el('thead')).appendChild(el('tr'));
+      ['function', 'file', 'self', '', 'total', ''].forEach(function (h) { head.appendChild(el('th', {}, h)); });
+      var body = table.appendChild(el('tbody'));
+      t.rows.forEach(function (r) {
+        var tr = body.appendChild(el('tr'));
+        // Names and files the tables hold are stored as their index.
+        tr.appendChild(el('td', {}, typeof r[0] === 'number' ? v.names[r[0]] : r[0]));
+        tr.appendChild(el('td')).appendChild(el('code', {}, typeof r[1] === 'number' ? v.locations[r[1]] : r[1]));
+        [withUnit(r[2], t.unit), percent(r[2], t.of), withUnit(r[3], t.unit), percent(r[3], t.of)].forEach(function (c) {
+          tr.appendChild(el('td', { 'class': 'pa-num' }, c));
+        });
+      });
+      box.appendChild(sec);
+    });
+  }
+  // A repetition whose views cannot be read (a page cut short or
+  // edited): the page says so and stays on the merged view.
+  function repMissing(name) {
+    var box = document.getElementById('pa-graphs');
+    if (!box) return;
+    var note = document.createElement('p');
+    note.className = 'pa-note pa-views-missing';
+    note.textContent = 'The views of repetition ' + name + ' could not be read (the page may be ' +
+      'cut short): the merged view is shown instead.';
+    box.parentNode.insertBefore(note, box);
+  }
+  function pad(list, n) {
+    var out = list.slice(0, n);
+    while (out.length < n) out.push('');
+    return out;
+  }
+  function viewGraph(view, k) {
+    var gd = view && view.graphs[k];
+    if (!gd) return null;
+    gd.data.names = views.names;
+    gd.data.full = views.full;
+    gd.data.locations = views.locations;
+    gd.data.links = views.links;
+    // Shared frames are copied: unscale() writes into them.
+    if (gd.data.frames_at !== undefined && !gd.data.frames) gd.data.frames = framesList(gd.data.frames_at);
+    if (gd.data.derive && !gd.data.frames) gd.data.frames = derivedFrames(view, gd.data);
+    return expandDiff(unscale(gd.data));
+  }
+  // A graph the page does not store (a profile page's bottom-up or flat
+  // views, a differential page's): assets/shapes.js derives it from the
+  // page's trees (shape_source.rs).
+  function derivedFrames(view, data) {
+    var shapes = window.perfatlasShapes;
+    if (shapes && views.tree && views.tree.diff) {
+      var d = shapes.diffFrames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
+      data.diff = d.diff;
+      return d.frames;
+    }
+    if (shapes && views.tree && views.tree.agg) {
+      var a = shapes.aggregateFrames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
+      data.agg.values = a.values;
+      return a.frames;
+    }
+    if (shapes && views.tree) return shapes.frames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
+    return [];
+  }
+  function shapesMissing() {
+    if (document.querySelector('.pa-shapes-missing')) return;
+    var note = document.createElement('p'), box = document.getElementById('pa-graphs');
+    note.className = 'pa-note pa-shapes-missing';
+    note.textContent = 'This page\'s views are drawn by assets/shapes.js, which could not be loaded ' +
+      '(the site may be incomplete): only the graph and table written as HTML are shown, without ' +
+      'hover details; the other views cannot be drawn.';
+    if (box) box.parentNode.insertBefore(note, box);
+  }
+  // The rows of a bottom-up or flat tree table the page does not store.
+  function derivedRows(table) {
+    var shapes = window.perfatlasShapes;
+    if (shapes && views.tree) return shapes.tableRows(views.tree, table, views.names, nameIndex);
+    return [];
+  }
+  // The index of a name in the page's names, added when new (a box of
+  // merged frames is labelled "[N narrow frames merged]").
+  function nameIndex(label) {
+    if (!views.nameIndex) {
+      views.nameIndex = new Map();
+      views.names.forEach(function (n, i) {
+        if (!(views.full && views.full[i]) && !views.nameIndex.has(n)) views.nameIndex.set(n, i);
+      });
+    }
+    var i = views.nameIndex.get(label);
+    if (i === undefined) {
+      i = views.names.length;
+      views.names.push(label);
+      if (views.full && views.full.length) views.full.push('');
+      views.nameIndex.set(label, i);
+    }
+    return i;
+  }
+  // A shared frame list, whole, or as the values ({like, v}: self and
+  // total of each frame in turn) of frames laid out like another list's
+  // (views.rs's FramesEntry).
+  function framesList(k) {
+    var f = views.frames[k];
+    if (!f) return [];
+    if (Array.isArray(f)) return f.map(function (r) { return r.slice(); });
+    return (views.frames[f.like] || []).map(function (r, i) {
+      var c = r.slice();
+      c[3] = f.v[2 * i];
+      c[4] = f.v[2 * i + 1];
+      return c;
+    });
+  }
+  // Differential frames come as [old, new, old self, new self]; tags,
+  // colour classes and change texts are written here as
+  // flame_diff_page.rs writes them into the SVG:
+  // [tag, self tag, class, self class, change, self change].
+  var MARKS = { A: '[A]', D: '[D]', P: '[+]', M: '[−]', S: '[=]' };
+  function tagOf(o, n) {
+    return o === 0 && n !== 0 ? 'A' : n === 0 && o !== 0 ? 'D' : n > o ? 'P' : n < o ? 'M' : 'S';
+  }
+  function deltaStep(d) {
+    var ratio = 1 + d;
+    if (!isFinite(ratio) || ratio <= 0) return -5;
+    var x = Math.max(-1, Math.min(1, Math.log2(ratio))) * 5;
+    return (x < 0 ? -1 : 1) * Math.round(Math.abs(x));
+  }
+  function colourClass(o, n) {
+    var t = tagOf(o, n);
+    var step = t === 'A' ? 5 : t === 'D' ? -5 : t === 'S' ? 0 : o !== 0 ? deltaStep((n - o) / o) : 0;
+    return step === 0 ? 'd0' : step > 0 ? 'dp' + step : 'dm' + -step;
+  }
+  function changeText(o, n, show) {
+    var delta = n - o, sign = delta > 0 ? '+' : delta < 0 ? '−' : '±';
+    var relative = o !== 0 ? ', ' + sign + Math.abs((n - o) / o * 100).toFixed(1) + '%' : '';
+    return show(o) + ' → ' + show(n) + ' (' + sign + show(Math.abs(delta)) + relative + ')';
+  }
+  function expandDiff(data) {
+    if (!data.diff || data.diffWritten) return data;
+    var show = data.normalised
+      ? function (v) { return (v * 100).toFixed(2) + '% of total'; }
+      : function (v) { return withUnit(v, data.diff_unit); };
+    data.diff = data.diff.map(function (r) {
+      if (!r) return null;
+      return [MARKS[tagOf(r[0], r[1])], MARKS[tagOf(r[2], r[3])], colourClass(r[0], r[1]),
+        colourClass(r[2], r[3]), changeText(r[0], r[1], show), changeText(r[2], r[3], show)];
+    });
+    data.diffWritten = true;
+    return data;
+  }
+  // An editor link from a location ("path:line") and the page's
+  // [flame] editor template, as source_page.rs's editor_link makes it:
+  // the path without leading slashes, percent-encoded (UTF-8) but for
+  // letters, digits and / . _ - ~ :.
+  function editorLink(location) {
+    var template = views && views.editor;
+    if (!template || !location) return '';
+    var m = /^(.*):(\d+)$/.exec(location), path = location, line = '1';
+    if (m && +m[2] > 0 && +m[2] <= 4294967295) { path = m[1]; line = String(+m[2]); }
+    var encoded = '';
+    Array.from(path.replace(/^\/+/, '')).forEach(function (c) {
+      if (/[A-Za-z0-9\/._~:-]/.test(c)) { encoded += c; return; }
+      new TextEncoder().encode(c).forEach(function (b) {
+        encoded += '%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase();
+      });
+    });
+    return template.split('{path}').join(encoded).split('{line}').join(line);
+  }
+  window.perfatlasEditorLink = editorLink;
+  // Frame values are stored divided by data.scale (see flame_view.rs).
+  function unscale(data) {
+    if (data.scale > 1) {
+      data.frames.forEach(function (f) { f[3] *= data.scale; f[4] *= data.scale; });
+      data.scale = 1;
+    }
+    return data;
+  }
+
+  var graphs = Array.prototype.slice.call(document.querySelectorAll('#pa-graphs svg.pa-flame'))
+    .map(function (svg, k) { return setupGraph(svg, k); })
+    .filter(function (g) { return g; });
+  // For tests and for readers' own scripts: the data of graph k as shown.
+  window.perfatlasGraphData = function (k) { return graphs[k] ? graphs[k].data : null; };
+  var tip = document.createElement('div');
+  tip.id = 'pa-tip';
+  tip.className = 'pa-tip';
+  tip.setAttribute('role', 'tooltip');
+  tip.hidden = true;
+  if (graphs.length || views) document.body.appendChild(tip);
+
+  function setupGraph(svg, k) {
+    var data = viewGraph(shown, k);
+    if (!data) return null;
+    var g = { svg: svg, k: k, data: data };
+    g.groups = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
+    // Frames written in a page come in pre-order without their index.
+    g.groups.forEach(function (el, i) { if (!el.hasAttribute('data-i')) el.setAttribute('data-i', i); });
+    g.geom = g.groups.map(function (el) {
+      var r = el.querySelector('rect');
+      return { x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y') };
+    });
+    var section = svg.closest('section');
+    g.details = section ? section.querySelector('.pa-details') : null;
+    // Frames are in pre-order, so a frame's subtree is the contiguous run
+    // of indices up to subtreeEnd[i], computed from the parent links.
+    g.subtreeEnd = g.data.frames.map(function (_, i) { return i; });
+    for (var i = g.data.frames.length - 1; i > 0; i--) {
+      var p = g.data.frames[i][0];
+      if (p >= 0 && g.subtreeEnd[i] > g.subtreeEnd[p]) g.subtreeEnd[p] = g.subtreeEnd[i];
+    }
+    g.zoomed = 0;
+    svg.addEventListener('mousemove', function (e) {
+      var i = frameOf(g, e.target);
+      if (i >= 0) show(g, i, e); else tip.hidden = true;
+    });
+    svg.addEventListener('mouseleave', function () { tip.hidden = true; });
+    svg.addEventListener('focusin', function (e) {
+      var i = frameOf(g, e.target);
+      if (i >= 0) { var b = e.target.getBoundingClientRect(); show(g, i, { clientX: b.left, clientY: b.bottom }); }
+    });
+    svg.addEventListener('click', function (e) {
+      var i = frameOf(g, e.target);
+      if (i >= 0) requestZoom(g, i);
+    });
+    svg.addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      var i = frameOf(g, e.target);
+      if (i >= 0) { e.preventDefault(); requestZoom(g, i); }
+    });
+    g.groups.forEach(function (el, i) { if (g.geom[i].w >= 40) el.setAttribute('tabindex', '0'); });
+    return g;
+  }
+
+  function frameOf(g, el) {
+    while (el && el !== g.svg) {
+      if (el.classList && el.classList.contains('f')) return +el.getAttribute('data-i');
+      el = el.parentNode;
+    }
+    return -1;
+  }
+  function diffRow(g, i) { return g.data.diff ? g.data.diff[i] : null; }
+  function prefix(g, i) {
+    var d = diffRow(g, i);
+    return d ? (diffMode === 'exclusive' ? d[1] : d[0]) + ' ' : '';
+  }
+  function describe(g, i) {
+    var f = g.data.frames[i], d = g.data, lines = [prefix(g, i) + d.names[f[1]]];
+    // A C++ frame's whole name under its short label.
+    if (d.full && d.full[f[1]]) lines.push(d.full[f[1]]);
+    if (d.locations[f[2]]) lines.push(d.locations[f[2]]);
+    var row = diffRow(g, i), agg = d.agg ? d.agg.values[i] : null;
+    if (row) {
+      lines.push('inclusive: ' + row[4]);
+      lines.push('self: ' + row[5]);
+    } else if (agg) {
+      var sum = 0, min = Infinity, max = -Infinity;
+      agg.forEach(function (v) { sum += v; min = Math.min(min, v); max = Math.max(max, v); });
+      lines.push('mean: ' + withUnit(sum / agg.length, d.unit) + ' (' + percent(sum / agg.length, d.total) + ')');
+      lines.push('min: ' + withUnit(min, d.unit) + ' · max: ' + withUnit(max, d.unit) + ' · sum: ' + withUnit(sum, d.unit));
+      lines.push({ hist: agg, labels: d.agg.labels });
+    } else if (d.words === 'value') {
+      lines.push('value: ' + withUnit(f[4], d.unit) + ' (' + percent(f[4], d.total) + ')');
+    } else {
+      lines.push('total: ' + withUnit(f[4], d.unit) + ' (' + percent(f[4], d.total) + ')');
+      lines.push('self: ' + withUnit(f[3], d.unit) + ' (' + percent(f[3], d.total) + ')');
+    }
+    return lines;
+  }
+  function histogram(h) {
+    var box = document.createElement('div'), max = Math.max.apply(null, h.hist.concat([0]));
+    box.className = 'pa-tip-hist';
+    h.hist.forEach(function (v, k) {
+      var bar = document.createElement('span');
+      bar.style.height = (max > 0 ? Math.max(1, Math.round(v / max * 32)) : 1) + 'px';
+      bar.title = h.labels[k] + ': ' + grouped(v);
+      box.appendChild(bar);
+    });
+    return box;
+  }
+  function fill(el, lines) {
+    el.textContent = '';
+    lines.forEach(function (l, k) {
+      if (typeof l === 'object') { el.appendChild(histogram(l)); return; }
+      var d = document.createElement(k === 0 ? 'strong' : 'div');
+      d.textContent = l;
+      el.appendChild(d);
+    });
+  }
+  function show(g, i, evt) {
+    var lines = describe(g, i);
+    fill(tip, lines);
+    if (g.details && !(g.zoomed > 0)) g.details.textContent = lines.filter(function (l) { return typeof l === 'string'; }).join(' · ');
+    tip.hidden = false;
+    var x = evt && evt.clientX !== undefined ? evt.clientX : 20, y = evt && evt.clientY !== undefined ? evt.clientY : 20;
+    tip.style.left = Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8) + window.scrollX + 'px';
+    tip.style.top = y + 14 + window.scrollY + 'px';
+  }
+
+  // Zoom: the chosen frame fills the width, its ancestors span it, its
+  // descendants scale with it, everything else hides.
+  // The name only: a differential frame's tag leads its tooltip.
+  function label(g, i, width) {
+    var name = g.data.names[g.data.frames[i][1]];
+    var fits = Math.floor((width - 2 * PAD) / CHAR);
+    if (fits < 3) return '';
+    return name.length <= fits ? name : name.slice(0, fits - 2) + '..';
+  }
+  function place(g, i, x, w) {
+    var el = g.groups[i], r = el.querySelector('rect'), t = el.querySelector('text');
+    r.setAttribute('x', x.toFixed(2));
+    r.setAttribute('width', w.toFixed(2));
+    var text = label(g, i, w);
+    if (!t && text) {
+      t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+      t.setAttribute('y', (g.geom[i].y + 11).toFixed(2));
+      el.appendChild(t);
+    }
+    if (t) { t.setAttribute('x', (x + PAD).toFixed(2)); t.textContent = text; }
+  }
+  // The details line under a graph: the zoomed frame's numbers, with links
+  // to its source page and editor where it has them.
+  function pin(g, i) {
+    if (!g.details) return;
+    g.details.textContent = '';
+    if (i <= 0) return;
+    g.details.appendChild(document.createTextNode(
+      describe(g, i).filter(function (l) { return typeof l === 'string'; }).join(' · ')));
+    var loc = g.data.frames[i][2], link = (g.data.links || [])[loc] || ['', ''];
+    var editor = link[1] === '-' ? '' : link[1] || editorLink(g.data.locations[loc] || '');
+    [[link[0], 'source', 'pa-src'], [editor, 'open in editor', 'pa-editor']].forEach(function (l) {
+      if (!l[0]) return;
+      var a = document.createElement('a');
+      a.href = l[0]; a.textContent = l[1]; a.className = l[2];
+      g.details.appendChild(document.createTextNode(' · '));
+      g.details.appendChild(a);
+    });
+  }
+  function zoom(g, i) {
+    if (!(i >= 0 && i < g.groups.length)) i = 0;
+    g.zoomed = i;
+    pin(g, i);
+    var z = g.geom[i], ancestors = {};
+    for (var a = i; a >= 0; a = g.data.frames[a][0]) ancestors[a] = true;
+    for (var j = 0; j < g.groups.length; j++) {
+      var q = g.geom[j], inside = j > i && j <= g.subtreeEnd[i];
+      if (ancestors[j]) { place(g, j, 0, W); g.groups[j].classList.remove('pa-hidden'); }
+      else if (inside) { place(g, j, (q.x - z.x) / z.w * W, q.w / z.w * W); g.groups[j].classList.remove('pa-hidden'); }
+      else g.groups[j].classList.add('pa-hidden');
+      g.groups[j].classList.toggle('pa-zoomed', j === i && i !== 0);
+    }
+  }
+
+  // Search: highlight matches in every graph; the share (from the first
+  // graph) counts each sample once, so a match inside another adds nothing.
+  var search = document.getElementById('pa-search');
+  var result = document.getElementById('pa-search-result');
+  function matcher(q) {
+    if (q.length > 2 && q[0] === '/' && q[q.length - 1] === '/') {
+      try { var re = new RegExp(q.slice(1, -1), 'i'); return function (s) { return re.test(s); }; }
+      catch (e) { return null; }
+    }
+    var lower = q.toLowerCase();
+    return function (s) { return s.toLowerCase().indexOf(lower) >= 0; };
+  }
+  function searchGraph(g, test) {
+    var n = g.groups.length, hit = new Array(n), covered = new Array(n), count = 0, sum = 0;
+    for (var j = 0; j < n; j++) {
+      var f = g.data.frames[j], p = f[0];
+      hit[j] = !!(test && j > 0 && test(g.data.names[f[1]]));
+      covered[j] = p >= 0 && (hit[p] || covered[p]);
+      g.groups[j].classList.toggle('pa-hl', hit[j]);
+      if (hit[j]) { count++; if (!covered[j]) sum += f[4]; }
+    }
+    return { count: count, sum: sum };
+  }
+  function runSearch() {
+    if (!search) return;
+    var q = search.value.trim(), test = q ? matcher(q) : null, first = null;
+    graphs.forEach(function (g) { var r = searchGraph(g, test); if (!first) first = r; });
+    if (!result) return;
+    if (!q || !first) result.textContent = '';
+    else if (!test) result.textContent = 'invalid regular expression';
+    else result.textContent = first.count + ' matching frame' + (first.count === 1 ? '' : 's') + ': ' +
+      withUnit(first.sum, graphs[0].data.unit) + ', ' + percent(first.sum, graphs[0].data.total) + ' of the total';
+  }
+
+  // Differential graphs: colour and tag by the inclusive or the self change.
+  function applyMode(mode) {
+    mode = mode === 'exclusive' ? 'exclusive' : 'inclusive';
+    if (mode === diffMode) return;
+    diffMode = mode;
+    if (modeSelect) modeSelect.value = diffMode;
+    graphs.forEach(function (g) {
+      if (!g.data.diff) return;
+      g.groups.forEach(function (el, i) {
+        var d = g.data.diff[i];
+        if (!d) return;
+        el.classList.remove(d[2], d[3]);
+        el.classList.add(diffMode === 'exclusive' ? d[3] : d[2]);
+      });
+      zoom(g, g.zoomed);
+    });
+  }
+
+  // ---- views: another metric or shape, drawn from #pa-views ---------------
+  var SHAPES = ['top-down', 'bottom-up', 'flat'];
+  function viewParts(v) {
+    var parts = rep ? ['rep=' + rep] : [];
+    if (!v || v === views.views[0]) return parts;
+    if (v.metric > 0) parts.push('metric=' + views.metrics[v.metric]);
+    if (v.shape !== 'top-down') parts.push('shape=' + v.shape);
+    return parts;
+  }
+  // The view a fragment asks for; unknown metrics and shapes fall back to
+  // the page's default.
+  function findView(state) {
+    var m = Math.max(0, views.metrics.indexOf(state.metric || ''));
+    var s = SHAPES.indexOf(state.shape) >= 0 ? state.shape : 'top-down';
+    var same = function (shape) {
+      for (var i = 0; i < views.views.length; i++) {
+        var v = views.views[i];
+        if (v.metric === m && v.shape === shape) return v;
+      }
+      return null;
+    };
+    return same(s) || same('top-down') || views.views[0];
+  }
+  function el(name, attrs, text) {
+    var e = SVG_TAGS[name] ? document.createElementNS(NS, name) : document.createElement(name);
+    Object.keys(attrs || {}).forEach(function (a) { e.setAttribute(a, attrs[a]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  // Differential tags as flame_diff_page.rs names their classes.
+  var TAGS = { '[A]': 'A', '[D]': 'D', '[+]': 'P', '[−]': 'M', '[=]': 'S' };
+  var SVG_TAGS = { svg: 1, g: 1, rect: 1, text: 1, title: 1, path: 1 };
+  function coord(v) { return String(Math.round(v * 100) / 100); }
+  // A flame graph from its frames, as crates/render/src/flame_svg.rs
+  // writes it: children left to right under their parent, in data order.
+  function drawFlame(gd, data) {
+    var frames = data.frames, total = frames.length ? frames[0][4] : 0;
+    var svg = el('svg', {
+      xmlns: NS, viewBox: '0 0 ' + W + ' ' + coord(gd.height), width: W, height: coord(gd.height),
+      role: 'img', 'aria-label': gd.label, id: gd.id, 'class': 'pa-flame'
+    });
+    var x = new Array(frames.length), next = new Array(frames.length), depth = new Array(frames.length);
+    var g0 = { data: data };
+    for (var i = 0; i < frames.length; i++) {
+      var f = frames[i], p = f[0];
+      x[i] = p < 0 ? 0 : next[p];
+      depth[i] = p < 0 ? 0 : depth[p] + 1;
+      if (p >= 0) next[p] += total > 0 ? f[4] / total : 0;
+      next[i] = x[i];
+      var w = total > 0 ? f[4] / total * W : 0, d = data.diff ? data.diff[i] : null;
+      var cls = d ? 'f ' + (diffMode === 'exclusive' ? d[3] : d[2]) + ' t' + TAGS[d[0]]
+        : f[5] === -2 ? 'f m' : f[5] === -1 ? (data.diff ? 'f r d0' : 'f r') : 'f c' + f[5];
+      var g = el('g', { 'class': cls, 'data-i': i });
+      g.appendChild(el('rect', { x: coord(x[i] * W), y: depth[i] * ROW, width: coord(w), height: ROW - 1 }));
+      var text = label(g0, i, w);
+      if (text) g.appendChild(el('text', { x: coord(x[i] * W + PAD), y: depth[i] * ROW + ROW - 5 }, text));
+      svg.appendChild(g);
+    }
+    return svg;
+  }
+  function graphSection(gd, data) {
+    var sec = el('section', { 'class': 'pa-graph', id: gd.id + '-section' });
+    sec.appendChild(el('h2', {}, gd.title));
+    if (gd.note) {
+      var p = el('p', { 'class': 'pa-muted' }, gd.note + ' ');
+      if (gd.svg_href) {
+        p.appendChild(el('a', { href: gd.svg_href }, 'Standalone SVG'));
+        p.appendChild(document.createTextNode('.'));
+      } else {
+        p.appendChild(el('button', { type: 'button', 'class': 'pa-save-svg', 'data-target': '#' + gd.id, 'data-name': gd.save_name }, 'Save as SVG'));
+      }
+      sec.appendChild(p);
+    }
+    if (gd.empty) { sec.appendChild(el('p', {}, 'Nothing recorded for this metric: nothing to draw.')); return { sec: sec }; }
+    if (gd.merged_note) sec.appendChild(el('p', { 'class': 'pa-note pa-merged-note' }, gd.merged_note));
+    var wrap = el('div', { 'class': 'pa-flame-wrap' }), svg = drawFlame(gd, data);
+    wrap.appendChild(svg);
+    sec.appendChild(wrap);
+    sec.appendChild(el('div', { 'class': 'pa-details', 'aria-live': 'polite' }));
+    return { sec: sec, svg: svg };
+  }
+  // A tree table from #pa-views, as templates/tree_table.html writes one.
+  function cellText(v, c) {
+    if (typeof v !== 'number') return v;
+    return c.of === null ? withUnit(v, c.unit) : withUnit(v, c.unit) + ' (' + percent(v, c.of) + ')';
+  }
+  function buildTable(t) {
+    var sec = el('section', { 'class': 'pa-tree-section' });
+    sec.appendChild(el('h2', {}, t.caption));
+    var intro = el('p', { 'class': 'pa-muted' }, 'One row per calling context, indented under its caller. ' +
+      (t.merged_rows > 0 ? t.merged_rows + ' contexts below 0.2% or beyond ' + t.rows.length +
+        ' rows are merged into "merged" rows. ' : ''));
+    intro.appendChild(el('span', { 'class': 'pa-js-only-inline' }, 'Click ▾ to fold a row, a column heading to sort siblings by it.'));
+    sec.appendChild(intro);
+    var table = el('table', { 'class': 'pa-table pa-tree', id: 'pa-table' });
+    var head = el('tr');
+    head.appendChild(el('th', { scope: 'col' }, 'name'));
+    t.columns.forEach(function (c, k) {
+      var th = head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': k }, c.heading));
+      if (k === t.sorted_by) th.setAttribute('aria-sort', 'descending');
+    });
+    var hist = t.histogram_labels;
+    if (hist) head.appendChild(el('th', { scope: 'col', 'class': 'pa-num', 'data-col': t.columns.length }, 'each profile'));
+    table.appendChild(el('thead')).appendChild(head);
+    var body = table.appendChild(el('tbody'));
+    t.rows.forEach(function (r, i) {
+      var tr = el('tr', { 'data-i': i, 'data-p': r[0] });
+      if (r[4]) tr.className = 'pa-merged';
+      var name = el('td', { style: '--d:' + r[1] }, views.names[r[2]]);
+      var loc = views.locations[r[3]], href = (views.links[r[3]] || [''])[0];
+      if (loc) {
+        name.appendChild(document.createTextNode(' '));
+        var code = el('code', {}, loc);
+        if (href) { var a = el('a', { href: href, 'class': 'pa-src' }); a.appendChild(code); name.appendChild(a); }
+        else name.appendChild(code);
+      }
+      tr.appendChild(name);
+      t.columns.forEach(function (c, k) {
+        var v = r[5 + k];
+        tr.appendChild(el('td', { 'data-v': typeof v === 'number' ? v : 0 }, cellText(v, c)));
+      });
+      var h = hist ? r[5 + t.columns.length] : null;
+      if (h) tr.appendChild(el('td')).appendChild(histogramSvg(h, hist));
+      body.appendChild(tr);
+    });
+    sec.appendChild(table);
+    (t.notes || []).forEach(function (n) { sec.appendChild(el('p', { 'class': 'pa-muted pa-derived-note' }, n)); });
+    setupTreeTable(table);
+    return sec;
+  }
+  // A row's bars, one per profile: for a table the script writes, and for
+  // the values a page writes as text (tree_table.rs's histogram_text).
+  function histogramSvg(values, labels) {
+    var max = Math.max.apply(null, values.concat([0])), width = Math.max(1, values.length * 7);
+    var svg = el('svg', { 'class': 'pa-hist', viewBox: '0 0 ' + coord(width) + ' 16', width: coord(width), height: 16,
+      role: 'img', 'aria-label': 'value in each profile' });
+    var d = '', title = [];
+    values.forEach(function (v, k) {
+      var h = Math.max(max > 0 ? v / max * 16 : 0, 0.5);
+      d += 'M' + coord(k * 7) + ' ' + coord(16 - h) + 'h6v' + coord(h) + 'h-6z';
+      title.push((labels[k] || '') + ': ' + grouped(v));
+    });
+    svg.appendChild(el('title', {}, title.join(' · ')));
+    svg.appendChild(el('path', { d: d }));
+    return svg;
+  }
+  var serverTable = null;
+  // A table entry that names another ("like") has its rows, sorted by
+  // another column, the merged rows' value moved to another column and
+  // divided (views.rs's TableEntry).
+  function tableData(k) {
+    var t = views.tables[k];
+    if (t && t.derive && !t.rows.length) t.rows = derivedRows(t);
+    if (!t || t.like === undefined) return t;
+    var base = views.tables[t.like], copy = {}, m = t.merged;
+    if (!base) return null;
+    for (var key in base) copy[key] = base[key];
+    copy.sorted_by = t.sorted_by;
+    if (m) {
+      copy.rows = base.rows.map(function (r) {
+        if (!r[4] || typeof r[5 + m[0]] !== 'number') return r;
+        var moved = r.slice();
+        moved[5 + m[1]] = r[5 + m[0]] / m[2];
+        if (m[1] !== m[0]) moved[5 + m[0]] = '';
+        return moved;
+      });
+    }
+    return copy;
+  }
+  function showTable(k) {
+    var box = document.getElementById('pa-tables');
+    if (!box) return;
+    if (!serverTable) serverTable = box.firstElementChild;
+    var built = views.built || (views.built = {});
+    var sec = k < 0 ? serverTable : built[k] ||
+      (tableData(k) ? (built[k] = buildTable(tableData(k))) : null);
+    box.textContent = '';
+    if (sec) box.appendChild(sec);
+  }
+  function markCurrent(nav, current) {
+    if (!nav) return;
+    Array.prototype.forEach.call(nav.querySelectorAll('a, strong'), function (e) {
+      var isCurrent = e.textContent === current;
+      if (isCurrent === (e.tagName === 'STRONG')) return;
+      var n = document.createElement(isCurrent ? 'strong' : 'a');
+      n.textContent = e.textContent;
+      if (isCurrent) n.setAttribute('aria-current', 'page');
+      else n.href = e.getAttribute('data-href') || '#';
+      n.setAttribute('data-href', e.getAttribute('data-href') || e.getAttribute('href') || '');
+      if (e.hasAttribute('data-slug')) n.setAttribute('data-slug', e.getAttribute('data-slug'));
+      e.parentNode.replaceChild(n, e);
+    });
+  }
+  // Switch navigation, links to the same view elsewhere, per-metric parts.
+  function updateLinks(v) {
+    var slug = views.metrics[v.metric] || '';
+    Array.prototype.forEach.call(document.querySelectorAll('nav[aria-label="shape"] a, nav[aria-label="shape"] strong'), function (e) {
+      e.setAttribute('data-href', '#' + viewParts({ metric: v.metric, shape: e.textContent }).join('&'));
+      if (e.tagName === 'A') e.href = e.getAttribute('data-href');
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('nav[aria-label="metric"] a, nav[aria-label="metric"] strong'), function (e) {
+      var m = views.metrics.indexOf(e.getAttribute('data-slug') || '');
+      e.setAttribute('data-href', '#' + viewParts({ metric: m < 0 ? 0 : m, shape: v.shape }).join('&'));
+      if (e.tagName === 'A') e.href = e.getAttribute('data-href');
+    });
+    markCurrent(document.querySelector('nav[aria-label="shape"]'), v.shape);
+    markCurrent(document.querySelector('nav[aria-label="metric"]'), views.metricNames[v.metric]);
+    Array.prototype.forEach.call(document.querySelectorAll('.pa-keep-view a'), function (a) {
+      if (a.classList.contains('pa-aggregate-link') || a.hasAttribute('data-plain')) return;
+      if (!a.hasAttribute('data-base')) a.setAttribute('data-base', a.getAttribute('href'));
+      var base = a.getAttribute('data-base'), parts = viewParts(v);
+      if (!parts.length) { a.setAttribute('href', base); return; }
+      if (v.metric === 0) parts.unshift('metric=' + slug);
+      a.setAttribute('href', base.split('#')[0] + '#' + parts.join('&'));
+    });
+    var index = views.views.indexOf(v);
+    Array.prototype.forEach.call(document.querySelectorAll('[data-metric], [data-view]'), function (e) {
+      var shape = e.getAttribute('data-shape'), view = e.getAttribute('data-view');
+      e.hidden = view !== null ? +view !== index
+        : +e.getAttribute('data-metric') !== v.metric || (shape !== null && shape !== v.shape);
+      if (e.hasAttribute('data-id')) {
+        // One element has the id: the one shown (a repetition's total on
+        // an aggregate page, not the hidden merged one).
+        if (e.hidden || e.closest('[hidden]')) e.removeAttribute('id'); else e.id = e.getAttribute('data-id');
+      }
+    });
+  }
+  function showView(state) {
+    var v = findView(state);
+    if (v === shown) return;
+    shown = v;
+    document.title = v.title;
+    var heading = document.getElementById('pa-view-heading');
+    if (heading) heading.textContent = v.heading;
+    var box = document.getElementById('pa-graphs');
+    box.textContent = '';
+    graphs = v.graphs.map(function (gd, k) {
+      var data = viewGraph(v, k), made = graphSection(gd, data);
+      box.appendChild(made.sec);
+      return made.svg ? setupGraph(made.svg, k) : null;
+    }).filter(function (g) { return g; });
+    showTable(v.table);
+    updateLinks(v);
+  }
+  if (views) {
+    views.metricNames = Array.prototype.map.call(
+      document.querySelectorAll('nav[aria-label="metric"] a, nav[aria-label="metric"] strong'),
+      function (e, k) { e.setAttribute('data-slug', views.metrics[k]); return e.textContent; });
+  }
+
+  // ---- state in the URL fragment -----------------------------------------
+  function readState() {
+    var state = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+      var i = kv.indexOf('=');
+      if (i > 0) {
+        try { state[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { /* ignore */ }
+      }
+    });
+    return state;
+  }
+  function stateHash(zoomG, zoomI) {
+    var parts = viewParts(shown);
+    var q = search ? search.value.trim() : '';
+    if (q) parts.push('search=' + encodeURIComponent(q));
+    if (zoomG && zoomI > 0) parts.push('zoom=' + zoomG.k + '.' + zoomI);
+    if (diffMode !== 'inclusive') parts.push('mode=' + diffMode);
+    return parts.length ? '#' + parts.join('&') : '#';
+  }
+  function currentZoom() {
+    for (var k = 0; k < graphs.length; k++) if (graphs[k].zoomed > 0) return graphs[k];
+    return null;
+  }
+  function requestZoom(g, i) {
+    location.hash = stateHash(g, i);
+  }
+  // The hash this script last wrote itself: its hashchange is not applied
+  // again (it would undo typing that happened since).
+  var written = null;
+  function replaceState() {
+    var z = currentZoom();
+    var h = stateHash(z, z ? z.zoomed : 0);
+    if (h !== location.hash && !(h === '#' && !location.hash)) { written = h; location.replace(h); }
+  }
+  function applyState() {
+    if (written !== null && location.hash === written) { written = null; return; }
+    written = null;
+    var state = readState();
+    useRep(state.rep || '');
+    if (views) showView(state);
+    if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
+    applyMode(state.mode);
+    var z = (state.zoom || '').split('.');
+    graphs.forEach(function (g) {
+      var target = String(g.k) === z[0] ? +z[1] : 0;
+      if (!(target >= 0 && target < g.groups.length)) target = 0;
+      if (target !== g.zoomed) zoom(g, target);
+    });
+    runSearch();
+  }
+  // A page with trees (shape_source.rs) wrote its default view's table as
+  // HTML for readers without JavaScript, without sort keys: the script
+  // writes it again from the trees, as it writes every other view's.
+  if (views && shown && shown.table >= 0) showTable(shown.table);
+  if (graphs.length || views) {
+    window.addEventListener('hashchange', applyState);
+    applyState();
+    if (search) {
+      var timer = null;
+      var update = function () { runSearch(); replaceState(); };
+      search.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(update, 120); });
+      search.addEventListener('keydown', function (e) { if (e.key === 'Enter') { clearTimeout(timer); update(); } });
+    }
+    var reset = document.getElementById('pa-reset');
+    if (reset) reset.addEventListener('click', function () { location.hash = stateHash(null, 0); });
+    if (modeSelect) modeSelect.addEventListener('change', function () { applyMode(modeSelect.value); replaceState(); });
+  }
+
+  // ---- tree tables: fold rows, sort siblings by a column ---------------------
+  // Rows written as HTML come in tree order with their depth (--d) only:
+  // each gets its index (data-i) and its parent's (data-p), the last row
+  // above it one level up.
+  function numberRows(rows) {
+    var above = [];
+    rows.forEach(function (r, i) {
+      if (r.hasAttribute('data-i')) return;
+      var d = parseInt(r.cells[0].style.getPropertyValue('--d'), 10) || 0;
+      above[d] = i;
+      r.setAttribute('data-i', i);
+      r.setAttribute('data-p', d > 0 && above[d - 1] !== undefined ? above[d - 1] : -1);
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('table.pa-tree'), setupTreeTable);
+  // Cells of "each profile" written as text ("12 · 9 · 1,204") become bars
+  // with a title naming every value, as in a table the script writes.
+  function drawHistograms(table) {
+    var labels = table.getAttribute('data-hist-labels');
+    if (!labels) return;
+    labels = JSON.parse(labels);
+    Array.prototype.forEach.call(table.querySelectorAll('td.pa-hist-cell'), function (td) {
+      var values = td.textContent.split(' · ').map(function (t) { return parseFloat(t.replace(/,/g, '')) || 0; });
+      td.textContent = '';
+      td.appendChild(histogramSvg(values, labels));
+    });
+  }
+  function setupTreeTable(table) {
+    // Once: a table the script wrote may already be set up when this runs.
+    if (table.paReady) return;
+    table.paReady = true;
+    var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+    var byId = {}, kids = {}, folded = {};
+    numberRows(rows);
+    drawHistograms(table);
+    rows.forEach(function (r) {
+      var id = r.getAttribute('data-i'), p = r.getAttribute('data-p');
+      byId[id] = r; (kids[p] = kids[p] || []).push(id);
+    });
+    // The fold buttons: only with the script, which makes them work.
+    rows.forEach(function (r) {
+      if (!kids[r.getAttribute('data-i')]) return;
+      var b = document.createElement('button');
+      b.type = 'button'; b.className = 'pa-tt';
+      r.cells[0].insertBefore(b, r.cells[0].firstChild);
+    });
+    function visit(id, visible, out) {
+      var r = byId[id];
+      r.hidden = !visible;
+      out.push(r);
+      (kids[id] || []).forEach(function (c) { visit(c, visible && !folded[id], out); });
+    }
+    function redraw() {
+      var out = [];
+      (kids['-1'] || []).forEach(function (id) { visit(id, true, out); });
+      out.forEach(function (r) { body.appendChild(r); });
+      rows.forEach(function (r) {
+        var b = r.querySelector('.pa-tt');
+        if (b) { var f = !!folded[r.getAttribute('data-i')]; b.textContent = f ? '▸' : '▾'; b.setAttribute('aria-expanded', String(!f)); b.setAttribute('aria-label', f ? 'unfold' : 'fold'); }
+      });
+    }
+    // Start with three levels open.
+    rows.forEach(function (r) {
+      var depth = 0;
+      for (var p = r.getAttribute('data-p'); p !== '-1'; p = byId[p].getAttribute('data-p')) depth++;
+      if (depth >= 2 && kids[r.getAttribute('data-i')]) folded[r.getAttribute('data-i')] = true;
+    });
+    body.addEventListener('click', function (e) {
+      var b = e.target.closest('.pa-tt');
+      if (!b) return;
+      var id = b.closest('tr').getAttribute('data-i');
+      folded[id] = !folded[id];
+      redraw();
+    });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      var col = th.getAttribute('data-col');
+      if (col === null) return;
+      th.classList.add('pa-sortable');
+      th.tabIndex = 0;
+      var sortBy = function () {
+        var desc = th.getAttribute('aria-sort') !== 'descending';
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) { c.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', desc ? 'descending' : 'ascending');
+        var key = function (id) { var c = byId[id].cells[+col + 1]; return c ? +c.getAttribute('data-v') : 0; };
+        var merged = function (id) { return byId[id].classList.contains('pa-merged') ? 1 : 0; };
+        Object.keys(kids).forEach(function (p) {
+          // Merged rows stay last whichever way siblings are sorted.
+          kids[p].sort(function (a, b) { return merged(a) - merged(b) || (desc ? key(b) - key(a) : key(a) - key(b)); });
+        });
+        redraw();
+      };
+      th.addEventListener('click', sortBy);
+      th.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(); } });
+    });
+    redraw();
+  }
+})();
