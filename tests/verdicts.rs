@@ -515,6 +515,33 @@ fn a_library_moved_into_a_bundle_keeps_its_functions_through_the_source_map() {
         "{index}"
     );
     assert!(index.contains("modified in 1.2.0 ●"), "{index}");
+    // The page of what changed in 1.2.0, linked from the index's versions:
+    // its regression with the root cause, and the method its commit
+    // modified.
+    let html = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(html.contains("<a href=\"versions/1.2.0.html\">1.2.0</a>"));
+    let page = text(&std::fs::read_to_string(site.join("versions/1.2.0.html")).unwrap());
+    assert!(
+        page.contains("What changed in 1.2.0 against 1.1.0"),
+        "{page}"
+    );
+    assert!(
+        page.contains("major regression in 1.2.0 bench: 1.1.0 → 1.2.0"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Root cause: tokenize (src/tokenize.js)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("1 profiled method modified: tokenize — src/tokenize.js"),
+        "{page}"
+    );
+    let first = text(&std::fs::read_to_string(site.join("versions/1.0.0.html")).unwrap());
+    assert!(
+        first.contains("The first version: nothing to compare it with."),
+        "{first}"
+    );
     // One component for the file, whichever release ran it from the
     // bundle: the bundle has no row of its own.
     let components: Vec<String> = std::fs::read_dir(site.join("matrix/b/bench/c"))

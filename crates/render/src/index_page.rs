@@ -30,6 +30,8 @@ use crate::page_kind::{Job, PageKind, SitePlan};
 struct VersionRow {
     label: String,
     name: String,
+    /// The page of what changed in it.
+    href: String,
     date: Option<String>,
     revision: Option<String>,
     profiles: usize,
@@ -239,6 +241,7 @@ pub fn render(
             .map(|(i, v)| VersionRow {
                 label: v.label.clone(),
                 name: v.name.clone(),
+                href: paths::version_page(&v.name),
                 date: v.date.clone(),
                 revision: v.revision.clone(),
                 profiles: history.profiles.iter().filter(|p| p.version == i).count(),

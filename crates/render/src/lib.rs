@@ -40,6 +40,7 @@ pub mod timeline_page;
 pub mod timeline_svg;
 pub mod tree_table;
 pub mod verdict_words;
+pub mod version_page;
 pub mod views;
 
 use std::collections::BTreeMap;

@@ -32,6 +32,7 @@ pub const KINDS: &[&dyn PageKind] = &[
     &allocation_page::AllocationPages,
     &crate::benchmark_page::BenchmarkPages,
     &crate::regression_page::RegressionPages,
+    &crate::version_page::VersionPages,
     &crate::index_page::IndexPage,
 ];
 

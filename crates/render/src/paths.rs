@@ -202,6 +202,11 @@ pub fn source_page(version: &str, shown_path: &str) -> String {
     format!("source/{}/{}.html", slug(version), parts.join("/"))
 }
 
+/// Where the page of what changed in a version is.
+pub fn version_page(version_name: &str) -> String {
+    format!("versions/{}.html", slug(version_name))
+}
+
 /// Where a version's full source diff is.
 pub fn source_diff_page(version_name: &str) -> String {
     format!("diffs/{}.html", slug(version_name))

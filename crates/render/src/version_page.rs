@@ -1,0 +1,161 @@
+//! What changed in one version, on one page: the changes it is
+//! responsible for (with their root causes), every benchmark's verdict
+//! against the version before, and the methods its code changes modified.
+//! The release note of a version's performance, reached from the index's
+//! table of versions; each line links to the page with the details.
+
+use serde::Serialize;
+
+use super::series_table;
+use super::verdict_words::{change_row, untested_word, verdict_text, ChangeRow};
+use super::{paths, Common, Renderer};
+use analysis::regression::{Direction, Verdict};
+use analysis::report::Analysis;
+use model::error::BuildError;
+use model::History;
+
+use crate::page_kind::{Job, PageKind, SitePlan};
+
+/// Most methods a page lists; the rest are counted.
+const METHODS_SHOWN: usize = 200;
+
+/// One benchmark's verdict in this version.
+#[derive(Serialize)]
+struct BenchmarkLine {
+    name: String,
+    href: String,
+    verdict: String,
+    class: &'static str,
+}
+
+#[derive(Serialize)]
+struct View {
+    #[serde(flatten)]
+    common: Common,
+    version: String,
+    previous: Option<String>,
+    date: Option<String>,
+    revision: Option<String>,
+    regressions: Vec<ChangeRow>,
+    improvements: Vec<ChangeRow>,
+    /// Benchmarks that changed or could not be judged here.
+    listed: Vec<BenchmarkLine>,
+    /// The verdicts of every benchmark measured here, counted.
+    tally: String,
+    /// Where this version's code-change data comes from, or why there is
+    /// none.
+    code_note: String,
+    methods: Vec<String>,
+    methods_total: usize,
+    methods_more: usize,
+    diff_href: Option<String>,
+}
+
+/// Renders the page of version `v` at `path`.
+fn render(
+    history: &History,
+    analysis: &Analysis,
+    v: usize,
+    path: &str,
+    renderer: &Renderer,
+) -> Result<Vec<u8>, BuildError> {
+    let report = &analysis.regressions;
+    let root = paths::root_of(path);
+    let (regressions, improvements): (Vec<_>, Vec<_>) = report
+        .changes
+        .iter()
+        .zip(&report.causes)
+        .filter(|(c, _)| c.after == v)
+        .map(|(c, cause)| (c.direction, change_row(history, c, cause.as_ref(), path)))
+        .partition(|(d, _)| *d == Direction::Regression);
+    let settings = &report.settings;
+    let mut verdicts = Vec::new();
+    let mut listed = Vec::new();
+    for b in &report.benchmarks {
+        let Some(i) = b.series.points.iter().position(|p| p.version == v) else {
+            continue;
+        };
+        let Some(judged) = b.against_previous(i, settings) else {
+            continue;
+        };
+        if !matches!(judged.0, Verdict::NoChange | Verdict::Negligible { .. }) {
+            let (verdict, class) = verdict_text(&judged, untested_word(b, i));
+            listed.push(BenchmarkLine {
+                name: b.series.benchmark.clone(),
+                href: format!(
+                    "{root}{}#{}",
+                    paths::benchmark_page(&b.series.benchmark),
+                    paths::version_anchor(&history.versions[v].name)
+                ),
+                verdict,
+                class,
+            });
+        }
+        verdicts.push(judged.0);
+    }
+    let changes = analysis.evolution.modifications.versions.get(v);
+    let hierarchy = &analysis.evolution.hierarchy;
+    let mut methods: Vec<String> = changes
+        .map(|c| {
+            c.modified
+                .iter()
+                .map(|(comp, m)| {
+                    let name = &hierarchy.get(*comp).name;
+                    match m.added {
+                        true => format!("{name} (new) — {}", m.file),
+                        false => format!("{name} — {}", m.file),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    methods.sort();
+    let methods_total = methods.len();
+    let methods_more = methods_total.saturating_sub(METHODS_SHOWN);
+    methods.truncate(METHODS_SHOWN);
+    let version = &history.versions[v];
+    let view = View {
+        common: Common::new(renderer, history, path),
+        version: version.label.clone(),
+        previous: v.checked_sub(1).map(|p| history.versions[p].label.clone()),
+        date: version.date.clone(),
+        revision: version.revision.clone(),
+        regressions: regressions.into_iter().map(|(_, r)| r).collect(),
+        improvements: improvements.into_iter().map(|(_, r)| r).collect(),
+        listed,
+        tally: series_table::tally(verdicts.iter()),
+        code_note: changes.map(|c| c.note.clone()).unwrap_or_default(),
+        methods,
+        methods_total,
+        methods_more,
+        diff_href: changes
+            .filter(|c| !c.files.is_empty())
+            .map(|_| format!("{root}{}", paths::source_diff_page(&version.name))),
+    };
+    Ok(renderer.render("version.html", &view)?.into_bytes())
+}
+
+/// A page per version: what changed in it.
+pub struct VersionPages;
+
+impl PageKind for VersionPages {
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        &[("version.html", include_str!("../templates/version.html"))]
+    }
+
+    fn name(&self) -> &'static str {
+        "version pages"
+    }
+
+    fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
+        (0..site.history.versions.len())
+            .map(|v| {
+                Job::file(move || {
+                    let path = paths::version_page(&site.history.versions[v].name);
+                    let html = render(site.history, site.analysis, v, &path, site.renderer)?;
+                    Ok((path, html))
+                })
+            })
+            .collect()
+    }
+}
