@@ -141,7 +141,7 @@ pub fn build_with_progress(
     instrument::progress::stage("analysing", 0);
     let staging = site::Staging::begin(&options.output, options.force)?;
     // Frames of bundled JavaScript are mapped to their sources before
-    // anything compares versions. The parse cache keeps the profiles as
+    // anything compares versions. The build cache keeps the profiles as
     // read (a map can change while the profile does not), so their
     // entries are written first when any frame is mapped.
     let maps = phase("source maps", || bundle_maps(options, &config, &history))?;
