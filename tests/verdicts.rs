@@ -877,6 +877,17 @@ fn site_words(b: &Value) -> String {
             b["severity"].as_str().unwrap(),
             b["direction"].as_str().unwrap()
         ),
+        // A test's words, or how it was told without one.
+        "no_change"
+            if b["method"]
+                .as_str()
+                .is_some_and(|m| m.contains("intervals")) =>
+        {
+            "no change (the recorded intervals overlap)".into()
+        }
+        "no_change" if b["method"].as_str().is_some_and(|m| m.starts_with("exact")) => {
+            "no change (equal values)".into()
+        }
         "no_change" => "no significant change".into(),
         "negligible" => "no change of practical size".into(),
         "held_back" => "held back by false-discovery control".into(),

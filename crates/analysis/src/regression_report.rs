@@ -28,6 +28,9 @@ pub struct BenchmarkReport {
     /// after the build's false-discovery control; the test's figures of
     /// one pair: [`BenchmarkReport::against_previous`].
     pub adjacent: Vec<Verdict>,
+    /// For each pair of `adjacent`, whether it was decided without a test
+    /// (exact values, or the intervals the tool recorded).
+    pub untested: Vec<bool>,
     /// The profiled benchmark whose call trees explain its changes, and
     /// why that one.
     pub explained_by: Option<(String, String)>,
@@ -104,12 +107,13 @@ pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkRepo
         .into_iter()
         .zip(verdicts)
         .map(
-            |((series, categories, judging, _), adjacent)| BenchmarkReport {
+            |((series, categories, judging, tests), adjacent)| BenchmarkReport {
                 explained_by: explaining_profiles(history, &series, names),
                 series,
                 categories,
                 judging,
                 adjacent,
+                untested: tests.iter().map(|t| t.untested).collect(),
             },
         )
         .collect();

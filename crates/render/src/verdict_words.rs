@@ -155,22 +155,22 @@ fn bracketed(c: Option<&Comparison>) -> String {
     format!(" ({})", parts.join(", "))
 }
 
-/// A verdict in words, with its CSS class.
 /// How point `i` of a benchmark was told from the one before without a
 /// test, for its verdict's words: `exact`, or by the intervals its tool
 /// recorded; `None` when a test decided (or nothing did).
 pub fn untested_word(bench: &BenchmarkReport, i: usize) -> Option<&'static str> {
-    let points = &bench.series.points;
-    let recorded = |k: usize| points.get(k).is_some_and(|p| p.interval.is_some());
+    let untested = i > 0 && bench.untested.get(i - 1).copied().unwrap_or(false);
     match &bench.judging {
         Judging::Exact => Some("exact"),
-        _ if i > 0 && recorded(i - 1) && recorded(i) => Some("recorded intervals apart"),
+        _ if untested => Some("recorded intervals"),
         _ => None,
     }
 }
 
-/// A verdict in words, with the test's figures (or `how`, the words of a
-/// change told without a test), and its class.
+/// A verdict in words, with the test's figures (or, told without a test,
+/// `how`: a change's values were `exact`ly apart or its `recorded
+/// intervals` apart; no change, equal values or overlapping intervals),
+/// and its class.
 pub fn verdict_text(
     (verdict, c): &(Verdict, Option<Comparison>),
     how: Option<&str>,
@@ -186,6 +186,7 @@ pub fn verdict_text(
                 Direction::Improvement => ("improvement", "pa-good"),
             };
             let untested = match (c, how) {
+                (None, Some("recorded intervals")) => " (recorded intervals apart)".to_string(),
                 (None, Some(how)) => format!(" ({how})"),
                 _ => String::new(),
             };
@@ -194,7 +195,14 @@ pub fn verdict_text(
                 class,
             )
         }
-        Verdict::NoChange => (format!("no significant change{figures}"), "pa-muted"),
+        Verdict::NoChange => match (c, how) {
+            (None, Some("recorded intervals")) => (
+                "no change (the recorded intervals overlap)".to_string(),
+                "pa-muted",
+            ),
+            (None, Some("exact")) => ("no change (equal values)".to_string(), "pa-muted"),
+            _ => (format!("no significant change{figures}"), "pa-muted"),
+        },
         Verdict::HeldBack { p_value: p } => (
             format!(
                 "held back by false-discovery control ({}{})",
