@@ -217,6 +217,20 @@ fn a_staircase_of_optimisations_reports_improvements_only() {
 
 /// `perfatlas check INPUT --format json EXTRA…`: the report and the exit
 /// code.
+/// `git clone FIXTURE/history.bundle DIR/repo`: a captured library's
+/// repository, as `--repo` reads it.
+fn clone_history(fixture: &Path, dir: &Path) -> PathBuf {
+    let repo = dir.join("repo");
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(fixture.join("history.bundle"))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    repo
+}
+
 fn check_json(input: &Path, extra: &[&str]) -> (Value, i32) {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "check".as_ref(),
@@ -492,14 +506,7 @@ fn a_library_moved_into_a_bundle_keeps_its_functions_through_the_source_map() {
     // library's repository at each release.
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-move");
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    let cloned = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(fixture.join("history.bundle"))
-        .arg(&repo)
-        .status()
-        .unwrap();
-    assert!(cloned.success());
+    let repo = clone_history(&fixture, tmp.path());
     let site = tmp.path().join("site");
     let out = build(&fixture, &site, &["--repo", repo.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -827,14 +834,7 @@ fn a_minified_bundle_is_mapped_function_by_function_by_its_columns() {
     let fixture =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-move-minified");
     let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    let cloned = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(fixture.join("history.bundle"))
-        .arg(&repo)
-        .status()
-        .unwrap();
-    assert!(cloned.success());
+    let repo = clone_history(&fixture, tmp.path());
     let site = tmp.path().join("site");
     let out = build(&fixture, &site, &["--repo", repo.to_str().unwrap()]);
     assert!(

@@ -173,8 +173,10 @@ pub fn from_git(
     let mut out = Modifications::unknown(n, "");
     let mut previous_sites: BTreeMap<CompId, super::method_lines::MethodSite> = BTreeMap::new();
     for v in 0..n {
-        let sites = method_sites(history, hierarchy, v);
-        let before_sites = std::mem::replace(&mut previous_sites, sites.clone());
+        // This version's sites become the next version's "before", once.
+        let before_sites =
+            std::mem::replace(&mut previous_sites, method_sites(history, hierarchy, v));
+        let sites = &previous_sites;
         let here = &mut out.versions[v];
         let new = match &resolved[v] {
             Err(e) => {
@@ -220,7 +222,7 @@ pub fn from_git(
         let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
         let mut unmapped: BTreeSet<String> = BTreeSet::new();
         let mut old_map: Option<PathMap> = None;
-        for (method, site) in sites {
+        for (&method, site) in sites {
             let Some(path) = map.map(&site.file) else {
                 unmapped.insert(site.file.clone());
                 continue;
@@ -256,7 +258,7 @@ pub fn from_git(
                     }
                     let moved = Moved {
                         old: (old_path.as_str(), before),
-                        new: (path.as_str(), &site),
+                        new: (path.as_str(), site),
                     };
                     let old_text = repo.file_text(old, &old_path);
                     let new_text = sources
@@ -275,7 +277,7 @@ pub fn from_git(
                 .or_insert_with(|| repo.file_text(new, &path));
             let site = super::method_lines::MethodSite {
                 file: path.clone(),
-                ..site
+                ..site.clone()
             };
             if let Some(change) = change_in(&files, &site, source.as_deref(), popup_lines) {
                 here.modified.insert(method, change);

@@ -72,13 +72,19 @@ fn render(
     let mut verdicts = Vec::new();
     let mut listed = Vec::new();
     for b in &report.benchmarks {
-        let Some(i) = b.series.points.iter().position(|p| p.version == v) else {
+        // Points are in version order; a long history has thousands.
+        let Ok(i) = b.series.points.binary_search_by_key(&v, |p| p.version) else {
             continue;
         };
-        let Some(judged) = b.against_previous(i, settings) else {
+        let Some(verdict) = i.checked_sub(1).and_then(|k| b.adjacent.get(k)) else {
             continue;
         };
-        if !matches!(judged.0, Verdict::NoChange | Verdict::Negligible { .. }) {
+        verdicts.push(verdict.clone());
+        if matches!(verdict, Verdict::NoChange | Verdict::Negligible { .. }) {
+            continue;
+        }
+        // The test's figures, only for the benchmarks listed.
+        if let Some(judged) = b.against_previous(i, settings) {
             let (verdict, class) = verdict_text(&judged, untested_word(b, i));
             listed.push(BenchmarkLine {
                 name: b.series.benchmark.clone(),
@@ -91,7 +97,6 @@ fn render(
                 class,
             });
         }
-        verdicts.push(judged.0);
     }
     let changes = analysis.evolution.modifications.versions.get(v);
     let hierarchy = &analysis.evolution.hierarchy;
