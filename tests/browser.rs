@@ -14,6 +14,8 @@
 
 #[path = "browser_steps/allocation.rs"]
 mod allocation;
+#[path = "browser_steps/answer.rs"]
+mod answer;
 #[path = "browser_steps/basics.rs"]
 mod basics;
 mod common;
@@ -519,6 +521,10 @@ fn report_site_in_a_browser() {
         (
             "regression: index, page, flagged path, links",
             regression::step_regression_page,
+        ),
+        (
+            "answer to code: root cause → method → line; crawl",
+            answer::step_answer_to_code,
         ),
         (
             "hostile names stay text on every page kind",

@@ -106,8 +106,9 @@ fn the_regression_and_its_fix_are_found_with_the_changed_method() {
             .unwrap(),
     );
     assert!(
-        measured.contains("profiled benchmark `cpu`")
-            && measured.contains("`configFromRFC2822` (moment/moment.js)"),
+        measured.contains("profiled benchmark cpu")
+            && measured.contains("Root cause configFromRFC2822 (moment/moment.js): +")
+            && !measured.contains('`'),
         "{measured}"
     );
 

@@ -377,10 +377,17 @@ fn regression_to_diff_to_source_by_links() {
     assert!(o.status.success(), "{}", stderr(&o));
     let page = out.join("regressions/cpu/2.17.1--2.18.0.html");
     let html = fs::read_to_string(&page).unwrap();
-    // The root cause's row: its file links to the function's line.
-    let row = &html[html
-        .find("<code>configFromRFC2822</code>")
-        .expect("the root cause is listed")..];
+    // The root cause's row of the functions table: its name links to its
+    // method's section of 2.18.0 on the matrix's component page, its file
+    // to the function's line.
+    let name = "class=\"pa-home\">configFromRFC2822</a></code></td>";
+    let at = html.find(name).expect("the root cause is listed");
+    let home = html[..at].rsplit_once("href=\"").unwrap().1.split('"').next().unwrap();
+    assert!(
+        home.contains("/c/class-") && home.ends_with("#m-configFromRFC2822%23v-2.18.0"),
+        "{home}"
+    );
+    let row = &html[at..];
     let href = row
         .split_once("href=\"")
         .unwrap()
@@ -414,10 +421,13 @@ fn regression_to_diff_to_source_by_links() {
     let (file, id) = point.split_once('#').unwrap();
     let figures = fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
     let row = &figures[figures.find(&format!("<tr id=\"{id}\">")).expect("the row")..];
+    // Its version links to what changed in it, and to its profiles.
     assert!(
-        row.starts_with(&format!("<tr id=\"{id}\"><td>2.18.0</td>")),
+        row.starts_with(&format!(
+            "<tr id=\"{id}\"><td><a href=\"../versions/2.18.0.html\" title=\"what changed in 2.18.0\">2.18.0</a> <a href=\"../profiles/cpu/2.18.0/all.html\""
+        )),
         "{}",
-        &row[..80]
+        &row[..200]
     );
     // The page links the flame-graph diff of the pair, whose frames link
     // to the code.

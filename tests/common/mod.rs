@@ -311,17 +311,28 @@ pub fn matrix_rows_written_out(mut data: serde_json::Value) -> serde_json::Value
 /// The text of an HTML page or fragment: tags dropped (each a space), the
 /// entities templates write decoded, spaces collapsed.
 pub fn html_text(html: &str) -> String {
+    // Inline elements join their text to what is around it, as a browser
+    // shows it ("list (src/Tokenizer.js)" with the file a link); any other
+    // tag separates.
+    const INLINE: [&str; 8] = ["a", "code", "span", "strong", "em", "small", "b", "abbr"];
     let mut out = String::new();
-    let mut in_tag = false;
+    let mut tag: Option<String> = None;
     for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => {
-                in_tag = false;
-                out.push(' ');
+        match (c, tag.as_mut()) {
+            ('<', None) => tag = Some(String::new()),
+            ('>', Some(t)) => {
+                let name: String = t
+                    .trim_start_matches('/')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                if !INLINE.contains(&name.as_str()) {
+                    out.push(' ');
+                }
+                tag = None;
             }
-            _ if !in_tag => out.push(c),
-            _ => {}
+            (c, Some(t)) => t.push(c),
+            (c, None) => out.push(c),
         }
     }
     let out = out

@@ -60,6 +60,21 @@ pub struct Comp {
 /// level.
 type Key<'a> = (&'a str, &'a str, &'a str, Level);
 
+/// The method a file-less frame counts as: V8 names a node per regular
+/// expression it ran (`RegExp: ^( {0,3}…`), hundreds in a parser's
+/// profile; they are one method of the engine's, so the matrix has one
+/// row for them, not one per expression. Other names are kept.
+fn engine_method(name: String) -> String {
+    if name.starts_with("RegExp: ") || name == "RegExp:" {
+        REGEXPS.to_string()
+    } else {
+        name
+    }
+}
+
+/// The method every regular expression V8 ran counts as.
+pub const REGEXPS: &str = "(regular expressions)";
+
 #[derive(Debug, Clone)]
 pub struct Hierarchy {
     pub comps: Vec<Comp>,
@@ -82,8 +97,13 @@ impl Hierarchy {
         let paths: Vec<[String; 3]> = frames
             .iter()
             .map(|(id, f)| {
-                let c = component_path(&ids.function(id, f));
-                [c.package, c.class, c.method]
+                let function = ids.function(id, f);
+                let c = component_path(&function);
+                let method = match function.file.is_none() && function.module.is_none() {
+                    true => engine_method(c.method),
+                    false => c.method,
+                };
+                [c.package, c.class, method]
             })
             .collect();
         // Sorted keys of every package, class and method (borrowed from

@@ -135,6 +135,7 @@ impl Categories {
         let worse = match (series.better, series.unit.as_str()) {
             (Better::Higher, _) => "less or worse",
             (Better::Lower, "s") => "slower or more",
+            (Better::Lower, "bytes") => "the memory or more",
             (Better::Lower, _) => "more or worse",
         };
         names.extend(config.auto_bands.iter().map(|f| format!("{f}× {worse}")));

@@ -28,6 +28,10 @@ struct Row {
     version: String,
     /// The row's id, which the chart's point of the version links to.
     anchor: String,
+    /// The version's page, and the merged profile of the benchmark (or
+    /// of the benchmark profiled for it) in the version.
+    version_href: String,
+    profile_href: Option<String>,
     runs: usize,
     samples: Option<usize>,
     mean: String,
@@ -76,6 +80,7 @@ pub fn render(
     bench: &BenchmarkReport,
     table_rows: usize,
     renderer: &Renderer,
+    site: &SitePlan,
 ) -> Result<(String, Vec<u8>), BuildError> {
     let page = paths::benchmark_page(&bench.series.benchmark);
     let series = &bench.series;
@@ -91,6 +96,16 @@ pub fn render(
     let found_changes: Vec<&Change> = found.iter().map(|(c, _)| *c).collect();
     let (lines, marked) = table_lines(series, &bench.adjacent, &found_changes, table_rows);
     let shown = lines.iter().filter(|l| matches!(l, Line::Point(_))).count();
+    let profiled = bench
+        .explained_by
+        .as_ref()
+        .map_or(series.benchmark.as_str(), |(b, _)| b.as_str());
+    let profile_of = |v: usize| {
+        site.aggregates
+            .iter()
+            .find(|a| a.version == v && a.title == profiled && !a.subtitle.is_empty())
+            .map(|a| format!("../{}", a.path))
+    };
     let rows = lines
         .iter()
         .map(|line| match *line {
@@ -103,13 +118,14 @@ pub fn render(
                     .map(|v| (v, untested_word(bench, i)))
                     .as_ref(),
                 bench.categories.as_ref(),
+                profile_of(series.points[i].version),
             ),
             Line::Gap { from, to } => gap_row(history, bench, from, to),
         })
         .collect();
     let changes = found
         .iter()
-        .map(|(c, cause)| change_row(history, c, *cause, &page))
+        .map(|(c, cause)| change_row(history, c, *cause, &page, site))
         .collect();
     let view = View {
         common: Common::new(renderer, history, &page),
@@ -217,6 +233,7 @@ fn row(
     p: &Point,
     verdict: Option<&Judged>,
     categories: Option<&Categories>,
+    profile_href: Option<String>,
 ) -> Row {
     let s = p.summary;
     let (verdict, verdict_class) = match verdict {
@@ -227,6 +244,11 @@ fn row(
         gap: None,
         version: history.versions[p.version].label.clone(),
         anchor: super::paths::version_anchor(&history.versions[p.version].name),
+        version_href: format!(
+            "../{}",
+            super::paths::version_page(&history.versions[p.version].name)
+        ),
+        profile_href,
         runs: p.values.len(),
         samples: (p.samples != p.values.len()).then_some(p.samples),
         mean: s.map(|s| measured(s.mean, unit)).unwrap_or_default(),
@@ -284,7 +306,7 @@ impl PageKind for BenchmarkPages {
             .benchmarks
             .iter()
             .filter(|b| !b.series.points.is_empty())
-            .map(|b| Job::file(move || render(site.history, report, b, rows, site.renderer)))
+            .map(|b| Job::file(move || render(site.history, report, b, rows, site.renderer, site)))
             .collect()
     }
 }

@@ -36,6 +36,8 @@ use super::matrix_svg::header_labels;
 use super::matrix_svg::{self, GlyphScale};
 use super::svg::{coord, SvgWriter};
 use super::{paths, timeline_svg, Common, Renderer};
+use crate::code_links::SourceLinks;
+use crate::function_home::FunctionHomes;
 use crate::paths::ScopePaths;
 use crate::Link;
 use analysis::callgraph::{neighbours, EdgeState, Neighbour};
@@ -44,7 +46,7 @@ use analysis::hierarchy::{CompId, Level};
 use analysis::modifications::MethodChange;
 use config::MatrixConfig;
 use model::error::BuildError;
-use model::History;
+use model::{FrameId, History};
 
 use crate::page_kind::{Job, PageKind, SitePlan};
 
@@ -137,6 +139,8 @@ struct Section {
     modified: Vec<ModifiedView>,
     full_diff: Option<String>,
     flames: Vec<Link>,
+    /// A method's source in this version, at its first line.
+    source: Option<Link>,
     /// In a method's section: the page's own section of this version,
     /// which lists the flame graphs (said once for every method).
     flames_at: Option<String>,
@@ -177,7 +181,11 @@ struct Block {
     share: String,
     /// The versions where the component (or a method of it) was modified.
     changed_in: Vec<String>,
+    /// Sections of the versions the component ran in.
     sections: Vec<Section>,
+    /// The versions it did not run in, one line: each label with its
+    /// section's id (`href`), which glyph-less links may still name.
+    absent: Vec<Link>,
 }
 
 #[derive(Serialize)]
@@ -229,6 +237,11 @@ pub struct PageContext<'a> {
     pub profiles: &'a Plan,
     pub config: &'a MatrixConfig,
     pub renderer: &'a Renderer,
+    /// The frames each method was made of, and where sources are.
+    pub homes: &'a FunctionHomes<'a>,
+    pub links: &'a SourceLinks<'a>,
+    /// Which lines ran in each version (see [`analysis::line_costs`]).
+    pub line_costs: &'a std::collections::BTreeMap<usize, analysis::line_costs::VersionCosts>,
 }
 
 /// Renders the page of `comp` (a class, package or the project), with
@@ -333,7 +346,7 @@ fn block(
     for v in (0..cx.history.versions.len()).filter(|&v| sp.scope.has(v)) {
         let (mut s, callers, callees) = section(cx, comp, row_index, (v, page), &root, anchor);
         calls.push((s.label.clone(), callers, callees));
-        if s.graph {
+        if s.graph && s.present {
             last_drawn = Some(Link {
                 label: s.label.clone(),
                 href: paths::fragment_href(&s.id),
@@ -384,6 +397,15 @@ fn block(
             .map(|(v, _)| cx.history.versions[v].label.clone())
             .collect(),
         path_name,
+        absent: sections
+            .iter()
+            .filter(|s| !s.present)
+            .map(|s| Link {
+                label: s.label.clone(),
+                href: s.id.clone(),
+                current: false,
+            })
+            .collect(),
         sections,
     }
 }
@@ -534,8 +556,40 @@ fn section(
             None => flames,
             Some(_) => Vec::new(),
         },
+        source: match (level, cell) {
+            (Level::Method, Some(_)) => method_source(cx, comp, v, root),
+            _ => None,
+        },
     };
     (section, callers, callees)
+}
+
+/// The source of method `comp` in version `v`, at the first line of its
+/// frames that ran in `v`, when the site has it.
+fn method_source(cx: &PageContext, comp: CompId, v: usize, root: &str) -> Option<Link> {
+    let frames = &cx.history.frames;
+    let ran = |f: FrameId| {
+        let frame = frames.get(f);
+        let lines = cx.line_costs.get(&v)?.files.get(frame.file.as_deref()?)?;
+        lines.get(&frame.line?).map(|_| ())
+    };
+    let (frame, href) = cx
+        .homes
+        .frames(comp)
+        .iter()
+        .filter(|&&f| ran(f).is_some())
+        .filter_map(|&f| Some((f, cx.links.source(frames, v, f)?)))
+        .min_by_key(|(f, _)| frames.get(*f).line.unwrap_or(u32::MAX))?;
+    let f = frames.get(frame);
+    let file = f.file.as_deref().unwrap_or_default();
+    Some(Link {
+        label: match f.line {
+            Some(line) => format!("{}:{line}", crate::paths::file_name(file)),
+            None => crate::paths::file_name(file),
+        },
+        href: format!("{root}{href}"),
+        current: false,
+    })
 }
 
 /// A version section's label, callers and callees (largest first).
@@ -926,6 +980,9 @@ impl PageKind for ComponentPages {
                         profiles: &site.profiles,
                         config: &site.config.matrix,
                         renderer: site.renderer,
+                        homes: &site.homes,
+                        links: &site.links,
+                        line_costs: &site.analysis.line_costs,
                     };
                     render(&cx, comp)
                 }));

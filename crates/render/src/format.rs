@@ -102,6 +102,31 @@ pub fn measured(v: f64, unit: &str) -> String {
 }
 
 /// A signed relative change as `+12.3%` / `−4.0%`.
+/// A change of at least 1.5× as a factor read at once, in the words of
+/// its unit: "10.8× slower" (times, samples), "2.1× less memory" (bytes),
+/// "3.0× higher" (anything else); `None` for smaller changes.
+pub fn factor_words(relative: f64, unit: &str) -> Option<String> {
+    let ratio = 1.0 + relative;
+    if !(ratio.is_finite() && ratio > 0.0) {
+        return None;
+    }
+    let factor = ratio.max(1.0 / ratio);
+    if factor < 1.5 {
+        return None;
+    }
+    let (more, less) = match unit {
+        "s" | "ms" | "us" | "µs" | "ns" | "samples" | "sample" => ("slower", "faster"),
+        "bytes" | "B" | "KiB" | "MiB" | "GiB" | "KB" | "MB" | "GB" => {
+            ("more memory", "less memory")
+        }
+        _ => ("higher", "lower"),
+    };
+    Some(format!(
+        "{factor:.1}× {}",
+        if ratio > 1.0 { more } else { less }
+    ))
+}
+
 pub fn signed_percent(relative: f64) -> String {
     let p = relative * 100.0;
     let digits = if p.abs() >= 10.0 { 1 } else { 2 };

@@ -15,9 +15,8 @@ use serde::Serialize;
 use super::flame_plan::Plan;
 use super::format::{grouped, with_unit};
 use super::verdict_words::{self, change_row, method_note, verdict_text, ChangeRow};
-use super::{series_table, Common, Renderer};
+use super::{series_table, Common};
 use crate::paths::{self, ScopePaths};
-use analysis::evolution::EvolutionPlan;
 use analysis::regression::{Direction, Settings, Verdict};
 use analysis::regression_report::{BenchmarkReport, RegressionReport};
 use analysis::totals::cell_totals;
@@ -160,15 +159,10 @@ fn allocation_links(
     out
 }
 
-pub fn render(
-    history: &History,
-    renderer: &Renderer,
-    plan: &Plan,
-    evolution: &EvolutionPlan,
-    aggregate_sets: &[(String, String)],
-    report: &RegressionReport,
-    allocations: &analysis::allocation::trees::Trees,
-) -> Result<String, BuildError> {
+pub fn render(site: &SitePlan, aggregate_sets: &[(String, String)]) -> Result<String, BuildError> {
+    let (history, renderer, plan) = (site.history, site.renderer, &site.profiles);
+    let (evolution, report) = (&site.analysis.evolution, &site.analysis.regressions);
+    let allocations = site.allocations;
     let (regressions, improvements) = report
         .changes
         .iter()
@@ -176,7 +170,7 @@ pub fn render(
         .map(|(c, cause)| {
             (
                 c.direction,
-                change_row(history, c, cause.as_ref(), "index.html"),
+                change_row(history, c, cause.as_ref(), "index.html", site),
             )
         })
         .partition::<Vec<_>, _>(|(d, _)| *d == Direction::Regression);
@@ -523,15 +517,7 @@ impl PageKind for IndexPage {
 
     fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
         vec![Job::file(move || {
-            let html = render(
-                site.history,
-                site.renderer,
-                &site.profiles,
-                &site.analysis.evolution,
-                &aggregate_sets(&site.aggregates),
-                &site.analysis.regressions,
-                site.allocations,
-            )?;
+            let html = render(site, &aggregate_sets(&site.aggregates))?;
             Ok(("index.html".to_string(), html.into_bytes()))
         })]
     }

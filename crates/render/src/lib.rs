@@ -19,6 +19,7 @@ pub mod flame_plan;
 pub mod flame_svg;
 pub mod flame_view;
 pub mod format;
+pub mod function_home;
 pub mod index_page;
 pub mod json_delta;
 pub mod matrix_page;
@@ -73,6 +74,10 @@ const SHARED_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../templates/view_switch.html"),
     ),
     ("diff_key.html", include_str!("../templates/diff_key.html")),
+    (
+        "cause_line.html",
+        include_str!("../templates/cause_line.html"),
+    ),
 ];
 /// The site's scripts and style sheet, by name.
 const ASSETS: &[(&str, &str)] = &[
@@ -165,6 +170,7 @@ impl Renderer {
         let mut tera = tera::Tera::default();
         tera.autoescape_on(vec![".html"]);
         tera.set_escape_fn(escape_html);
+        tera.register_filter("code_spans", code_spans_filter);
         tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
             .map_err(|e| template_error("templates", e))?;
         let mut themes: Vec<(String, String)> = config::THEMES
@@ -381,6 +387,38 @@ pub struct Link {
     pub current: bool,
 }
 
+/// The `code_spans` filter: plain text (notes, verdicts) escaped, each
+/// `` `name` `` in it shown as code, as the terminal shows it in
+/// backticks. The result is safe HTML.
+fn code_spans_filter(
+    value: &tera::Value,
+    _: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("code_spans: not a string"))?;
+    Ok(tera::Value::String(code_spans(text)))
+}
+
+/// `text` as HTML: escaped, with each pair of backticks a `<code>`
+/// element; a lone backtick stays as it is.
+pub fn code_spans(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        out.push_str(&escape_html(&rest[..open]));
+        out.push_str("<code>");
+        out.push_str(&escape_html(&rest[open + 1..open + 1 + len]));
+        out.push_str("</code>");
+        rest = &rest[open + 2 + len..];
+    }
+    out.push_str(&escape_html(rest));
+    out
+}
+
 /// Fields every page's template gets.
 #[derive(Serialize)]
 pub struct Common {
@@ -482,7 +520,19 @@ pub struct Output<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::json_for_script;
+    use super::{code_spans, json_for_script};
+
+    #[test]
+    fn backticks_become_code_and_markup_stays_text() {
+        assert_eq!(
+            code_spans("set `[regressions] min_change` for <b>"),
+            "set <code>[regressions] min_change</code> for &lt;b&gt;"
+        );
+        assert_eq!(
+            code_spans("`<script>` and a lone ` tick"),
+            "<code>&lt;script&gt;</code> and a lone ` tick"
+        );
+    }
 
     #[test]
     fn script_json_writes_whole_numbers_as_integers_and_escapes_markup() {

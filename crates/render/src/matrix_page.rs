@@ -53,6 +53,10 @@ struct MatrixView {
     scope: String,
     scopes: Vec<Link>,
     metric: String,
+    /// The legend's ends: "faster" and "slower", or in memory "less
+    /// memory" and "more memory".
+    less: &'static str,
+    more: &'static str,
     unit_note: Option<String>,
     header_svg: String,
     header_width: u32,
@@ -229,6 +233,14 @@ pub fn render(
         scopes: scope_links(plan, s, &root),
         scope: sp.scope.name.clone(),
         metric: sp.scope.metric.clone(),
+        less: match sp.scope.unit {
+            model::Unit::Bytes | model::Unit::Objects => "less memory",
+            _ => "faster",
+        },
+        more: match sp.scope.unit {
+            model::Unit::Bytes | model::Unit::Objects => "more memory",
+            _ => "slower",
+        },
         unit_note: match (sp.scope.units_agree, left_out(history, &sp.scope.benchmarks)) {
             (false, _) => Some(
                 "These profiles share no time metric, so each profile's first metric is used and sums mix units.".to_string(),

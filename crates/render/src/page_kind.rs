@@ -95,6 +95,8 @@ pub struct SitePlan<'a> {
     pub flame_diffs: Vec<DiffPlan>,
     /// Differential pages by (benchmark, version index), as (label, path).
     pub diff_links: BTreeMap<(String, usize), Vec<(String, String)>>,
+    /// Where each function's method section is.
+    pub homes: crate::function_home::FunctionHomes<'a>,
 }
 
 impl<'a> SitePlan<'a> {
@@ -125,6 +127,11 @@ impl<'a> SitePlan<'a> {
             aggregates: flame_plan::aggregate_plan(history, config),
             diff_links: flame_plan::links_by_version(history, &flame_diffs),
             flame_diffs,
+            homes: crate::function_home::FunctionHomes::new(
+                &analysis.evolution,
+                &analysis.frames,
+                history.frames.len(),
+            ),
         }
     }
 }

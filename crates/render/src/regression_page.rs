@@ -9,9 +9,9 @@
 use serde::Serialize;
 
 use super::code_links::{CodeLinks, SourceLinks};
-use super::format::{measured, p_value, signed_percent};
+use super::format::{factor_words, measured, p_value, signed_percent};
 use super::verdict_words::{
-    self, categories_note, judging_note, kind_word, min_change_note, severity_word,
+    self, categories_note, judging_note, kind_word, min_change_note, severity_word, CauseLine,
 };
 use super::{paths, series_svg, Common, Renderer};
 use analysis::regression::{Basis, Change, Method, Series};
@@ -21,6 +21,7 @@ use model::error::BuildError;
 use model::FrameId;
 use model::History;
 
+use crate::function_home::{at_version, function_links};
 use crate::page_kind::{Job, PageKind, SitePlan};
 
 #[derive(Serialize)]
@@ -29,6 +30,8 @@ struct FunctionRow {
     file: String,
     /// The function's source page in the version after, when there is one.
     href: String,
+    /// Its method's section on the matrix's component page.
+    home: Option<String>,
     before: String,
     after: String,
     delta: String,
@@ -43,6 +46,8 @@ struct FunctionRow {
 struct TreeRow {
     indent: usize,
     name: String,
+    /// Its method's section on the matrix's component page.
+    home: Option<String>,
     mark: &'static str,
     class: String,
     before: String,
@@ -75,7 +80,7 @@ struct View {
     found_by: String,
     undone: Option<(String, Option<String>)>,
     fdr: String,
-    cause_line: Option<String>,
+    cause_line: Option<CauseLine>,
     cause_benchmark: String,
     cause_link: String,
     functions: Vec<FunctionRow>,
@@ -94,6 +99,7 @@ pub fn render(
     (renderer, code_links): (&Renderer, &SourceLinks),
     flame_diffs: &std::collections::BTreeSet<String>,
     source_diff_versions: &[bool],
+    site: &SitePlan,
 ) -> Result<(String, Vec<u8>), BuildError> {
     let c = &report.changes[index];
     let bench = report.benchmark(&c.benchmark).ok_or_else(|| {
@@ -120,7 +126,7 @@ pub fn render(
         severity: severity_word(c.severity),
         before: label(c.before),
         after: label(c.after),
-        headline: headline(c, &mean_of(c.before), &mean_of(c.after)),
+        headline: headline(c, (&mean_of(c.before), &mean_of(c.after)), unit),
         interval: c
             .comparison
             .map(|x| {
@@ -180,7 +186,10 @@ pub fn render(
             (back, link)
         }),
         fdr: verdict_words::fdr_note(&report.fdr),
-        cause_line: cause.and_then(|x| cause_line(x, &label(c.after))),
+        cause_line: cause.and_then(|x| {
+            let links = |f| function_links(site, &root, (&x.benchmark, c.after), f);
+            cause_line(x, &label(c.after), &links)
+        }),
         cause_benchmark: cause.map(|x| x.benchmark.clone()).unwrap_or_default(),
         cause_link: bench
             .explained_by
@@ -196,10 +205,24 @@ pub fn render(
                     root: root.clone(),
                     origin: Some(frames),
                 };
-                function_rows(cause, &|f| code.of(&frames.table, f).0)
+                let home = |f| {
+                    site.homes
+                        .method_page(&cause.benchmark, f)
+                        .map(|p| format!("{root}{}", at_version(p, &name(c.after))))
+                };
+                function_rows(cause, &|f| (code.of(&frames.table, f).0, home(f)))
             })
             .unwrap_or_default(),
-        tree: cause.map(|x| tree_rows(x, &x.unit)).unwrap_or_default(),
+        tree: cause
+            .map(|x| {
+                let home = |f| {
+                    site.homes
+                        .method_page(&x.benchmark, f)
+                        .map(|p| format!("{root}{}", at_version(p, &name(c.after))))
+                };
+                tree_rows(x, &x.unit, &home)
+            })
+            .unwrap_or_default(),
         no_cause: match cause {
             Some(x) => x.none.clone(),
             None => Some(format!(
@@ -301,16 +324,16 @@ fn found_by(c: &Change, label: &dyn Fn(usize) -> String, unit: &str) -> String {
 }
 
 /// One sentence: the function that explains most of the change.
-fn cause_line(cause: &RootCause, after: &str) -> Option<String> {
+fn cause_line(
+    cause: &RootCause,
+    after: &str,
+    links: &dyn Fn(FrameId) -> (Option<String>, Option<String>),
+) -> Option<CauseLine> {
     let f = cause.main_function()?;
     let unit = model::Unit::parse(&cause.unit);
-    Some(format!(
-        "`{}`{}: {} of its own {}, {} of the difference{}.",
-        f.name,
-        f.file
-            .as_deref()
-            .map(|x| format!(" ({x})"))
-            .unwrap_or_default(),
+    let (method_href, source_href) = links(f.frame);
+    let rest = format!(
+        "{} of its own {}, {} of the difference{}.",
         signed_value(f.delta, &unit),
         cause.metric,
         percent(f.share),
@@ -319,7 +342,14 @@ fn cause_line(cause: &RootCause, after: &str) -> Option<String> {
         } else {
             format!("; not modified in {after} (as far as the sources tell)")
         }
-    ))
+    );
+    Some(CauseLine {
+        name: f.name.clone(),
+        file: f.file.clone(),
+        method_href,
+        source_href,
+        rest: format!(": {rest}"),
+    })
 }
 
 fn signed_value(v: f64, unit: &model::Unit) -> String {
@@ -333,7 +363,10 @@ fn percent(share: f64) -> String {
 
 /// The functions by their own change, largest share first, each linked
 /// to its code as `code` finds it.
-fn function_rows(cause: &RootCause, code: &dyn Fn(FrameId) -> String) -> Vec<FunctionRow> {
+fn function_rows(
+    cause: &RootCause,
+    code: &dyn Fn(FrameId) -> (String, Option<String>),
+) -> Vec<FunctionRow> {
     let unit = model::Unit::parse(&cause.unit);
     let value = |s: Option<analysis::stats::Summary>| {
         s.map(|s| super::format::with_unit(s.mean, &unit))
@@ -346,7 +379,8 @@ fn function_rows(cause: &RootCause, code: &dyn Fn(FrameId) -> String) -> Vec<Fun
         .map(|(i, f)| FunctionRow {
             name: f.name.clone(),
             file: f.file.clone().unwrap_or_default(),
-            href: code(f.frame),
+            href: code(f.frame).0,
+            home: code(f.frame).1,
             before: value(f.before),
             after: value(f.after),
             delta: signed_value(f.delta, &unit),
@@ -359,24 +393,39 @@ fn function_rows(cause: &RootCause, code: &dyn Fn(FrameId) -> String) -> Vec<Fun
         .collect()
 }
 
-fn headline(c: &Change, before: &str, after: &str) -> String {
+fn headline(c: &Change, (before, after): (&str, &str), unit: &str) -> String {
     match c.relative {
-        Some(r) => format!("Mean {before} → {after} ({}).", signed_percent(r)),
+        Some(r) => match factor_words(r, unit) {
+            Some(factor) => format!("Mean {before} → {after} ({}, {factor}).", signed_percent(r)),
+            None => format!("Mean {before} → {after} ({}).", signed_percent(r)),
+        },
         None => format!("Mean {before} → {after}."),
     }
 }
 
-/// The outermost flagged frame: the method the benchmark tests.
+/// The outermost flagged frame: the method the benchmark tests, with
+/// its file's name when the method has none of its own (`(anonymous)`
+/// is every script's top level).
 fn tested_method(cause: &RootCause) -> Option<String> {
-    cause
+    let n = cause
         .nodes
         .iter()
-        .find(|n| n.parent == Some(0) && n.flagged)
-        .map(|n| n.name.clone())
+        .find(|n| n.parent == Some(0) && n.flagged)?;
+    Some(match (&n.file, n.name.starts_with('(')) {
+        (Some(file), true) => {
+            let file = file.trim_start_matches("file://");
+            format!("{} in {}", n.name, file.rsplit('/').next().unwrap_or(file))
+        }
+        _ => n.name.clone(),
+    })
 }
 
 /// The compared nodes in call-tree order, indented by depth.
-fn tree_rows(cause: &RootCause, unit: &str) -> Vec<TreeRow> {
+fn tree_rows(
+    cause: &RootCause,
+    unit: &str,
+    home: &dyn Fn(FrameId) -> Option<String>,
+) -> Vec<TreeRow> {
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); cause.nodes.len()];
     for (i, n) in cause.nodes.iter().enumerate() {
         if let Some(p) = n.parent {
@@ -409,6 +458,7 @@ fn tree_rows(cause: &RootCause, unit: &str) -> Vec<TreeRow> {
         rows.push(TreeRow {
             indent: depth * 18,
             name: n.name.clone(),
+            home: n.frame.and_then(home),
             mark: if n.flagged { "✘" } else { "✓" },
             class: format!(
                 "{}{}{}",
@@ -512,6 +562,7 @@ impl PageKind for RegressionPages {
                         (site.renderer, &site.links),
                         &flame_diffs,
                         &source_diffs,
+                        site,
                     )
                 })
             })

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::format::{measured, p_value, signed_percent};
+use super::format::{factor_words, measured, p_value, signed_percent};
 use super::paths;
 use analysis::regression::{Basis, Categories, Direction, Fdr, Judging, Method, Settings, Verdict};
 use analysis::regression_report::BenchmarkReport;
@@ -14,24 +14,44 @@ use analysis::root_cause::RootCause;
 use analysis::stats::Comparison;
 use model::{Better, History};
 
+/// The function that explains most of a change, in one line that links
+/// it: its name to its method's section, its file to its source.
+#[derive(Serialize)]
+pub struct CauseLine {
+    pub name: String,
+    pub file: Option<String>,
+    pub method_href: Option<String>,
+    pub source_href: Option<String>,
+    /// What follows the name and file: " explains 98% of the
+    /// difference, modified in 3.0.8 ●".
+    pub rest: String,
+}
+
 /// The function that explains most of a change, with its share of the
-/// difference and whether `after` modified it.
-pub fn cause_summary(cause: &RootCause, after: &str) -> Option<String> {
+/// difference and whether `after` modified it; `links` gives its method
+/// and source links (see [`crate::function_home::function_links`]).
+pub fn cause_summary(
+    cause: &RootCause,
+    after: &str,
+    links: &dyn Fn(model::FrameId) -> (Option<String>, Option<String>),
+) -> Option<CauseLine> {
     let f = cause.main_function()?;
-    Some(format!(
-        "{}{} explains {:.0}% of the difference{}",
-        f.name,
-        f.file
-            .as_deref()
-            .map(|x| format!(" ({x})"))
-            .unwrap_or_default(),
-        f.share * 100.0,
-        if f.modified {
-            format!(", modified in {after} ●")
-        } else {
-            String::new()
-        }
-    ))
+    let (method_href, source_href) = links(f.frame);
+    Some(CauseLine {
+        name: f.name.clone(),
+        file: f.file.clone(),
+        method_href,
+        source_href,
+        rest: format!(
+            " explains {:.0}% of the difference{}",
+            f.share * 100.0,
+            if f.modified {
+                format!(", modified in {after} ●")
+            } else {
+                String::new()
+            }
+        ),
+    })
 }
 
 /// Which false-discovery control is in force, in one sentence.
@@ -65,7 +85,7 @@ pub struct ChangeRow {
     pub summary: String,
     pub href: Option<String>,
     /// The function that explains most of the change, in one line.
-    pub cause: Option<String>,
+    pub cause: Option<CauseLine>,
 }
 
 /// How this benchmark's versions are told apart, and which way it
@@ -239,12 +259,19 @@ pub fn change_row(
     c: &analysis::regression::Change,
     cause: Option<&RootCause>,
     page: &str,
+    site: &crate::page_kind::SitePlan,
 ) -> ChangeRow {
     let name = |v: usize| history.versions[v].name.as_str();
     let label = |v: usize| history.versions[v].label.as_str();
     let regression = c.direction == Direction::Regression;
+    let unit = site
+        .analysis
+        .regressions
+        .benchmark(&c.benchmark)
+        .map_or("", |b| b.series.unit.as_str());
     let figures = [
         c.relative.map(signed_percent),
+        c.relative.and_then(|r| factor_words(r, unit)),
         c.comparison.map(|x| p_value(x.p_value)),
         found_by(history, c),
     ]
@@ -291,7 +318,12 @@ pub fn change_row(
             paths::root_of(page),
             paths::change_page(c, name(c.before), name(c.after))
         )),
-        cause: cause.and_then(|x| cause_summary(x, label(c.after))),
+        cause: cause.and_then(|x| {
+            let root = paths::root_of(page);
+            let links =
+                |f| crate::function_home::function_links(site, &root, (&x.benchmark, c.after), f);
+            cause_summary(x, label(c.after), &links)
+        }),
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::series_table;
 use super::verdict_words::{change_row, untested_word, verdict_text, ChangeRow};
 use super::{paths, Common, Renderer};
+use crate::Link;
 use analysis::regression::{Direction, Verdict};
 use analysis::report::Analysis;
 use model::error::BuildError;
@@ -45,10 +46,23 @@ struct View {
     /// Where this version's code-change data comes from, or why there is
     /// none.
     code_note: String,
-    methods: Vec<String>,
+    methods: Vec<MethodLine>,
     methods_total: usize,
     methods_more: usize,
     diff_href: Option<String>,
+    /// The merged profile page of each benchmark profiled here.
+    profiles: Vec<Link>,
+    /// The versions before and after.
+    neighbours: Vec<Link>,
+}
+
+/// A method modified in the version, linked to its section.
+#[derive(Serialize)]
+struct MethodLine {
+    name: String,
+    href: Option<String>,
+    added: bool,
+    file: String,
 }
 
 /// Renders the page of version `v` at `path`.
@@ -58,6 +72,7 @@ fn render(
     v: usize,
     path: &str,
     renderer: &Renderer,
+    site: &SitePlan,
 ) -> Result<Vec<u8>, BuildError> {
     let report = &analysis.regressions;
     let root = paths::root_of(path);
@@ -66,7 +81,12 @@ fn render(
         .iter()
         .zip(&report.causes)
         .filter(|(c, _)| c.after == v)
-        .map(|(c, cause)| (c.direction, change_row(history, c, cause.as_ref(), path)))
+        .map(|(c, cause)| {
+            (
+                c.direction,
+                change_row(history, c, cause.as_ref(), path, site),
+            )
+        })
         .partition(|(d, _)| *d == Direction::Regression);
     let settings = &report.settings;
     let mut verdicts = Vec::new();
@@ -100,21 +120,20 @@ fn render(
     }
     let changes = analysis.evolution.modifications.versions.get(v);
     let hierarchy = &analysis.evolution.hierarchy;
-    let mut methods: Vec<String> = changes
+    let mut methods: Vec<MethodLine> = changes
         .map(|c| {
             c.modified
                 .iter()
-                .map(|(comp, m)| {
-                    let name = &hierarchy.get(*comp).name;
-                    match m.added {
-                        true => format!("{name} (new) — {}", m.file),
-                        false => format!("{name} — {}", m.file),
-                    }
+                .map(|(comp, m)| MethodLine {
+                    name: hierarchy.get(*comp).name.clone(),
+                    href: site.homes.any_page(*comp).map(|p| format!("{root}{p}")),
+                    added: m.added,
+                    file: m.file.clone(),
                 })
                 .collect()
         })
         .unwrap_or_default();
-    methods.sort();
+    methods.sort_by(|a, b| (&a.name, &a.file).cmp(&(&b.name, &b.file)));
     let methods_total = methods.len();
     let methods_more = methods_total.saturating_sub(METHODS_SHOWN);
     methods.truncate(METHODS_SHOWN);
@@ -136,6 +155,26 @@ fn render(
         diff_href: changes
             .filter(|c| !c.files.is_empty())
             .map(|_| format!("{root}{}", paths::source_diff_page(&version.name))),
+        profiles: site
+            .aggregates
+            .iter()
+            .filter(|a| a.version == v && !a.subtitle.is_empty())
+            .map(|a| Link {
+                label: a.title.clone(),
+                href: format!("{root}{}", a.path),
+                current: false,
+            })
+            .collect(),
+        neighbours: [v.checked_sub(1), Some(v + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|n| history.versions.get(n))
+            .map(|n| Link {
+                label: n.label.clone(),
+                href: format!("{root}{}", paths::version_page(&n.name)),
+                current: false,
+            })
+            .collect(),
     };
     Ok(renderer.render("version.html", &view)?.into_bytes())
 }
@@ -157,7 +196,7 @@ impl PageKind for VersionPages {
             .map(|v| {
                 Job::file(move || {
                     let path = paths::version_page(&site.history.versions[v].name);
-                    let html = render(site.history, site.analysis, v, &path, site.renderer)?;
+                    let html = render(site.history, site.analysis, v, &path, site.renderer, site)?;
                     Ok((path, html))
                 })
             })

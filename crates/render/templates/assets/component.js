@@ -242,8 +242,12 @@
     return wrap ? wrap.getAttribute('data-s').split(' ').map(parseFloat) : null;
   }
   function drawTimeline(section, wrap, center, frames) {
+    // The previous version's timeline, when the component ran in it
+    // (versions it did not run in have no section).
     var prev = section.previousElementSibling;
-    var before = prev && prev.classList.contains('pa-version') ? shares(prev.querySelector('.pa-tl-wrap')) : null;
+    var k = Number(section.getAttribute('data-k'));
+    var before = prev && prev.classList.contains('pa-version') && Number(prev.getAttribute('data-k')) === k - 1
+      ? shares(prev.querySelector('.pa-tl-wrap')) : null;
     headingBefore(section, wrap, 'Execution timeline');
     wrap.appendChild(toDom(timeline(shares(wrap), before, frames * FRAME_W, TL_H,
       'execution timeline of ' + center), document));
@@ -273,7 +277,8 @@
       var block = { center: row.querySelector('.pa-row .pa-name').textContent, table: null, k: 0 };
       var e = row.nextElementSibling;
       if (e && e.matches('details.pa-calls')) { block.table = e.querySelector('table.pa-ct'); e = e.nextElementSibling; }
-      for (; e && e.classList.contains('pa-version'); e = e.nextElementSibling, block.k++) {
+      for (; e && e.classList.contains('pa-version'); e = e.nextElementSibling) {
+        block.k = Number(e.getAttribute('data-k'));
         var cg = e.querySelector('.pa-cg-wrap'), tl = e.querySelector('.pa-tl-wrap');
         if (cg) drawCallGraph(e, cg, block, limit);
         if (tl) drawTimeline(e, tl, block.center, frames);
@@ -281,6 +286,10 @@
     });
     var note = document.getElementById('pa-comp-js');
     if (note) note.remove();
+    // The drawings moved what the address points at (a method's section,
+    // reached from a root cause or a glyph): bring it back into view.
+    var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target) target.scrollIntoView();
   }
 
   var api = { callGraph: callGraph, timeline: timeline, toXml: toXml, coord: coord, fixed: fixed };
