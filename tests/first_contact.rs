@@ -382,7 +382,13 @@ fn regression_to_diff_to_source_by_links() {
     // to the function's line.
     let name = "class=\"pa-home\">configFromRFC2822</a></code></td>";
     let at = html.find(name).expect("the root cause is listed");
-    let home = html[..at].rsplit_once("href=\"").unwrap().1.split('"').next().unwrap();
+    let home = html[..at]
+        .rsplit_once("href=\"")
+        .unwrap()
+        .1
+        .split('"')
+        .next()
+        .unwrap();
     assert!(
         home.contains("/c/class-") && home.ends_with("#m-configFromRFC2822%23v-2.18.0"),
         "{home}"

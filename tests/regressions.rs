@@ -317,7 +317,9 @@ fn long_histories_keep_to_the_page_budgets() {
     assert!(page.contains(&format!("The table shows {rows} of the 150 versions")));
     for version in ["v0000", "v0074", "v0075", "v0149"] {
         assert!(
-            page.contains(&format!("<tr id=\"v-{version}\"><td>{version}</td>")),
+            page.contains(&format!(
+                "<tr id=\"v-{version}\"><td><a href=\"../versions/{version}.html\" title=\"what changed in {version}\">{version}</a></td>"
+            )),
             "{version}"
         );
     }

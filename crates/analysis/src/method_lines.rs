@@ -441,35 +441,67 @@ pub fn changed_positions(file: &FileDiff) -> Vec<u32> {
     out
 }
 
-/// Whether a method with this new-side range was modified by `file`'s diff.
+/// Whether the diff changes the method's code: a line added inside the
+/// range, or lines removed from it, other than in whitespace alone (a
+/// file re-indented by a formatter or a bundler's new wrapper changes no
+/// method's code). An added file's methods are all modified.
 pub fn is_modified(range: &LineRange, file: &FileDiff) -> bool {
     if file.status == FileStatus::Added {
         return true;
     }
-    file.hunks.iter().any(|h| {
+    // No change at all is the same text too.
+    let (removed, added) = changed_text(range, file);
+    !same_but_whitespace(&removed, &added)
+}
+
+/// The text the diff removes from the range and adds to it, line by line.
+fn changed_text<'a>(range: &LineRange, file: &'a FileDiff) -> (Vec<&'a str>, Vec<&'a str>) {
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    for h in &file.hunks {
         let mut next_new = h.new_start.max(1);
-        // The first line of the run of removed lines being read.
-        let mut removed: Option<&str> = None;
-        h.lines.iter().any(|l| match l.kind {
-            LineKind::Added => {
-                let n = l.new_line.unwrap_or(next_new);
-                next_new = n + 1;
-                removed = None;
-                n >= range.first && n <= range.last
+        // The run of removed lines being read.
+        let mut run: Vec<&str> = Vec::new();
+        let close_run = |run: &mut Vec<&'a str>, at: u32, removed: &mut Vec<&'a str>| {
+            if run
+                .first()
+                .is_some_and(|first| removal_inside(range, at, first))
+            {
+                removed.append(run);
             }
-            LineKind::Context => {
-                let n = l.new_line.unwrap_or(next_new);
-                next_new = n + 1;
-                let hit = removed.is_some_and(|first| removal_inside(range, n, first));
-                removed = None;
-                hit
+            run.clear();
+        };
+        for l in &h.lines {
+            match l.kind {
+                LineKind::Added | LineKind::Context => {
+                    let n = l.new_line.unwrap_or(next_new);
+                    next_new = n + 1;
+                    let inside = n >= range.first && n <= range.last;
+                    if l.kind == LineKind::Added && inside {
+                        // Lines replaced by lines of the range were its own.
+                        removed.append(&mut run);
+                        added.push(l.text.as_str());
+                    }
+                    close_run(&mut run, n, &mut removed);
+                }
+                LineKind::Removed => run.push(l.text.as_str()),
             }
-            LineKind::Removed => {
-                removed.get_or_insert(l.text.as_str());
-                false
-            }
-        }) || removed.is_some_and(|first| removal_inside(range, next_new, first))
-    })
+        }
+        close_run(&mut run, next_new, &mut removed);
+    }
+    (removed, added)
+}
+
+/// Whether two runs of lines hold the same text once all whitespace is
+/// taken out.
+fn same_but_whitespace(a: &[&str], b: &[&str]) -> bool {
+    let strip = |lines: &[&str]| -> String {
+        lines
+            .iter()
+            .flat_map(|l| l.chars())
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
+    strip(a) == strip(b)
 }
 
 /// Whether lines removed just before new line `p`, the first of them

@@ -209,7 +209,12 @@ pub fn from_git(
                 continue;
             }
         };
-        let files = match repo.diff(old, new) {
+        // The version's diff as it is, for its page; whitespace ignored,
+        // for which methods changed.
+        let (files, code) = match repo
+            .diff(old, new)
+            .and_then(|f| Ok((f, repo.code_diff(old, new)?)))
+        {
             Ok(f) => f,
             Err(e) => {
                 here.note = format!("no change data: {e}");
@@ -245,7 +250,7 @@ pub fn from_git(
                             ..before.clone()
                         };
                         if let Some(mut change) =
-                            change_in(&files, &site, text.as_deref(), popup_lines)
+                            change_in(&code, &site, text.as_deref(), popup_lines)
                         {
                             if let Some(r) = change.range.as_mut() {
                                 r.2.push_str(&format!(
@@ -279,7 +284,7 @@ pub fn from_git(
                 file: path.clone(),
                 ..site.clone()
             };
-            if let Some(change) = change_in(&files, &site, source.as_deref(), popup_lines) {
+            if let Some(change) = change_in(&code, &site, source.as_deref(), popup_lines) {
                 here.modified.insert(method, change);
             }
         }

@@ -9,6 +9,22 @@ impl Repo {
     /// listed, sorted by new path (old path for deleted files). Binary files
     /// have `binary = true` and no hunks.
     pub fn diff(&self, old: &Resolved, new: &Resolved) -> Result<Vec<FileDiff>, VcsError> {
+        self.diff_trees(old, new, false)
+    }
+
+    /// [`Repo::diff`] ignoring whitespace (`git diff -w`): the changes to
+    /// code, which decide whether a method was modified. A file a
+    /// formatter or a bundler re-indented has no hunks here.
+    pub fn code_diff(&self, old: &Resolved, new: &Resolved) -> Result<Vec<FileDiff>, VcsError> {
+        self.diff_trees(old, new, true)
+    }
+
+    fn diff_trees(
+        &self,
+        old: &Resolved,
+        new: &Resolved,
+        ignore_whitespace: bool,
+    ) -> Result<Vec<FileDiff>, VcsError> {
         let old_tree = self.tree_of(old)?;
         let new_tree = self.tree_of(new)?;
         let diff_error = |e: git2::Error| VcsError::Commit {
@@ -17,7 +33,10 @@ impl Repo {
             message: format!("diff against {}: {}", old.short, e.message()),
         };
         let mut options = git2::DiffOptions::new();
-        options.context_lines(3).indent_heuristic(true);
+        options
+            .context_lines(3)
+            .indent_heuristic(true)
+            .ignore_whitespace(ignore_whitespace);
         let mut diff = self
             .repo
             .diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(&mut options))
@@ -86,10 +105,15 @@ impl Repo {
 
 /// The diff of two texts (a function's source where it was and where it
 /// is, when it moved to another file), as git diffs two files: 3 context
-/// lines and the indent heuristic. Line numbers count from 1 in each text.
+/// lines and the indent heuristic, whitespace ignored (a function moved
+/// into a bundle is indented anew). Line numbers count from 1 in each
+/// text.
 pub fn diff_texts(old_path: &str, old: &str, new_path: &str, new: &str) -> FileDiff {
     let mut options = git2::DiffOptions::new();
-    options.context_lines(3).indent_heuristic(true);
+    options
+        .context_lines(3)
+        .indent_heuristic(true)
+        .ignore_whitespace(true);
     let patch = git2::Patch::from_buffers(
         old.as_bytes(),
         Some(std::path::Path::new(old_path)),

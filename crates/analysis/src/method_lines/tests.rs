@@ -174,6 +174,47 @@ fn file(status: FileStatus, hunks: Vec<Hunk>) -> FileDiff {
     }
 }
 
+/// marked 4.0.5's bundle re-indented every line of lib/marked.cjs (its
+/// UMD wrapper gone): 4,577 changed lines, no method's code changed.
+#[test]
+fn a_change_in_whitespace_alone_modifies_no_method() {
+    let range = LineRange {
+        first: 10,
+        last: 14,
+        rule: RangeRule::BraceBlock,
+    };
+    let reindented = file(
+        FileStatus::Modified,
+        vec![hunk(
+            10,
+            10,
+            &[
+                "-    list(src) {",
+                "-      let cap = this.rules.block.list.exec(src);",
+                "-    }",
+                "+  list(src) {",
+                "+    let cap = this.rules.block.list.exec(src);",
+                "+  }",
+            ],
+        )],
+    );
+    assert!(!is_modified(&range, &reindented));
+    let changed = file(
+        FileStatus::Modified,
+        vec![hunk(
+            10,
+            10,
+            &[
+                "-    list(src) {",
+                "-      let cap = this.rules.block.list.exec(src);",
+                "+  list(src) {",
+                "+    const cap = this.rules.block.list.exec(src);",
+            ],
+        )],
+    );
+    assert!(is_modified(&range, &changed));
+}
+
 #[test]
 fn additions_and_removals_inside_the_range_modify_the_method() {
     let range = LineRange {
