@@ -72,12 +72,17 @@ for (const site of process.argv.slice(2)) {
       const table = /<table class="pa-table pa-ct">([\s\S]*?)<\/table>/.exec(head);
       const columns = table ? [...table[1].matchAll(/<th data-n="(\d+) (\d+)" data-o="([^"]*)">/g)] : [];
       const bodies = table ? table[1].split('<tbody>').slice(1).map(tableRows) : [[], []];
-      let before = null, k = -1;
+      // Sections are those of the versions the component ran in; each
+      // says its column (`data-k`), and its timeline is drawn over the
+      // previous column's when that version has a section.
+      let before = null, last = -2;
       for (const section of block.split('<section class="pa-version').slice(1)) {
-        k++;
+        const k = Number(/ data-k="(\d+)"/.exec(section)[1]);
+        if (k !== last + 1) before = null;
+        last = k;
         const id = unescape(/ id="([^"]*)"/.exec(section)[1]);
         const where = `${path.relative(site, file)} [${id}]`;
-        const label = textOf(/^[^>]*>\s*<h[234]>([^<]*)/.exec(section)[1]);
+        const label = textOf(/<summary>\s*<h[234]>([^<]*)/.exec(section)[1]);
         const refs = [...section.matchAll(/<template class="pa-ref">([\s\S]*?)<\/template>/g)].map((m) => m[1]);
         if (section.includes('<div class="pa-cg-wrap"></div>')) {
           graphs++;

@@ -114,6 +114,9 @@ struct Section {
     id: String,
     label: String,
     present: bool,
+    /// Shown open: the version where the component costs most, and those
+    /// where it was modified; the others are one line until opened.
+    open: bool,
     summary: Option<String>,
     /// Whether the section has a call graph: when the calls differ from
     /// the previous version's (or there is none); otherwise
@@ -361,6 +364,17 @@ fn block(
         }
         sections.push(s);
     }
+    // The heaviest version is open too.
+    let heaviest = row
+        .cells
+        .iter()
+        .enumerate()
+        .filter_map(|(v, c)| Some((v, c.as_ref()?.share)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(v, _)| paths::version_section_id(anchor, &cx.history.versions[v].name));
+    for s in &mut sections {
+        s.open |= heaviest.as_ref() == Some(&s.id);
+    }
     let nested = anchor.is_some();
     Block {
         anchor: anchor.unwrap_or_default().to_string(),
@@ -514,7 +528,10 @@ fn section(
             &format!("calls of {center} in {}", version.label),
         )
     });
-    let timeline = timeline_of(cx, comp, v, previous);
+    // Drawn over the previous version's when the component ran there (a
+    // version it did not run in has no section to compare with).
+    let ran_before = previous.filter(|&p| row.cells[p].is_some());
+    let timeline = timeline_of(cx, comp, v, ran_before);
     let flames = flame_links(cx, v, root);
     let flames_at = (anchor.is_some() && !flames.is_empty())
         .then(|| paths::fragment_href(&paths::version_section_id(None, &version.name)));
@@ -531,6 +548,7 @@ fn section(
         id: paths::version_section_id(anchor, &version.name),
         label: version.label.clone(),
         present: cell.is_some(),
+        open: cell.is_some_and(|c| c.modified.unwrap_or(0) > 0),
         summary: cell.map(|c| {
             matrix_svg::cell_summary(
                 &version.label,

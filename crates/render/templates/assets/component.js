@@ -196,7 +196,7 @@
     return { drawn: drawn.slice(0, limit), more: Math.max(total - limit, 0) };
   }
   function versionOf(section) {
-    var h = section.firstElementChild;
+    var h = section.querySelector('h2, h3, h4');
     return h && h.firstChild ? h.firstChild.textContent : '';
   }
   // `block`: the section's component (`center`), its table of callers
@@ -232,7 +232,7 @@
   // The heading of a graph drawn here, one level under its section's
   // (component.html writes none: without this script there is no graph).
   function headingBefore(section, wrap, text) {
-    var level = Math.min(6, Number(section.firstElementChild.tagName.slice(1)) + 1);
+    var level = Math.min(6, Number(section.querySelector('h2, h3, h4').tagName.slice(1)) + 1);
     var heading = document.createElement('h' + level);
     heading.textContent = text;
     wrap.parentNode.insertBefore(heading, wrap);
@@ -286,10 +286,19 @@
     });
     var note = document.getElementById('pa-comp-js');
     if (note) note.remove();
-    // The drawings moved what the address points at (a method's section,
-    // reached from a root cause or a glyph): bring it back into view.
+    showTarget();
+    window.addEventListener('hashchange', showTarget);
+  }
+  // The section the address points at (a method's version, reached from a
+  // root cause or a glyph) is opened, with the sections around it, and
+  // brought back into view: the drawings above it moved it.
+  function showTarget() {
     var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    if (target) target.scrollIntoView();
+    if (!target) return;
+    var own = target.querySelector(':scope > details');
+    if (own) own.open = true;
+    for (var d = target.closest('details'); d; d = d.parentElement && d.parentElement.closest('details')) d.open = true;
+    target.scrollIntoView();
   }
 
   var api = { callGraph: callGraph, timeline: timeline, toXml: toXml, coord: coord, fixed: fixed };
