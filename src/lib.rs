@@ -89,6 +89,8 @@ pub struct BuildReport {
     /// Groups of flame-graph pages kept from the previous site, and
     /// rendered.
     pub pages_kept: (usize, usize),
+    /// Regressions and improvements found (each listed on the index).
+    pub findings: (usize, usize),
 }
 
 /// Reads `options.input`, renders every page and writes the site.
@@ -205,7 +207,10 @@ pub fn build_with_progress(
     }
     write_site(options, staging, &files, caches)?;
     phase("drop", || drop(files));
-    Ok(report(history, pages, cached, page_cache.counts()))
+    let findings = findings(&analysis.regressions);
+    let mut built = report(history, pages, cached, page_cache.counts());
+    built.findings = findings;
+    Ok(built)
 }
 
 /// Refuses what must not be replaced, before any work (writing checks
@@ -369,6 +374,17 @@ fn write_site(
     Ok(())
 }
 
+/// The regressions and improvements a build found.
+fn findings(report: &analysis::regression_report::RegressionReport) -> (usize, usize) {
+    use analysis::regression::Direction;
+    let regressions = report
+        .changes
+        .iter()
+        .filter(|c| c.direction == Direction::Regression)
+        .count();
+    (regressions, report.changes.len() - regressions)
+}
+
 /// What the build did; the history is freed in the background.
 fn report(
     mut history: model::History,
@@ -385,6 +401,7 @@ fn report(
         notes: history.notes(),
         cached,
         pages_kept,
+        findings: (0, 0),
     };
     drop_in_background(history);
     report

@@ -138,8 +138,8 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
     }
     // Remarks on inputs read whole (the exit code ignores them),
     // also listed on the index.
-    for note in &report.notes {
-        eprintln!("perfatlas: note: {note}");
+    for line in super::notes::lines(&report.notes) {
+        eprintln!("perfatlas: note: {line}");
     }
     eprintln!(
         "perfatlas: wrote {} to {}{}",
@@ -155,7 +155,24 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
             )
         }
     );
+    eprintln!("perfatlas: {}", findings_line(&report, &output));
     Ok(exit_code(&report))
+}
+
+/// What a reader does next: how many changes the report found, and the
+/// page to open.
+fn findings_line(report: &perfatlas::BuildReport, output: &std::path::Path) -> String {
+    let index = std::path::absolute(output.join("index.html"))
+        .unwrap_or_else(|_| output.join("index.html"));
+    let found = match report.findings {
+        (0, 0) => "no regression or improvement found".to_string(),
+        (r, i) => format!(
+            "{} and {} found",
+            counted(r, "regression"),
+            counted(i, "improvement")
+        ),
+    };
+    format!("{found}; open {}", index.display())
 }
 
 /// A build's exit code: 1 when something was skipped, else 0 (notes do

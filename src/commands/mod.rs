@@ -8,6 +8,7 @@ pub mod check;
 pub mod convert;
 pub mod digest;
 pub mod import;
+mod notes;
 
 /// `1 profile`, `3 profiles`.
 fn counted(n: usize, noun: &str) -> String {
