@@ -4,11 +4,13 @@
 //! with exit 0, every version's date and revision, notes kept apart from
 //! what was skipped; and progress only on a terminal.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod common;
+
 use common::build;
 
 fn stderr(o: &Output) -> String {
@@ -61,13 +63,21 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
         ),
         "{err}"
     );
+    // The same remark on every version.toml: one line naming the folders.
+    assert!(
+        err.contains(
+            "perfatlas: note: 3 files named version.toml (4.0.0, 9.0.0, 12.0.0): line 2: 4 keys perfatlas does not read"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "perfatlas: 0 regressions and 2 improvements found; open {}\n",
+            std::path::absolute(out.join("index.html")).unwrap().display()
+        )),
+        "{err}"
+    );
     for v in ["4.0.0", "9.0.0", "12.0.0"] {
-        assert!(
-            err.contains(&format!(
-                "perfatlas: note: {v}/version.toml: line 2: 4 keys perfatlas does not read"
-            )),
-            "{err}"
-        );
         // cpu-1…cpu-3: three repetitions of `cpu`, views of the version's
         // aggregate page.
         let aggregate = std::fs::read_to_string(out.join(format!("profiles/cpu/{v}/all.html")))
@@ -355,11 +365,11 @@ fn every_breadcrumb_but_the_page_itself_is_a_link_that_resolves() {
 }
 
 /// The path a reader follows from a regression to the code: the
-/// regression page's root-cause function links to its line in the newer
-/// version's source, and the differential page of the same pair links
-/// its frames to the code too. On the moment history, whose 2.18.0 made
-/// date parsing slower in configFromRFC2822 (moment's own changelog and
-/// the sample's FINDINGS.md).
+/// regression page's root-cause function links to its hottest line in
+/// the newer version's source, and the differential page of the same
+/// pair links its frames to the code too. On the moment history, whose
+/// 2.18.0 made date parsing slower in configFromRFC2822 (moment's own
+/// changelog and the sample's FINDINGS.md).
 #[test]
 fn regression_to_diff_to_source_by_links() {
     let dir = tempfile::tempdir().unwrap();
@@ -377,9 +387,33 @@ fn regression_to_diff_to_source_by_links() {
     assert!(o.status.success(), "{}", stderr(&o));
     let page = out.join("regressions/cpu/2.17.1--2.18.0.html");
     let html = fs::read_to_string(&page).unwrap();
+    // The function's hottest line: where V8's positionTicks (summed over
+    // the version's three profiles, as DevTools sums them) put most of its
+    // own time.
+    let mut ticks: BTreeMap<u64, f64> = BTreeMap::new();
+    for run in 1..=3 {
+        let profile = fs::read(data.join(format!("2.18.0/cpu.{run}.cpuprofile"))).unwrap();
+        let profile: serde_json::Value = serde_json::from_slice(&profile).unwrap();
+        for node in profile["nodes"].as_array().unwrap() {
+            if node["callFrame"]["functionName"] != "configFromRFC2822" {
+                continue;
+            }
+            for t in node["positionTicks"].as_array().into_iter().flatten() {
+                *ticks.entry(t["line"].as_u64().unwrap()).or_default() +=
+                    t["ticks"].as_f64().unwrap();
+            }
+        }
+    }
+    let most = ticks.values().cloned().fold(0.0, f64::max);
+    let hottest = ticks
+        .iter()
+        .find(|(_, &t)| t == most)
+        .unwrap()
+        .0
+        .to_string();
     // The root cause's row of the functions table: its name links to its
     // method's section of 2.18.0 on the matrix's component page, its file
-    // to the function's line.
+    // to the function's hottest line.
     let name = "class=\"pa-home\">configFromRFC2822</a></code></td>";
     let at = html.find(name).expect("the root cause is listed");
     let home = html[..at]
@@ -402,12 +436,20 @@ fn regression_to_diff_to_source_by_links() {
         .next()
         .unwrap();
     let (file, line) = href.split_once("#L").unwrap();
+    assert_eq!(line, hottest, "{href}: {ticks:?}");
     let source = fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
-    let at = source
-        .find(&format!("id=\"L{line}\""))
-        .expect("the line is on the source page");
-    let text = &source[at..at + source[at..].find('\n').unwrap()];
-    assert!(text.contains("configFromRFC2822"), "{href}: {text}");
+    let row_of = |line: &str| {
+        let at = source
+            .find(&format!("id=\"L{line}\""))
+            .expect("the line is on the source page");
+        &source[at..at + source[at..].find('\n').unwrap()]
+    };
+    // Inside the function: its first line comes a little before.
+    let start = (1..=80)
+        .map(|back| line.parse::<u32>().unwrap() - back)
+        .find(|l| row_of(&l.to_string()).contains("function configFromRFC2822"))
+        .unwrap_or_else(|| panic!("{href}: {}", row_of(line)));
+    assert!(start < line.parse().unwrap());
     // From the code to the file's row of the matrix: its component page.
     // The CPU profiles and the heap profile are measured in different
     // metrics, so there is no matrix over all benchmarks (issue 37: never

@@ -16,11 +16,18 @@
 //! keeps one function per line, as unminified bundles do). Its name is the
 //! one the map gives the place V8 gives (a minified bundle's `c` is the
 //! source's `tokenize`), else V8's.
+//!
+//! A mapped frame's line self values (V8's `positionTicks`, lines of the
+//! bundle) move to the original lines: a bundle line keeps its value when
+//! the map takes the whole line to one line of the frame's original file,
+//! as an unminified bundle's lines are; otherwise (a minified bundle's
+//! one line holds code of many, and V8 gives no column) it is dropped and
+//! stays on the function's line.
 
 use std::collections::HashMap;
 
 use crate::source_map::SourceMap;
-use model::{Frame, FrameId, History, Note};
+use model::{Frame, FrameId, FrameTable, History, LineSelf, Note, Profile};
 
 /// One bundle's map in one version.
 pub struct BundleMap {
@@ -59,7 +66,7 @@ pub fn map_frames(history: &mut History, maps: &[BundleMap]) -> Vec<Note> {
             ids.dedup();
             ids
         };
-        let mut remap: Vec<(FrameId, FrameId)> = Vec::new();
+        let mut remap: Vec<(FrameId, FrameId, usize)> = Vec::new();
         for id in frame_ids {
             let frame = history.frames.get(id).clone();
             let Some(&m) = frame
@@ -74,7 +81,7 @@ pub fn map_frames(history: &mut History, maps: &[BundleMap]) -> Vec<Note> {
             };
             let new = history.frames.intern(original);
             if new != id {
-                remap.push((id, new));
+                remap.push((id, new, m));
                 mapped[m] += 1;
             }
         }
@@ -82,10 +89,14 @@ pub fn map_frames(history: &mut History, maps: &[BundleMap]) -> Vec<Note> {
             continue;
         }
         let mut table: Vec<FrameId> = (0..history.frames.len() as u32).map(FrameId).collect();
-        for (old, new) in remap {
+        for &(old, new, _) in &remap {
             table[old.0 as usize] = new;
         }
-        history.profiles[p].profile.tree.remap_frames(&table);
+        let profile = &mut history.profiles[p].profile;
+        if let Some(lines) = &profile.line_self {
+            profile.line_self = Some(mapped_lines(lines, profile, &remap, maps, &history.frames));
+        }
+        profile.tree.remap_frames(&table);
     }
     for (i, m) in maps.iter().enumerate() {
         if mapped[i] > 0 {
@@ -116,6 +127,28 @@ fn history_label(history: &History, version: usize) -> String {
         .versions
         .get(version)
         .map_or_else(String::new, |v| v.label.clone())
+}
+
+/// `lines` of `profile`, whose tree still names the frames before
+/// `moved` (old frame, new frame, map), with the lines of the moved frames
+/// taken through their maps (see the module's documentation).
+fn mapped_lines(
+    lines: &LineSelf,
+    profile: &Profile,
+    moved: &[(FrameId, FrameId, usize)],
+    maps: &[BundleMap],
+    frames: &FrameTable,
+) -> LineSelf {
+    let by_old: HashMap<FrameId, (FrameId, usize)> =
+        moved.iter().map(|&(old, new, m)| (old, (new, m))).collect();
+    let entries = lines.iter().filter_map(|(node, line, values)| {
+        let Some(&(new, m)) = profile.tree.frame(node).and_then(|f| by_old.get(&f)) else {
+            return Some((node, line, values));
+        };
+        let (source, original) = maps[m].map.original_line(line.checked_sub(1)?)?;
+        (frames.get(new).file.as_deref() == Some(source)).then_some((node, original + 1, values))
+    });
+    LineSelf::from_entries(lines.metric_count(), entries)
 }
 
 /// `frame` (in a bundle) at its original place, when the map has one for
@@ -220,6 +253,38 @@ mod tests {
         assert!(notes[0]
             .text
             .starts_with("2 frames of `lib/bundle.js` mapped"));
+    }
+
+    /// Line self values of a mapped frame move to the lines of its
+    /// source; a bundle line holding code from several lines, or none,
+    /// drops its value (it stays on the function's line).
+    #[test]
+    fn line_self_values_follow_the_map() {
+        // Bundle lines (1-based) 2 → src/a.js 10, 3 → 11, 4 → 12 and 13.
+        let map = r#"{"version": 3, "sources": ["../src/a.js"], "names": [],
+            "mappings": ";AASA;AACA;AACA,IACA"}"#;
+        let map = SourceMap::parse("lib/bundle.js.map", map.as_bytes()).unwrap();
+        let mut h = history();
+        let profile = &mut h.profiles[0].profile;
+        let first = profile.tree.children(model::NodeId::ROOT)[0];
+        let entries = [(3, [1.0]), (4, [2.0]), (9, [4.0])].map(|(line, v)| (first, line, v));
+        profile.line_self = Some(LineSelf::from_entries(1, entries));
+        map_frames(
+            &mut h,
+            &[BundleMap {
+                version: 0,
+                profile_paths: vec!["lib/bundle.js".into()],
+                bundle: "lib/bundle.js".into(),
+                map_path: "lib/bundle.js.map".into(),
+                map,
+            }],
+        );
+        let table = h.profiles[0].profile.line_self.as_ref().unwrap();
+        let lines: Vec<(u32, Vec<f64>)> = table
+            .lines_of(first)
+            .map(|(l, v)| (l, v.to_vec()))
+            .collect();
+        assert_eq!(lines, [(11, vec![1.0])]);
     }
 
     #[test]

@@ -20,6 +20,18 @@
 //! each sample weighted by the time to the next one) and `samples`, plus a
 //! timeline. Without them, `hitCount` gives the `samples` metric alone.
 //!
+//! A node's `positionTicks` (`[{"line", "ticks"}]`, 1-based lines of its
+//! script) count its own samples by the line that was executing, which
+//! Chrome DevTools' Sources panel shows per line. They become the
+//! profile's [`LineSelf`] table, never frames of their own (a function
+//! stays one frame, its `lineNumber` where it starts): on each line,
+//! `samples` gets the ticks (scaled down only if they add up to more than
+//! the node's samples) and `cpu` the node's own cpu in proportion to the
+//! ticks. What the ticks do not cover (samples V8 counted after the ticks,
+//! ticks without a line) stays on the function's line. Ticks are kept per
+//! V8 node, before nodes of one function under one caller (its code
+//! before and after optimisation) join in one tree node.
+//!
 //! Chrome trace-event files, whose `ProfileChunk` events carry the same
 //! nodes and samples in pieces, are read by
 //! [`trace_events`](super::trace_events), which joins the pieces and hands
@@ -33,7 +45,7 @@ use serde::Deserialize;
 use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
-use model::{Frame, FrameTable, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
+use model::{Frame, FrameTable, LineSelf, Metric, NodeId, Profile, Timeline, TimelineSample, Unit};
 
 pub struct CpuProfile;
 
@@ -127,6 +139,16 @@ pub(crate) struct RawNode {
     children: Option<Vec<i64>>,
     /// Trace-event profile chunks link nodes to their parent instead.
     parent: Option<i64>,
+    /// Samples taken while this node was executing, by line.
+    pub(crate) position_ticks: Option<Vec<RawTicks>>,
+}
+
+/// One entry of a node's `positionTicks`.
+#[derive(Deserialize)]
+pub(crate) struct RawTicks {
+    /// 1-based line of the node's script; anything else is no line.
+    pub(crate) line: Option<f64>,
+    pub(crate) ticks: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -168,6 +190,8 @@ struct FlatNode {
     /// (child id, JSON path of the reference)
     children: Vec<(i64, String)>,
     parent: Option<(i64, String)>,
+    /// Its `positionTicks` (none in the old format).
+    ticks: Vec<RawTicks>,
 }
 
 /// A frame from a V8 call frame (shared with the heap profile reader).
@@ -228,6 +252,7 @@ fn flatten_old(head: OldNode) -> Vec<FlatNode> {
             path,
             children,
             parent: None,
+            ticks: Vec::new(),
         });
     }
     out
@@ -257,6 +282,7 @@ fn flatten_new(nodes: Vec<RawNode>, paths: Option<Vec<String>>) -> Vec<FlatNode>
                     .map(|(j, c)| (c, format!("{path}.children[{j}]")))
                     .collect(),
                 parent: n.parent.map(|p| (p, format!("{path}.parent"))),
+                ticks: n.position_ticks.unwrap_or_default(),
                 path,
             }
         })
@@ -300,11 +326,13 @@ pub(crate) fn build_profile(raw: RawProfile) -> Result<Parsed, ParseError> {
     let metrics_have_time = samples.is_some() && (time_deltas.is_some() || timestamps.is_some());
     let metrics = metrics(metrics_have_time);
     let samples_metric = metrics.len() - 1;
+    let mut by_node = NodeSelf::new(&nodes, metrics.len());
     let mut frames = FrameTable::new();
     let mut profile = Profile::new(metrics);
-    let tree_node = walk_from_roots(&nodes, &links, &mut frames, &mut profile)?;
-    let node_of = |id: i64, path: String| -> Result<NodeId, ParseError> {
-        index.get(&id).and_then(|&i| tree_node[i]).ok_or_else(|| {
+    let placed = walk_from_roots(&nodes, &links, &mut frames, &mut profile)?;
+    let node_of = |id: i64, path: String| -> Result<(usize, NodeId), ParseError> {
+        let at = |&i: &usize| Some((i, placed.node[i]?));
+        index.get(&id).and_then(at).ok_or_else(|| {
             ParseError::json(
                 path,
                 format!("sample refers to node id {id}, which is not a node"),
@@ -326,20 +354,130 @@ pub(crate) fn build_profile(raw: RawProfile) -> Result<Parsed, ParseError> {
                 &samples,
                 end,
                 &node_of,
-                &mut profile,
+                (&mut profile, &mut by_node),
                 samples_metric,
             )?;
             profile.timeline = Some(Timeline { samples: timeline });
         }
         Some(samples) => {
             for (s, &id) in samples.iter().enumerate() {
-                let node = node_of(id, format!("$.samples[{s}]"))?;
-                profile.tree.add_self(node, samples_metric, 1.0);
+                let at = node_of(id, format!("$.samples[{s}]"))?;
+                by_node.add(&mut profile.tree, at, samples_metric, 1.0);
             }
         }
-        None => add_hit_counts(&nodes, &tree_node, &mut profile, samples_metric)?,
+        None => add_hit_counts(&nodes, &placed.node, &mut profile, &mut by_node)?,
     }
+    profile.line_self = line_table(&nodes, &placed.own, &by_node, samples_metric)?;
     Ok(Parsed::new(frames, profile))
+}
+
+/// Self values per V8 node, beside the tree's: a tree node may join
+/// several V8 nodes, and each node's `positionTicks` split its own self
+/// values. Empty, and never added to, when no node has ticks.
+struct NodeSelf {
+    metrics: usize,
+    values: Vec<f64>,
+}
+
+impl NodeSelf {
+    fn new(nodes: &[FlatNode], metrics: usize) -> NodeSelf {
+        let any = nodes.iter().any(|n| !n.ticks.is_empty());
+        NodeSelf {
+            metrics,
+            values: if any {
+                vec![0.0; nodes.len() * metrics]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Adds `value` to metric `m` of V8 node `i` and of its tree node.
+    fn add(
+        &mut self,
+        tree: &mut model::CallTree,
+        (i, node): (usize, NodeId),
+        m: usize,
+        value: f64,
+    ) {
+        tree.add_self(node, m, value);
+        if let Some(v) = self.values.get_mut(i * self.metrics + m) {
+            if value.is_finite() {
+                *v += value;
+            }
+        }
+    }
+
+    /// The self values of V8 node `i`, one per metric.
+    fn of(&self, i: usize) -> &[f64] {
+        self.values
+            .get(i * self.metrics..(i + 1) * self.metrics)
+            .unwrap_or(&[])
+    }
+}
+
+/// The profile's line table from the nodes' `positionTicks` (see the
+/// module's documentation), `None` when no node has any. A node folded
+/// into another at the tree's limits keeps its self values there, on that
+/// node's function line.
+fn line_table(
+    nodes: &[FlatNode],
+    own: &[Option<NodeId>],
+    by_node: &NodeSelf,
+    samples_metric: usize,
+) -> Result<Option<LineSelf>, ParseError> {
+    let mut entries: Vec<(NodeId, u32, Vec<f64>)> = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let ticks = ticks_of(n)?;
+        let total: f64 = ticks.iter().map(|t| t.1).sum();
+        let (Some(node), true) = (own[i], total > 0.0) else {
+            continue;
+        };
+        let self_values = by_node.of(i);
+        let Some(&samples) = self_values.get(samples_metric) else {
+            continue;
+        };
+        // Ticks are samples: as many as V8 counted, never more than the
+        // node's own.
+        let scale = (samples / total).min(1.0);
+        for (line, t) in ticks {
+            let values: Vec<f64> = self_values
+                .iter()
+                .enumerate()
+                .map(|(m, &v)| match m == samples_metric {
+                    true => t * scale,
+                    false => v * t / total,
+                })
+                .collect();
+            if let (Some(line), true) = (line, values.iter().any(|&v| v != 0.0)) {
+                entries.push((node, line, values));
+            }
+        }
+    }
+    let metrics = by_node.metrics;
+    Ok((!entries.is_empty()).then(|| LineSelf::from_entries(metrics, entries)))
+}
+
+/// A node's `positionTicks` as (line, ticks); a line that is not a 1-based
+/// line number is none.
+fn ticks_of(n: &FlatNode) -> Result<Vec<(Option<u32>, f64)>, ParseError> {
+    let line = |l: f64| (l.is_finite() && l >= 1.0 && l < u32::MAX as f64).then_some(l as u32);
+    n.ticks
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let ticks = t
+                .ticks
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .ok_or_else(|| {
+                    ParseError::json(
+                        format!("{}.positionTicks[{k}].ticks", n.path),
+                        "ticks is not a non-negative number",
+                    )
+                })?;
+            Ok((t.line.and_then(line), ticks))
+        })
+        .collect()
 }
 
 /// `cpu` and `samples` for samples with their times, else `samples` alone.
@@ -490,6 +628,16 @@ impl Links {
     }
 }
 
+/// Where each flat node went in the tree.
+struct Placed {
+    /// Its tree node.
+    node: Vec<Option<NodeId>>,
+    /// Its tree node when that node is of its own frame: not the root
+    /// (for a parentless "(root)"), nor the parent the tree's limits
+    /// folded it into.
+    own: Vec<Option<NodeId>>,
+}
+
 /// Walk from the roots, top-down, with an explicit stack. A node is
 /// skipped (its children go to the tree's root) when it is a parentless
 /// "(root)". Gives the tree node of every flat node; a node the walk never
@@ -499,9 +647,12 @@ fn walk_from_roots(
     links: &Links,
     frames: &mut FrameTable,
     profile: &mut Profile,
-) -> Result<Vec<Option<NodeId>>, ParseError> {
+) -> Result<Placed, ParseError> {
     let Links { parent, children } = links;
-    let mut tree_node: Vec<Option<NodeId>> = vec![None; nodes.len()];
+    let mut placed = Placed {
+        node: vec![None; nodes.len()],
+        own: vec![None; nodes.len()],
+    };
     let mut stack: Vec<usize> = Vec::new();
     for root in (0..nodes.len()).rev().filter(|&i| parent[i].is_none()) {
         stack.push(root);
@@ -512,18 +663,20 @@ fn walk_from_roots(
         let node = match parent[i] {
             None if nodes[i].frame.function == "(root)" => NodeId::ROOT,
             p => {
-                let under = p.and_then(|p| tree_node[p]).unwrap_or(NodeId::ROOT);
+                let under = p.and_then(|p| placed.node[p]).unwrap_or(NodeId::ROOT);
                 let frame = frames.intern(nodes[i].frame.clone());
-                profile.tree.child(under, frame)
+                let node = profile.tree.child(under, frame);
+                placed.own[i] = (profile.tree.frame(node) == Some(frame)).then_some(node);
+                node
             }
         };
-        tree_node[i] = Some(node);
+        placed.node[i] = Some(node);
         stack.extend(children[i].iter().rev().copied());
     }
     if visited < nodes.len() {
-        return Err(cycle_error(nodes, parent, &tree_node));
+        return Err(cycle_error(nodes, parent, &placed.node));
     }
-    Ok(tree_node)
+    Ok(placed)
 }
 
 /// The error for nodes the walk from the roots did not reach.
@@ -650,8 +803,8 @@ fn add_timed_samples(
     order: &[(f64, usize)],
     samples: &[i64],
     end: Option<f64>,
-    node_of: &dyn Fn(i64, String) -> Result<NodeId, ParseError>,
-    profile: &mut Profile,
+    node_of: &dyn Fn(i64, String) -> Result<(usize, NodeId), ParseError>,
+    (profile, by_node): (&mut Profile, &mut NodeSelf),
     samples_metric: usize,
 ) -> Result<Vec<TimelineSample>, ParseError> {
     let n = order.len();
@@ -675,10 +828,11 @@ fn add_timed_samples(
             Some(&(next, _)) => next - t,
             None => last_length(t),
         };
-        let node = node_of(samples[s], format!("$.samples[{s}]"))?;
+        let at = node_of(samples[s], format!("$.samples[{s}]"))?;
         let ns = length_us * 1000.0;
-        profile.tree.add_self(node, 0, ns);
-        profile.tree.add_self(node, samples_metric, 1.0);
+        by_node.add(&mut profile.tree, at, 0, ns);
+        by_node.add(&mut profile.tree, at, samples_metric, 1.0);
+        let node = at.1;
         timeline.push(TimelineSample {
             start_ns: (t - first) * 1000.0,
             duration_ns: ns,
@@ -688,12 +842,13 @@ fn add_timed_samples(
     Ok(timeline)
 }
 
-/// Without samples, each node's `hitCount` is its count of samples.
+/// Without samples, each node's `hitCount` is its count of samples (the
+/// one metric).
 fn add_hit_counts(
     nodes: &[FlatNode],
     tree_node: &[Option<NodeId>],
     profile: &mut Profile,
-    samples_metric: usize,
+    by_node: &mut NodeSelf,
 ) -> Result<(), ParseError> {
     for (i, n) in nodes.iter().enumerate() {
         if !(n.hit_count.is_finite() && n.hit_count >= 0.0) {
@@ -703,7 +858,7 @@ fn add_hit_counts(
             ));
         }
         if let Some(node) = tree_node[i] {
-            profile.tree.add_self(node, samples_metric, n.hit_count);
+            by_node.add(&mut profile.tree, (i, node), 0, n.hit_count);
         }
     }
     Ok(())

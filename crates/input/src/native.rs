@@ -1,6 +1,7 @@
 //! perfatlas's own JSON format: everything the model holds (metrics,
 //! frames, the calling-context tree with one self value per metric, and the
-//! optional timeline), documented in `docs/native-format.md`.
+//! optional timeline, allocation sites and line self values), documented
+//! in `docs/native-format.md`.
 //!
 //! [`to_json`] writes it deterministically (tree order, one node per line);
 //! [`Native`] reads it back. The top-level `"perfatlas"` key holds the
@@ -15,8 +16,8 @@ use serde::Deserialize;
 use super::{sniff, Format, Input, Parsed};
 use model::error::ParseError;
 use model::{
-    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile,
-    Timeline, TimelineSample,
+    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, LineSelf, Metric, NodeId,
+    Profile, Timeline, TimelineSample,
 };
 
 /// The native format version this perfatlas reads and writes.
@@ -112,6 +113,10 @@ struct NodeRecord {
     /// Calls into this context from its parent's (instrumenting profilers).
     #[serde(default)]
     calls: Option<f64>,
+    /// `[line, value per metric…]`: the self value by line of the frame's
+    /// file (V8's `positionTicks`).
+    #[serde(default)]
+    lines: Option<Vec<Vec<f64>>>,
 }
 
 #[derive(Deserialize)]
@@ -221,6 +226,7 @@ fn build(doc: Document) -> Result<Parsed, ParseError> {
         }
         node_ids.push(id);
     }
+    profile.line_self = read_lines(&doc.nodes, &node_ids, metric_count)?;
     if let Some(samples) = doc.timeline {
         let mut timeline = Vec::with_capacity(samples.len());
         for (i, s) in samples.iter().enumerate() {
@@ -271,6 +277,33 @@ fn build(doc: Document) -> Result<Parsed, ParseError> {
         profile.allocations = Some(Box::new(alloc));
     }
     Ok(Parsed::new(frames, profile))
+}
+
+/// The line table of the nodes' `lines`, `None` when no node has any.
+fn read_lines(
+    nodes: &[NodeRecord],
+    node_ids: &[NodeId],
+    metric_count: usize,
+) -> Result<Option<LineSelf>, ParseError> {
+    let mut entries = Vec::new();
+    for (i, (node, &id)) in nodes.iter().zip(node_ids).enumerate() {
+        for (k, entry) in node.lines.iter().flatten().enumerate() {
+            let path = format!("$.nodes[{i}].lines[{k}]");
+            let line = entry.first().copied().unwrap_or(0.0);
+            if !(line >= 1.0 && line < u32::MAX as f64 && line.fract() == 0.0) {
+                return Err(ParseError::json(path, "must start with a line number ≥ 1"));
+            }
+            let values = &entry[1..];
+            if values.len() != metric_count || values.iter().any(|v| !v.is_finite()) {
+                return Err(ParseError::json(
+                    path,
+                    format!("must hold the line and one finite value per metric ({metric_count})"),
+                ));
+            }
+            entries.push((id, line as u32, values));
+        }
+    }
+    Ok((!entries.is_empty()).then(|| LineSelf::from_entries(metric_count, entries)))
 }
 
 /// The node a record index (or `null` for the root) names.
@@ -429,6 +462,9 @@ pub fn to_json(parsed: &Parsed) -> String {
             out.push_str(",\"calls\":");
             number(&mut out, *c);
         }
+        if let Some(table) = &profile.line_self {
+            write_lines(&mut out, table, node, metric_count);
+        }
         out.push('}');
     }
     out.push(']');
@@ -455,6 +491,24 @@ pub fn to_json(parsed: &Parsed) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// A node's `"lines"`, when its table has any: `[line, value per metric…]`
+/// (0 for metrics the table does not have).
+fn write_lines(out: &mut String, table: &LineSelf, node: NodeId, metric_count: usize) {
+    let mut lines = table.lines_of(node).peekable();
+    if lines.peek().is_none() {
+        return;
+    }
+    out.push_str(",\"lines\":[");
+    for (k, (line, values)) in lines.enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        let padded = (0..metric_count).map(|m| values.get(m).copied().unwrap_or(0.0));
+        numbers(out, std::iter::once(f64::from(line)).chain(padded));
+    }
+    out.push(']');
 }
 
 /// `$.allocations`, one site per line, nodes as record indices.
@@ -717,6 +771,48 @@ mod tests {
         let (_, heap) = crate::parse_bytes("h.pb.gz", &bytes).unwrap();
         let back = read(&to_json(&heap)).unwrap();
         assert_eq!(back.profile.allocations, heap.profile.allocations);
+    }
+
+    /// `convert --to json` of a `.cpuprofile` keeps its line self values
+    /// (V8's positionTicks): the same lines and sample counts, and cpu
+    /// shares to serde_json's float parsing (within an ulp or so).
+    #[test]
+    fn line_self_values_round_trip() {
+        let path = concat!(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
+            "/tests/data/first-contact/4.0.0/cpu-1.cpuprofile"
+        );
+        let (_, parsed) =
+            crate::parse_bytes("cpu.cpuprofile", &std::fs::read(path).unwrap()).unwrap();
+        let before = parsed.profile.line_self.as_ref().unwrap();
+        let again = read(&to_json(&parsed)).unwrap();
+        let after = again.profile.line_self.as_ref().unwrap();
+        assert_eq!(after.len(), before.len());
+        for ((n, l, v), (n2, l2, v2)) in before.iter().zip(after.iter()) {
+            assert_eq!((n, l, v[1]), (n2, l2, v2[1]));
+            assert!((v[0] - v2[0]).abs() <= 1e-12 * v[0], "{v:?} {v2:?}");
+        }
+        // A record's lines merge with those of a record of the same node.
+        let two = doc(r#"{"frame":0,"parent":null,"self":[5],"lines":[[3,2]]},
+               {"frame":0,"parent":null,"self":[1],"lines":[[3,1],[4,1]]}"#);
+        let table = read(&two).unwrap().profile.line_self.unwrap();
+        let entries: Vec<(u32, Vec<f64>)> = table.iter().map(|(_, l, v)| (l, v.to_vec())).collect();
+        assert_eq!(entries, [(3, vec![3.0]), (4, vec![1.0])]);
+    }
+
+    #[test]
+    fn bad_lines_have_json_paths() {
+        for lines in ["[[0,1]]", "[[2.5,1]]", "[[3]]", "[[3,1,2]]", "[[]]"] {
+            let text = doc(&format!(
+                r#"{{"frame":0,"parent":null,"self":[1]}},{{"frame":1,"parent":0,"self":[1],"lines":{lines}}}"#
+            ));
+            let e = read(&text).unwrap_err();
+            assert_eq!(
+                e.place,
+                Place::Json("$.nodes[1].lines[0]".into()),
+                "{lines}"
+            );
+        }
     }
 
     #[test]

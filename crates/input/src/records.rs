@@ -10,7 +10,7 @@
 //! a parent is most often the node just before, one varint byte), self
 //! values (as varints when all are whole numbers: a third of the bytes of
 //! a large profile's entry), timeline,
-//! allocation sites, notes, warnings. [`decode`] gives `None` for an entry
+//! allocation sites, line self values, notes, warnings. [`decode`] gives `None` for an entry
 //! that is short, of another version, or whose checksum or decoding fails.
 
 use std::sync::Arc;
@@ -21,12 +21,13 @@ use crate::measurements::{self, Reduced, ReducedBenchmark};
 use crate::{Loaded, Parsed};
 use model::error::{ParseError, Place};
 use model::{
-    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile,
-    RunMeans, Timeline, TimelineSample, Unit,
+    Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, LineSelf, Metric, NodeId,
+    Profile, RunMeans, Timeline, TimelineSample, Unit,
 };
 
-/// Bumped whenever the encoding or what a parser produces changes.
-pub const FORMAT: u32 = 8;
+/// Bumped whenever the encoding or what a parser produces changes (9:
+/// profiles keep their line self values, V8's `positionTicks`).
+pub const FORMAT: u32 = 9;
 const MAGIC: &[u8; 8] = b"PACACHE\n";
 
 #[derive(Serialize, Deserialize)]
@@ -67,8 +68,18 @@ struct CachedProfile {
     timeline: Option<Vec<(f64, f64, u32)>>,
     allocations: Option<CachedAllocations>,
     call_counts: Option<Vec<f64>>,
+    line_self: Option<CachedLines>,
     notes: Vec<String>,
     warnings: Vec<(u8, u64, String, String)>,
+}
+
+/// A [`model::LineSelf`]: (node, line) of each entry in table order, and
+/// `metrics` values per entry, entry-major.
+#[derive(Serialize, Deserialize)]
+struct CachedLines {
+    metrics: u32,
+    keys: Vec<(u32, u32)>,
+    values: Numbers,
 }
 
 /// Values as whole numbers (postcard varints) when every one is a whole
@@ -283,9 +294,36 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
         }),
         allocations: p.allocations.as_deref().map(allocations_record),
         call_counts: p.call_counts.clone(),
+        line_self: p.line_self.as_ref().map(lines_record),
         notes: p.notes.clone(),
         warnings: parts.warnings.iter().map(warning_record).collect(),
     }
+}
+
+fn lines_record(table: &LineSelf) -> CachedLines {
+    CachedLines {
+        metrics: table.metric_count() as u32,
+        keys: table.iter().map(|(n, line, _)| (n.0, line)).collect(),
+        values: Numbers::of(table.iter().flat_map(|(_, _, v)| v.to_vec()).collect()),
+    }
+}
+
+/// The table of `c`, when its nodes are among `nodes` and its values fit.
+fn rebuild_lines(c: CachedLines, nodes: u32, metric_count: usize) -> Option<LineSelf> {
+    let metrics = c.metrics as usize;
+    let values = c.values.into_values();
+    let fits = metrics <= metric_count
+        && values.len() == c.keys.len().checked_mul(metrics)?
+        && c.keys.iter().all(|&(n, _)| n < nodes);
+    if !fits {
+        return None;
+    }
+    let entries = c
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, line))| (NodeId(n), line, &values[i * metrics..(i + 1) * metrics]));
+    Some(LineSelf::from_entries(metrics, entries))
 }
 
 fn allocations_record(a: &Allocations) -> CachedAllocations {
@@ -395,6 +433,9 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
             return None;
         }
         profile.call_counts = Some(calls);
+    }
+    if let Some(lines) = c.line_self {
+        profile.line_self = Some(rebuild_lines(lines, nodes, metric_count)?);
     }
     profile.notes = c.notes;
     let warnings = c

@@ -118,6 +118,25 @@ impl SourceMap {
         })
     }
 
+    /// The original source and line (0-based) of the whole generated
+    /// `line` (0-based): the one line every segment on it that maps to a
+    /// source maps to. `None` when they map to several (a minified
+    /// bundle's line holds code from many) or there is none.
+    pub fn original_line(&self, line: u32) -> Option<(&str, u32)> {
+        let line = line as usize;
+        let start = *self.line_starts.get(line)? as usize;
+        let end = *self.line_starts.get(line + 1)? as usize;
+        let mut mapped = self.segments[start..end]
+            .iter()
+            .filter(|s| s.source != NONE);
+        let first = mapped.next()?;
+        if mapped.any(|s| (s.source, s.line) != (first.source, first.line)) {
+            return None;
+        }
+        let source = self.sources.get(first.source as usize)?.as_deref()?;
+        Some((source, first.line))
+    }
+
     /// The resolved path of source `source_index`.
     pub fn source(&self, source_index: u32) -> Option<&str> {
         self.sources.get(source_index as usize)?.as_deref()

@@ -16,7 +16,10 @@
 //!
 //! A profile is the chunks of one `(pid, id)`, in file order: their nodes,
 //! samples and time deltas joined make a `.cpuprofile`, which
-//! [`cpuprofile`] reads. A trace of several processes
+//! [`cpuprofile`] reads. A chunk's `lines` (beside `timeDeltas`: the
+//! 1-based line each sample was taken on, 0 when unknown) counted per node
+//! are that node's `positionTicks`, which become the profile's line table
+//! as a `.cpuprofile`'s do. A trace of several processes
 //! or threads with JavaScript holds one profile each; they are merged into
 //! one tree under a frame per thread (`CrRendererMain (pid 4242)`), and the
 //! timeline is the busiest profile's (most samples outside `(idle)`).
@@ -26,7 +29,7 @@
 //! trace format's `samples` and `stackFrames` (Hermes writes these): they
 //! are read as a `samples` metric under a frame per thread.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -35,7 +38,7 @@ use super::cpuprofile::{self, json_error};
 use super::sniff::JsonHead;
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
-use model::{Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit};
+use model::{Frame, FrameId, FrameTable, LineSelf, Metric, NodeId, Profile, Unit};
 
 pub struct TraceEvents;
 
@@ -181,6 +184,9 @@ struct ChunkData {
     cpu_profile: ChunkProfile,
     #[serde(default)]
     time_deltas: Vec<f64>,
+    /// The line of each sample.
+    #[serde(default)]
+    lines: Option<Vec<f64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -212,6 +218,8 @@ struct Found {
     /// Where each chunk's samples start in the joined list, and the
     /// chunk's path.
     sample_chunks: Vec<(usize, String)>,
+    /// The line of each joined sample (0 for a chunk without `lines`).
+    lines: Vec<f64>,
 }
 
 /// Everything the profiles need from the trace: their events, and the
@@ -246,6 +254,7 @@ fn collect(events: &[&RawValue], base: &str) -> Result<Collected, ParseError> {
                         raw: cpuprofile::RawProfile::default(),
                         node_paths: Vec::new(),
                         sample_chunks: Vec::new(),
+                        lines: Vec::new(),
                     });
                     out.profiles.len() - 1
                 });
@@ -295,6 +304,7 @@ fn add_chunk(found: &mut Found, data: ChunkData, path: &str) -> Result<(), Parse
     let ChunkData {
         cpu_profile,
         time_deltas,
+        lines,
     } = data;
     if time_deltas.len() != cpu_profile.samples.len() {
         return Err(ParseError::json(
@@ -308,6 +318,12 @@ fn add_chunk(found: &mut Found, data: ChunkData, path: &str) -> Result<(), Parse
     }
     let samples_before = found.raw.samples.as_ref().map_or(0, Vec::len);
     found.sample_chunks.push((samples_before, path.to_string()));
+    // Lines that do not go with the samples one for one say nothing.
+    let count = cpu_profile.samples.len();
+    match lines.filter(|l| l.len() == count) {
+        Some(lines) => found.lines.extend(lines),
+        None => found.lines.resize(samples_before + count, 0.0),
+    }
     found.node_paths.extend(
         (0..cpu_profile.nodes.len()).map(|j| format!("{path}.args.data.cpuProfile.nodes[{j}]")),
     );
@@ -358,6 +374,7 @@ fn build(
         let label = thread_label(&f, &thread_names, &process_names);
         let mut raw = f.raw;
         raw.node_paths = Some(f.node_paths);
+        ticks_from_lines(&mut raw, &f.lines);
         let mut one = cpuprofile::build_profile(raw)?;
         // The reader's notes name the joined lists, which the file does
         // not have: say whose they are.
@@ -379,6 +396,36 @@ fn build(
     };
     out.profile.notes.extend(note);
     Ok(out)
+}
+
+/// Sets each node's `positionTicks` from the line of each of its samples
+/// (a sample without a line counts as ticks without one), when some
+/// sample has a line.
+fn ticks_from_lines(raw: &mut cpuprofile::RawProfile, lines: &[f64]) {
+    if !lines.iter().any(|&l| l >= 1.0) {
+        return;
+    }
+    let samples = raw.samples.as_deref().unwrap_or_default();
+    let mut ticks: BTreeMap<(i64, u32), f64> = BTreeMap::new();
+    for (&id, &line) in samples.iter().zip(lines) {
+        let line = match line.is_finite() && line >= 1.0 && line < u32::MAX as f64 {
+            true => line as u32,
+            false => 0,
+        };
+        *ticks.entry((id, line)).or_default() += 1.0;
+    }
+    for node in raw.nodes.iter_mut().flatten() {
+        let of_node = ticks.range((node.id, 0)..=(node.id, u32::MAX));
+        let entries: Vec<cpuprofile::RawTicks> = of_node
+            .map(|(&(_, line), &n)| cpuprofile::RawTicks {
+                line: Some(f64::from(line)),
+                ticks: Some(n),
+            })
+            .collect();
+        if !entries.is_empty() {
+            node.position_ticks.get_or_insert(entries);
+        }
+    }
 }
 
 /// Every sample names a node of its profile: an error at the sample's
@@ -428,14 +475,17 @@ fn merge_threads(mut parsed: Vec<(String, Parsed)>) -> Parsed {
     // Busiest first (samples outside V8's `(idle)`): its timeline is kept.
     parsed.sort_by(|a, b| busy_samples(&b.1).total_cmp(&busy_samples(&a.1)));
     let metrics = parsed[0].1.profile.metrics.clone();
+    let metrics_count = metrics.len();
     let mut frames = FrameTable::new();
     let mut profile = Profile::new(metrics);
     let mut timeline = None;
+    let mut lines: Vec<(NodeId, u32, Vec<f64>)> = Vec::new();
     let count = parsed.len();
     for (k, (label, p)) in parsed.into_iter().enumerate() {
         let thread = frames.intern(Frame::named(&label));
         let top = profile.tree.child(NodeId::ROOT, thread);
         let map = graft(&p, top, &mut frames, &mut profile);
+        lines.extend(grafted_lines(&p, &map, (&frames, &profile)));
         if k == 0 {
             timeline = p.profile.timeline.map(|mut t| {
                 for s in &mut t.samples {
@@ -447,6 +497,9 @@ fn merge_threads(mut parsed: Vec<(String, Parsed)>) -> Parsed {
         profile.notes.extend(p.profile.notes);
     }
     profile.timeline = timeline;
+    if !lines.is_empty() {
+        profile.line_self = Some(LineSelf::from_entries(metrics_count, lines));
+    }
     profile.notes.push(format!(
         "the trace holds {count} V8 profiles (one per thread with JavaScript), each under a frame naming its thread; the timeline is the busiest one's (most samples outside (idle))"
     ));
@@ -468,6 +521,25 @@ fn busy_samples(p: &Parsed) -> f64 {
         .map(|n| inclusive[n.index()])
         .sum();
     tree.total(m) - idle
+}
+
+/// The entries of `p`'s line table at the nodes `map` grafted them to,
+/// but for nodes the merged tree's limits folded into another function.
+fn grafted_lines(
+    p: &Parsed,
+    map: &[NodeId],
+    (frames, into): (&FrameTable, &Profile),
+) -> Vec<(NodeId, u32, Vec<f64>)> {
+    let Some(table) = &p.profile.line_self else {
+        return Vec::new();
+    };
+    let frame_of = |n: NodeId| p.profile.tree.frame(n).map(|f| p.frames.get(f));
+    let frame_at = |n: NodeId| into.tree.frame(n).map(|f| frames.get(f));
+    table
+        .iter()
+        .filter(|(n, _, _)| frame_of(*n) == frame_at(map[n.index()]))
+        .map(|(n, line, values)| (map[n.index()], line, values.to_vec()))
+        .collect()
 }
 
 /// Copies `p`'s tree under `top`; returns where each of its nodes went.

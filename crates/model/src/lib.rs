@@ -2,7 +2,9 @@
 //!
 //! A [`Profile`] is a calling-context tree ([`CallTree`]) whose nodes point at
 //! interned [`Frame`]s and carry one self value per [`Metric`]; inclusive
-//! values are derived. A [`History`] holds every profile of every benchmark
+//! values are derived; where the input says on which lines of its function
+//! a node's self value was spent, a [`LineSelf`] table beside the tree
+//! holds it. A [`History`] holds every profile of every benchmark
 //! and version, with one [`FrameTable`] shared by all of them so the same
 //! method has the same id in every version.
 
@@ -14,6 +16,7 @@ mod frame;
 mod history;
 pub mod identity;
 pub mod limits;
+mod line_self;
 mod measurement;
 mod profile;
 mod tree;
@@ -25,6 +28,7 @@ pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, Note, ProfileEntry, Skipped, Version};
 pub use identity::{FunctionIds, PathRules};
+pub use line_self::LineSelf;
 pub use measurement::{Better, Interval, MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
 pub use tree::{CallTree, NodeId};

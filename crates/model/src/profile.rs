@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::allocation::{Allocations, ClassSource, CountKind};
 use super::frame::FrameTable;
+use super::line_self::LineSelf;
 use super::tree::{CallTree, NodeId};
 
 /// What a metric counts.
@@ -108,6 +109,10 @@ pub struct Profile {
     /// Only inputs that count calls have them (Python's cProfile); `None`
     /// elsewhere. Indexed by node id.
     pub call_counts: Option<Vec<f64>>,
+    /// Where on its function's lines each node's self value was spent,
+    /// when the input says (V8's `positionTicks`); `None` elsewhere. The
+    /// tree keeps one frame per function whatever the lines.
+    pub line_self: Option<LineSelf>,
     /// What the reader of the profile's pages should know about the input
     /// that the tree cannot show and that is no fault of the file (a fault
     /// is a warning, and makes the input "skipped"): e.g. samples a V8 heap
@@ -127,6 +132,7 @@ impl Profile {
             timeline: None,
             allocations: None,
             call_counts: None,
+            line_self: None,
             notes: Vec::new(),
         }
     }

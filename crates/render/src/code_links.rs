@@ -3,8 +3,17 @@
 //! site; [`CodeLinks`], per page), and the editor link a configured
 //! template makes of a location. The source page kind renders the pages
 //! these links point at.
+//!
+//! A frame links to its own line, except a function whose profiles say
+//! on which of its lines its self time went (V8's `positionTicks`): it
+//! links to the line with the most ([`analysis::line_costs::hottest_lines`]),
+//! the hottest row of its code on the source page, where a V8 frame's own
+//! line is only where the function starts.
+
+use rayon::prelude::*;
 
 use super::paths;
+use analysis::line_costs::{hottest_lines, HottestLines};
 use model::{FrameId, FrameTable, History};
 use vcs::sources::Sources;
 
@@ -13,6 +22,9 @@ pub struct SourceLinks<'a> {
     pub(crate) sources: &'a Sources,
     pub(crate) paths: Vec<String>,
     pub(crate) editor: &'a str,
+    /// Per version, the hottest line of its functions with line self
+    /// values (empty for versions without source files).
+    hottest: Vec<HottestLines>,
 }
 
 impl<'a> SourceLinks<'a> {
@@ -22,19 +34,31 @@ impl<'a> SourceLinks<'a> {
             .iter()
             .map(|f| paths::source_page(&history.versions[f.version].name, &f.shown_path))
             .collect();
+        let with_sources: std::collections::BTreeSet<usize> =
+            sources.files.iter().map(|f| f.version).collect();
+        let hottest = (0..history.versions.len())
+            .into_par_iter()
+            .map(|v| match with_sources.contains(&v) {
+                true => hottest_lines(history, v),
+                false => HottestLines::default(),
+            })
+            .collect();
         SourceLinks {
             sources,
             paths,
             editor,
+            hottest,
         }
     }
 
     /// Site path (with `#L<line>`) of `frame`'s line in `version`, when
-    /// its source is available.
+    /// its source is available: its function's hottest line when its
+    /// profiles put self values on its lines, else its own.
     pub fn source(&self, frames: &FrameTable, version: usize, frame: FrameId) -> Option<String> {
         let f = frames.get(frame);
         let i = self.sources.get(version, f.file.as_deref()?)?;
-        Some(match f.line.filter(|l| *l > 0) {
+        let hottest = self.hottest.get(version).and_then(|h| h.get(frame));
+        Some(match hottest.or(f.line).filter(|l| *l > 0) {
             Some(line) => format!("{}#L{line}", self.paths[i]),
             None => self.paths[i].clone(),
         })

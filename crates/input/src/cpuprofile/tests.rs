@@ -1,5 +1,6 @@
 use super::*;
 use model::error::Place;
+use std::collections::BTreeMap;
 
 fn parse(text: &str) -> Result<Parsed, ParseError> {
     CpuProfile.parse(&Input {
@@ -309,4 +310,121 @@ fn garbage_never_panics() {
     ] {
         let _ = parse(s);
     }
+}
+
+/// `node --cpu-prof` (node 20) on marked 4.0.0: the positionTicks of
+/// `list`, added up by line over its V8 nodes as DevTools' Sources panel
+/// does (read here with serde_json alone), are the sample counts of the
+/// profile's line table; the function stays one frame at its first line.
+#[test]
+fn position_ticks_are_the_line_samples_devtools_shows() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/first-contact/4.0.0/cpu-1.cpuprofile"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let url = "file:///tmp/fc-work/4.0.0/node_modules/marked/lib/marked.cjs";
+    let raw: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let mut expected: BTreeMap<u32, f64> = BTreeMap::new();
+    for node in raw["nodes"].as_array().unwrap() {
+        let frame = &node["callFrame"];
+        if frame["functionName"] != "list" || frame["url"] != url {
+            continue;
+        }
+        for t in node["positionTicks"].as_array().into_iter().flatten() {
+            *expected
+                .entry(t["line"].as_u64().unwrap() as u32)
+                .or_default() += t["ticks"].as_f64().unwrap();
+        }
+    }
+    assert_eq!(expected.values().sum::<f64>(), 329.0);
+    assert_eq!(expected[&568], 290.0, "list's hot line");
+
+    let p = parse(std::str::from_utf8(&bytes).unwrap()).unwrap();
+    let list: Vec<(model::FrameId, &Frame)> = p
+        .frames
+        .iter()
+        .filter(|(_, f)| f.function == "list" && f.file.as_deref() == Some(url))
+        .collect();
+    assert_eq!(
+        list.len(),
+        1,
+        "one frame for the function, whatever its lines"
+    );
+    let (list, frame) = list[0];
+    assert_eq!(frame.line, Some(534), "where list starts (lineNumber 533)");
+    let tree = &p.profile.tree;
+    let table = p.profile.line_self.as_ref().expect("a line table");
+    let mut parsed: BTreeMap<u32, f64> = BTreeMap::new();
+    for (node, line, values) in table.iter() {
+        if tree.frame(node) == Some(list) {
+            *parsed.entry(line).or_default() += values[1];
+        }
+    }
+    assert_eq!(parsed, expected);
+    // Every tick has a line: each node's own cpu is all on its lines.
+    for node in tree.node_ids().filter(|&n| tree.frame(n) == Some(list)) {
+        let on_lines: f64 = table.lines_of(node).map(|(_, v)| v[0]).sum();
+        assert!(close(on_lines, tree.self_value(node, 0)), "{node:?}");
+    }
+}
+
+/// One function under one caller in two V8 nodes (its code before and
+/// after optimisation) joins one tree node; each node's cpu is split by
+/// its own ticks. Ticks short of a node's samples leave the rest to the
+/// function's line; ticks beyond them are scaled down to them.
+#[test]
+fn each_node_splits_its_own_self_by_its_own_ticks() {
+    let p = parse(
+        r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3,4,5]},
+            {"id":2,"callFrame":{"functionName":"f","url":"a.js","lineNumber":4},"positionTicks":[{"line":6,"ticks":2},{"line":7,"ticks":1}]},
+            {"id":3,"callFrame":{"functionName":"f","url":"a.js","lineNumber":4},"positionTicks":[{"line":7,"ticks":1}]},
+            {"id":4,"callFrame":{"functionName":"g","url":"a.js","lineNumber":19},"positionTicks":[{"line":21,"ticks":1}]},
+            {"id":5,"callFrame":{"functionName":"h","url":"a.js","lineNumber":29},"positionTicks":[{"line":31,"ticks":4}]}],
+          "startTime":0,"endTime":140,"samples":[2,2,2,3,4,4,5,5],"timeDeltas":[0,10,10,10,70,10,10,10]}"#,
+    )
+    .unwrap();
+    let tree = &p.profile.tree;
+    let table = p.profile.line_self.as_ref().unwrap();
+    let lines = |k: usize| {
+        let node = tree.children(NodeId::ROOT)[k];
+        let lines: Vec<(u32, Vec<f64>)> =
+            table.lines_of(node).map(|(l, v)| (l, v.to_vec())).collect();
+        (function(&p, node).to_string(), lines)
+    };
+    assert_eq!(tree.children(NodeId::ROOT).len(), 3, "f is one node");
+    // f: node 2 has 30 µs in 3 samples, node 3 70 µs in 1.
+    assert_eq!(
+        lines(0),
+        (
+            "f".into(),
+            vec![(6, vec![20_000.0, 2.0]), (7, vec![80_000.0, 2.0])]
+        )
+    );
+    // g: 1 tick of 2 samples.
+    assert_eq!(lines(1), ("g".into(), vec![(21, vec![20_000.0, 1.0])]));
+    // h: 4 ticks of 2 samples.
+    assert_eq!(lines(2), ("h".into(), vec![(31, vec![20_000.0, 2.0])]));
+}
+
+#[test]
+fn bad_ticks_are_errors_with_their_path_and_odd_lines_are_no_lines() {
+    let e = parse(
+        r#"{"nodes":[{"id":1,"callFrame":{"functionName":"f"},"hitCount":2,"positionTicks":[{"line":3,"ticks":-1}]}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.place,
+        Place::Json("$.nodes[0].positionTicks[0].ticks".into())
+    );
+    let p = parse(
+        r#"{"nodes":[{"id":1,"callFrame":{"functionName":"f"},"hitCount":4,"positionTicks":[{"line":0,"ticks":1},{"line":2.5e12,"ticks":1},{"line":3,"ticks":2}]}]}"#,
+    )
+    .unwrap();
+    let table = p.profile.line_self.unwrap();
+    let entries: Vec<(u32, Vec<f64>)> = table.iter().map(|(_, l, v)| (l, v.to_vec())).collect();
+    assert_eq!(entries, [(3, vec![2.0])]);
+    // Without positionTicks there is no table.
+    let p = parse(r#"{"nodes":[{"id":1,"callFrame":{"functionName":"f"},"hitCount":4}]}"#).unwrap();
+    assert!(p.profile.line_self.is_none());
 }

@@ -36,6 +36,8 @@ const FILES: &[&str] = &[
     "sample-data/python-markdown/3.7/convert-extensions.1.speedscope.json",
     "sample-data/python-markdown/3.7/timings.1.json",
     "tests/fixtures/measurements/google-benchmark.json",
+    "tests/data/first-contact/4.0.0/cpu-1.cpuprofile",
+    "tests/fixtures/chrome-trace/busy-page.trace.json.gz",
 ];
 
 #[test]
@@ -65,6 +67,13 @@ fn every_format_comes_back_exactly_as_parsed() {
                 })
             };
             assert!(seen(a) == seen(b), "{rel}: allocations");
+            assert!(
+                a.profile.line_self == b.profile.line_self,
+                "{rel}: line self values"
+            );
+            if rel.contains("cpuprofile") || rel.contains("trace") {
+                assert!(a.profile.line_self.is_some(), "{rel}: V8 lines are kept");
+            }
             assert_eq!(a.profile.notes, b.profile.notes, "{rel}: notes");
             // The V8 capture has samples it cannot place, and says so.
             if rel.ends_with(".heapprofile") {

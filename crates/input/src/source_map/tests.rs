@@ -132,6 +132,20 @@ fn no_segment_before_the_column_or_one_without_a_source_gives_none() {
 }
 
 #[test]
+fn a_whole_line_maps_to_one_original_line_or_to_none() {
+    // Line 0: two segments on a.js line 0 (and a one-field segment);
+    // line 1: a.js lines 1 and 2 (minified code); line 2: nothing;
+    // line 3: only a one-field segment.
+    let map = map_with("AAAA,IAAI,C;AACA,IACA;;A").unwrap();
+    assert_eq!(map.original_line(0), Some(("a.js", 0)));
+    assert_eq!(map.original_line(1), None);
+    assert_eq!(map.original_line(2), None);
+    assert_eq!(map.original_line(3), None);
+    assert_eq!(map.original_line(4), None);
+    assert_eq!(map.original_line(u32::MAX), None);
+}
+
+#[test]
 fn original_fields_carry_across_lines_and_the_generated_column_does_not() {
     // Line 0: col 2 → b.js 3:4 "y". Line 2 (after an empty line): col 1
     // → b.js 3+1:4-2 "y"-1 = "x", relative to line 0's segment.

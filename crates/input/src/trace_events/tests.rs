@@ -308,3 +308,67 @@ fn garbage_never_panics() {
         });
     }
 }
+
+/// A trace gives the line of each sample (`lines`) instead of
+/// `positionTicks`: counted by line for `sortMany` (read here with
+/// serde_json alone, each sample's node looked up in its profile's
+/// chunks), they are the line table's samples, and `sortMany`'s own cpu
+/// is all on its lines (the whole function is on line 3).
+#[test]
+fn the_lines_of_samples_become_the_line_table() {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&fixture()[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    let raw: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut names: HashMap<(String, String, i64), String> = HashMap::new();
+    let mut expected: BTreeMap<u32, f64> = BTreeMap::new();
+    for e in raw["traceEvents"].as_array().unwrap() {
+        if e["name"] != "ProfileChunk" {
+            continue;
+        }
+        let key = |id: &serde_json::Value| {
+            (
+                e["pid"].to_string(),
+                e["id"].to_string(),
+                id.as_i64().unwrap(),
+            )
+        };
+        let data = &e["args"]["data"];
+        for n in data["cpuProfile"]["nodes"].as_array().into_iter().flatten() {
+            let name = n["callFrame"]["functionName"].as_str().unwrap();
+            names.insert(key(&n["id"]), name.to_string());
+        }
+        let samples = data["cpuProfile"]["samples"]
+            .as_array()
+            .into_iter()
+            .flatten();
+        let lines = data["lines"].as_array().into_iter().flatten();
+        for (s, line) in samples.zip(lines) {
+            let line = line.as_u64().unwrap() as u32;
+            if line > 0 && names[&key(s)] == "sortMany" {
+                *expected.entry(line).or_default() += 1.0;
+            }
+        }
+    }
+    assert_eq!(expected, BTreeMap::from([(3, 6710.0)]));
+
+    let (_, p) = crate::parse_bytes("busy-page.trace.json.gz", &fixture()).unwrap();
+    let table = p.profile.line_self.as_ref().expect("a line table");
+    let tree = &p.profile.tree;
+    let sort_many = |n: NodeId| name(&p, n) == "sortMany";
+    let mut parsed: BTreeMap<u32, f64> = BTreeMap::new();
+    let mut cpu = 0.0;
+    for (_, line, values) in table.iter().filter(|(n, _, _)| sort_many(*n)) {
+        *parsed.entry(line).or_default() += values[1];
+        cpu += values[0];
+    }
+    assert_eq!(parsed, expected);
+    let own: f64 = tree
+        .node_ids()
+        .filter(|&n| sort_many(n))
+        .map(|n| tree.self_value(n, 0))
+        .sum();
+    assert!(close(cpu, own), "{cpu} of {own}");
+}
