@@ -73,7 +73,9 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
     assert!(
         err.ends_with(&format!(
             "perfatlas: 0 regressions and 2 improvements found; open {}\n",
-            std::path::absolute(out.join("index.html")).unwrap().display()
+            std::path::absolute(out.join("index.html"))
+                .unwrap()
+                .display()
         )),
         "{err}"
     );

@@ -153,6 +153,11 @@ impl HottestLines {
     pub fn get(&self, frame: FrameId) -> Option<u32> {
         self.by_frame.get(&frame).copied()
     }
+
+    /// Every frame with a hottest line, and the line (in no order).
+    pub fn iter(&self) -> impl Iterator<Item = (FrameId, u32)> + '_ {
+        self.by_frame.iter().map(|(f, l)| (*f, *l))
+    }
 }
 
 /// The hottest line of each function with line self values in `version`.

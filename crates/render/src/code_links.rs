@@ -64,6 +64,11 @@ impl<'a> SourceLinks<'a> {
         })
     }
 
+    /// The hottest lines of `version`'s functions (empty without sources).
+    pub fn hottest(&self, version: usize) -> Option<&HottestLines> {
+        self.hottest.get(version)
+    }
+
     /// The editor link of `frame`, from the configured template.
     /// The `[flame] editor` template ("" when there is none).
     pub fn editor_template(&self) -> &str {

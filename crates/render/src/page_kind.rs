@@ -109,9 +109,10 @@ impl<'a> SitePlan<'a> {
         sources: &'a Sources,
         store: &'a dyn PageStore,
     ) -> SitePlan<'a> {
+        let links = SourceLinks::new(history, sources, &config.flame.editor);
         let inputs = store
             .enabled()
-            .then(|| reuse::Inputs::new(history, config, renderer, &analysis.frames, sources));
+            .then(|| reuse::Inputs::new(history, config, renderer, &analysis.frames, &links));
         let flame_diffs = flame_plan::diff_plan(history, config);
         SitePlan {
             history,
@@ -122,7 +123,7 @@ impl<'a> SitePlan<'a> {
             store,
             inputs,
             profiles: flame_plan::plan(history, renderer.repetition_pages()),
-            links: SourceLinks::new(history, sources, &config.flame.editor),
+            links,
             allocations: &analysis.allocations,
             aggregates: flame_plan::aggregate_plan(history, config),
             diff_links: flame_plan::links_by_version(history, &flame_diffs),

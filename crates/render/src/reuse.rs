@@ -140,7 +140,7 @@ impl Inputs {
         config: &Config,
         renderer: &Renderer,
         shape_frames: &ShapeFrames,
-        sources: &vcs::sources::Sources,
+        links: &crate::code_links::SourceLinks,
     ) -> Inputs {
         use rayon::prelude::*;
         let frames = frame_digests(&history.frames, shape_frames);
@@ -152,7 +152,7 @@ impl Inputs {
                 .map(|entry| profile_digest(entry, &frames))
                 .collect(),
             sources: (0..history.versions.len())
-                .map(|v| sources_digest(sources, v))
+                .map(|v| sources_digest(links, v, &frames))
                 .collect(),
         }
     }
@@ -234,12 +234,26 @@ fn nodes_digest(tree: &model::CallTree, frames: &[u64], range: std::ops::Range<u
     xxhash_rust::xxh3::xxh3_128(&bytes)
 }
 
-/// The source files of `version` that code links can point to.
-pub fn sources_digest(sources: &vcs::sources::Sources, version: usize) -> u128 {
+/// The source files of `version` that code links can point to, and the
+/// lines they land on (each function's hottest, which any profile of the
+/// version can move); `frames` are [`frame_digests`].
+pub fn sources_digest(
+    links: &crate::code_links::SourceLinks,
+    version: usize,
+    frames: &[u64],
+) -> u128 {
     let mut d = KeyHasher::new("sources");
-    for file in sources.files.iter().filter(|f| f.version == version) {
+    for file in links.sources.files.iter().filter(|f| f.version == version) {
         d.str(&file.shown_path).debug(&file.profile_paths);
     }
+    let mut hottest: Vec<(u64, u32)> = links
+        .hottest(version)
+        .into_iter()
+        .flat_map(|h| h.iter())
+        .map(|(f, line)| (frames[f.0 as usize], line))
+        .collect();
+    hottest.sort_unstable();
+    d.debug(&hottest);
     d.finish()
 }
 
