@@ -374,5 +374,62 @@ pub fn delta_step(delta: f64) -> i8 {
     (ratio.log2().clamp(-1.0, 1.0) * 5.0).round() as i8
 }
 
+/// A method whose share of its version moved: from `from` of version
+/// `before`'s total to `to` of version `after`'s (shares 0–1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Move {
+    pub row: usize,
+    pub before: usize,
+    pub after: usize,
+    pub from: f64,
+    pub to: f64,
+}
+
+impl Matrix {
+    /// The methods whose share of a version moved most between two
+    /// versions measured one after the other, largest move first, at most
+    /// `limit`, each by at least `min_points` (a share, 0.02 for two
+    /// points); one move per method, its largest, between versions it ran
+    /// in both (a method that appears or goes is more often code that
+    /// moved to another file than code that changed). Entry points and
+    /// harnesses keep their share as everything under them changes, so
+    /// what moves is the code that changed.
+    pub fn largest_moves(&self, limit: usize, min_points: f64) -> Vec<Move> {
+        let measured: Vec<usize> = (0..self.totals.len())
+            .filter(|&v| self.totals[v].is_some())
+            .collect();
+        let share = |row: &Row, v: usize| row.cells[v].as_ref().map(|c| c.share);
+        let mut moves: Vec<Move> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.level == Level::Method)
+            .filter_map(|(i, row)| {
+                measured
+                    .windows(2)
+                    .filter_map(|w| {
+                        Some(Move {
+                            row: i,
+                            before: w[0],
+                            after: w[1],
+                            from: share(row, w[0])?,
+                            to: share(row, w[1])?,
+                        })
+                    })
+                    .max_by(|a, b| (a.to - a.from).abs().total_cmp(&(b.to - b.from).abs()))
+            })
+            .filter(|m| (m.to - m.from).abs() >= min_points)
+            .collect();
+        moves.sort_by(|a, b| {
+            (b.to - b.from)
+                .abs()
+                .total_cmp(&(a.to - a.from).abs())
+                .then(a.row.cmp(&b.row))
+        });
+        moves.truncate(limit);
+        moves
+    }
+}
+
 #[cfg(test)]
 mod tests;

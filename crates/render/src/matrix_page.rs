@@ -53,6 +53,8 @@ struct MatrixView {
     scope: String,
     scopes: Vec<Link>,
     metric: String,
+    /// The methods whose share moved most.
+    moves: Vec<MoveView>,
     /// The legend's ends: "faster" and "slower", or in memory "less
     /// memory" and "more memory".
     less: &'static str,
@@ -77,6 +79,57 @@ struct MatrixView {
     save_name: String,
     data_json: String,
     empty: bool,
+}
+
+/// A method whose share moved most between two versions.
+#[derive(Serialize)]
+struct MoveView {
+    name: String,
+    /// Its place: class and package.
+    path: String,
+    href: Option<String>,
+    before: String,
+    after: String,
+    from: String,
+    to: String,
+    modified: bool,
+}
+
+/// Most methods the list of largest moves names.
+const MOVES_SHOWN: usize = 8;
+/// The smallest move listed: two points of a version's total.
+const MOVE_MIN: f64 = 0.02;
+
+/// The methods whose share moved most, each linked to its section of the
+/// version it moved in.
+fn moves(history: &History, plan: &EvolutionPlan, sp: &ScopePlan, root: &str) -> Vec<MoveView> {
+    sp.matrix
+        .largest_moves(MOVES_SHOWN, MOVE_MIN)
+        .into_iter()
+        .map(|m| {
+            let row = &sp.matrix.rows[m.row];
+            let comp = plan.hierarchy.get(row.comp);
+            let after = &history.versions[m.after];
+            let parent = comp.parent.map(|p| plan.hierarchy.path_name(p));
+            MoveView {
+                name: comp.name.clone(),
+                path: parent.unwrap_or_default(),
+                href: sp
+                    .pages
+                    .get(&row.comp)
+                    .map(|p| format!("{root}{}", crate::function_home::at_version(p, &after.name))),
+                before: history.versions[m.before].label.clone(),
+                after: after.label.clone(),
+                from: percent(m.from, 1.0),
+                to: percent(m.to, 1.0),
+                modified: row.cells[m.after]
+                    .as_ref()
+                    .and_then(|c| c.modified)
+                    .unwrap_or(0)
+                    > 0,
+            }
+        })
+        .collect()
 }
 
 /// Per-row popup data: `[mean, min, max, reps, delta|null, modified|null]`
@@ -233,6 +286,7 @@ pub fn render(
         scopes: scope_links(plan, s, &root),
         scope: sp.scope.name.clone(),
         metric: sp.scope.metric.clone(),
+        moves: moves(history, plan, sp, &root),
         less: match sp.scope.unit {
             model::Unit::Bytes | model::Unit::Objects => "less memory",
             _ => "faster",

@@ -196,3 +196,33 @@ fn the_row_cap_keeps_the_largest_rows_with_their_ancestors() {
     assert_eq!(again.capped, 0);
     assert_eq!(again.hidden, 0);
 }
+
+#[test]
+fn the_largest_moves_are_the_methods_whose_share_changed_not_the_entry_point() {
+    let f = fixture();
+    let scope = Scope::new(&f.history, "bench", &["bench".to_string()]);
+    let m = build(&scope, &f.hierarchy, &f.facts, &[None, None], 2.0);
+    // main holds all of both versions (no move); parse goes from 50 of 100
+    // to 150 of 200, work from 70 of 100 to 150 of 200; tiny did not run
+    // in 2.0 (no move to tell).
+    let moves: Vec<(String, f64, f64)> = m
+        .largest_moves(10, 0.02)
+        .iter()
+        .map(|x| {
+            (
+                f.hierarchy.get(m.rows[x.row].comp).name.clone(),
+                x.from,
+                x.to,
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        vec![
+            ("parse".to_string(), 0.5, 0.75),
+            ("work".to_string(), 0.7, 0.75)
+        ]
+    );
+    assert_eq!(m.largest_moves(1, 0.02).len(), 1);
+    assert!(m.largest_moves(10, 0.3).is_empty());
+}
