@@ -139,6 +139,21 @@ pub fn from_source_hashes(history: &History, hierarchy: &Hierarchy) -> Modificat
 }
 
 /// Where the git data came from, for one version.
+/// Whether a profile's file is the runtime's own code, named by a scheme
+/// without a path (`node:internal/main`, `node:fs`), which no repository
+/// of the program holds: not worth a "not found" count.
+fn runtime_builtin(file: &str) -> bool {
+    match file.split_once(':') {
+        Some((scheme, rest)) => {
+            !scheme.is_empty()
+                && scheme.len() > 1
+                && scheme.bytes().all(|b| b.is_ascii_lowercase())
+                && !rest.starts_with("//")
+        }
+        None => false,
+    }
+}
+
 fn resolution_note(r: &vcs::Resolved) -> String {
     format!("{} ({})", r.short, r.how)
 }
@@ -229,7 +244,9 @@ pub fn from_git(
         let mut old_map: Option<PathMap> = None;
         for (&method, site) in sites {
             let Some(path) = map.map(&site.file) else {
-                unmapped.insert(site.file.clone());
+                if !runtime_builtin(&site.file) {
+                    unmapped.insert(site.file.clone());
+                }
                 continue;
             };
             // A function the profiles ran from another file in the version
@@ -515,6 +532,16 @@ mod tests {
         format!(
             r#"{{"perfatlas":1,"metrics":[{{"name":"samples","unit":"samples"}}],"frames":{frames},"nodes":[{{"frame":0,"parent":null,"self":[1]}},{{"frame":1,"parent":0,"self":[1]}}]}}"#
         )
+    }
+
+    #[test]
+    fn the_runtime_s_own_files_are_not_looked_for_in_the_repository() {
+        assert!(runtime_builtin("node:internal/main/run_main_module"));
+        assert!(runtime_builtin("node:fs"));
+        assert!(!runtime_builtin("file:///work/app/src/index.js"));
+        assert!(!runtime_builtin("C:\\app\\main.js"));
+        assert!(!runtime_builtin("src/Tokenizer.js"));
+        assert!(!runtime_builtin("/home/u/app/main.py"));
     }
 
     #[test]

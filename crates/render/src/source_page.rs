@@ -47,6 +47,10 @@ struct SourceView {
     costly_lines: usize,
     /// The component pages of the file's classes, one per matrix.
     matrix: Vec<crate::Link>,
+    /// What changed in the version.
+    version_href: String,
+    /// The file's page in every version with it (this one current).
+    versions: Vec<crate::Link>,
 }
 
 /// Renders the page of `sources.files[index]`.
@@ -92,6 +96,8 @@ pub fn render(
             .collect(),
         costly_lines: lines.iter().filter(|l| l.heat > 0).count(),
         lines,
+        version_href: super::paths::link_from(&path, &super::paths::version_page(&version.name)),
+        versions: other_versions(history, links, index, &path),
         matrix: matrix
             .iter()
             .map(|(label, target)| crate::Link {
@@ -103,6 +109,30 @@ pub fn render(
     };
     let html = renderer.render("source.html", &view)?;
     Ok((path, html.into_bytes()))
+}
+
+/// The pages of the same file (repository path) in every version that has
+/// it, in version order, linked from the page at `page`.
+fn other_versions(
+    history: &History,
+    links: &SourceLinks,
+    index: usize,
+    page: &str,
+) -> Vec<crate::Link> {
+    let shown = &links.sources.files[index].shown_path;
+    let mut same: Vec<usize> = (0..links.sources.files.len())
+        .filter(|&i| links.sources.files[i].shown_path == *shown)
+        .collect();
+    same.sort_by_key(|&i| links.sources.files[i].version);
+    same.into_iter()
+        .map(|i| crate::Link {
+            label: history.versions[links.sources.files[i].version]
+                .label
+                .clone(),
+            href: super::paths::link_from(page, &links.paths[i]),
+            current: i == index,
+        })
+        .collect()
 }
 
 /// Line costs of a file known by several profile paths, added up.
