@@ -164,6 +164,9 @@ pub fn build_with_progress(
         .map(|m| m.note(&history))
         .collect();
     history.input_notes.extend(moved);
+    history
+        .input_notes
+        .extend(numbered_notes(&analysis.ids.split));
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),
@@ -372,6 +375,35 @@ fn write_site(
         zip.commit()?;
     }
     Ok(())
+}
+
+/// Why functions are shown as `lex#1`, `lex#2`: several functions of one
+/// name start at different lines of one file in a version. One note per
+/// file.
+fn numbered_notes(split: &[(String, String, usize)]) -> Vec<model::Note> {
+    let mut by_file: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    // The runtime's own code (`node:internal/…`) is no reader's concern.
+    let builtin = |f: &str| {
+        f.split_once(':')
+            .is_some_and(|(s, rest)| s.len() > 1 && !s.contains('/') && !rest.starts_with("//"))
+    };
+    for (name, file, count) in split.iter().filter(|(_, f, _)| !builtin(f)) {
+        by_file.entry(file).or_default().push(match count {
+            2 => format!("`{name}#1`, `{name}#2`"),
+            _ => format!("`{name}#1` … `{name}#{count}`"),
+        });
+    }
+    by_file
+        .into_iter()
+        .map(|(file, names)| model::Note {
+            file: file.to_string(),
+            place: String::new(),
+            text: format!(
+                "functions of one name start at different lines of this file in a version, so each is numbered in the order they start, on every page: {}",
+                names.join(", ")
+            ),
+        })
+        .collect()
 }
 
 /// The regressions and improvements a build found.

@@ -109,9 +109,16 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
         rows.windows(2).all(|w| w[0] < w[1]),
         "versions in release order"
     );
+    // Three version.toml files, the sample out of time order, and the
+    // bundle's same-named functions (marked's `Lexer.lex` and `lex`):
+    // each numbered, and the note says why.
     assert!(
-        index.contains("4 notes</a>"),
+        index.contains("5 notes</a>"),
         "the summary counts the notes"
+    );
+    assert!(
+        index.contains("numbered in the order they start, on every page: <code>code#1</code>, <code>code#2</code>"),
+        "the numbered functions are explained"
     );
     assert!(!index.contains("problem"), "nothing is listed as a problem");
     // The first lines say what the newest version did.
