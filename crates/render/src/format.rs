@@ -101,7 +101,6 @@ pub fn measured(v: f64, unit: &str) -> String {
     }
 }
 
-/// A signed relative change as `+12.3%` / `−4.0%`.
 /// A change of at least 1.5× as a factor read at once, in the words of
 /// its unit: "10.8× slower" (times, samples), "2.1× less memory" (bytes),
 /// "3.0× higher" (anything else); `None` for smaller changes.
@@ -127,6 +126,7 @@ pub fn factor_words(relative: f64, unit: &str) -> Option<String> {
     ))
 }
 
+/// A signed relative change as `+12.3%` / `−4.0%`.
 pub fn signed_percent(relative: f64) -> String {
     let p = relative * 100.0;
     let digits = if p.abs() >= 10.0 { 1 } else { 2 };

@@ -351,10 +351,18 @@ fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
     }
 }
 
-/// Grid lines at round values (1, 2 or 5 × a power of ten), labelled in
-/// the series' unit (times scaled, other units named once at the top).
+/// Grid lines at round values (1, 2 or 5 × a power of ten; of 1024 for
+/// bytes), labelled in the series' unit as its table writes it (times and
+/// bytes scaled: "20 ms", "2.00 MiB"; other units named once at the top).
 fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
-    let step = nice_step(top / 4.0);
+    let bytes = unit == "bytes";
+    let step = match bytes {
+        true => {
+            let scale = binary_scale(top);
+            nice_step(top / scale / 4.0) * scale
+        }
+        false => nice_step(top / 4.0),
+    };
     let mut k = 0;
     while step > 0.0 && k as f64 * step <= top && k <= 10 {
         let v = k as f64 * step;
@@ -369,7 +377,7 @@ fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
                 ("y2", &yy),
             ],
         );
-        let label = if unit == "s" && v > 0.0 {
+        let label = if (unit == "s" || bytes) && v > 0.0 {
             measured(v, unit)
         } else {
             grouped(v)
@@ -386,7 +394,7 @@ fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
         );
         k += 1;
     }
-    if unit != "s" {
+    if unit != "s" && !bytes {
         w.element(
             "text",
             &[
@@ -398,6 +406,15 @@ fn axis(w: &mut SvgWriter, top: f64, unit: &str, y: &dyn Fn(f64) -> f64) {
             unit,
         );
     }
+}
+
+/// The power of 1024 that `top` bytes are counted in (KiB, MiB, …).
+fn binary_scale(top: f64) -> f64 {
+    let mut scale = 1.0;
+    while top / scale >= 1024.0 && scale < 1024f64.powi(5) {
+        scale *= 1024.0;
+    }
+    scale
 }
 
 /// The round step (1, 2 or 5 × 10^k) at or above `raw`.
@@ -495,6 +512,28 @@ mod tests {
         assert_eq!(nice_step(86.0), 100.0);
         assert_eq!(nice_step(0.0031), 0.005);
         assert_eq!(nice_step(0.0), 0.0);
+    }
+
+    /// The axis labels `axis` writes for a series in `unit` up to `top`.
+    fn axis_labels(top: f64, unit: &str) -> Vec<String> {
+        let mut w = SvgWriter::with_capacity(1024);
+        axis(&mut w, top, unit, &|v| 200.0 - v / top * 180.0);
+        w.finish()
+            .split("class=\"pa-axis\"")
+            .skip(1)
+            .map(|t| t[t.find('>').unwrap() + 1..t.find('<').unwrap()].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_memory_axis_is_in_the_units_the_table_uses() {
+        // 3.3 MiB of heap: steps of 1 MiB, not of 1,000,000 bytes.
+        assert_eq!(
+            axis_labels(3.3 * 1024.0 * 1024.0, "bytes"),
+            ["0", "1.00 MiB", "2.00 MiB", "3.00 MiB"]
+        );
+        assert_eq!(axis_labels(3.3, "s"), ["0", "1.00 s", "2.00 s", "3.00 s"]);
+        assert_eq!(axis_labels(330.0, "ops"), ["0", "100", "200", "300", "ops"]);
     }
 
     /// (name, y) of every category name `bands` writes.
