@@ -79,6 +79,8 @@ pub struct BuildReport {
     pub profiles: usize,
     /// Files of repeated measurements read.
     pub measurement_files: usize,
+    /// Field executions read (Gammatella's).
+    pub field_executions: usize,
     pub pages: usize,
     pub skipped: Vec<model::Skipped>,
     /// Remarks on inputs read whole ([`model::History::notes`]): not
@@ -428,6 +430,7 @@ fn report(
         versions: history.versions.len(),
         profiles: history.profiles.len(),
         measurement_files: history.measurement_files(),
+        field_executions: history.field.iter().map(|f| f.executions.len()).sum(),
         pages,
         skipped: std::mem::take(&mut history.skipped),
         notes: history.notes(),

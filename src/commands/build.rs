@@ -142,9 +142,10 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
         eprintln!("perfatlas: note: {line}");
     }
     eprintln!(
-        "perfatlas: wrote {} to {}{}",
+        "perfatlas: wrote {} to {}{}{}",
         summary(&report),
         output.display(),
+        reused(&report),
         if report.skipped.is_empty() {
             String::new()
         } else {
@@ -184,30 +185,54 @@ fn exit_code(report: &perfatlas::BuildReport) -> ExitCode {
     }
 }
 
-/// `622 pages for 24 profiles in 3 versions`.
+/// `622 pages for 24 profiles in 3 versions`, naming only what the input
+/// has besides profiles (`22 pages for 30 field executions in 1 version`).
 fn summary(report: &perfatlas::BuildReport) -> String {
-    let measurements = match report.measurement_files {
-        0 => String::new(),
-        n => format!(" and {}", counted(n, "measurement file")),
+    let mut read: Vec<String> = [
+        (report.profiles, "profile"),
+        (report.measurement_files, "measurement file"),
+        (report.field_executions, "field execution"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| counted(*n, what))
+    .collect();
+    if read.is_empty() {
+        read.push(counted(0, "profile"));
+    }
+    let last = read.pop().unwrap_or_default();
+    let read = match read.is_empty() {
+        true => last,
+        false => format!("{} and {last}", read.join(", ")),
     };
-    let cached = match report.cached {
+    format!(
+        "{} for {read} in {}",
+        counted(report.pages, "page"),
+        counted(report.versions, "version")
+    )
+}
+
+/// What the build took from the build cache and the previous site.
+fn reused(report: &perfatlas::BuildReport) -> String {
+    format!("{}{}", cached(report), kept(report))
+}
+
+fn cached(report: &perfatlas::BuildReport) -> String {
+    match report.cached {
         (0, _) => String::new(),
         (hits, parsed) => format!(
             " ({hits} of {} input files unchanged, from the build cache)",
             hits + parsed
         ),
-    };
-    let kept = match report.pages_kept {
+    }
+}
+
+fn kept(report: &perfatlas::BuildReport) -> String {
+    match report.pages_kept {
         (0, _) => String::new(),
         (kept, rendered) => format!(
             "; {kept} of {} flame-graph page groups unchanged, kept from the previous site",
             kept + rendered
         ),
-    };
-    format!(
-        "{} for {}{measurements} in {}{cached}{kept}",
-        counted(report.pages, "page"),
-        counted(report.profiles, "profile"),
-        counted(report.versions, "version")
-    )
+    }
 }
