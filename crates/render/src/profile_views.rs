@@ -310,15 +310,51 @@ pub fn repetition_view(
     page: &PagePlan,
     page_tables: Option<(&Tables, usize)>,
 ) -> Result<RepetitionView, BuildError> {
-    let code = code_links(cx, page);
-    let cells = ShapeCells::default();
-    let laid_out = lay_out_shapes(cx, page, &cells, &code);
-    let (view, files) = assemble(cx, page, (&cells, laid_out, &code), page_tables)?;
+    let (view, files) = views_on_aggregate(cx, page, page_tables)?;
     Ok(RepetitionView {
         name: cx.rep_name(page.entry).to_string(),
         head: cx.renderer.render("repetition.html", &view)?,
         views_json: view.views_json,
         like: None,
+        files,
+    })
+}
+
+fn views_on_aggregate(
+    cx: &Context,
+    page: &PagePlan,
+    page_tables: Option<(&Tables, usize)>,
+) -> Result<(ProfileView, SiteFiles), BuildError> {
+    let code = code_links(cx, page);
+    let cells = ShapeCells::default();
+    let laid_out = lay_out_shapes(cx, page, &cells, &code);
+    assemble(cx, page, (&cells, laid_out, &code), page_tables)
+}
+
+/// An aggregate page's mean profile ([`Context::mean`]) as the page shows
+/// it: its views (every shape and metric) for the script, as a
+/// repetition's are stored; and as HTML its links to the benchmark's
+/// other versions and differential pages, and its heaviest functions.
+pub struct MeanView {
+    pub views_json: String,
+    pub navs: String,
+    pub heaviest: String,
+    pub files: SiteFiles,
+}
+
+/// The views of the mean profile of `page` (see [`MeanView`]), extending
+/// the page's tables and derived from its stored tree `k` as a
+/// repetition's are ([`repetition_view`]).
+pub fn mean_view(
+    cx: &Context,
+    page: &PagePlan,
+    page_tables: Option<(&Tables, usize)>,
+) -> Result<MeanView, BuildError> {
+    let (view, files) = views_on_aggregate(cx, page, page_tables)?;
+    Ok(MeanView {
+        navs: cx.renderer.render("profile_navs.html", &view)?,
+        heaviest: cx.renderer.render("heaviest.html", &view)?,
+        views_json: view.views_json,
         files,
     })
 }
