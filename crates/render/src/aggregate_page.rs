@@ -28,7 +28,7 @@ use super::{paths, reuse, Common};
 use crate::Link;
 use analysis::aggregate::{self, Aggregate};
 use model::error::BuildError;
-use model::{CallTree, FrameTable, History, Unit};
+use model::{CallTree, FrameTable, History, Metric, Profile, ProfileEntry, Unit};
 
 use crate::page_kind::{Job, PageKind, SitePlan};
 use rayon::prelude::*;
@@ -61,9 +61,16 @@ struct AggregateView {
     table: TableView,
     views_json: String,
     /// The repetitions whose views the page shows (see
-    /// `profile_page::shown_in_aggregates`), with the shapes they have.
+    /// `profile_page::shown_in_aggregates`).
     reps: Vec<RepetitionView>,
     shapes: Vec<Link>,
+    /// The version's crumb (a version's page, not a configured set's).
+    version: Option<Link>,
+    /// The mean profile's views, version and differential links, and
+    /// heaviest functions (see [`profile_views::MeanView`]).
+    mean_views_json: String,
+    navs: String,
+    heaviest: String,
 }
 
 /// The repetitions of the version that `page` shows, in history order.
@@ -120,12 +127,30 @@ struct Stored {
     tree_of: HashMap<usize, usize>,
 }
 
+/// The page's merged views are top-down; its other shapes, its heaviest
+/// functions and its links to other versions are those of the mean
+/// profile (the profiles' mean per metric), laid out as a repetition's.
 pub fn render(
     cx: &flame_plan::Context,
     page: &AggregatePlan,
 ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let shown = repetitions(cx, page);
-    let (view, mut files, stored) = merged_page(cx, page, !shown.is_empty())?;
+    let (view, mut files, stored, mean) = merged_page(cx, page)?;
+    let mean_cx = flame_plan::Context {
+        mean: Some(&mean),
+        ..*cx
+    };
+    let mean_page = PagePlan {
+        entry: mean_cx.mean_entry(),
+        path: page.path.clone(),
+        shown_in: None,
+    };
+    let own = stored
+        .tree_of
+        .get(&mean_page.entry)
+        .map(|&k| (&stored.tables, k));
+    let mut mean_view = profile_views::mean_view(&mean_cx, &mean_page, own)?;
+    files.append(&mut mean_view.files);
     let mut reps = repetition_views(cx, &shown, &stored)?;
     for rep in &mut reps {
         files.append(&mut rep.files);
@@ -134,11 +159,11 @@ pub fn render(
     let html = cx.renderer.render(
         "aggregate.html",
         &AggregateView {
-            shapes: match reps.is_empty() {
-                true => Vec::new(),
-                false => views::shape_links(),
-            },
+            shapes: views::shape_links(),
             reps,
+            mean_views_json: mean_view.views_json,
+            navs: mean_view.navs,
+            heaviest: mean_view.heaviest,
             ..view
         },
     )?;
@@ -146,14 +171,13 @@ pub fn render(
     Ok(files)
 }
 
-/// The merged views of the page, and their standalone SVG files.
-/// With `all_shapes`, the page's trees carry every shape's frames (for
-/// the repetitions' views).
+/// The merged views of the page, their standalone SVG files, what the
+/// page stores, and the mean profile. The page's trees carry every
+/// shape's frames (for the mean's and the repetitions' views).
 fn merged_page(
     cx: &flame_plan::Context,
     page: &AggregatePlan,
-    all_shapes: bool,
-) -> Result<(AggregateView, SiteFiles, Stored), BuildError> {
+) -> Result<(AggregateView, SiteFiles, Stored, ProfileEntry), BuildError> {
     let (history, config, renderer, profiles, frames, links) = (
         cx.history,
         cx.config,
@@ -183,13 +207,11 @@ fn merged_page(
     });
     let ship_both = cx.renderer.ship_derived();
     let budget = flame_view::budget(&config.flame);
-    // The repetitions' views derive every shape from the page's trees.
-    let mut source = match all_shapes {
-        true => SourceBuilder::new(frames),
-        false => SourceBuilder::top_down(frames),
-    };
+    // The mean's and the repetitions' views derive every shape from the
+    // page's trees.
+    let mut source = SourceBuilder::new(frames);
     let mut tree_of: HashMap<usize, usize> = HashMap::new();
-    let mut merged_trees = Vec::new();
+    let (mut merged_trees, mut means) = (Vec::new(), Vec::new());
     for (m, (metric, entries)) in page.metrics.iter().enumerate() {
         let merged = Merged {
             page,
@@ -199,6 +221,7 @@ fn merged_page(
         let (trees, unit) = entry_trees(history, entries, metric);
         let refs: Vec<&CallTree> = trees.iter().collect();
         let agg = aggregate::aggregate(&refs);
+        means.push((agg.tree.project(agg.mean_metric()), unit.clone()));
         let labels = profile_labels(history, profiles, page, entries);
         let spec = graph_spec(history, &merged, &agg, &unit, &code);
         let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
@@ -288,7 +311,9 @@ fn merged_page(
             profiles: profile_links(history, profiles, &merged, &labels, &common.root),
         });
     }
+    let mean = mean_entry(history, page, means);
     if derived {
+        tree_of.insert(history.profiles.len(), source.add(&mean.profile.tree));
         let link = |f| code.of(&frames.table, f);
         let trees = PageTrees::Aggregate(merged_trees);
         let source = source.finish(budget.min_fraction, trees, &mut views.tables, link);
@@ -321,11 +346,63 @@ fn merged_page(
         graph,
         table,
         views_json: views.into_json(),
+        version: (!page.subtitle.is_empty()).then(|| Link {
+            label: history.versions[page.version].label.clone(),
+            href: format!(
+                "{}{}",
+                common.root,
+                paths::version_page(&history.versions[page.version].name)
+            ),
+            current: false,
+        }),
         common,
         reps: Vec::new(),
         shapes: Vec::new(),
+        mean_views_json: String::new(),
+        navs: String::new(),
+        heaviest: String::new(),
     };
-    Ok((view, files, stored))
+    Ok((view, files, stored, mean))
+}
+
+/// The page's mean profile: per metric, the mean of the profiles merged
+/// for it (`means`: each metric's merged tree of means, and its unit),
+/// as one tree with every metric.
+fn mean_entry(
+    history: &History,
+    page: &AggregatePlan,
+    means: Vec<(CallTree, Unit)>,
+) -> ProfileEntry {
+    let first = &history.profiles[page.metrics[0].1[0]];
+    let (trees, units): (Vec<CallTree>, Vec<Unit>) = means.into_iter().unzip();
+    let count = trees.len();
+    let tree = match count {
+        1 => trees.into_iter().next().unwrap_or_else(|| CallTree::new(1)),
+        _ => {
+            let refs: Vec<&CallTree> = trees.iter().collect();
+            let placement: Vec<(usize, usize, f64)> = (0..count).map(|m| (m, m, 1.0)).collect();
+            analysis::shapes::merge(&refs, &[]).remetric(count, &placement)
+        }
+    };
+    let metrics = page
+        .metrics
+        .iter()
+        .zip(units)
+        .map(|((name, _), unit)| Metric::new(name.clone(), unit))
+        .collect();
+    let mut profile = Profile::new(metrics);
+    profile.tree = tree;
+    ProfileEntry {
+        version: page.version,
+        benchmark: match page.subtitle.is_empty() {
+            true => page.title.clone(),
+            false => first.benchmark.clone(),
+        },
+        repetition: 0,
+        source: format!("{} profiles merged", page.metrics[0].1.len()),
+        format: first.format,
+        profile,
+    }
 }
 
 /// One metric of an aggregate page.
@@ -634,6 +711,13 @@ impl PageKind for AggregatePages {
                     let mut d = reuse::KeyHasher::new("aggregate page with repetitions");
                     d.u128(key(site.history, &site.profiles, page, i))
                         .u128(profile_views::group_key(&cx, &reps, i));
+                    // The mean's links: the benchmark's versions, and the
+                    // differential pages of this one.
+                    if let Some(&e) = page.metrics.first().and_then(|(_, e)| e.first()) {
+                        let bench = &site.history.profiles[e].benchmark;
+                        d.debug(&site.profiles.by_benchmark.get(bench))
+                            .debug(&site.diff_links.get(&(bench.clone(), page.version)));
+                    }
                     d.finish()
                 });
                 Job::keyed(key, move || render(&profile_views::context(site), page))

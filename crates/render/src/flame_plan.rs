@@ -198,6 +198,7 @@ pub(crate) fn versions_around<'a>(
 }
 
 /// What every profile page render needs.
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub history: &'a History,
     pub config: &'a Config,
@@ -207,6 +208,38 @@ pub struct Context<'a> {
     /// Differential pages by (benchmark, version index), as (label, path).
     pub diffs: &'a BTreeMap<(String, usize), Vec<(String, String)>>,
     pub links: &'a SourceLinks<'a>,
+    /// An aggregate page's mean profile, laid out as a profile is: entry
+    /// [`Context::mean_entry`] (one past the history's), named
+    /// [`MEAN_NAME`].
+    pub mean: Option<&'a ProfileEntry>,
+}
+
+/// What the mean profile of an aggregate page is called in its views.
+pub const MEAN_NAME: &str = "all merged";
+
+impl<'a> Context<'a> {
+    /// Profile entry `i`: the history's, or the mean profile.
+    pub fn entry(&self, i: usize) -> &'a ProfileEntry {
+        match (self.history.profiles.get(i), self.mean) {
+            (Some(entry), _) | (None, Some(entry)) => entry,
+            (None, None) => &self.history.profiles[i],
+        }
+    }
+
+    /// The entry index that stands for the mean profile.
+    pub fn mean_entry(&self) -> usize {
+        self.history.profiles.len()
+    }
+
+    /// How entry `i` is named among its version's profiles (`r2`).
+    pub fn rep_name(&self, i: usize) -> &'a str {
+        self.plan.rep_names.get(i).map_or(MEAN_NAME, String::as_str)
+    }
+
+    /// The name of entry `i`'s standalone SVG files (`--svg-files`).
+    pub fn svg_name(&self, i: usize) -> &'a str {
+        self.plan.rep_names.get(i).map_or("mean", String::as_str)
+    }
 }
 
 /// Groups pages by profile, in plan order.

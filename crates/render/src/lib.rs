@@ -27,6 +27,7 @@ pub mod matrix_svg;
 pub mod page_kind;
 pub mod pages;
 pub mod paths;
+pub mod profile_links;
 pub mod profile_page;
 pub mod profile_views;
 pub mod regression_page;

@@ -17,16 +17,14 @@ use super::flame_view::{self, Derive, GraphSpec, GraphView, Tables};
 use super::format::{percent, with_unit};
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
-use super::{paths, reuse, shape_source, Common};
-use crate::paths::file_name;
+use super::{paths, profile_links, reuse, shape_source, Common};
 use analysis::derived_metrics;
 use analysis::flame::FlameGraph;
 use analysis::shapes::{self, ShapeFrames, Values};
 use model::error::BuildError;
-use model::{CallTree, History, NodeId, ProfileEntry, Unit};
+use model::{CallTree, NodeId, ProfileEntry, Unit};
 
-use crate::flame_plan::versions_around;
-use crate::flame_plan::{Context, PagePlan, Plan, Shape, SiteFiles};
+use crate::flame_plan::{Context, PagePlan, Shape, SiteFiles};
 use crate::page_kind::SitePlan;
 use rayon::prelude::*;
 #[derive(Serialize)]
@@ -209,7 +207,7 @@ pub(crate) fn lay_out_shapes<'a>(
     cells: &'a ShapeCells<'a>,
     code: &'a CodeLinks<'a>,
 ) -> Vec<LaidOut<'a>> {
-    let entry: &'a ProfileEntry = &cx.history.profiles[page.entry];
+    let entry: &'a ProfileEntry = cx.entry(page.entry);
     let tree = &entry.profile.tree;
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
     let lay = move |shape: Shape, trees: ShapeTrees<'a>| -> Vec<LaidOut<'a>> {
@@ -280,7 +278,7 @@ fn in_page_order<T>(by_shape: [Vec<T>; 3]) -> Vec<T> {
 pub(crate) fn code_links<'a>(cx: &Context<'a>, page: &PagePlan) -> CodeLinks<'a> {
     CodeLinks {
         links: cx.links,
-        version: cx.history.profiles[page.entry].version,
+        version: cx.entry(page.entry).version,
         root: paths::root_of(&page.path),
         origin: None,
     }
@@ -312,12 +310,9 @@ pub fn repetition_view(
     page: &PagePlan,
     page_tables: Option<(&Tables, usize)>,
 ) -> Result<RepetitionView, BuildError> {
-    let code = code_links(cx, page);
-    let cells = ShapeCells::default();
-    let laid_out = lay_out_shapes(cx, page, &cells, &code);
-    let (view, files) = assemble(cx, page, (&cells, laid_out, &code), page_tables)?;
+    let (view, files) = views_on_aggregate(cx, page, page_tables)?;
     Ok(RepetitionView {
-        name: cx.plan.rep_names[page.entry].clone(),
+        name: cx.rep_name(page.entry).to_string(),
         head: cx.renderer.render("repetition.html", &view)?,
         views_json: view.views_json,
         like: None,
@@ -325,10 +320,49 @@ pub fn repetition_view(
     })
 }
 
+fn views_on_aggregate(
+    cx: &Context,
+    page: &PagePlan,
+    page_tables: Option<(&Tables, usize)>,
+) -> Result<(ProfileView, SiteFiles), BuildError> {
+    let code = code_links(cx, page);
+    let cells = ShapeCells::default();
+    let laid_out = lay_out_shapes(cx, page, &cells, &code);
+    assemble(cx, page, (&cells, laid_out, &code), page_tables)
+}
+
+/// An aggregate page's mean profile ([`Context::mean`]) as the page shows
+/// it: its views (every shape and metric) for the script, as a
+/// repetition's are stored; and as HTML its links to the benchmark's
+/// other versions and differential pages, and its heaviest functions.
+pub struct MeanView {
+    pub views_json: String,
+    pub navs: String,
+    pub heaviest: String,
+    pub files: SiteFiles,
+}
+
+/// The views of the mean profile of `page` (see [`MeanView`]), extending
+/// the page's tables and derived from its stored tree `k` as a
+/// repetition's are ([`repetition_view`]).
+pub fn mean_view(
+    cx: &Context,
+    page: &PagePlan,
+    page_tables: Option<(&Tables, usize)>,
+) -> Result<MeanView, BuildError> {
+    let (view, files) = views_on_aggregate(cx, page, page_tables)?;
+    Ok(MeanView {
+        navs: cx.renderer.render("profile_navs.html", &view)?,
+        heaviest: cx.renderer.render("heaviest.html", &view)?,
+        views_json: view.views_json,
+        files,
+    })
+}
+
 /// The navigation and facts of `page`.
 fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
     let history = cx.history;
-    let entry = &history.profiles[page.entry];
+    let entry = cx.entry(page.entry);
     let version = &history.versions[entry.version];
     let common = Common::new(cx.renderer, history, &page.path);
     let metrics = &entry.profile.metrics;
@@ -352,15 +386,15 @@ fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
         version: version.label.clone(),
         version_date: version.date.clone(),
         version_revision: version.revision.clone(),
-        repetition: cx.plan.rep_names[page.entry].clone(),
+        repetition: cx.rep_name(page.entry).to_string(),
         source: entry.source.clone(),
         format: entry.format.to_string(),
         input_notes: entry.profile.notes.clone(),
         metric: metrics.first().map(|m| m.name.clone()).unwrap_or_default(),
         metrics: views::metric_links(metrics.iter().map(|m| m.name.as_str())),
         shapes: views::shape_links(),
-        repetitions: repetition_links(history, cx.plan, page),
-        versions: version_links(history, cx.plan, page, &common.root),
+        repetitions: profile_links::repetition_links(cx, page),
+        versions: profile_links::version_links(cx, page, &common.root),
         all_versions_href: format!(
             "{}index.html#{}",
             common.root,
@@ -376,7 +410,7 @@ fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
             .find_map(|p| p.aggregate_href.clone())
             .unwrap_or_else(|| format!("{}index.html#versions", common.root)),
         parts,
-        diffs: diff_links(cx, entry, &common.root),
+        diffs: profile_links::diff_links(cx, entry, &common.root),
         common,
     }
 }
@@ -389,7 +423,7 @@ pub(crate) fn assemble(
     (cells, laid_out, code): (&ShapeCells, Vec<LaidOut>, &CodeLinks),
     page_tables: Option<(&Tables, usize)>,
 ) -> Result<(ProfileView, SiteFiles), BuildError> {
-    let entry = &cx.history.profiles[page.entry];
+    let entry = cx.entry(page.entry);
     let top_down = cells
         .of(Shape::TopDown)
         .ok_or_else(|| BuildError::Internal(format!("no top-down tree for {}", page.path)))?;
@@ -520,9 +554,9 @@ fn lay_out<'a>(
     code: &'a CodeLinks<'a>,
 ) -> LaidOut<'a> {
     let history = cx.history;
-    let entry = &history.profiles[view.page.entry];
+    let entry = cx.entry(view.page.entry);
     let version = &history.versions[entry.version];
-    let rep = &cx.plan.rep_names[view.page.entry];
+    let rep = cx.rep_name(view.page.entry);
     let metric = &entry.profile.metrics[view.metric];
     let label = format!(
         "{} {} {rep}: {}",
@@ -655,7 +689,7 @@ fn graph_specs<'a>(
 ) -> Vec<GraphSpec<'a>> {
     let metric = &trees.entry.profile.metrics[view.metric];
     let dir = view.page.path.rsplit_once('/').map_or("", |(d, _)| d);
-    let rep = &cx.plan.rep_names[view.page.entry];
+    let rep = cx.svg_name(view.page.entry);
     let stem = paths::view_svg_stem(dir, rep, &metric.name, view.shape);
     let shape = view.shape;
     // The top-down graph's tree is the profile's, whose inclusive values
@@ -834,108 +868,6 @@ fn shares_overlap(column: &mut Column, total: f64) {
     }
 }
 
-/// The link to another entry's view of the same metric name (top-down),
-/// else to its page.
-fn page_for(history: &History, plan: &Plan, entry: usize, metric_name: &str) -> Option<String> {
-    let m = history.profiles[entry]
-        .profile
-        .metrics
-        .iter()
-        .position(|m| m.name == metric_name)
-        .unwrap_or(0);
-    plan.by_entry[entry].get(m).cloned()
-}
-
-/// The name of the default view's metric of `entry`.
-fn default_metric(history: &History, entry: usize) -> &str {
-    history.profiles[entry]
-        .profile
-        .metrics
-        .first()
-        .map_or("", |m| m.name.as_str())
-}
-
-fn repetition_links(history: &History, plan: &Plan, page: &PagePlan) -> Vec<Link> {
-    let entry = &history.profiles[page.entry];
-    let metric = default_metric(history, page.entry);
-    let Some((versions, at)) = versions_around(plan, entry) else {
-        return Vec::new();
-    };
-    versions[at]
-        .1
-        .iter()
-        .filter_map(|&i| {
-            let href = file_name(&page_for(history, plan, i, metric)?);
-            Some(Link {
-                label: plan.rep_names[i].clone(),
-                href,
-                current: i == page.entry,
-            })
-        })
-        .collect()
-}
-
-/// How many versions either side of the page's own its version links
-/// show (with the first version, and "…" for the ones left out), so pages
-/// stay small over long histories and adding a version changes only the
-/// pages of the last few.
-pub const VERSION_WINDOW: usize = 3;
-
-fn version_links(history: &History, plan: &Plan, page: &PagePlan, root: &str) -> Vec<Link> {
-    let entry = &history.profiles[page.entry];
-    let metric = default_metric(history, page.entry);
-    let Some((versions, at)) = versions_around(plan, entry) else {
-        return Vec::new();
-    };
-    let low = at.saturating_sub(VERSION_WINDOW);
-    let high = (at + VERSION_WINDOW).min(versions.len() - 1);
-    let shown = (low > 0).then_some(0).into_iter().chain(low..=high);
-    // The versions left out are all on the benchmark's row of the index.
-    let gap = || Link {
-        label: "…".to_string(),
-        href: format!(
-            "{root}index.html#{}",
-            paths::benchmark_anchor(&entry.benchmark)
-        ),
-        current: false,
-    };
-    let mut links = Vec::new();
-    let mut previous: Option<usize> = None;
-    for i in shown {
-        if previous.is_some_and(|p| i > p + 1) {
-            links.push(gap());
-        }
-        previous = Some(i);
-        let (v, entries) = &versions[i];
-        let Some(href) = page_for(history, plan, entries[0], metric) else {
-            continue;
-        };
-        links.push(Link {
-            label: history.versions[*v].label.clone(),
-            href: format!("{root}{href}"),
-            current: *v == entry.version,
-        });
-    }
-    if high + 1 < versions.len() {
-        links.push(gap());
-    }
-    links
-}
-
-/// Differential pages that involve this profile's version.
-fn diff_links(cx: &Context, entry: &ProfileEntry, root: &str) -> Vec<Link> {
-    let Some(list) = cx.diffs.get(&(entry.benchmark.clone(), entry.version)) else {
-        return Vec::new();
-    };
-    list.iter()
-        .map(|(label, path)| Link {
-            label: label.clone(),
-            href: format!("{root}{path}"),
-            current: false,
-        })
-        .collect()
-}
-
 /// The functions with the largest self value, summed over every context
 /// they appear in; total counts each sample once even under recursion.
 /// These are the function rows of the flat trees.
@@ -987,5 +919,6 @@ pub(crate) fn context<'a>(site: &'a SitePlan<'a>) -> Context<'a> {
         frames: &site.analysis.frames,
         diffs: &site.diff_links,
         links: &site.links,
+        mean: None,
     }
 }

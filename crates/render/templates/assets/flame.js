@@ -69,13 +69,24 @@
   // first asks for it (#rep=r2&metric=…&shape=…). The merged views are
   // the page's own; the repetition's facts and heaviest functions are
   // HTML blocks shown with its views.
-  var merged = views, rep = '', repViews = {};
-  function useRep(name) {
+  // The merged views are top-down; the other shapes are the mean
+  // profile's (script.pa-mean-views, stored as a repetition's), shown
+  // with no repetition named (#shape=bottom-up).
+  var merged = views, rep = '', repViews = {}, meanViews;
+  function readMean() {
+    if (meanViews === undefined) {
+      var source = merged && window.perfatlasShapes && document.querySelector('script.pa-mean-views');
+      try { meanViews = source ? onPage(prepareViews(JSON.parse(source.textContent))) : null; } catch (e) { meanViews = null; }
+      if (meanViews) meanViews.metricNames = merged.metricNames;
+    }
+    return meanViews;
+  }
+  function useRep(name, mean) {
     var source = name && merged && window.perfatlasShapes &&
       document.querySelector('script.pa-rep-views[data-rep="' + CSS.escape(name) + '"]');
     if (!source) name = '';
-    if (name === rep) return;
-    var next = merged;
+    var next = !name && mean && readMean() || merged;
+    if (name === rep && next === views) return;
     if (name) {
       if (!(name in repViews)) {
         try { repViews[name] = onPage(prepareViews(readRep(source))); } catch (e) {
@@ -666,7 +677,7 @@
       if (h) tr.appendChild(el('td')).appendChild(histogramSvg(h, hist));
       body.appendChild(tr);
     });
-    sec.appendChild(table);
+    sec.appendChild(el('div', { 'class': 'pa-tree-scroll' })).appendChild(table);
     (t.notes || []).forEach(function (n) { sec.appendChild(el('p', { 'class': 'pa-muted pa-derived-note' }, n)); });
     setupTreeTable(table);
     return sec;
@@ -829,7 +840,7 @@
     if (written !== null && location.hash === written) { written = null; return; }
     written = null;
     var state = readState();
-    useRep(state.rep || '');
+    useRep(state.rep || '', SHAPES.indexOf(state.shape) > 0);
     if (views) showView(state);
     if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
     applyMode(state.mode);
@@ -920,12 +931,25 @@
         if (b) { var f = !!folded[r.getAttribute('data-i')]; b.textContent = f ? '▸' : '▾'; b.setAttribute('aria-expanded', String(!f)); b.setAttribute('aria-label', f ? 'unfold' : 'fold'); }
       });
     }
-    // Start with three levels open.
+    // Open on the heaviest path: the top rows' children are shown, and
+    // from the heaviest top row down each row is open while one child
+    // holds at least half its value (by the column sorted on), so the
+    // row where the cost spreads is in view without a click.
     rows.forEach(function (r) {
-      var depth = 0;
-      for (var p = r.getAttribute('data-p'); p !== '-1'; p = byId[p].getAttribute('data-p')) depth++;
-      if (depth >= 2 && kids[r.getAttribute('data-i')]) folded[r.getAttribute('data-i')] = true;
+      if (r.getAttribute('data-p') !== '-1' && kids[r.getAttribute('data-i')]) folded[r.getAttribute('data-i')] = true;
     });
+    var sorted = table.tHead.querySelector('th[aria-sort]'), col = sorted ? +sorted.getAttribute('data-col') : 0;
+    var value = function (id) { var c = byId[id].cells[col + 1]; return c ? +c.getAttribute('data-v') || 0 : 0; };
+    var heaviest = function (ids) {
+      return (ids || []).filter(function (id) { return !byId[id].classList.contains('pa-merged'); })
+        .reduce(function (best, id) { return best === null || value(id) > value(best) ? id : best; }, null);
+    };
+    for (var at = heaviest(kids['-1']); at !== null && kids[at];) {
+      var next = heaviest(kids[at]);
+      if (next === null || !(value(next) >= value(at) / 2) || value(at) <= 0) break;
+      delete folded[at];
+      at = next;
+    }
     body.addEventListener('click', function (e) {
       var b = e.target.closest('.pa-tt');
       if (!b) return;
