@@ -711,11 +711,18 @@ impl PageKind for AggregatePages {
                     let mut d = reuse::KeyHasher::new("aggregate page with repetitions");
                     d.u128(key(site.history, &site.profiles, page, i))
                         .u128(profile_views::group_key(&cx, &reps, i));
-                    // The mean's links: the benchmark's versions, and the
+                    // The mean's links: the versions around this one (as
+                    // a profile of it links them: adding a version changes
+                    // the pages of the last few only), and the
                     // differential pages of this one.
                     if let Some(&e) = page.metrics.first().and_then(|(_, e)| e.first()) {
                         let bench = &site.history.profiles[e].benchmark;
-                        d.debug(&site.profiles.by_benchmark.get(bench))
+                        let first = PagePlan {
+                            entry: e,
+                            path: page.path.clone(),
+                            shown_in: None,
+                        };
+                        d.debug(&crate::profile_links::version_links(&cx, &first, ""))
                             .debug(&site.diff_links.get(&(bench.clone(), page.version)));
                     }
                     d.finish()
