@@ -299,11 +299,12 @@ fn pages_store_their_trees_instead_of_the_derived_frames() {
     }
     assert_eq!(derived_tables(&views), 6);
 
-    // An aggregate page: its three repetitions' trees, each stored once
+    // An aggregate page: its three repetitions' trees and their mean (whose
+    // bottom-up and flat views the page's script draws), each stored once
     // for both metrics; per-frame values in each profile derived, their
     // labels stored.
     let views = views_of(&out.join("profiles/convert-extensions/3.7/all.html"));
-    assert_eq!(views["tree"]["trees"].as_array().unwrap().len(), 3);
+    assert_eq!(views["tree"]["trees"].as_array().unwrap().len(), 4);
     assert_eq!(
         views["tree"]["agg"],
         serde_json::json!([[[0, 0], [1, 0], [2, 0]], [[0, 1], [1, 1], [2, 1]]])
