@@ -99,17 +99,33 @@ pub fn step_repetition_views(ctx: &Ctx) {
         "the merged view again",
     );
     assert_eq!(shown(".pa-rep-block"), 0);
-    assert_eq!(shown(".pa-merged-only"), 1);
+    // The merged view's graphs, its version links and its heaviest
+    // functions (a repetition has its own).
+    assert_eq!(shown(".pa-merged-only"), 3);
     assert!(ctx
         .js("!!document.getElementById('pa-total').closest('.pa-merged-only')")
         .as_bool()
         .unwrap_or(false));
-    assert_eq!(shown("nav[aria-label=\"shape\"]"), 0);
     assert!(
         ctx.js("document.querySelectorAll('#pa-graphs g.f').length")
             .as_u64()
             > Some(10)
     );
+    // The merged page is a full page: its shapes (the mean profile's
+    // bottom-up view on request), and links to its other versions.
+    assert_eq!(shown("nav[aria-label=\"shape\"]"), 1);
+    assert!(shown("nav[aria-label=\"version\"] a") >= 2);
+    let merged = aggregate.clone();
+    ctx.open_view(&merged, "shape=bottom-up");
+    ctx.wait_js(
+        "location.hash === '#shape=bottom-up' && !!document.querySelector('nav[aria-label=\"shape\"] [aria-current]')",
+        "the merged page's bottom-up view",
+    );
+    assert_eq!(
+        ctx.js_str("document.querySelector('nav[aria-label=\"shape\"] [aria-current]').textContent"),
+        "bottom-up"
+    );
+    ctx.screenshot("61-merged-bottom-up");
 
     // A page whose repetition's views are cut short says so and shows
     // the merged view.
