@@ -501,22 +501,6 @@ pub fn step_diff_tags(ctx: &Ctx) {
         assert!(entry[1].as_str().unwrap().starts_with("rgb("), "{key:?}");
     }
     assert_ne!(key[1][1], key[3][1], "grew and shrank differ in colour");
-    // Deleted frames have no width on the newer version's widths (the
-    // default) and are drawn on the older's.
-    let deleted = "Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length";
-    assert_eq!(
-        ctx.js(deleted).as_u64(),
-        Some(0),
-        "no deleted frame on the newer widths"
-    );
-    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'old'; s.dispatchEvent(new Event('change')); return true; })()");
-    ctx.wait_js(
-        &format!("{deleted} > 0"),
-        "deleted frames drawn on the older widths",
-    );
-    assert!(ctx.js_str("location.hash").contains("side=old"));
-    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'new'; s.dispatchEvent(new Event('change')); return true; })()");
-    ctx.wait_js(&format!("{deleted} === 0"), "the newer widths again");
     // A frame whose inclusive and self tags differ.
     let i = ctx
         .js("(function () { var d = window.perfatlasGraphData(0);
@@ -579,6 +563,23 @@ pub fn step_diff_tags(ctx: &Ctx) {
     );
     assert!(mismatched[0].as_u64().unwrap() > 50, "{mismatched}");
     assert_eq!(mismatched[1], serde_json::json!([]), "{mismatched}");
+    // Last (the script draws frames without the titles read above):
+    // deleted frames have no width on the newer version's widths (the
+    // default) and are drawn on the older's.
+    let deleted = "Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length";
+    assert_eq!(
+        ctx.js(deleted).as_u64(),
+        Some(0),
+        "no deleted frame on the newer widths"
+    );
+    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'old'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        &format!("{deleted} > 0"),
+        "deleted frames drawn on the older widths",
+    );
+    assert!(ctx.js_str("location.hash").contains("side=old"));
+    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'new'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(&format!("{deleted} === 0"), "the newer widths again");
 }
 
 /// Sorting a tree-table column orders siblings by it; ▾ folds a subtree.
