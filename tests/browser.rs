@@ -483,6 +483,10 @@ fn report_site_in_a_browser() {
             "flame: diff tags and the self switch",
             flame::step_diff_tags,
         ),
+        (
+            "flame: diff widths of the newer or the older version",
+            flame::step_diff_widths,
+        ),
         ("flame: tree table sorts and folds", flame::step_tree_table),
         (
             "flame: code link to a highlighted line",

@@ -112,8 +112,10 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
         "diff total {:?} starts with {expected:?}",
         &total[..80.min(total.len())]
     );
-    // A call path of 3.6 missing from 3.7, as wide as possible, is drawn
-    // and tagged [D]; one only in 3.7 is tagged [A].
+    // A call path of 3.6 missing from 3.7, as wide as possible, has no
+    // width on 3.7's widths (the SVG's), and is drawn on 3.6's, which the
+    // page stores for its script, with its values (old, new) = (x, 0); one
+    // only in 3.7 is tagged [A].
     let svg = page(&out, "flamediff/convert-basic/3.6--3.7.samples.svg");
     let gone = old_paths
         .difference(&new_paths)
@@ -121,8 +123,25 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
         .expect("a deleted path");
     let name = escaped(gone.last().unwrap().split(" (").next().unwrap());
     assert!(
-        svg.contains(&format!("<title>[D] {name}\n")),
-        "deleted frame {name} of {gone:?} is drawn with its tag"
+        !svg.contains(&format!("<title>[D] {name}\n")),
+        "deleted frame {name} of {gone:?} has no width on the newer widths"
+    );
+    let older = &view_graph(&html, "samples", "top-down", 0)["older"];
+    let views = script_json(&html, "pa-views");
+    let unescaped = gone.last().unwrap().split(" (").next().unwrap();
+    let drawn_deleted = older["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(older["diff"].as_array().unwrap())
+        .any(|(f, d)| {
+            views["names"][f[1].as_u64().unwrap() as usize] == unescaped
+                && d[0].as_f64().unwrap() > 0.0
+                && d[1].as_f64() == Some(0.0)
+        });
+    assert!(
+        drawn_deleted,
+        "deleted frame {unescaped} is drawn on the older widths"
     );
     let added = new_paths
         .difference(&old_paths)
@@ -144,15 +163,19 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
             "{shape} diff tags"
         );
     }
-    // Counts of tags under the title add up to the frames drawn.
+    // Counts of tags under the title are of the frames drawn on either
+    // version's widths: [A] frames are drawn only on the newer's, [D]
+    // frames only on the older's.
     let data = view_graph(&html, "samples", "top-down", 0);
-    let tagged = data["diff"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| !d.is_null())
-        .count();
-    let counted: usize = html
+    let with_tag = |data: &serde_json::Value, tag: fn(f64, f64) -> bool| {
+        data["diff"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| !d.is_null() && tag(d[0].as_f64().unwrap(), d[1].as_f64().unwrap()))
+            .count()
+    };
+    let counts: std::collections::BTreeMap<String, usize> = html
         .split("id=\"pa-tag-counts\">")
         .nth(1)
         .unwrap()
@@ -160,9 +183,99 @@ fn diff_pages_compare_version_means_and_tag_deleted_paths() {
         .next()
         .unwrap()
         .split(" · ")
-        .map(|c| c.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
-        .sum();
-    assert_eq!(counted, tagged);
+        .map(|c| {
+            let (tag, n) = c.rsplit_once(' ').unwrap();
+            (tag.to_string(), n.parse::<usize>().unwrap())
+        })
+        .collect();
+    assert_eq!(counts["[A]"], with_tag(&data, |o, n| o == 0.0 && n != 0.0));
+    assert_eq!(with_tag(&data, |o, n| n == 0.0 && o != 0.0), 0);
+    assert_eq!(
+        counts["[D]"],
+        with_tag(&data["older"], |o, n| n == 0.0 && o != 0.0)
+    );
+    let drawn = data["diff"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d.is_null())
+        .count();
+    assert!(counts.values().sum::<usize>() >= drawn, "{counts:?}");
+}
+
+/// The numbers of the issue: version 1.0 spends 10 samples in `f` and 90
+/// in `g`; version 2.0 spends 100 in `f` (ten times slower) and 90 in `g`.
+fn ten_times_slower(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("input");
+    for (version, f) in [("1.0", 10), ("2.0", 100)] {
+        fs::create_dir_all(input.join(version)).unwrap();
+        fs::write(
+            input.join(version).join("work.folded"),
+            format!("main;f {f}\nmain;g 90\n"),
+        )
+        .unwrap();
+    }
+    input
+}
+
+#[test]
+fn a_function_ten_times_slower_is_as_wide_as_in_the_newer_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    // Storing the frames the script derives (tests/derive_parity.rs
+    // checks it derives these).
+    build_storing_derived(&ten_times_slower(dir.path()), &out, &["--svg-files"]);
+    let html = page(&out, "flamediff/work/1.0--2.0.html");
+    // The graph written as HTML: f is 100/190 of the 1,200-pixel width
+    // (the mean of the two versions drew it at 55/145, 455.17 px).
+    let f = html
+        .split("<title>[+] f\n")
+        .nth(1)
+        .expect("f tagged as grown");
+    assert!(
+        f.starts_with("grew: 10 samples → 100 samples (+90 samples, +900.0%)</title>"),
+        "f's tooltip gives both versions' values and the change: {}",
+        &f[..200.min(f.len())]
+    );
+    // The standalone SVG's tooltips have every line: the shares too.
+    let svg = page(&out, "flamediff/work/1.0--2.0.samples.svg");
+    assert!(
+        svg.contains("share: 10.00% of 1.0 → 52.63% of 2.0</title>"),
+        "{svg}"
+    );
+    let width = f
+        .split("width=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert_eq!(width, format!("{:.2}", 1200.0 * 100.0 / 190.0));
+    assert_eq!(width, "631.58");
+    // The data the script draws and searches: the newer total (search
+    // shares are of it), and the older widths it draws when switched.
+    let views = script_json(&html, "pa-views");
+    let data = view_graph(&html, "samples", "top-down", 0);
+    let value_of = |data: &serde_json::Value, name: &str| {
+        let scale = data["scale"].as_f64().unwrap_or(1.0);
+        data["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|fr| views["names"][fr[1].as_u64().unwrap() as usize] == name)
+            .map(|fr| fr[4].as_f64().unwrap() * scale)
+    };
+    let shares = |data: &serde_json::Value| {
+        (
+            value_of(data, "f").unwrap(),
+            data["total"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!(shares(&data), (100.0, 190.0));
+    assert_eq!(shares(&data["older"]), (10.0, 100.0));
+    assert_eq!(data["totals"], serde_json::json!([100, 190]));
+    // The key says how deleted frames are shown.
+    assert!(html.contains("[D] deleted: no width on 2.0's widths; listed in the tree table below"));
 }
 
 fn heap_fixture(dir: &Path, metrics: &str) -> std::path::PathBuf {

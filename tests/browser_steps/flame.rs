@@ -501,8 +501,6 @@ pub fn step_diff_tags(ctx: &Ctx) {
         assert!(entry[1].as_str().unwrap().starts_with("rgb("), "{key:?}");
     }
     assert_ne!(key[1][1], key[3][1], "grew and shrank differ in colour");
-    let deleted = ctx.js("Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length").as_u64().unwrap();
-    assert!(deleted > 0, "deleted frames are drawn");
     // A frame whose inclusive and self tags differ.
     let i = ctx
         .js("(function () { var d = window.perfatlasGraphData(0);
@@ -565,6 +563,23 @@ pub fn step_diff_tags(ctx: &Ctx) {
     );
     assert!(mismatched[0].as_u64().unwrap() > 50, "{mismatched}");
     assert_eq!(mismatched[1], serde_json::json!([]), "{mismatched}");
+    // Last (the script draws frames without the titles read above):
+    // deleted frames have no width on the newer version's widths (the
+    // default) and are drawn on the older's.
+    let deleted = "Array.from(document.querySelectorAll('#pa-flame-0 g.f.tD rect')).filter(function (r) { return +r.getAttribute('width') > 0 && getComputedStyle(r).display !== 'none'; }).length";
+    assert_eq!(
+        ctx.js(deleted).as_u64(),
+        Some(0),
+        "no deleted frame on the newer widths"
+    );
+    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'old'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        &format!("{deleted} > 0"),
+        "deleted frames drawn on the older widths",
+    );
+    assert!(ctx.js_str("location.hash").contains("side=old"));
+    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'new'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(&format!("{deleted} === 0"), "the newer widths again");
 }
 
 /// Sorting a tree-table column orders siblings by it; ▾ folds a subtree.
@@ -677,4 +692,80 @@ pub fn step_deep_stacks(ctx: &Ctx) {
         "the deepest frame zooms",
     );
     ctx.screenshot("35-deep-stack");
+}
+
+/// The issue's numbers (1.0: `f` 10, `g` 90; 2.0: `f` 100, `g` 90): on the
+/// newer widths `f` is 100/190 of the graph and a search for it gives
+/// 52.63% of 2.0's total; switched to the older widths, 10/100 and 10.00%
+/// of 1.0's. The tooltip gives both versions' values and the change.
+pub fn step_diff_widths(ctx: &Ctx) {
+    let dir = ctx.site.parent().unwrap().join("ten-times");
+    for (version, f) in [("1.0", 10), ("2.0", 100)] {
+        std::fs::create_dir_all(dir.join("input").join(version)).unwrap();
+        std::fs::write(
+            dir.join("input").join(version).join("work.folded"),
+            format!("main;f {f}\nmain;g 90\n"),
+        )
+        .unwrap();
+    }
+    let site = dir.join("site");
+    super::build_site_with(&dir.join("input"), &site, &[]);
+    ctx.open(&site.join("flamediff/work/1.0--2.0.html"));
+    let width_of_f = "(function () { var d = window.perfatlasGraphData(0), w = null;
+        document.querySelectorAll('#pa-flame-0 g.f').forEach(function (g) {
+          if (d.names[d.frames[+g.getAttribute('data-i')][1]] === 'f') w = g.querySelector('rect').getAttribute('width'); });
+        return w; })()";
+    assert_eq!(ctx.js_str(width_of_f), "631.58", "100/190 of 1,200 px");
+    let search = |q: &str| {
+        ctx.js(&format!(
+            "(function () {{ var s = document.getElementById('pa-search'); s.value = '{q}';
+               s.dispatchEvent(new KeyboardEvent('keydown', {{ key: 'Enter' }})); return true; }})()"
+        ));
+        ctx.js_str("document.getElementById('pa-search-result').textContent")
+    };
+    assert_eq!(
+        search("f"),
+        "1 matching frame: 100 samples, 52.63% of 2.0's total; in 1.0: 1 matching frame: 10 samples, 10.00% of its total"
+    );
+    // Hovered, f gives both versions' values, the change and the shares.
+    let i = ctx
+        .js("(function () { var d = window.perfatlasGraphData(0);
+               for (var i = 0; i < d.frames.length; i++) if (d.names[d.frames[i][1]] === 'f') return i; return -1; })()")
+        .as_i64()
+        .unwrap();
+    ctx.tab
+        .move_mouse_to_point(ctx.frame_center(i as usize))
+        .expect("move mouse");
+    ctx.wait_js(
+        "!document.getElementById('pa-tip').hidden",
+        "the tooltip to show",
+    );
+    let tip = ctx.js_str("document.getElementById('pa-tip').innerText");
+    for line in [
+        "[+] f",
+        "inclusive: 10 samples → 100 samples (+90 samples, +900.0%)",
+        "share: 10.00% of 1.0 → 52.63% of 2.0",
+    ] {
+        assert!(tip.lines().any(|l| l == line), "{line:?} in {tip:?}");
+    }
+    ctx.screenshot("33-diff-newer-widths");
+    // Drawn on the older version's widths.
+    ctx.js("(function () { var s = document.getElementById('pa-diff-side'); s.value = 'old'; s.dispatchEvent(new Event('change')); return true; })()");
+    ctx.wait_js(
+        &format!("{width_of_f} === '120'"),
+        "f at 10/100 of 1,200 px",
+    );
+    assert!(ctx.js_str("location.hash").contains("side=old"));
+    assert_eq!(
+        search("f"),
+        "1 matching frame: 10 samples, 10.00% of 1.0's total; in 2.0: 1 matching frame: 100 samples, 52.63% of its total"
+    );
+    ctx.screenshot("33-diff-older-widths");
+    // The fragment keeps the choice.
+    ctx.open_view(&site.join("flamediff/work/1.0--2.0.html"), "side=old");
+    ctx.wait_js(&format!("{width_of_f} === '120'"), "side=old restored");
+    assert_eq!(
+        ctx.js_str("document.getElementById('pa-diff-side').value"),
+        "old"
+    );
 }

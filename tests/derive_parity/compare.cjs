@@ -63,6 +63,26 @@ for (const site of process.argv.slice(2)) {
     if (!views.tree) continue;
     pages++;
     const names = views.names.slice();
+    const compareFrames = (where, want, got) => {
+      if (want.length !== got.length) {
+        console.log(`${where}: ${got.length} frames derived, ${want.length} stored`);
+        differences++;
+      }
+      const n = Math.min(want.length, got.length);
+      for (let i = 0; i < n; i++) {
+        const a = want[i], b = got[i];
+        const same = a[0] === b[0] && views.names[a[1]] === names[b[1]] && a[2] === b[2] &&
+          a[3] === b[3] && a[4] === b[4] && a[5] === b[5];
+        frames++;
+        if (!same) {
+          differences++;
+          if (differences <= 20) {
+            console.log(`${where} frame ${i}: stored ${JSON.stringify([a[0], views.names[a[1]], a[2], a[3], a[4], a[5]])}` +
+              ` derived ${JSON.stringify([b[0], names[b[1]], b[2], b[3], b[4], b[5]])}`);
+          }
+        }
+      }
+    };
     const nameOf = (label) => {
       let i = names.indexOf(label);
       if (i < 0) { names.push(label); i = names.length - 1; }
@@ -101,23 +121,23 @@ for (const site of process.argv.slice(2)) {
           got = shapes.frames(views.tree, names, g.data.derive, view.metric, g.data.scale || 1, nameOf);
         }
         const where = `${path.relative(site, file)} metric ${view.metric} ${g.data.derive.shape} ${g.data.derive.values}`;
-        if (want.length !== got.length) {
-          console.log(`${where}: ${got.length} frames derived, ${want.length} stored`);
-          differences++;
-        }
-        const n = Math.min(want.length, got.length);
-        for (let i = 0; i < n; i++) {
-          const a = want[i], b = got[i];
-          const same = a[0] === b[0] && views.names[a[1]] === names[b[1]] && a[2] === b[2] &&
-            a[3] === b[3] && a[4] === b[4] && a[5] === b[5];
-          frames++;
-          if (!same) {
+        compareFrames(where, want, got);
+        // A differential graph on the older version's widths (flame_diff.rs
+        // Side::Old), which the page script draws when asked.
+        if (views.tree.diff) {
+          const older = g.data.older;
+          graphs++;
+          if (!older) {
             differences++;
-            if (differences <= 20) {
-              console.log(`${where} frame ${i}: stored ${JSON.stringify([a[0], views.names[a[1]], a[2], a[3], a[4], a[5]])}` +
-                ` derived ${JSON.stringify([b[0], names[b[1]], b[2], b[3], b[4], b[5]])}`);
-            }
+            console.log(`${where}: no graph on the older widths stored`);
+            continue;
           }
+          const d = shapes.diffFrames(views.tree, names, g.data.derive, view.metric, older.scale || 1, nameOf, 'old');
+          if (JSON.stringify(d.diff) !== JSON.stringify(older.diff)) {
+            differences++;
+            console.log(`${where} older widths: per-frame changes differ`);
+          }
+          compareFrames(`${where} older widths`, older.frames, d.frames);
         }
       }
     }

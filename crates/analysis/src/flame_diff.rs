@@ -2,9 +2,15 @@
 //! by whole path from the root, every node tagged `[A]` added, `[D]` deleted,
 //! `[+]` grew or `[−]` shrank, by its inclusive or its exclusive value.
 //!
-//! A node's width is its mean over the two profiles, so frames that exist
-//! in only one of them (deleted ones included) stay visible, and children
-//! never outgrow their parent. With `normalise`, each profile's values are
+//! The graph is drawn on one version's values, the newer by default (as
+//! Brendan Gregg's differential flame graphs and inferno's `--diff` draw
+//! the second profile's widths), so a frame ten times slower is as wide
+//! as it is in the newer profile; the older version's values are the
+//! comparison, given by colour and tag. [`Side::Old`] draws the same
+//! tree on the older version's values instead, where deleted frames have
+//! their width (added ones have none). The tree table orders and prunes
+//! its rows by the mean of the two ([`TABLE_METRIC`]), so frames of
+//! either version have rows. With `normalise`, each profile's values are
 //! divided by its total first: shares are compared instead of amounts.
 
 use model::{CallTree, NodeId};
@@ -79,7 +85,7 @@ impl Change {
 /// Two single-metric trees merged for a differential view.
 #[derive(Debug, Clone)]
 pub struct FlameDiff {
-    /// Metrics: 0 old, 1 new, 2 their mean (the width).
+    /// Metrics: 0 old, 1 new, 2 their mean (the table's order).
     pub tree: CallTree,
     old_inclusive: Vec<f64>,
     new_inclusive: Vec<f64>,
@@ -88,8 +94,39 @@ pub struct FlameDiff {
     pub normalised: bool,
 }
 
-/// Metric of [`FlameDiff::tree`] that widths are drawn from.
-pub const WIDTH_METRIC: usize = 2;
+/// The version whose values a differential graph's widths are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Old,
+    New,
+}
+
+impl Side {
+    /// Both, the default (newer) first.
+    pub const ALL: [Side; 2] = [Side::New, Side::Old];
+
+    /// Metric of [`FlameDiff::tree`] that widths are drawn from.
+    pub fn metric(self) -> usize {
+        match self {
+            Side::Old => 0,
+            Side::New => 1,
+        }
+    }
+
+    /// This side's total of `diff` (1 when normalised and not empty).
+    pub fn total(self, diff: &FlameDiff) -> f64 {
+        let root = diff.inclusive(NodeId::ROOT);
+        match self {
+            Side::Old => root.old,
+            Side::New => root.new,
+        }
+    }
+}
+
+/// Metric of [`FlameDiff::tree`] the tree table is ordered and pruned by:
+/// the mean of the two versions, so deleted and added frames both have
+/// rows.
+pub const TABLE_METRIC: usize = 2;
 
 /// Diffs `old` and `new` (each with one metric).
 pub fn diff(old: &CallTree, new: &CallTree, normalise: bool) -> FlameDiff {
@@ -160,14 +197,17 @@ mod tests {
     }
 
     #[test]
-    fn frames_only_in_the_old_profile_are_deleted_and_keep_their_width() {
+    fn frames_only_in_the_old_profile_are_deleted_and_keep_their_older_width() {
         let mut frames = FrameTable::new();
         let old = tree(&mut frames, &[("main;parse", 6.0), ("main;render", 4.0)]);
         let new = tree(&mut frames, &[("main;render", 7.0), ("main;cache", 1.0)]);
         let d = diff(&old, &new, false);
         let parse = node(&d, &frames, "main;parse");
         assert_eq!(d.inclusive(parse).tag(), Tag::Deleted);
-        assert_eq!(d.tree.inclusive(WIDTH_METRIC)[parse.index()], 3.0);
+        assert_eq!(d.tree.inclusive(TABLE_METRIC)[parse.index()], 3.0);
+        // Drawn on the newer version it has no width; on the older, its own.
+        assert_eq!(d.tree.inclusive(Side::New.metric())[parse.index()], 0.0);
+        assert_eq!(d.tree.inclusive(Side::Old.metric())[parse.index()], 6.0);
         let cache = node(&d, &frames, "main;cache");
         assert_eq!(d.inclusive(cache).tag(), Tag::Added);
         assert_eq!(d.inclusive(cache).relative(), None);
@@ -179,6 +219,22 @@ mod tests {
         assert_eq!(d.inclusive(main).tag(), Tag::Shrank);
         assert_eq!(d.exclusive(main).tag(), Tag::Same);
         assert_eq!(d.inclusive(main).delta(), -2.0);
+    }
+
+    #[test]
+    fn a_function_ten_times_slower_is_drawn_at_its_newer_width() {
+        let mut frames = FrameTable::new();
+        let old = tree(&mut frames, &[("main;f", 10.0), ("main;g", 90.0)]);
+        let new = tree(&mut frames, &[("main;f", 100.0), ("main;g", 90.0)]);
+        let d = diff(&old, &new, false);
+        let f = node(&d, &frames, "main;f");
+        let width = |side: Side| {
+            let inc = d.tree.inclusive(side.metric());
+            inc[f.index()] / inc[0]
+        };
+        assert_eq!(width(Side::New), 100.0 / 190.0);
+        assert_eq!(width(Side::Old), 10.0 / 100.0);
+        assert_eq!((Side::Old.total(&d), Side::New.total(&d)), (100.0, 190.0));
     }
 
     #[test]
@@ -213,6 +269,8 @@ mod tests {
             }
         );
         assert_eq!(shares.inclusive(b).tag(), Tag::Shrank);
-        assert_eq!(shares.tree.inclusive(WIDTH_METRIC)[0], 1.0);
+        assert_eq!(shares.tree.inclusive(TABLE_METRIC)[0], 1.0);
+        assert_eq!(Side::New.total(&shares), 1.0);
+        assert_eq!(Side::Old.total(&shares), 1.0);
     }
 }

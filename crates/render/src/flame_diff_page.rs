@@ -2,9 +2,13 @@
 //! consecutive versions of a benchmark (and each pair named in the
 //! configuration), one page with every metric and shape as a view (see
 //! [`super::views`]), the mean profile of the old version against the new
-//! one's. Frames carry the tags `[A]`, `[D]`, `[+]`, `[−]`
-//! in their labels and a diverging colour through grey; tooltips and the
-//! tree table give absolute and relative changes of the inclusive and the
+//! one's. Graphs are drawn on the newer version's widths (its frames as
+//! wide as in its own profile, search shares of its total), the older as
+//! the comparison; the page script redraws them on the older version's
+//! widths, where deleted frames show ([`Side`]). Frames carry the tags
+//! `[A]`, `[D]`, `[+]`, `[−]` in their labels and a diverging colour
+//! through grey; tooltips and the tree table give both versions' values
+//! and the absolute and relative changes of the inclusive and the
 //! exclusive value, and the page script switches the colouring between the
 //! two.
 
@@ -18,14 +22,14 @@ use super::flame_plan::version_trees;
 use super::flame_plan::{neighbour_links, DiffPlan, Shape};
 use super::flame_svg::{Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
-use super::format::with_unit;
+use super::format::{percent, with_unit};
 use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
 use crate::Link;
 use analysis::aggregate;
-use analysis::flame_diff::{self, Change, FlameDiff, Tag, WIDTH_METRIC};
+use analysis::flame_diff::{self, Change, FlameDiff, Side, Tag, TABLE_METRIC};
 use analysis::matrix::delta_step;
 use analysis::shapes::{self, ShapeFrames, Values};
 use config::Config;
@@ -265,7 +269,10 @@ pub fn render(
         // their names and locations go into the page's tables in order.
         let prepared: Vec<Prepared> = Shape::ALL
             .par_iter()
-            .map(|&shape| prepare(history, config, frames, &code, &view_of(shape)))
+            .map(|&shape| {
+                let view = view_of(shape);
+                prepare(history, config, frames, (&code, ship_both), &view)
+            })
             .collect();
         for (shape, prepared) in Shape::ALL.into_iter().zip(prepared) {
             let view = view_of(shape);
@@ -418,19 +425,29 @@ struct Prepared {
     diff: FlameDiff,
     unit: Unit,
     shown_unit: Unit,
-    graph: analysis::flame::FlameGraph,
-    decor: Vec<Decor>,
-    data: Vec<serde_json::Value>,
+    /// The graph on the newer version's widths, and on the older's when
+    /// the page ships it (a page whose script derives its views derives
+    /// that too).
+    newer: SideGraph,
+    older: Option<SideGraph>,
     counts: Vec<(String, usize)>,
     table: TableView,
     html_table: Option<TableView>,
+}
+
+/// A view's graph drawn on one version's widths, with its decoration and
+/// per-frame data (see [`decorate`]).
+struct SideGraph {
+    graph: analysis::flame::FlameGraph,
+    decor: Vec<Decor>,
+    data: Vec<serde_json::Value>,
 }
 
 fn prepare(
     history: &History,
     config: &Config,
     frames: &ShapeFrames,
-    code: &CodeLinks,
+    (code, ship_both): (&CodeLinks, bool),
     view: &DiffOf,
 ) -> Prepared {
     let min_fraction = flame_view::budget(&config.flame).min_fraction;
@@ -449,12 +466,22 @@ fn prepare(
     } else {
         unit.clone()
     };
-    let graph = flame_view::layout(
-        &spec(history, frames, code, view, (&diff, &shown_unit)),
-        flame_view::budget(&config.flame),
-    );
     let show = |v: f64| value_text(v, &unit, normalise);
-    let (decor, data, counts) = decorate(&diff, &graph, &show);
+    let (old_v, new_v) = (&history.versions[view.p.old], &history.versions[view.p.new]);
+    let labels = (!normalise).then_some((old_v.label.as_str(), new_v.label.as_str()));
+    let side_graph = |side: Side| {
+        let graph = flame_view::layout(
+            &spec(history, frames, code, view, (&diff, &shown_unit, side)),
+            flame_view::budget(&config.flame),
+        );
+        let (decor, data) = decorate(&diff, &graph, &show, labels);
+        SideGraph { graph, decor, data }
+    };
+    let (newer, older) = (side_graph(Side::New), side_graph(Side::Old));
+    // Tags are counted over the frames drawn on either side, so deleted
+    // frames (drawn only on the older widths) are counted too.
+    let counts = tag_counts(&diff, [&newer.graph, &older.graph]);
+    let older = (!view.derived || ship_both).then_some(older);
     let table_of = |rows| table(&diff, &frames.table, (&unit, normalise), (code, rows));
     let html_table = (view.is_default() && view.derived).then(|| table_of(tree_table::HTML_ROWS));
     Prepared {
@@ -463,9 +490,8 @@ fn prepare(
         diff,
         unit,
         shown_unit,
-        graph,
-        decor,
-        data,
+        newer,
+        older,
         counts,
     }
 }
@@ -476,20 +502,29 @@ fn spec<'a>(
     frames: &'a ShapeFrames,
     code: &'a CodeLinks<'a>,
     view: &DiffOf,
-    (diff, unit): (&'a FlameDiff, &'a Unit),
+    (diff, unit, side): (&'a FlameDiff, &'a Unit, Side),
 ) -> GraphSpec<'a> {
     let (p, shape, metric) = (view.p, view.shape, view.metric);
     let (old_v, new_v) = (&history.versions[p.old], &history.versions[p.new]);
+    let (shown, other) = match side {
+        Side::New => (new_v, old_v),
+        Side::Old => (old_v, new_v),
+    };
+    let absent = match side {
+        Side::New => "deleted",
+        Side::Old => "added",
+    };
+    let absent = format!("{absent} in {}", new_v.label);
     GraphSpec {
         tree: &diff.tree,
-        metric: WIDTH_METRIC,
+        metric: side.metric(),
         inclusive: None,
         frames: &frames.table,
         unit,
         title: format!("Differential flame graph, {}, {}", shape.name(), metric),
         note: Some(format!(
-            "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Each frame's width is its mean over the two versions, so added and deleted frames both show. Each frame's tooltip starts with its tag; the key above gives the colours.",
-            old_v.label, new_v.label
+            "Functions of {} and {} matched by their whole call path from the root (names and files; line numbers ignored, since they move when code changes). Widths are {}'s: each frame is as wide as its share of {}'s total; colour and tag compare it with {}. Frames {absent} have no width here (see the key). Each frame's tooltip starts with its tag and gives both versions' values.",
+            old_v.label, new_v.label, shown.label, shown.label, other.label
         )),
         label: format!("{}: {} → {}, {}", p.benchmark, old_v.label, new_v.label, metric),
         id: "pa-flame-0".to_string(),
@@ -514,17 +549,41 @@ fn finish(
     p: Prepared,
     views: &mut Views,
 ) -> Drawn {
-    let spec = spec(history, frames, code, view, (&p.diff, &p.shown_unit));
-    let mut extra = flame_view::Extra::new();
-    extra.insert("diff", serde_json::Value::Array(p.data));
-    extra.insert("diff_unit", p.unit.name().into());
-    extra.insert("normalised", config.flame.diff_normalise.into());
-    let decor = Some(p.decor.as_slice());
+    let spec_of = |side| spec(history, frames, code, view, (&p.diff, &p.shown_unit, side));
+    // The two versions' totals, older first: tooltips give each frame's
+    // share of both.
+    let totals: Vec<serde_json::Value> = [Side::Old, Side::New]
+        .map(|side| flame_view::number_json(flame_view::significant(side.total(&p.diff))))
+        .to_vec();
+    let extra_of = |data: Vec<serde_json::Value>| {
+        let mut extra = flame_view::Extra::new();
+        extra.insert("diff", serde_json::Value::Array(data));
+        extra.insert("diff_unit", p.unit.name().into());
+        extra.insert("normalised", config.flame.diff_normalise.into());
+        extra.insert("totals", totals.clone().into());
+        extra
+    };
+    let mut extra = extra_of(p.newer.data);
+    extra.insert("older_note", spec_of(Side::Old).note.into());
+    if let Some(older) = p.older {
+        // The same graph on the older version's widths, for the script to
+        // draw when asked (a page whose script derives views derives it).
+        let data = flame_view::page_data_only(
+            &spec_of(Side::Old),
+            &older.graph,
+            extra_of(older.data),
+            &mut views.tables,
+        );
+        extra.insert("older", serde_json::to_value(data).unwrap_or_default());
+    }
+    let spec = spec_of(Side::New);
+    let decor = Some(p.newer.decor.as_slice());
+    let graph = &p.newer.graph;
     let (script, svg) =
-        flame_view::script_graph(&spec, &p.graph, (decor, extra), &mut views.tables, renderer);
+        flame_view::script_graph(&spec, graph, (decor, extra), &mut views.tables, renderer);
     let inline = view
         .is_default()
-        .then(|| flame_view::inline_view(&spec, &script, &p.graph, decor));
+        .then(|| flame_view::inline_view(&spec, &script, graph, decor));
     let old_to_new = Change {
         old: p.diff.old_total,
         new: p.diff.new_total,
@@ -543,18 +602,41 @@ fn finish(
     }
 }
 
-/// Per rectangle: its decoration in the SVG, its data for the page script
-/// (`[old, new, old self, new self]`, from which the script writes tags,
-/// colours and changes as [`decorate`] does), and the count of frames by
-/// tag.
+/// The count of frames by tag, over the frames drawn on either version's
+/// widths (each once).
+fn tag_counts(diff: &FlameDiff, graphs: [&analysis::flame::FlameGraph; 2]) -> Vec<(String, usize)> {
+    let mut seen = vec![false; diff.tree.len()];
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for rect in graphs.iter().flat_map(|g| &g.rects) {
+        let Some(node) = rect.node.filter(|_| rect.frame.is_some()) else {
+            continue;
+        };
+        if !std::mem::replace(&mut seen[node.index()], true) {
+            *counts
+                .entry(as_shown(diff.inclusive(node)).tag().mark())
+                .or_insert(0) += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+/// Per rectangle: its decoration in the SVG and its data for the page
+/// script (`[old, new, old self, new self]`, from which the script writes
+/// tags, colours and changes as [`decorate`] does). With the versions'
+/// labels (values not normalised), tooltips give each frame's share of
+/// both versions' totals.
 fn decorate(
     diff: &FlameDiff,
     graph: &analysis::flame::FlameGraph,
     show: &dyn Fn(f64) -> String,
-) -> (Vec<Decor>, Vec<serde_json::Value>, Vec<(String, usize)>) {
+    labels: Option<(&str, &str)>,
+) -> (Vec<Decor>, Vec<serde_json::Value>) {
     let mut decor = Vec::with_capacity(graph.rects.len());
     let mut data = Vec::with_capacity(graph.rects.len());
-    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let totals = [Side::Old, Side::New].map(|side| flame_view::significant(side.total(diff)));
     for rect in &graph.rects {
         let Some(node) = rect.node.filter(|_| rect.frame.is_some()) else {
             decor.push(Decor {
@@ -573,12 +655,19 @@ fn decorate(
             as_shown(diff.inclusive(node)),
             as_shown(diff.exclusive(node)),
         );
-        *counts.entry(inc.tag().mark()).or_insert(0) += 1;
+        let shares = match labels {
+            Some((old, new)) => format!(
+                "\nshare: {} of {old} → {} of {new}",
+                percent(inc.old, totals[0]),
+                percent(inc.new, totals[1])
+            ),
+            None => String::new(),
+        };
         decor.push(Decor {
             class: format!("{} t{}", colour_class(inc), tag_letter(inc.tag())),
             prefix: inc.tag().mark().to_string(),
             numbers: format!(
-                "{}: {}\nself {}: {}",
+                "{}: {}\nself {}: {}{shares}",
                 inc.tag().word(),
                 change_text(inc, show),
                 exc.tag().word(),
@@ -591,11 +680,7 @@ fn decorate(
                 .to_vec(),
         ));
     }
-    let counts = counts
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-    (decor, data, counts)
+    (decor, data)
 }
 
 /// The page-reuse key of a differential page: its plan, both versions,
@@ -755,7 +840,7 @@ fn table(
         "Tree table of the difference".to_string(),
         tree,
         frames,
-        (WIDTH_METRIC, None),
+        (TABLE_METRIC, None),
         &columns,
         usize::MAX,
         (Some(code), rows),

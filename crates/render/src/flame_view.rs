@@ -102,6 +102,19 @@ pub fn script_graph(
     (graph, standalone)
 }
 
+/// The data of a graph the page's script draws in place of another (a
+/// differential graph on the older version's widths): no SVG, no view;
+/// its names and locations go into `tables`.
+pub fn page_data_only(
+    spec: &GraphSpec,
+    graph: &FlameGraph,
+    extra: Extra,
+    tables: &mut Tables,
+) -> PageData {
+    let percent_of = spec.percent_of.unwrap_or(graph.total);
+    page_data(spec, graph, percent_of, extra, tables)
+}
+
 /// The graph a page shows without JavaScript, drawn inline, whose data
 /// is one of the page's [`script_graph`]s.
 pub fn inline_view(

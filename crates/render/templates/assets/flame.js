@@ -18,6 +18,10 @@
   var NS = 'http://www.w3.org/2000/svg';
   var modeSelect = document.getElementById('pa-diff-mode');
   var diffMode = 'inclusive';
+  // Differential graphs are drawn on the newer version's widths, or on
+  // the older's (#side=old; flame_diff.rs Side).
+  var sideSelect = document.getElementById('pa-diff-side');
+  var diffSide = 'new';
 
   // Pages with views (profile pages: every metric and shape) keep every
   // graph's data and the tree tables in #pa-views; the default view is
@@ -184,9 +188,10 @@
     while (out.length < n) out.push('');
     return out;
   }
-  function viewGraph(view, k) {
+  function viewGraph(view, k, side) {
     var gd = view && view.graphs[k];
     if (!gd) return null;
+    if ((side || diffSide) === 'old' && gd.data.diff_unit !== undefined) return olderGraph(view, gd);
     gd.data.names = views.names;
     gd.data.full = views.full;
     gd.data.locations = views.locations;
@@ -196,13 +201,40 @@
     if (gd.data.derive && !gd.data.frames) gd.data.frames = derivedFrames(view, gd.data);
     return expandDiff(unscale(gd.data));
   }
+  // A differential graph on the older version's widths: stored beside
+  // the newer one's (data.older), or derived as it is. Its note is the
+  // newer one's older_note; it has no merged-frames note.
+  function olderGraph(view, gd) {
+    if (!gd.olderData) {
+      var o = gd.data.older;
+      if (!o) {
+        o = {};
+        for (var key in gd.data) {
+          if (['frames', 'frames_at', 'diff', 'diffWritten', 'older'].indexOf(key) < 0) o[key] = gd.data[key];
+        }
+      }
+      o.note = gd.data.older_note;
+      o.merged_note = null;
+      gd.olderData = o;
+    }
+    var data = gd.olderData;
+    data.names = views.names;
+    data.full = views.full;
+    data.locations = views.locations;
+    data.links = views.links;
+    if (data.derive && !data.frames) {
+      data.frames = derivedFrames(view, data, 'old');
+      data.total = data.frames.length ? data.frames[0][4] * (data.scale || 1) : 0;
+    }
+    return expandDiff(unscale(data));
+  }
   // A graph the page does not store (a profile page's bottom-up or flat
   // views, a differential page's): assets/shapes.js derives it from the
   // page's trees (shape_source.rs).
-  function derivedFrames(view, data) {
+  function derivedFrames(view, data, side) {
     var shapes = window.perfatlasShapes;
     if (shapes && views.tree && views.tree.diff) {
-      var d = shapes.diffFrames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex);
+      var d = shapes.diffFrames(views.tree, views.names, data.derive, view.metric, data.scale || 1, nameIndex, side);
       data.diff = d.diff;
       return d.frames;
     }
@@ -264,7 +296,7 @@
   // Differential frames come as [old, new, old self, new self]; tags,
   // colour classes and change texts are written here as
   // flame_diff_page.rs writes them into the SVG:
-  // [tag, self tag, class, self class, change, self change].
+  // [tag, self tag, class, self class, change, self change, old, new].
   var MARKS = { A: '[A]', D: '[D]', P: '[+]', M: '[−]', S: '[=]' };
   function tagOf(o, n) {
     return o === 0 && n !== 0 ? 'A' : n === 0 && o !== 0 ? 'D' : n > o ? 'P' : n < o ? 'M' : 'S';
@@ -293,7 +325,7 @@
     data.diff = data.diff.map(function (r) {
       if (!r) return null;
       return [MARKS[tagOf(r[0], r[1])], MARKS[tagOf(r[2], r[3])], colourClass(r[0], r[1]),
-        colourClass(r[2], r[3]), changeText(r[0], r[1], show), changeText(r[2], r[3], show)];
+        colourClass(r[2], r[3]), changeText(r[0], r[1], show), changeText(r[2], r[3], show), r[0], r[1]];
     });
     data.diffWritten = true;
     return data;
@@ -402,6 +434,11 @@
     if (row) {
       lines.push('inclusive: ' + row[4]);
       lines.push('self: ' + row[5]);
+      // Each version's share of its own total (flame_diff_page.rs decorate).
+      if (d.totals && !d.normalised) {
+        lines.push('share: ' + percent(row[6], d.totals[0]) + ' of ' + sideLabel('old') + ' → ' +
+          percent(row[7], d.totals[1]) + ' of ' + sideLabel('new'));
+      }
     } else if (agg) {
       var sum = 0, min = Infinity, max = -Infinity;
       agg.forEach(function (v) { sum += v; min = Math.min(min, v); max = Math.max(max, v); });
@@ -512,26 +549,57 @@
     var lower = q.toLowerCase();
     return function (s) { return s.toLowerCase().indexOf(lower) >= 0; };
   }
-  function searchGraph(g, test) {
-    var n = g.groups.length, hit = new Array(n), covered = new Array(n), count = 0, sum = 0;
+  function matches(data, test) {
+    var n = data.frames.length, hit = new Array(n), covered = new Array(n), count = 0, sum = 0;
     for (var j = 0; j < n; j++) {
-      var f = g.data.frames[j], p = f[0];
-      hit[j] = !!(test && j > 0 && test(g.data.names[f[1]]));
+      var f = data.frames[j], p = f[0];
+      hit[j] = !!(test && j > 0 && test(data.names[f[1]]));
       covered[j] = p >= 0 && (hit[p] || covered[p]);
-      g.groups[j].classList.toggle('pa-hl', hit[j]);
       if (hit[j]) { count++; if (!covered[j]) sum += f[4]; }
     }
-    return { count: count, sum: sum };
+    return { hit: hit, count: count, sum: sum };
+  }
+  function searchGraph(g, test) {
+    var r = matches(g.data, test);
+    g.groups.forEach(function (el, j) { el.classList.toggle('pa-hl', r.hit[j]); });
+    return r;
+  }
+  function found(r, data, of) {
+    return r.count + ' matching frame' + (r.count === 1 ? '' : 's') + ': ' +
+      withUnit(r.sum, data.unit) + ', ' + percent(r.sum, data.total) + ' of ' + of;
+  }
+  // A differential page's versions, as the width switch names them.
+  function sideLabel(side) {
+    var o = sideSelect && sideSelect.querySelector('option[value="' + side + '"]');
+    return o ? o.getAttribute('data-version') : side === 'old' ? 'the older version' : 'the newer version';
   }
   function runSearch() {
     if (!search) return;
     var q = search.value.trim(), test = q ? matcher(q) : null, first = null;
     graphs.forEach(function (g) { var r = searchGraph(g, test); if (!first) first = r; });
     if (!result) return;
-    if (!q || !first) result.textContent = '';
-    else if (!test) result.textContent = 'invalid regular expression';
-    else result.textContent = first.count + ' matching frame' + (first.count === 1 ? '' : 's') + ': ' +
-      withUnit(first.sum, graphs[0].data.unit) + ', ' + percent(first.sum, graphs[0].data.total) + ' of the total';
+    if (!q || !first) { result.textContent = ''; return; }
+    if (!test) { result.textContent = 'invalid regular expression'; return; }
+    var data = graphs[0].data;
+    if (data.diff_unit === undefined) { result.textContent = found(first, data, 'the total'); return; }
+    // A differential graph: shares of the total of the version drawn, and
+    // what matches in the other (deleted frames have no width in the newer).
+    var other = diffSide === 'old' ? 'new' : 'old', od = viewGraph(shown, graphs[0].k, other);
+    var text = found(first, data, sideLabel(diffSide) + '\'s total');
+    if (od) {
+      var r = matches(od, test);
+      text += '; in ' + sideLabel(other) + ': ' + found(r, od, 'its total');
+      if (r.count > first.count) text += ' (widths of ' + sideLabel(other) + ' draw them)';
+    }
+    result.textContent = text;
+  }
+  // Draws the differential graphs on the other version's widths.
+  function setSide(side) {
+    side = side === 'old' && sideSelect ? 'old' : 'new';
+    if (sideSelect) sideSelect.value = side;
+    if (side === diffSide) return false;
+    diffSide = side;
+    return true;
   }
 
   // Differential graphs: colour and tag by the inclusive or the self change.
@@ -615,8 +683,9 @@
   function graphSection(gd, data) {
     var sec = el('section', { 'class': 'pa-graph', id: gd.id + '-section' });
     sec.appendChild(el('h2', {}, gd.title));
-    if (gd.note) {
-      var p = el('p', { 'class': 'pa-muted' }, gd.note + ' ');
+    var note = data.note || gd.note, mergedNote = 'merged_note' in data ? data.merged_note : gd.merged_note;
+    if (note) {
+      var p = el('p', { 'class': 'pa-muted' }, note + ' ');
       if (gd.svg_href) {
         p.appendChild(el('a', { href: gd.svg_href }, 'Standalone SVG'));
         p.appendChild(document.createTextNode('.'));
@@ -626,7 +695,7 @@
       sec.appendChild(p);
     }
     if (gd.empty) { sec.appendChild(el('p', {}, 'Nothing recorded for this metric: nothing to draw.')); return { sec: sec }; }
-    if (gd.merged_note) sec.appendChild(el('p', { 'class': 'pa-note pa-merged-note' }, gd.merged_note));
+    if (mergedNote) sec.appendChild(el('p', { 'class': 'pa-note pa-merged-note' }, mergedNote));
     var wrap = el('div', { 'class': 'pa-flame-wrap' }), svg = drawFlame(gd, data);
     wrap.appendChild(svg);
     sec.appendChild(wrap);
@@ -779,13 +848,20 @@
       }
     });
   }
+  // Whether the view was drawn anew.
   function showView(state) {
     var v = findView(state);
-    if (v === shown) return;
+    if (v === shown) return false;
     shown = v;
     document.title = v.title;
     var heading = document.getElementById('pa-view-heading');
     if (heading) heading.textContent = v.heading;
+    drawGraphs(v);
+    showTable(v.table);
+    updateLinks(v);
+    return true;
+  }
+  function drawGraphs(v) {
     var box = document.getElementById('pa-graphs');
     box.textContent = '';
     graphs = v.graphs.map(function (gd, k) {
@@ -793,8 +869,6 @@
       box.appendChild(made.sec);
       return made.svg ? setupGraph(made.svg, k) : null;
     }).filter(function (g) { return g; });
-    showTable(v.table);
-    updateLinks(v);
   }
   if (views) {
     views.metricNames = Array.prototype.map.call(
@@ -819,6 +893,7 @@
     if (q) parts.push('search=' + encodeURIComponent(q));
     if (zoomG && zoomI > 0) parts.push('zoom=' + zoomG.k + '.' + zoomI);
     if (diffMode !== 'inclusive') parts.push('mode=' + diffMode);
+    if (diffSide !== 'new') parts.push('side=' + diffSide);
     return parts.length ? '#' + parts.join('&') : '#';
   }
   function currentZoom() {
@@ -841,7 +916,8 @@
     written = null;
     var state = readState();
     useRep(state.rep || '', SHAPES.indexOf(state.shape) > 0);
-    if (views) showView(state);
+    var sideChanged = setSide(views ? state.side : '');
+    if (views && !showView(state) && sideChanged) drawGraphs(shown);
     if (search && (state.search || '') !== search.value.trim()) search.value = state.search || '';
     applyMode(state.mode);
     var z = (state.zoom || '').split('.');
@@ -868,6 +944,16 @@
     var reset = document.getElementById('pa-reset');
     if (reset) reset.addEventListener('click', function () { location.hash = stateHash(null, 0); });
     if (modeSelect) modeSelect.addEventListener('change', function () { applyMode(modeSelect.value); replaceState(); });
+    if (sideSelect) {
+      // Without the page's view data there is nothing to draw the other widths from.
+      sideSelect.disabled = !views;
+      sideSelect.addEventListener('change', function () {
+        if (!views || !setSide(sideSelect.value)) return;
+        drawGraphs(shown);
+        runSearch();
+        replaceState();
+      });
+    }
   }
 
   // ---- tree tables: fold rows, sort siblings by a column ---------------------

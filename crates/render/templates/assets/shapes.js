@@ -334,13 +334,14 @@
   }
 
   // A differential page's graph (flame_diff_page.rs draw): the old and
-  // new means of `metric` in the shape, merged by path, drawn by their
-  // mean; `diff` holds each frame's [old, new, old self, new self] (null
-  // for the root and merged boxes), as decorate() writes it.
-  function diffFrames(src, names, derive, metric, scale, nameOf) {
+  // new means of `metric` in the shape, merged by path, drawn on the
+  // values of one version (flame_diff.rs Side: 'old', else the newer);
+  // `diff` holds each frame's [old, new, old self, new self] (null for
+  // the root and merged boxes), as decorate() writes it.
+  function diffFrames(src, names, derive, metric, scale, nameOf, side) {
     var t = diffTree(src, metric, derive.shape);
     var inc = [t.inclusive(0), t.inclusive(1)];
-    var rects = layout(t, src, DIFF_WIDTH, derive.max_frames, src.min_fraction);
+    var rects = layout(t, src, side === 'old' ? 0 : 1, derive.max_frames, src.min_fraction);
     return {
       frames: frameRows(rects, t, src, names, scale, nameOf),
       diff: rects.map(function (r, i) {
@@ -350,8 +351,9 @@
     };
   }
 
-  // flame_diff.rs: metric 2 of a differential tree (the mean) gives widths.
-  var DIFF_WIDTH = 2;
+  // flame_diff.rs TABLE_METRIC: metric 2 of a differential tree (the
+  // mean) orders and prunes the tree table's rows.
+  var DIFF_TABLE = 2;
 
   // The old and new means of `metric` (trees 2m and 2m + 1) in `shape`,
   // merged (flame_diff.rs diff): metrics old, new and their mean, each
@@ -597,7 +599,7 @@
     var columns = [inc0, inc1, change(inc0, inc1), self0, self1, change(self0, self1)].map(function (c) {
       return c.map(shown);
     });
-    return treeTableRows(t, src, DIFF_WIDTH, columns, -1, names, nameOf, {
+    return treeTableRows(t, src, DIFF_TABLE, columns, -1, names, nameOf, {
       tag: function (n) { return mark(significant(inc0[n]), significant(inc1[n])) + ' '; }
     });
   }
