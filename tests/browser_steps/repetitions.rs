@@ -122,7 +122,9 @@ pub fn step_repetition_views(ctx: &Ctx) {
         "the merged page's bottom-up view",
     );
     assert_eq!(
-        ctx.js_str("document.querySelector('nav[aria-label=\"shape\"] [aria-current]').textContent"),
+        ctx.js_str(
+            "document.querySelector('nav[aria-label=\"shape\"] [aria-current]').textContent"
+        ),
         "bottom-up"
     );
     ctx.screenshot("61-merged-bottom-up");

@@ -602,11 +602,14 @@ fn method_source(cx: &PageContext, comp: CompId, v: usize, root: &str) -> Option
         .filter_map(|&f| Some((f, cx.links.source(frames, v, f)?)))
         .min_by_key(|(f, _)| frames.get(*f).line.unwrap_or(u32::MAX))?;
     let f = frames.get(frame);
-    let file = f.file.as_deref().unwrap_or_default();
+    let file = crate::paths::file_name(f.file.as_deref().unwrap_or_default());
+    // The line the link lands on: the method's hottest when its profiles
+    // say where its time went.
+    let line = href.rsplit_once("#L").map(|(_, l)| l.to_string());
     Some(Link {
-        label: match f.line {
-            Some(line) => format!("{}:{line}", crate::paths::file_name(file)),
-            None => crate::paths::file_name(file),
+        label: match line {
+            Some(line) => format!("{file}:{line}"),
+            None => file,
         },
         href: format!("{root}{href}"),
         current: false,

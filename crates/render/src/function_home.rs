@@ -134,9 +134,13 @@ pub fn function_links(
     });
     let shapes = &site.analysis.frames;
     // The profile frame's file first (where the profiler saw it), else
-    // the function's version-independent file (a bundle's source).
+    // the function's version-independent file (a bundle's source), else
+    // any frame of its method with a source in `version` (the one the
+    // shapes keep may be another version's install path).
+    let method_frames = site.homes.frames(site.homes.method(frame));
     let source = [shapes.origin(frame), frame]
         .into_iter()
+        .chain(method_frames.iter().copied())
         .find_map(|f| site.links.source(&shapes.table, version, f))
         .map(|p| format!("{root}{p}"));
     (method, source)
