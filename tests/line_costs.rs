@@ -54,7 +54,7 @@ fn rows(html: &str) -> Vec<(u32, f64, String)> {
             let cell = row.split("class=\"pa-cost\"").nth(1)?;
             let text = &cell[cell.find('>')? + 1..cell.find("</td>")?];
             let self_share = text.split('%').next()?.trim().parse().ok()?;
-            let code = row.split("<code>").nth(1)?.split("</code>").next()?;
+            let code = row.rsplit("<td>").next()?.split("</td>").next()?;
             Some((line, self_share, common::html_text(code)))
         })
         .collect()

@@ -637,7 +637,7 @@ pub fn step_source_line(ctx: &Ctx) {
         format!("L{line}")
     );
     let bg = ctx.js_str(&format!(
-        "getComputedStyle(document.querySelector('#L{line} td.pa-ln')).backgroundColor"
+        "getComputedStyle(document.querySelector('#L{line} td:first-child')).backgroundColor"
     ));
     assert_eq!(bg, "rgb(255, 243, 168)", "the line is highlighted");
     let cost = ctx.js_str(&format!("Array.from(document.querySelectorAll('#L{line} td.pa-cost')).map(function (c) {{ return c.textContent; }}).join('|')"));

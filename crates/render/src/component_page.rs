@@ -17,7 +17,7 @@
 //! version's column of the block's table of callers and callees (what a
 //! reader without JavaScript sees; [`calls_table`]),
 //! its execution timeline from its shares (`data-s`, kept to
-//! [`kept_share`]) over the previous section's. The script draws what
+//! `timeline.rs`'s `kept_share`) over the previous section's. The script draws what
 //! `callgraph_svg` and `timeline_svg` draw; sites built with
 //! `PERFATLAS_TEST_SHIP_DERIVED` hold both for `tests/derive_parity.rs`.
 //! A note most sections share (where changes come from, how many profiles
