@@ -220,15 +220,7 @@ fn a_staircase_of_optimisations_reports_improvements_only() {
 /// `git clone FIXTURE/history.bundle DIR/repo`: a captured library's
 /// repository, as `--repo` reads it.
 fn clone_history(fixture: &Path, dir: &Path) -> PathBuf {
-    let repo = dir.join("repo");
-    let cloned = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(fixture.join("history.bundle"))
-        .arg(&repo)
-        .status()
-        .unwrap();
-    assert!(cloned.success());
-    repo
+    common::clone_bundle(&fixture.join("history.bundle"), &dir.join("repo"))
 }
 
 fn check_json(input: &Path, extra: &[&str]) -> (Value, i32) {

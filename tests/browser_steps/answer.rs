@@ -22,14 +22,7 @@ fn build_history(ctx: &Ctx) -> PathBuf {
     let work = ctx.site.parent().unwrap().join("answer");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
-    let repo = work.join("repo");
-    let cloned = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(fixture.join("history.bundle"))
-        .arg(&repo)
-        .status()
-        .unwrap();
-    assert!(cloned.success());
+    let repo = crate::common::clone_bundle(&fixture.join("history.bundle"), &work.join("repo"));
     let site = work.join("site");
     let out = crate::common::build(&fixture, &site, &["--repo", repo.to_str().unwrap()]);
     assert_eq!(
@@ -43,6 +36,26 @@ fn build_history(ctx: &Ctx) -> PathBuf {
 
 pub fn step_answer_to_code(ctx: &Ctx) {
     let site = build_history(ctx);
+    // 1.2.0's source diff: the changed file the profiles ran first, with
+    // its share; the files they never ran after it, in the repository's
+    // order.
+    let diff = std::fs::read_to_string(site.join("diffs/1.2.0.html")).unwrap();
+    let list = &diff[diff.find("<ul class=\"pa-files\">").unwrap()..];
+    let files: Vec<&str> = list[..list.find("</ul>").unwrap()]
+        .split("<li><a href=\"#f")
+        .skip(1)
+        .filter_map(|p| p.split_once("\">")?.1.split("</a>").next())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "src/tokenize.js",
+            "lib/textkit.esm.js",
+            "lib/textkit.esm.js.map",
+            "package.json"
+        ],
+        "{list}"
+    );
     ctx.open(&site.join("index.html"));
     ctx.screenshot("answer-1-index");
     // Click 1: the root cause's name, to its method's section.

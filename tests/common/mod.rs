@@ -149,15 +149,23 @@ pub fn percent(part: f64, total: f64) -> String {
 /// Clones the sample data's git history (`history.bundle`, made by
 /// `build-git-history.sh`) into `dir/markdown-history` with the git CLI.
 pub fn clone_sample_history(dir: &Path) -> PathBuf {
-    let target = dir.join("markdown-history");
+    clone_bundle(
+        &sample_data().join("history.bundle"),
+        &dir.join("markdown-history"),
+    )
+}
+
+/// Clones the git bundle `bundle` (a fixture's source history) to
+/// `target`, and gives `target`.
+pub fn clone_bundle(bundle: &Path, target: &Path) -> PathBuf {
     let status = Command::new("git")
         .args(["clone", "-q"])
-        .arg(sample_data().join("history.bundle"))
-        .arg(&target)
+        .arg(bundle)
+        .arg(target)
         .status()
         .expect("run git clone");
-    assert!(status.success(), "git clone of history.bundle failed");
-    target
+    assert!(status.success(), "git clone of {} failed", bundle.display());
+    target.to_path_buf()
 }
 
 /// Every file of a directory tree: relative path → bytes. A site's build

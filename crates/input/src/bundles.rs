@@ -217,20 +217,22 @@ mod tests {
         h
     }
 
+    /// `lib/bundle.js` of version 0 and its map.
+    fn bundle_map(map: SourceMap) -> BundleMap {
+        BundleMap {
+            version: 0,
+            profile_paths: vec!["lib/bundle.js".into()],
+            bundle: "lib/bundle.js".into(),
+            map_path: "lib/bundle.js.map".into(),
+            map,
+        }
+    }
+
     #[test]
     fn bundle_frames_take_their_original_file_and_line() {
         let mut h = history();
         let map = SourceMap::parse("lib/bundle.js.map", MAP.as_bytes()).unwrap();
-        let notes = map_frames(
-            &mut h,
-            &[BundleMap {
-                version: 0,
-                profile_paths: vec!["lib/bundle.js".into()],
-                bundle: "lib/bundle.js".into(),
-                map_path: "lib/bundle.js.map".into(),
-                map,
-            }],
-        );
+        let notes = map_frames(&mut h, &[bundle_map(map)]);
         let tree = &h.profiles[0].profile.tree;
         let frames: Vec<&Frame> = tree
             .node_ids()
@@ -269,16 +271,7 @@ mod tests {
         let first = profile.tree.children(model::NodeId::ROOT)[0];
         let entries = [(3, [1.0]), (4, [2.0]), (9, [4.0])].map(|(line, v)| (first, line, v));
         profile.line_self = Some(LineSelf::from_entries(1, entries));
-        map_frames(
-            &mut h,
-            &[BundleMap {
-                version: 0,
-                profile_paths: vec!["lib/bundle.js".into()],
-                bundle: "lib/bundle.js".into(),
-                map_path: "lib/bundle.js.map".into(),
-                map,
-            }],
-        );
+        map_frames(&mut h, &[bundle_map(map)]);
         let table = h.profiles[0].profile.line_self.as_ref().unwrap();
         let lines: Vec<(u32, Vec<f64>)> = table
             .lines_of(first)

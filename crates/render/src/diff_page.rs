@@ -3,6 +3,7 @@
 //! removed lines grey as in the matrix's popups. Bounded in size; the
 //! page names the two revisions so the rest is one `git diff` away.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -82,18 +83,20 @@ struct Context<'a> {
 /// each, ordered by the time spent on their lines in `v`.
 fn render(cx: &Context, path: &str) -> Result<Vec<u8>, BuildError> {
     let history = cx.site.history;
-    let mut files: Vec<(f64, &FileDiff)> = cx
+    let mut files: Vec<(FileCosts, &FileDiff)> = cx
         .changes
         .files
         .iter()
-        .map(|f| (file_cost(cx, f), f))
+        .map(|f| (file_costs(cx, f), f))
         .collect();
-    files.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Costliest first; equal ones (all those never run: an empty sum is
+    // −0.0, which total_cmp would set apart) keep the repository's order.
+    files.sort_by(|a, b| b.0.total.partial_cmp(&a.0.total).unwrap_or(Ordering::Equal));
     let mut budget = LINE_BUDGET;
     let mut cut = false;
     let files = files
         .into_iter()
-        .map(|(cost, f)| file_view(cx, f, cost, (&mut budget, &mut cut)))
+        .map(|(costs, f)| file_view(cx, f, &costs, (&mut budget, &mut cut)))
         .collect();
     let version = &history.versions[cx.v];
     let view = DiffView {
@@ -117,7 +120,7 @@ fn render(cx: &Context, path: &str) -> Result<Vec<u8>, BuildError> {
 fn file_view(
     cx: &Context,
     f: &FileDiff,
-    cost: f64,
+    costs: &FileCosts,
     (budget, cut): (&mut usize, &mut bool),
 ) -> FileView {
     let name = match (&f.old_path, &f.new_path) {
@@ -126,13 +129,12 @@ fn file_view(
         (Some(o), None) => o.clone(),
         (None, None) => String::new(),
     };
-    let lines = f.new_path.as_deref().map(|p| line_shares(cx, p));
     let mut hunks: Vec<(f64, &Hunk)> = f
         .hunks
         .iter()
-        .map(|h| (lines.as_ref().map_or(0.0, |l| hunk_cost(h, l)), h))
+        .map(|h| (hunk_cost(h, &costs.lines), h))
         .collect();
-    hunks.sort_by(|a, b| b.0.total_cmp(&a.0));
+    hunks.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(Ordering::Equal));
     let hunks = hunks
         .into_iter()
         .map(|(cost, h)| {
@@ -156,11 +158,9 @@ fn file_view(
             FileStatus::Renamed => "renamed",
         },
         binary: f.binary,
-        cost: shown_share(cost),
-        source: f
-            .new_path
-            .as_deref()
-            .and_then(|p| source_index(cx, p))
+        cost: shown_share(costs.total),
+        source: costs
+            .source
             .map(|i| format!("{}{}", cx.root, cx.site.links.paths[i])),
         hunks,
     }
@@ -201,12 +201,37 @@ fn source_index(cx: &Context, repo_path: &str) -> Option<usize> {
         .position(|f| f.version == cx.v && f.shown_path == repo_path)
 }
 
-/// Each line of `repo_path` in this version: the largest share of a
+/// A changed file's source in this version and the time spent on it.
+#[derive(Default)]
+struct FileCosts {
+    /// Its source file, when the site has it.
+    source: Option<usize>,
+    /// Each line: the largest share of a benchmark's time spent on it.
+    lines: BTreeMap<u32, f64>,
+    /// Over its hunks' lines.
+    total: f64,
+}
+
+/// The costs of a changed file, computed once for its place in the
+/// order and its hunks.
+fn file_costs(cx: &Context, f: &FileDiff) -> FileCosts {
+    let Some(source) = f.new_path.as_deref().and_then(|p| source_index(cx, p)) else {
+        return FileCosts::default();
+    };
+    let lines = line_shares(cx, source);
+    FileCosts {
+        source: Some(source),
+        total: f.hunks.iter().map(|h| hunk_cost(h, &lines)).sum(),
+        lines,
+    }
+}
+
+/// Each line of source file `i` in this version: the largest share of a
 /// benchmark's time spent on it (own time), over the names profiles give
 /// the file.
-fn line_shares(cx: &Context, repo_path: &str) -> BTreeMap<u32, f64> {
+fn line_shares(cx: &Context, i: usize) -> BTreeMap<u32, f64> {
     let mut out: BTreeMap<u32, f64> = BTreeMap::new();
-    let (Some(costs), Some(i)) = (cx.costs, source_index(cx, repo_path)) else {
+    let Some(costs) = cx.costs else {
         return out;
     };
     let grand: Vec<f64> = costs.benchmarks.iter().map(|b| b.3).collect();
@@ -236,14 +261,6 @@ fn hunk_cost(h: &Hunk, lines: &BTreeMap<u32, f64>) -> f64 {
         .filter_map(|l| l.new_line)
         .filter_map(|n| lines.get(&n))
         .sum()
-}
-
-fn file_cost(cx: &Context, f: &FileDiff) -> f64 {
-    let Some(path) = f.new_path.as_deref() else {
-        return 0.0;
-    };
-    let lines = line_shares(cx, path);
-    f.hunks.iter().map(|h| hunk_cost(h, &lines)).sum()
 }
 
 /// The modified methods of the file whose range meets the hunk's new
