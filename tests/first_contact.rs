@@ -95,6 +95,13 @@ fn a_history_captured_by_someone_else_s_scripts_builds_cleanly() {
     // Every version's day and revision, in release order, as the fixture's
     // README lists them.
     let index = fs::read_to_string(out.join("index.html")).unwrap();
+    // No literal Markdown: names in backticks in notes and verdicts are
+    // shown as code.
+    assert!(
+        !common::html_text(&index).contains('`'),
+        "a backtick on the index"
+    );
+    assert!(index.contains("<code>[regressions] min_change</code>"));
     let at = |fact: &str| {
         index
             .find(fact)
