@@ -6,6 +6,10 @@
 
 mod junit;
 mod markdown;
+mod story;
+
+pub use markdown::COMMENT_LIMIT;
+pub use story::{CauseStory, ChangeStory};
 
 use std::path::PathBuf;
 
@@ -43,6 +47,13 @@ pub struct CheckOptions {
     /// Also fail when a benchmark measured in the newest version could
     /// not be judged (`--fail-on …,unjudged`).
     pub fail_on_unjudged: bool,
+    /// Git repository of the profiled program: root causes say whether
+    /// the version modified the function (as `build --repo`).
+    pub repo: Option<PathBuf>,
+    /// Source files, for mapping bundled frames (as `build --sources`).
+    pub sources: Option<PathBuf>,
+    /// Address of the published site, which the reports link to.
+    pub site_url: Option<String>,
 }
 
 /// One benchmark's verdict.
@@ -67,6 +78,9 @@ pub struct BenchmarkCheck {
     pub relative: Option<f64>,
     pub p_value: Option<f64>,
     pub interval: Option<(f64, f64)>,
+    /// For a regression or improvement: the responsible version, what
+    /// found it, its root cause and its pages.
+    pub change: Option<ChangeStory>,
 }
 
 /// The whole check.
@@ -76,6 +90,9 @@ pub struct CheckReport {
     pub format_version: u32,
     pub baseline: String,
     pub newest: String,
+    /// The published site the stories' pages are relative to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site_url: Option<String>,
     pub test: &'static str,
     pub confidence: f64,
     pub benchmarks: Vec<BenchmarkCheck>,
@@ -94,7 +111,7 @@ pub struct CheckReport {
 
 pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
     let config = crate::read_settings(&options.input, options.config.as_deref(), None)?;
-    let (history, _) = crate::read_history(
+    let (mut history, _) = crate::read_history(
         &options.input,
         options.config.as_deref(),
         false,
@@ -125,13 +142,33 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 ))
             })?,
     };
-    let (settings, reports, _) = analysis::regression_report::verdicts(&history, &config);
+    let finder = crate::cause_finder(
+        &crate::BuildOptions {
+            repo: options.repo.clone(),
+            sources: options.sources.clone(),
+            ..Default::default()
+        },
+        &config,
+        &mut history,
+    )?;
+    let site = finder.report(&history, &config);
+    let diff_pages = render::flame_plan::diff_plan(&history, &config);
+    let teller = story::Teller {
+        history: &history,
+        config: &config,
+        finder: &finder,
+        site: &site,
+        diff_pages: &diff_pages,
+        baseline,
+        newest,
+    };
+    let (settings, reports) = (&site.settings, &site.benchmarks);
     let default_baseline = options.baseline.is_none();
     let benchmarks: Vec<BenchmarkCheck> = reports
         .iter()
         .map(|report| {
             let (verdict, c, method, window) =
-                judge_newest(report, (baseline, newest), default_baseline, &settings);
+                judge_newest(report, (baseline, newest), default_baseline, settings);
             let series = &report.series;
             let reference_mean = match &window {
                 Some(w) => Some(w.iter().sum::<f64>() / w.len() as f64),
@@ -147,7 +184,6 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 newest_mean: series.mean_at(newest),
                 reference_mean,
                 window: window.as_ref().map(Vec::len),
-                verdict,
                 relative: c.and_then(|c| c.relative).or_else(|| {
                     let (a, b) = (reference_mean?, series.mean_at(newest)?);
                     (a != 0.0).then(|| (b - a) / a)
@@ -156,6 +192,11 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
                 interval: c
                     .filter(|c| c.test != config::Test::PredictionInterval)
                     .map(|c| c.ci()),
+                change: match verdict {
+                    Verdict::Change { direction, .. } => Some(teller.story(report, direction)),
+                    _ => None,
+                },
+                verdict,
             }
         })
         .collect();
@@ -174,6 +215,7 @@ pub fn check(options: &CheckOptions) -> Result<CheckReport, BuildError> {
         format_version: FORMAT_VERSION,
         baseline: history.versions[baseline].label.clone(),
         newest: history.versions[newest].label.clone(),
+        site_url: options.site_url.clone(),
         test: settings.test.label(),
         confidence: settings.confidence,
         benchmarks,
@@ -336,6 +378,9 @@ impl CheckReport {
                 b.benchmark,
                 details(b)
             ));
+            if let Some(story) = self.story_words(b) {
+                out.push_str(&format!("  {:<12} {story}\n", ""));
+            }
         }
         let windowed = self.benchmarks.iter().any(|b| b.window.is_some());
         out.push_str(&format!(
@@ -349,6 +394,49 @@ impl CheckReport {
             self.confidence * 100.0
         ));
         out
+    }
+
+    /// A change's story in one line: the responsible version, what found
+    /// it, its root cause and its pages ("responsible: 3.0.0 (since
+    /// 2.1.3), found by …; root cause: list (src/Tokenizer.js) explains
+    /// 83% of the difference, modified ●; see …").
+    pub fn story_words(&self, b: &BenchmarkCheck) -> Option<String> {
+        let story = b.change.as_ref()?;
+        let mut out = format!(
+            "responsible: {} (since {}{}), found by {}",
+            story.responsible,
+            story.since,
+            match story.unmeasured_between {
+                0 => String::new(),
+                n => format!(
+                    "; or one of the {n} version{} between, not measured",
+                    plural(n)
+                ),
+            },
+            story.found_by
+        );
+        match (&story.root_cause, &story.no_root_cause) {
+            (Some(c), _) => out.push_str(&format!("; root cause: {}", c.words())),
+            (None, Some(why)) => out.push_str(&format!("; no root cause: {why}")),
+            (None, None) => {}
+        }
+        let site = self.site_url.as_deref().map(|s| s.trim_end_matches('/'));
+        let pages: Vec<String> = [&story.page, &story.flame_diff]
+            .into_iter()
+            .flatten()
+            .map(|p| match site {
+                Some(site) => format!("{site}/{p}"),
+                None => p.clone(),
+            })
+            .collect();
+        if !pages.is_empty() {
+            out.push_str(&format!(
+                "; see {}{}",
+                pages.join(" and "),
+                if site.is_none() { " in the site" } else { "" }
+            ));
+        }
+        Some(out)
     }
 
     /// The report as JSON (`docs/check-format.md`), ending in a newline.

@@ -333,13 +333,7 @@ fn analyse(
     history: &model::History,
 ) -> Result<(analysis::report::Analysis, vcs::sources::Sources), BuildError> {
     let repo = open_repo(options)?;
-    let ids = phase("identity", || {
-        let rules = model::PathRules::of_history(history, &config.identity.rewrites());
-        model::FunctionIds::new(history, &rules)
-    });
-    let hierarchy = phase("hierarchy", || {
-        analysis::hierarchy::Hierarchy::new(&history.frames, &ids, &history.title)
-    });
+    let (ids, hierarchy) = identities(config, history);
     let modifications = code_changes(repo.as_ref(), config, history, &hierarchy);
     let sources = source_texts(options, repo.as_ref(), config, history)?;
     let analysis = analysis::report::Analysis::new(
@@ -352,6 +346,45 @@ fn analyse(
         &sources.files.iter().map(|f| f.version).collect(),
     );
     Ok((analysis, sources))
+}
+
+/// One function across versions (`[identity]`), and the component
+/// hierarchy the matrices and modified methods are counted in.
+fn identities(
+    config: &config::Config,
+    history: &model::History,
+) -> (model::FunctionIds, analysis::hierarchy::Hierarchy) {
+    let ids = phase("identity", || {
+        let rules = model::PathRules::of_history(history, &config.identity.rewrites());
+        model::FunctionIds::new(history, &rules)
+    });
+    let hierarchy = phase("hierarchy", || {
+        analysis::hierarchy::Hierarchy::new(&history.frames, &ids, &history.title)
+    });
+    (ids, hierarchy)
+}
+
+/// What the root causes of `check` are computed from, as `build` computes
+/// them (bundled frames mapped to their sources, modified methods from
+/// `options.repo` or the inputs' source hashes), without the pages. Reads
+/// `options.repo` and `options.sources` only.
+pub fn cause_finder(
+    options: &BuildOptions,
+    config: &config::Config,
+    history: &mut model::History,
+) -> Result<analysis::report::CauseFinder, BuildError> {
+    let (maps, _) = bundle_maps(options, config, history)?;
+    if !maps.is_empty() {
+        input::bundles::map_frames(history, &maps);
+    }
+    let repo = open_repo(options)?;
+    let (ids, hierarchy) = identities(config, history);
+    let modifications = code_changes(repo.as_ref(), config, history, &hierarchy);
+    Ok(analysis::report::CauseFinder {
+        frames: analysis::shapes::ShapeFrames::new(&history.frames, &ids),
+        hierarchy,
+        modifications,
+    })
 }
 
 /// Writes what was not written yet, the zip (before the swap: a zip that

@@ -163,6 +163,8 @@ fn every_field_of_the_schema_is_documented() {
         &schema["properties"],
         &schema["$defs"]["benchmark"]["properties"],
         &schema["$defs"]["skipped"]["properties"],
+        &schema["$defs"]["change"]["properties"],
+        &schema["$defs"]["root_cause"]["properties"],
     ] {
         fields.extend(props.as_object().unwrap().keys().cloned());
     }
@@ -248,6 +250,10 @@ fn markdown_starts_with_the_marker_and_escapes_names() {
     assert_eq!(lines.next(), Some("<!-- perfatlas-check -->"));
     assert_eq!(
         lines.next(),
+        Some("<!-- perfatlas-findings regressions=2 improvements=0 failed=true -->")
+    );
+    assert_eq!(
+        lines.next(),
         Some("### perfatlas check failed: 2 major regressions")
     );
     assert!(
@@ -255,7 +261,7 @@ fn markdown_starts_with_the_marker_and_escapes_names() {
         "{md}"
     );
     assert!(
-        md.contains("| | benchmark | 2.17.1 → 2.18.0 | Δ | p | verdict |"),
+        md.contains("| | benchmark | before → after | change | root cause | see |"),
         "{md}"
     );
     assert!(
@@ -266,7 +272,12 @@ fn markdown_starts_with_the_marker_and_escapes_names() {
     assert_eq!(md.matches("<details>").count(), 1, "{md}");
     assert!(md.contains("| **MAJOR** |"), "{md}");
     assert!(
-        md.contains("| 523 ms → 3.05 s | +482.7% | &lt; 0.0001 | major regression |"),
+        md.contains("| 523 ms → 3.05 s | +482.7% (5.8× slower), p &lt; 0.0001 |"),
+        "{md}"
+    );
+    // The benchmark without a verdict is counted, and listed folded.
+    assert!(
+        md.contains("1 benchmark without enough data to judge (listed below)."),
         "{md}"
     );
     // Every table row has the header's six cells.
@@ -274,4 +285,231 @@ fn markdown_starts_with_the_marker_and_escapes_names() {
         let cells = row.replace("\\|", "").matches('|').count();
         assert_eq!(cells, 7, "{row}");
     }
+}
+
+/// The published site's address in the stories' tests.
+const SITE: &str = "https://example.org/perf";
+
+#[test]
+fn every_format_tells_the_regressions_story() {
+    // moment 2.17.1 → 2.18.0 with moment's own history: RFC 2822 parsing,
+    // added in 2.18.0 (`configFromRFC2822`), made every call slower
+    // (sample-data/moment/FINDINGS.md, from moment's changelog and source).
+    let dir = tempfile::tempdir().unwrap();
+    let input = moment_regression(dir.path());
+    let repo = common::clone_bundle(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/moment/history.bundle"),
+        &dir.path().join("repo"),
+    );
+    let repo = repo.to_str().unwrap();
+    let args = |format: &'static str| ["--format", format, "--repo", repo, "--site-url", SITE];
+    let (code, json, stderr) = check(&input, &args("json"));
+    assert_eq!(code, Some(1), "{stderr}");
+    validate(&json);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["site_url"], SITE);
+    let story = &v["benchmarks"][0]["change"];
+    assert_eq!(story["responsible"], "2.18.0", "{story}");
+    assert_eq!(story["since"], "2.17.1", "{story}");
+    assert_eq!(
+        story["root_cause"]["function"], "configFromRFC2822",
+        "{story}"
+    );
+    assert_eq!(story["root_cause"]["modified"], true, "{story}");
+    assert!(
+        story["root_cause"]["share"].as_f64().unwrap() > 0.5,
+        "{story}"
+    );
+    assert_eq!(story["page"], "regressions/cpu/2.17.1--2.18.0.html");
+    assert_eq!(story["flame_diff"], "flamediff/cpu/2.17.1--2.18.0.html");
+    // The wall-clock benchmark is explained by the same profiles.
+    let wall = &v["benchmarks"][2];
+    assert_eq!(wall["benchmark"], "node bench.mjs");
+    assert_eq!(wall["change"]["root_cause"]["profiled"], "cpu", "{wall}");
+    assert!(v["benchmarks"][1]["change"].is_null());
+    // The pages named are the site's, built from the same history.
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &["--repo", repo]);
+    assert!(out.status.success(), "{out:?}");
+    for b in v["benchmarks"].as_array().unwrap() {
+        for page in [&b["change"]["page"], &b["change"]["flame_diff"]] {
+            if let Some(page) = page.as_str() {
+                assert!(site.join(page).is_file(), "{page} is not in the site");
+            }
+        }
+    }
+    let root_cause = "root cause: configFromRFC2822 (moment/moment.js) explains";
+    let (_, text, _) = check(&input, &args("text"));
+    assert!(text.contains(root_cause), "{text}");
+    assert!(
+        text.contains(&format!("see {SITE}/regressions/cpu/2.17.1--2.18.0.html and {SITE}/flamediff/cpu/2.17.1--2.18.0.html")),
+        "{text}"
+    );
+    let (_, xml, _) = check(&input, &args("junit"));
+    let failure = xml
+        .lines()
+        .find(|l| l.contains("<failure") && l.contains("cpu"))
+        .unwrap_or_else(|| panic!("{xml}"));
+    assert!(failure.contains(root_cause), "{failure}");
+    let (_, md, _) = check(&input, &args("markdown"));
+    assert!(
+        md.contains("| <code>configFromRFC2822</code> (moment/moment.js) explains 83%, modified ● | [regression](<https://example.org/perf/regressions/cpu/2.17.1--2.18.0.html>) · [flame diff](<https://example.org/perf/flamediff/cpu/2.17.1--2.18.0.html>) |"),
+        "{md}"
+    );
+}
+
+/// A history of `n` benchmarks over two versions, five runs each: the
+/// first `regressions` twice as slow in the second version, the next
+/// `improvements` twice as fast, the rest the same; long names, as
+/// parameterised benchmarks have.
+fn wide_history(dir: &Path, n: usize, regressions: usize, improvements: usize) -> PathBuf {
+    let input = dir.join("wide");
+    let name = |i: usize| {
+        format!(
+            "suite_{:02}/parse_document[size=1048576,mode=strict,case={i:04}]",
+            i % 37
+        )
+    };
+    for (v, version) in ["1.0.0", "1.1.0"].iter().enumerate() {
+        let mut lines = Vec::new();
+        for i in 0..n {
+            let factor = match i {
+                i if v == 1 && i < regressions => 2.0,
+                i if v == 1 && i < regressions + improvements => 0.5,
+                _ => 1.0,
+            };
+            let runs: Vec<String> = (0..5)
+                .map(|r| {
+                    format!(
+                        "{:.4}",
+                        (10.0 + i as f64 % 7.0) * factor * (1.0 + 0.002 * r as f64)
+                    )
+                })
+                .collect();
+            lines.push(format!(
+                "{{\"name\": \"{}\", \"unit\": \"ms\", \"runs\": [{}]}}",
+                name(i),
+                runs.join(", ")
+            ));
+        }
+        let folder = input.join(version);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("bench.json"),
+            format!(
+                "{{\"perfatlas_measurements\": 1,\n \"benchmarks\": [\n{}]}}\n",
+                lines.join(",\n")
+            ),
+        )
+        .unwrap();
+    }
+    input
+}
+
+/// The comment rendered by markdown-it (a CommonMark and GitHub-table
+/// renderer from PyPI): the table's body rows with their cell counts, and
+/// every link's address, one per line.
+const RENDER: &str = "import sys, re
+from markdown_it import MarkdownIt
+html = MarkdownIt('commonmark', {'html': True}).enable('table').render(sys.stdin.read())
+tables = html.count('<table>')
+print('tables', tables)
+body = html.split('<tbody>', 1)[1].split('</tbody>', 1)[0] if tables else ''
+for row in re.findall(r'<tr>(.*?)</tr>', body, re.S):
+    print('row', row.count('<td'))
+for href in re.findall(r'href=\"([^\"]*)\"', html):
+    print('href', href)";
+
+#[test]
+fn a_comment_for_2000_benchmarks_fits_and_leads_with_every_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = wide_history(dir.path(), 2000, 60, 15);
+    let (code, md, stderr) = check(&input, &["--format", "markdown", "--site-url", SITE]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let chars = md.chars().count();
+    assert!(chars <= 65_000, "{chars} characters");
+    // Every regression and improvement is a row of the table; the rest is
+    // counted in one line and its list cut at a whole line, with a count.
+    let table: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(table.len(), 1 + 75, "header and 75 changes");
+    assert!(
+        table[1..61].iter().all(|r| r.contains("2.0× slower")),
+        "regressions first"
+    );
+    assert!(table[61..].iter().all(|r| r.contains("2.0× faster")));
+    assert!(
+        md.contains("1925 benchmarks without a change (listed below)."),
+        "{md}"
+    );
+    let cut = md
+        .lines()
+        .find(|l| l.starts_with("- … and "))
+        .unwrap_or_else(|| panic!("no stated cut"));
+    assert!(
+        cut.ends_with("more, see the [report](<https://example.org/perf/index.html>)."),
+        "{cut}"
+    );
+    assert!(md.trim_end().ends_with("</details>"), "the fold is closed");
+    let listed = md
+        .lines()
+        .filter(|l| l.starts_with("- [<code>suite_"))
+        .count();
+    let more: usize = cut["- … and ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(listed + more, 1925, "{cut}");
+
+    let Some(rendered) = python("markdown_it", RENDER, &md) else {
+        return;
+    };
+    let mut lines = rendered.lines();
+    assert_eq!(lines.next(), Some("tables 1"), "{rendered}");
+    let rows: Vec<&str> = rendered.lines().filter(|l| l.starts_with("row ")).collect();
+    assert_eq!(rows.len(), 75);
+    assert!(rows.iter().all(|r| *r == "row 6"), "{rows:?}");
+    // Every link leads into the site, to a page the build wrote.
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let hrefs: Vec<&str> = rendered
+        .lines()
+        .filter_map(|l| l.strip_prefix("href "))
+        .collect();
+    assert!(hrefs.len() > 75 * 2, "{}", hrefs.len());
+    for href in hrefs {
+        let path = href
+            .strip_prefix("https://example.org/perf/")
+            .unwrap_or_else(|| panic!("{href} is outside the site"));
+        let path = common::percent_decoded(path);
+        assert!(site.join(&path).is_file(), "{path} is not in the site");
+    }
+
+    // A tighter limit cuts the table itself, at a row, and says so.
+    let (_, md, _) = check(
+        &input,
+        &[
+            "--format",
+            "markdown",
+            "--site-url",
+            SITE,
+            "--max-chars",
+            "8000",
+        ],
+    );
+    assert!(md.chars().count() <= 8000, "{}", md.chars().count());
+    let cut = md
+        .lines()
+        .find(|l| l.starts_with("… and "))
+        .unwrap_or_else(|| panic!("{md}"));
+    let shown = md.lines().filter(|l| l.starts_with("| ")).count() - 1;
+    assert_eq!(
+        cut,
+        format!(
+            "… and {} more changes, see the [report](<https://example.org/perf/index.html>).",
+            75 - shown
+        )
+    );
 }

@@ -185,11 +185,17 @@ fn simple_regression_is_r5() {
     let md = String::from_utf8_lossy(&against_r1.stdout);
     assert!(
         md.starts_with(
-            "<!-- perfatlas-check -->\n### perfatlas check failed: 1 major regression\n\nr6 against r1: 1 major regression"
+            "<!-- perfatlas-check -->\n<!-- perfatlas-findings regressions=1 improvements=0 failed=true -->\n### perfatlas check failed: 1 major regression\n\nr6 against r1: 1 major regression"
         ),
         "{md}"
     );
     assert!(md.contains("| **MAJOR** | <code>fib</code> |"), "{md}");
+    // Measurements without profiles: the story says why there is no root
+    // cause.
+    assert!(
+        md.contains("| none: no profiles explain this benchmark"),
+        "{md}"
+    );
     let never = gate(&["--baseline", "r1", "--fail-on", "never", "--format", "json"]);
     assert_eq!(never.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&never.stdout).unwrap();

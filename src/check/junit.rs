@@ -51,7 +51,10 @@ impl CheckReport {
         let failing: Vec<&str> = self.failures().map(|b| b.benchmark.as_str()).collect();
         for b in &self.benchmarks {
             let name = attr(&b.benchmark);
-            let what = format!("{}: {}", category(&b.verdict), details(b));
+            let what = match self.story_words(b) {
+                Some(story) => format!("{}: {}; {story}", category(&b.verdict), details(b)),
+                None => format!("{}: {}", category(&b.verdict), details(b)),
+            };
             out.push_str(&format!(
                 "    <testcase name=\"{name}\" classname=\"{CLASS}\">\n"
             ));

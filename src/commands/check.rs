@@ -31,10 +31,22 @@ pub struct CheckArgs {
     /// reports.
     #[arg(long, value_enum, default_value = "text")]
     pub format: CheckFormat,
-    /// Address of the published report: the Markdown report links to
-    /// it and to each benchmark's page.
+    /// Address of the published report: every format links each change
+    /// to its page and flame diff there.
     #[arg(long, value_name = "URL")]
     pub site_url: Option<String>,
+    /// Git repository of the profiled program, as `build --repo`: root
+    /// causes say whether the version modified the function (●).
+    #[arg(long)]
+    pub repo: Option<PathBuf>,
+    /// Directory of source files, as `build --sources` (bundled frames
+    /// are mapped to their sources through the bundles' source maps).
+    #[arg(long)]
+    pub sources: Option<PathBuf>,
+    /// The Markdown report's length limit in characters (GitHub refuses a
+    /// comment over 65,536); what does not fit is counted, not cut mid-row.
+    #[arg(long, value_name = "CHARS", default_value_t = perfatlas::check::COMMENT_LIMIT)]
+    pub max_chars: usize,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -54,29 +66,20 @@ pub(crate) enum CheckFormat {
 }
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, BuildError> {
-    let CheckArgs {
-        input,
-        config,
-        baseline,
-        fail_on,
-        format,
-        site_url,
-    } = args;
-    check(input, config, baseline, fail_on, (format, site_url))
+    let options = options(&args);
+    check(&options, args.format, args.max_chars)
 }
 
-/// `perfatlas check`: prints the report, exit 1 when it failed.
-fn check(
-    input: PathBuf,
-    config: Option<PathBuf>,
-    baseline: Option<String>,
-    fail_on: Vec<FailOnArg>,
-    (format, site_url): (CheckFormat, Option<String>),
-) -> Result<ExitCode, BuildError> {
-    let options = perfatlas::check::CheckOptions {
-        input,
-        config,
-        baseline,
+/// The command line, as the library takes it.
+fn options(args: &CheckArgs) -> perfatlas::check::CheckOptions {
+    let fail_on = &args.fail_on;
+    perfatlas::check::CheckOptions {
+        input: args.input.clone(),
+        config: args.config.clone(),
+        baseline: args.baseline.clone(),
+        repo: args.repo.clone(),
+        sources: args.sources.clone(),
+        site_url: args.site_url.clone(),
         fail_on: fail_on
             .iter()
             .rev()
@@ -88,14 +91,22 @@ fn check(
             })
             .unwrap_or(perfatlas::check::FailOn::Major),
         fail_on_unjudged: fail_on.iter().any(|f| matches!(f, FailOnArg::Unjudged)),
-    };
-    let report = perfatlas::check::check(&options)?;
+    }
+}
+
+/// `perfatlas check`: prints the report, exit 1 when it failed.
+fn check(
+    options: &perfatlas::check::CheckOptions,
+    format: CheckFormat,
+    max_chars: usize,
+) -> Result<ExitCode, BuildError> {
+    let report = perfatlas::check::check(options)?;
     for s in &report.skipped {
         eprintln!("perfatlas: skipped: {s}");
     }
     let text = match format {
         CheckFormat::Text => report.text(),
-        CheckFormat::Markdown => report.markdown(site_url.as_deref()),
+        CheckFormat::Markdown => report.markdown(max_chars),
         CheckFormat::Junit => report.junit(),
         CheckFormat::Json => report
             .json()

@@ -20,6 +20,80 @@ use crate::regression_report::{self, RegressionReport};
 use crate::shapes::ShapeFrames;
 use instrument::timings::phase;
 
+/// The regression report of `history` with its root causes, a function
+/// counting as changed in a version when `modifications` say its method
+/// was: what the site shows and `check` reports.
+pub fn regressions(
+    history: &History,
+    config: &Config,
+    frames: &ShapeFrames,
+    (hierarchy, modifications): (&Hierarchy, &Modifications),
+) -> RegressionReport {
+    let modified =
+        |version: usize, frame: FrameId| modified_in(modifications, hierarchy, version, frame);
+    regression_report::build(history, config, frames, &modified)
+}
+
+/// Whether `version` modified the method of `frame`.
+fn modified_in(
+    modifications: &Modifications,
+    hierarchy: &Hierarchy,
+    version: usize,
+    frame: FrameId,
+) -> bool {
+    modifications
+        .versions
+        .get(version)
+        .is_some_and(|v| v.modified.contains_key(&hierarchy.method_of(frame)))
+}
+
+/// What root causes are computed from, for `check`: the regression report
+/// as the site has it, and the root cause of any other pair of versions
+/// (a `--baseline` other than the version before).
+pub struct CauseFinder {
+    pub frames: ShapeFrames,
+    pub hierarchy: Hierarchy,
+    pub modifications: Modifications,
+}
+
+impl CauseFinder {
+    pub fn report(&self, history: &History, config: &Config) -> RegressionReport {
+        regressions(
+            history,
+            config,
+            &self.frames,
+            (&self.hierarchy, &self.modifications),
+        )
+    }
+
+    /// The root cause of a change of `profiled` from `before` to `after`,
+    /// a function counting as modified when a version after `before` up
+    /// to `after` changed its method.
+    pub fn cause(
+        &self,
+        history: &History,
+        config: &Config,
+        profiled: &str,
+        (before, after): (usize, usize),
+        direction: crate::regression::Direction,
+    ) -> crate::root_cause::RootCause {
+        let settings = crate::regression::Settings::from_config(&config.regressions);
+        let changed = |f: FrameId| {
+            (before + 1..=after).any(|v| modified_in(&self.modifications, &self.hierarchy, v, f))
+        };
+        crate::root_cause::analyse(
+            history,
+            &self.frames,
+            profiled,
+            (before, after),
+            direction,
+            config.regressions.min_repetitions,
+            &settings,
+            &changed,
+        )
+    }
+}
+
 /// The analysis of one history.
 pub struct Analysis {
     /// One function across versions (identity rules of `[identity]`).
@@ -52,13 +126,7 @@ impl Analysis {
     ) -> Analysis {
         let frames = phase("shapes", || ShapeFrames::new(&history.frames, &ids));
         let regressions = phase("regressions", || {
-            let modified = |version: usize, frame: FrameId| {
-                modifications
-                    .versions
-                    .get(version)
-                    .is_some_and(|v| v.modified.contains_key(&hierarchy.method_of(frame)))
-            };
-            regression_report::build(history, config, &frames, &modified)
+            regressions(history, config, &frames, (&hierarchy, &modifications))
         });
         let evolution = phase("evolution_plan", || {
             EvolutionPlan::new(history, &config.matrix, hierarchy, modifications, urls)
