@@ -5,6 +5,7 @@
 #   action/run.sh build   perfatlas build "$INPUT_INPUT" -o "$INPUT_SITE" $INPUT_BUILD_ARGS
 #   action/run.sh check   perfatlas check "$INPUT_INPUT" --fail-on "$INPUT_FAIL_ON"
 #                           --format markdown [--site-url "$INPUT_SITE_URL"]
+#                           [--repo, --sources, --config of $INPUT_BUILD_ARGS]
 #                         > "$REPORT"; appends the report to $GITHUB_STEP_SUMMARY
 #
 # Inputs come as the environment variables action.yml sets (INPUT_*); results
@@ -64,6 +65,19 @@ check)
   report="${PERFATLAS_REPORT:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfatlas-check.md}"
   args=(check "$input" --fail-on "$fail_on" --format markdown)
   if [ -n "${INPUT_SITE_URL:-}" ]; then args+=(--site-url "$INPUT_SITE_URL"); fi
+  # The check judges the history the build read, and tells the same root
+  # causes: the build's --repo, --sources and --config, as given.
+  # shellcheck disable=SC2206
+  words=(${INPUT_BUILD_ARGS:-})
+  for ((i = 0; i < ${#words[@]}; i++)); do
+    case "${words[i]}" in
+    --repo | --sources | --config)
+      if ((i + 1 < ${#words[@]})); then args+=("${words[i]}" "${words[i + 1]}"); fi
+      i=$((i + 1))
+      ;;
+    --repo=* | --sources=* | --config=*) args+=("${words[i]}") ;;
+    esac
+  done
   perfatlas "${args[@]}" >"$report"
   code=$?
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$report" ]; then

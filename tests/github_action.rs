@@ -662,6 +662,47 @@ fn the_check_step_waits_for_a_second_version_and_rejects_a_bad_fail_on() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("fail-on must be major, minor or never"));
 }
 
+#[test]
+fn the_check_step_tells_the_root_cause_with_the_builds_repo() {
+    // moment 2.17.1 → 2.18.0 and moment's own history: the build's
+    // `--repo` reaches the check, whose report names the function 2.18.0
+    // changed (sample-data/moment/FINDINGS.md).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("history");
+    for version in ["2.17.1", "2.18.0"] {
+        let to = input.join(version);
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir(root().join("sample-data/moment").join(version)).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    let repo = dir.path().join("moment-repo");
+    let status = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(root().join("sample-data/moment/history.bundle"))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let build_args = format!("--repo {} --strict", repo.display());
+    let (out, summary, outputs) = run_step(
+        "check",
+        &[
+            ("INPUT_INPUT", &input),
+            ("INPUT_BUILD_ARGS", Path::new(&build_args)),
+        ],
+        "major",
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(outputs.contains("verdict=regression\n"), "{outputs}");
+    assert!(
+        summary.contains("<code>configFromRFC2822</code> (moment/moment.js) explains 83%, modified ●"),
+        "{summary}"
+    );
+}
+
 /// Every file action.yml runs is in the repository, every input it reads is
 /// declared, and the workflow in docs/github-actions.md is the example file
 /// that the schema test validates.
