@@ -93,6 +93,10 @@ pub struct BuildReport {
     pub pages_kept: (usize, usize),
     /// Regressions and improvements found (each listed on the index).
     pub findings: (usize, usize),
+    /// What went wrong after the new site was in place (a previous site
+    /// that could not be removed, with the command that removes it): the
+    /// build succeeded, and these are said.
+    pub warnings: Vec<String>,
 }
 
 /// Reads `options.input`, renders every page and writes the site.
@@ -210,11 +214,12 @@ pub fn build_with_progress(
             site::parse_cache::Written::New(manifest),
         );
     }
-    write_site(options, staging, &files, caches)?;
+    let warnings = write_site(options, staging, &files, caches)?;
     phase("drop", || drop(files));
     let findings = findings(&analysis.regressions);
     let mut built = report(history, pages, cached, page_cache.counts());
     built.findings = findings;
+    built.warnings = warnings;
     Ok(built)
 }
 
@@ -231,8 +236,11 @@ fn claim_output(
     site::check_replaceable(&options.output, options.force)?;
     if let Some(zip) = &options.zip {
         site::check_apart(&options.input, zip, "--zip")?;
+        site::guard::check_zip_outside(&options.output, zip)?;
         site::zip::check_replaceable(zip, options.force)?;
     }
+    site::guard::check_not_mount_point(&options.output)?;
+    site::guard::check_removable(&options.output)?;
     let output = options.output.display();
     let lock = site::lock::OutputLock::acquire(&options.output, options.wait, &mut |pid| {
         progress(&format!(
@@ -240,15 +248,21 @@ fn claim_output(
             pid.map_or_else(|| "PID unknown".to_string(), |p| format!("PID {p}"))
         ))
     })?;
-    let mut stale = site::remove_stale(&options.output)?;
+    let site::Stale {
+        mut removed,
+        warnings,
+    } = site::remove_stale(&options.output)?;
     if let Some(zip) = &options.zip {
-        stale.extend(site::zip::remove_stale(zip));
+        removed.extend(site::zip::remove_stale(zip));
     }
-    for path in stale {
+    for path in removed {
         progress(&format!(
             "removed {}, left by a build that was interrupted",
             path.display()
         ));
+    }
+    for warning in warnings {
+        progress(&format!("warning: {warning}"));
     }
     Ok(lock)
 }
@@ -395,7 +409,7 @@ fn write_site(
     staging: site::Staging,
     files: &render::SiteFiles,
     caches: std::collections::BTreeMap<String, site::parse_cache::Written>,
-) -> Result<(), BuildError> {
+) -> Result<Vec<String>, BuildError> {
     instrument::progress::stage("writing the site", 0);
     phase("write", || staging.write_rest(files, caches))?;
     let zip = match &options.zip {
@@ -405,11 +419,15 @@ fn write_site(
         }
         None => None,
     };
-    phase("swap", || staging.swap())?;
+    let mut warnings = phase("swap", || staging.swap())?;
+    // The site is in place: what goes wrong now is told, not a failure of
+    // a build that changed the site.
     if let Some(zip) = zip {
-        zip.commit()?;
+        if let Err(e) = zip.commit() {
+            warnings.push(format!("the new site is in place, but its zip is not: {e}"));
+        }
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// Why functions are shown as `lex#1`, `lex#2`: several functions of one
@@ -470,6 +488,7 @@ fn report(
         cached,
         pages_kept,
         findings: (0, 0),
+        warnings: Vec::new(),
     };
     drop_in_background(history);
     report

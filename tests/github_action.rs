@@ -698,7 +698,8 @@ fn the_check_step_tells_the_root_cause_with_the_builds_repo() {
     assert!(out.status.success(), "{}", show(&out));
     assert!(outputs.contains("verdict=regression\n"), "{outputs}");
     assert!(
-        summary.contains("<code>configFromRFC2822</code> (moment/moment.js) explains 83%, modified ●"),
+        summary
+            .contains("<code>configFromRFC2822</code> (moment/moment.js) explains 83%, modified ●"),
         "{summary}"
     );
 }

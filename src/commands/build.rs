@@ -133,6 +133,9 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
     for s in &report.skipped {
         eprintln!("perfatlas: skipped: {s}");
     }
+    for w in &report.warnings {
+        eprintln!("perfatlas: warning: {w}");
+    }
     if quiet {
         return Ok(exit_code(&report));
     }

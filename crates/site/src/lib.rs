@@ -9,6 +9,7 @@
 //! ([`remove_stale`]) once its owner no longer runs. Directories perfatlas
 //! removes lose their marker last, so a killed removal is recognised too.
 
+pub mod guard;
 pub mod lock;
 pub mod page_cache;
 pub mod parse_cache;
@@ -119,20 +120,29 @@ const BESIDE_KINDS: [&str; 2] = ["tmp", "old"];
 /// running owner, another output's name, a link) is left alone. Returns
 /// the directories removed. Called with the output's lock held, so no
 /// live build of this output can own one of them.
-pub fn remove_stale(output: &Path) -> Result<Vec<PathBuf>, BuildError> {
+pub fn remove_stale(output: &Path) -> Result<Stale, BuildError> {
     remove_stale_marked(output, SITE)
 }
 
+/// What [`remove_stale`] did: the directories removed, and for each one
+/// that could not be, a warning with the command that removes it (a build
+/// goes on beside it).
+#[derive(Debug, Default)]
+pub struct Stale {
+    pub removed: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
 /// [`remove_stale`] for a directory of another kind, known by `marker`.
-pub fn remove_stale_marked(output: &Path, marker: Marker) -> Result<Vec<PathBuf>, BuildError> {
+pub fn remove_stale_marked(output: &Path, marker: Marker) -> Result<Stale, BuildError> {
     let (parent, name) = parent_and_name(output);
     let entries = match fs::read_dir(&parent) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Stale::default()),
         Err(e) => return Err(BuildError::io(&parent, e)),
     };
     let prefix = format!(".{name}.perfatlas-");
-    let mut removed = Vec::new();
+    let mut stale = Stale::default();
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
@@ -156,11 +166,14 @@ pub fn remove_stale_marked(output: &Path, marker: Marker) -> Result<Vec<PathBuf>
         if !is_dir || !(marked || empty) || pid == std::process::id() || process_runs(pid) {
             continue;
         }
-        remove_marked_dir(&path, marker)?;
-        removed.push(path);
+        match remove_marked_dir(&path, marker) {
+            Ok(()) => stale.removed.push(path),
+            Err(e) => stale.warnings.push(guard::leftover_warning(&path, &e)),
+        }
     }
-    removed.sort();
-    Ok(removed)
+    stale.removed.sort();
+    stale.warnings.sort();
+    Ok(stale)
 }
 
 /// Whether process `pid` still runs: it exists and has not exited (a
@@ -191,7 +204,11 @@ fn is_zombie(pid: u32) -> bool {
 }
 
 /// Writes `files` as the site at `output`.
-pub fn write_site(output: &Path, files: &SiteFiles, force: bool) -> Result<(), BuildError> {
+pub fn write_site(
+    output: &Path,
+    files: &SiteFiles,
+    force: bool,
+) -> Result<Vec<String>, BuildError> {
     write_site_with_cache(output, files, force, BTreeMap::new())
 }
 
@@ -202,7 +219,7 @@ pub fn write_site_with_cache(
     files: &SiteFiles,
     force: bool,
     cache: BTreeMap<String, Written>,
-) -> Result<(), BuildError> {
+) -> Result<Vec<String>, BuildError> {
     Staging::begin(output, force)?.finish(files, cache)
 }
 
@@ -231,6 +248,8 @@ impl Staging {
     /// `marker`.
     pub fn begin_marked(output: &Path, force: bool, marker: Marker) -> Result<Staging, BuildError> {
         check_replaceable_marked(output, force, marker)?;
+        guard::check_not_mount_point(output)?;
+        guard::check_removable(output)?;
         let (parent, name) = parent_and_name(output);
         fs::create_dir_all(&parent).map_err(|e| BuildError::io(&parent, e))?;
         let dir = parent.join(format!(".{name}.perfatlas-tmp-{}", std::process::id()));
@@ -271,7 +290,7 @@ impl Staging {
         self,
         files: &SiteFiles,
         cache: BTreeMap<String, Written>,
-    ) -> Result<(), BuildError> {
+    ) -> Result<Vec<String>, BuildError> {
         self.write_rest(files, cache)?;
         self.swap()
     }
@@ -286,10 +305,13 @@ impl Staging {
         write_cache(&self.dir, cache)
     }
 
-    /// Moves the complete site into place.
-    pub fn swap(mut self) -> Result<(), BuildError> {
+    /// Moves the complete site into place. Once it is, a previous site
+    /// that cannot be removed is a warning (returned), not a failure: the
+    /// build succeeded, and the warning says how to remove what is left.
+    pub fn swap(mut self) -> Result<Vec<String>, BuildError> {
         instrument::pause::point("swap");
-        swap_into_place(
+        guard::check_removable(&self.output)?;
+        let warnings = swap_into_place(
             &self.dir,
             &self.output,
             &self.parent,
@@ -297,7 +319,7 @@ impl Staging {
             self.marker,
         )?;
         self.finished = true;
-        Ok(())
+        Ok(warnings)
     }
 }
 
@@ -364,8 +386,10 @@ pub fn check_replaceable_marked(
         .map_err(|e| BuildError::io(output, e))?
         .next()
         .is_none();
-    if empty || output.join(marker.file).is_file() || force {
+    if empty || output.join(marker.file).is_file() {
         Ok(())
+    } else if force {
+        guard::check_force_target(output, marker == SITE)
     } else {
         Err(BuildError::OutputNotOurs(output.to_path_buf()))
     }
@@ -423,33 +447,40 @@ fn write_cache(root: &Path, entries: BTreeMap<String, Written>) -> Result<(), Bu
 /// `RENAME_EXCHANGE`), so at every moment the output is a complete site, the
 /// old or the new; the old one, now under the staging name, is then
 /// deleted. Elsewhere the old site is moved aside, the new one in, and the
-/// old one deleted.
+/// old one deleted. Once the new site is in place, an old one that cannot
+/// be deleted is a warning (returned) with the command that removes it.
 fn swap_into_place(
     staging: &Path,
     output: &Path,
     parent: &Path,
     name: &str,
     marker: Marker,
-) -> Result<(), BuildError> {
+) -> Result<Vec<String>, BuildError> {
     if fs::symlink_metadata(output).is_err() {
-        return fs::rename(staging, output).map_err(|e| BuildError::io(output, e));
+        fs::rename(staging, output).map_err(|e| BuildError::io(output, e))?;
+        return Ok(Vec::new());
     }
-    match exchange(staging, output) {
-        Ok(()) => {
-            instrument::pause::point("swapped");
-            return remove_marked_dir(staging, marker);
-        }
+    let old = match exchange(staging, output) {
+        Ok(()) => staging.to_path_buf(),
         Err(e) if !exchange_unsupported(&e) => return Err(BuildError::io(output, e)),
-        Err(_) => {}
-    }
-    let old = parent.join(format!(".{name}.perfatlas-old-{}", std::process::id()));
-    fs::rename(output, &old).map_err(|e| BuildError::io(output, e))?;
-    if let Err(e) = fs::rename(staging, output) {
-        let _ = fs::rename(&old, output);
-        return Err(BuildError::io(output, e));
-    }
+        Err(_) => {
+            let old = parent.join(format!(".{name}.perfatlas-old-{}", std::process::id()));
+            fs::rename(output, &old).map_err(|e| BuildError::io(output, e))?;
+            if let Err(e) = fs::rename(staging, output) {
+                let _ = fs::rename(&old, output);
+                return Err(BuildError::io(output, e));
+            }
+            old
+        }
+    };
     instrument::pause::point("swapped");
-    remove_marked_dir(&old, marker)
+    Ok(match remove_marked_dir(&old, marker) {
+        Ok(()) => Vec::new(),
+        Err(e) => vec![format!(
+            "the new site is in place; the previous one {}",
+            guard::leftover_warning(&old, &e)
+        )],
+    })
 }
 
 /// Exchanges two paths atomically.
