@@ -574,3 +574,41 @@ fn source_pages_show_hostile_source_text_inert() {
         "tab as spaces, the rest as marks"
     );
 }
+
+/// A 50 MB function name (issue 42: it made a 1 GB site) is shown
+/// shortened, its tooltip cut too, and told apart from a name that differs
+/// only past the cut by a hash: the site stays far smaller than its input.
+#[test]
+fn a_50_mb_function_name_makes_no_page_larger_than_its_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    let long = "f".repeat(50 << 20);
+    for version in ["1.0", "1.1"] {
+        fs::create_dir_all(input.join(version)).unwrap();
+        fs::write(
+            input.join(version).join("cpu.folded"),
+            format!("main;{long}a;leaf 10\nmain;{long}b 4\nmain;other 5\n"),
+        )
+        .unwrap();
+    }
+    let site = dir.path().join("site");
+    let out = build(&input, &site, &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let tree = read_tree(&site);
+    let total: usize = tree.values().map(Vec::len).sum();
+    let largest = tree.iter().max_by_key(|(_, b)| b.len()).unwrap();
+    assert!(total < 2 << 20, "the site is {total} bytes");
+    assert!(
+        largest.1.len() < 256 << 10,
+        "{} is {} bytes",
+        largest.0,
+        largest.1.len()
+    );
+    // The two long names stay two functions, each with its size and hash.
+    let page = String::from_utf8_lossy(&tree["profiles/cpu/1.1/r1.html"]).into_owned();
+    let marks: std::collections::BTreeSet<&str> = page
+        .match_indices("… [52428801 bytes, #")
+        .map(|(i, _)| &page[i..i + page[i..].find(']').unwrap()])
+        .collect();
+    assert_eq!(marks.len(), 2, "{marks:?}");
+}

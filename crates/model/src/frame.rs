@@ -60,17 +60,65 @@ impl Frame {
     }
 }
 
-/// `frame` with its text fields passed through [`visible`]: the table
-/// stores what pages show, keyed by what the profiler wrote.
+/// `frame` with its text fields passed through [`visible`] and shortened
+/// past [`MAX_SHOWN_NAME`] and [`MAX_SHOWN_PATH`] (a tooltip has the name
+/// up to [`MAX_TOOLTIP_NAME`]): the table stores what pages show, keyed by
+/// what the profiler wrote, so no name makes a page larger than its
+/// profile.
 fn visible_frame(frame: &Frame) -> Frame {
     let show = |s: &str| visible(s).into_owned();
+    let function = show(&frame.function);
+    let full_name = frame.full_name.as_deref().map(show);
+    let (function, full_name) = match shortened(&function, MAX_SHOWN_NAME) {
+        Some(short) => (short, Some(full_name.unwrap_or(function))),
+        None => (function, full_name),
+    };
+    let capped = |s: String, max| shortened(&s, max).unwrap_or(s);
     Frame {
-        function: show(&frame.function),
-        file: frame.file.as_deref().map(show),
-        module: frame.module.as_deref().map(show),
-        full_name: frame.full_name.as_deref().map(show),
+        function,
+        full_name: full_name.map(|n| capped(n, MAX_TOOLTIP_NAME)),
+        file: frame
+            .file
+            .as_deref()
+            .map(|f| capped(show(f), MAX_SHOWN_PATH)),
+        module: frame
+            .module
+            .as_deref()
+            .map(|m| capped(show(m), MAX_SHOWN_PATH)),
         ..frame.clone()
     }
+}
+
+/// Characters of a function name shown whole; a longer one is shown as its
+/// first this many, `…` and a hash of the whole (two long names that
+/// differ only past the cut stay apart).
+pub const MAX_SHOWN_NAME: usize = 500;
+/// Characters of a name a tooltip shows; past it, the same cut.
+pub const MAX_TOOLTIP_NAME: usize = 8_192;
+/// Characters of a file or module path shown whole.
+pub const MAX_SHOWN_PATH: usize = 1_000;
+
+/// Characters the cut's mark takes at most: `… [N bytes, #HASH]`.
+const CUT_MARK: usize = 48;
+
+/// `text` as at most `max` characters: cut, with `…`, its size and a hash
+/// of the whole; `None` when it is no longer than that. A shortened text
+/// is not shortened again.
+pub fn shortened(text: &str, max: usize) -> Option<String> {
+    if text.len() <= max {
+        return None;
+    }
+    text.char_indices().nth(max)?;
+    let (cut, _) = text.char_indices().nth(max - CUT_MARK)?;
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(text.as_bytes());
+    Some(format!(
+        "{}… [{} bytes, #{:016x}]",
+        &text[..cut],
+        text.len(),
+        hasher.finish()
+    ))
 }
 
 /// Index of a frame in a [`FrameTable`].
@@ -157,6 +205,38 @@ impl FrameTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_names_are_shortened_for_display_and_kept_apart_by_their_hash() {
+        let long = |tail: &str| format!("{}{tail}", "ns::Class::".repeat(100));
+        let mut t = FrameTable::new();
+        let a = t.intern_name(&long("a"));
+        let b = t.intern_name(&long("b"));
+        assert_ne!(a, b);
+        let (fa, fb) = (t.get(a), t.get(b));
+        assert!(fa.function.starts_with("ns::Class::"));
+        assert!(fa.function.contains("… [1101 bytes, #"), "{}", fa.function);
+        assert_ne!(fa.function, fb.function, "the hash tells them apart");
+        assert_eq!(
+            fa.full_name.as_deref(),
+            Some(long("a").as_str()),
+            "the tooltip has it whole"
+        );
+        // Past the tooltip's cap, the tooltip is cut too.
+        let huge = "x".repeat(50_000);
+        let h = t.intern_name(&huge);
+        let full = t.get(h).full_name.as_deref().unwrap();
+        assert!(full.len() <= 8_192 && full.ends_with(']'), "{}", full.len());
+        // What was shortened stays as it is when interned again.
+        let again = t.get(a).clone();
+        let mut u = FrameTable::new();
+        let id = u.intern(again.clone());
+        assert_eq!(u.get(id).function, again.function);
+        // Short names, and a multi-byte name under the cut, are as written.
+        let main = t.intern_name("main");
+        assert_eq!(t.get(main).function, "main");
+        assert_eq!(shortened(&"é".repeat(400), 500), None);
+    }
 
     #[test]
     fn equal_frames_share_an_id_and_absorb_remaps() {
