@@ -99,6 +99,11 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => code,
+        // The reader of standard output went away (`… | head`): what it
+        // wanted was written; exit quietly, as Unix tools do.
+        Err(BuildError::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err(e) if e.kind() == perfatlas::error::ErrorKind::Internal => {
             eprintln!(
                 "perfatlas: {e}\n\

@@ -185,3 +185,36 @@ fn speedscope_export_reads_back_with_the_same_totals_and_top_functions() {
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
+
+/// `perfatlas convert … | head`: the reader leaves after one line; the
+/// converter exits quietly (0, nothing on stderr), as Unix tools do, not
+/// with "error: <stdout>: Broken pipe" (issue 39).
+#[test]
+fn a_reader_that_leaves_early_is_no_error() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.folded");
+    // Far more than a pipe holds (64 KiB), so the writer meets the closed
+    // pipe.
+    let lines: String = (0..50_000)
+        .map(|i| format!("main;work_{i};leaf_{i} {}\n", i + 1))
+        .collect();
+    std::fs::write(&input, lines).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
+        .args(["convert"])
+        .arg(&input)
+        .args(["--to", "folded"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("main;"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
