@@ -84,14 +84,29 @@ impl VersionConfig {
     }
 }
 
-/// One note naming every key perfatlas does not read, in line order.
+/// Keys a note names before it counts the rest.
+const KEYS_NAMED: usize = 8;
+
+/// One note naming the keys perfatlas does not read, in line order: the
+/// first [`KEYS_NAMED`] (each cut to 60 characters), the rest counted, so
+/// a file of 10,000 keys is one short line.
 fn unknown_keys_note(mut unknown: Vec<(usize, String)>) -> Option<Remark> {
     unknown.sort();
     let (first, _) = *unknown.first()?;
-    let listed: Vec<String> = unknown
+    let mut listed: Vec<String> = unknown
         .iter()
-        .map(|(line, key)| format!("`{key}` (line {line})"))
+        .take(KEYS_NAMED)
+        .map(|(line, key)| {
+            let key: String = match key.chars().count() > 60 {
+                true => key.chars().take(59).chain(['…']).collect(),
+                false => key.clone(),
+            };
+            format!("`{key}` (line {line})")
+        })
         .collect();
+    if unknown.len() > KEYS_NAMED {
+        listed.push(format!("and {} more", unknown.len() - KEYS_NAMED));
+    }
     let s = if unknown.len() == 1 { "" } else { "s" };
     Some(Remark {
         line: first,
@@ -318,5 +333,19 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("v/version.toml") && e.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn ten_thousand_unknown_keys_make_one_short_note() {
+        let keys: Vec<(usize, String)> = (0..10_000)
+            .map(|i| (i + 1, format!("key{i}")))
+            .chain([(10_001, "k".repeat(5_000))])
+            .collect();
+        let note = unknown_keys_note(keys).unwrap();
+        assert!(note.message.len() < 400, "{}", note.message.len());
+        assert!(note
+            .message
+            .starts_with("10001 keys perfatlas does not read"));
+        assert!(note.message.contains("and 9993 more"), "{}", note.message);
     }
 }
