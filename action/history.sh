@@ -52,8 +52,9 @@ fail() {
 
 note() { echo "history ($branch): $*"; }
 
-# git without the user's filters or signing getting in the way of a data
-# commit; messages in English so they can be matched.
+# git with no line-ending conversion or attribute filter of the user's
+# between the files and the branch, pathspecs taken literally (a version
+# may be named "v[1]"), and messages in English so they can be matched.
 g() { LC_ALL=C git -c core.autocrlf=false -c core.attributesFile=/dev/null --literal-pathspecs "$@"; }
 
 output() {
@@ -337,7 +338,7 @@ save() {
     fi
     [ "$code" -eq 1 ] || exit 2
     if [ "$attempt" -ge "$attempts" ]; then
-      fail "push rejected $attempt times (the branch kept moving); $(list "${added[@]}") not saved"
+      fail "push rejected $attempt time(s) (the branch kept moving); $(list "${added[@]}") not saved"
     fi
     note "push rejected, retrying: the branch moved since ${tip:0:12} (another run saved first); attempt $((attempt + 1)) of $attempts"
     backoff "$attempt"

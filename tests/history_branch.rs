@@ -62,7 +62,10 @@ impl Lab {
             dir: tempfile::tempdir().unwrap(),
         };
         std::fs::create_dir(lab.path("home")).unwrap();
-        lab.git(lab.dir.path(), &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+        lab.git(
+            lab.dir.path(),
+            &["init", "-q", "--bare", "-b", "main", "remote.git"],
+        );
         let seed = lab.path("seed");
         lab.git(lab.dir.path(), &["init", "-q", "-b", "main", "seed"]);
         std::fs::write(seed.join("README.md"), "# a project with benchmarks\n").unwrap();
@@ -103,7 +106,11 @@ impl Lab {
 
     fn git(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.command("git", dir).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?} in {dir:?}:\n{}", show(&out));
+        assert!(
+            out.status.success(),
+            "git {args:?} in {dir:?}:\n{}",
+            show(&out)
+        );
         stdout(&out)
     }
 
@@ -234,7 +241,11 @@ fn three_runs_two_of_them_racing_every_version_reaches_the_next_site() {
     benchmark(&one, "run-1", "3.2.2");
     let out = lab.run(&one, "restore", &[]);
     assert!(out.status.success(), "{}", show(&out));
-    assert!(stdout(&out).contains("no branch 'perfatlas-history'"), "{}", show(&out));
+    assert!(
+        stdout(&out).contains("no branch 'perfatlas-history'"),
+        "{}",
+        show(&out)
+    );
     let out = lab.run(&one, "save", &[]);
     assert!(out.status.success(), "{}", show(&out));
     assert!(stdout(&out).contains("(a new branch)"), "{}", show(&out));
@@ -250,17 +261,27 @@ fn three_runs_two_of_them_racing_every_version_reaches_the_next_site() {
     }
     let gate = |n: &str| lab.path(&format!("gate-{n}"));
     let spawn = |clone: &Path, n: &str| {
-        lab.history(clone, "save", &[("PERFATLAS_HISTORY_TEST_GATE", gate(n).to_str().unwrap())])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
+        lab.history(
+            clone,
+            "save",
+            &[("PERFATLAS_HISTORY_TEST_GATE", gate(n).to_str().unwrap())],
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
     };
     let mut save2 = spawn(&two, "2");
     let mut save3 = spawn(&three, "3");
     // Both have fetched the branch (run-1 only) and committed on it.
-    wait_for(&gate("2").with_extension("waiting"), &mut [&mut save2, &mut save3]);
-    wait_for(&gate("3").with_extension("waiting"), &mut [&mut save2, &mut save3]);
+    wait_for(
+        &gate("2").with_extension("waiting"),
+        &mut [&mut save2, &mut save3],
+    );
+    wait_for(
+        &gate("3").with_extension("waiting"),
+        &mut [&mut save2, &mut save3],
+    );
     std::fs::write(gate("2"), "").unwrap();
     let out2 = save2.wait_with_output().unwrap();
     std::fs::write(gate("3"), "").unwrap();
@@ -285,7 +306,13 @@ fn three_runs_two_of_them_racing_every_version_reaches_the_next_site() {
         assert_eq!(subject.trim(), format!("perfatlas history: add {added}"));
         let changed = lab.git(
             &bare,
-            &["diff-tree", "--root", "--no-commit-id", "--name-only", commit],
+            &[
+                "diff-tree",
+                "--root",
+                "--no-commit-id",
+                "--name-only",
+                commit,
+            ],
         );
         let mut changed: Vec<&str> = changed.lines().collect();
         changed.retain(|n| *n != "README.md");
@@ -297,12 +324,19 @@ fn three_runs_two_of_them_racing_every_version_reaches_the_next_site() {
     let four = lab.checkout("run-4");
     let out = lab.run(&four, "restore", &[]);
     assert!(out.status.success(), "{}", show(&out));
-    assert!(stdout(&out).contains("restored 3 version(s)"), "{}", show(&out));
+    assert!(
+        stdout(&out).contains("restored 3 version(s)"),
+        "{}",
+        show(&out)
+    );
     let restored = four.join("perf-history");
     for (name, version) in [("run-1", "3.2.2"), ("run-2", "3.3.7"), ("run-3", "3.4.4")] {
         let (got, want) = (files(&restored.join(name)), files(&sample(version)));
         assert!(!want.is_empty());
-        assert!(got == want, "{name} differs from sample-data/python-markdown/{version}");
+        assert!(
+            got == want,
+            "{name} differs from sample-data/python-markdown/{version}"
+        );
     }
     let mut names: Vec<String> = std::fs::read_dir(&restored)
         .unwrap()
@@ -375,7 +409,11 @@ fn restore_without_a_branch_goes_on_and_no_version_is_overwritten() {
         "{}",
         show(&out)
     );
-    assert_eq!(lab.branch_log(), before, "a saved version is never rewritten");
+    assert_eq!(
+        lab.branch_log(),
+        before,
+        "a saved version is never rewritten"
+    );
 }
 
 /// Saving works beside the user's work in progress and leaves it alone:
@@ -393,7 +431,10 @@ fn save_leaves_the_checkout_as_it_was() {
     lab.git(&clone, &["add", "staged.txt"]);
     let state = || {
         (
-            lab.git(&clone, &["status", "--porcelain=v1", "--untracked-files=all"]),
+            lab.git(
+                &clone,
+                &["status", "--porcelain=v1", "--untracked-files=all"],
+            ),
             lab.git(&clone, &["rev-parse", "HEAD"]),
             lab.git(&clone, &["symbolic-ref", "HEAD"]),
             lab.git(&clone, &["for-each-ref", "refs/heads", "refs/tags"]),
@@ -402,8 +443,16 @@ fn save_leaves_the_checkout_as_it_was() {
         )
     };
     let before = state();
-    assert!(before.0.contains("?? perf-history/run-1/version.toml"), "{}", before.0);
-    assert_eq!(before.4.trim(), "true", "the clone is shallow, as actions/checkout's");
+    assert!(
+        before.0.contains("?? perf-history/run-1/version.toml"),
+        "{}",
+        before.0
+    );
+    assert_eq!(
+        before.4.trim(),
+        "true",
+        "the clone is shallow, as actions/checkout's"
+    );
     for verb in ["restore", "save", "restore"] {
         let out = lab.run(&clone, verb, &[]);
         assert!(out.status.success(), "{verb}:\n{}", show(&out));
@@ -411,8 +460,14 @@ fn save_leaves_the_checkout_as_it_was() {
     }
     assert_eq!(lab.branch_log().len(), 1);
     assert_eq!(lab.top(BRANCH), ["README.md", "run-1"]);
-    let readme = lab.git(&lab.path("remote.git"), &["show", &format!("{BRANCH}:README.md")]);
-    assert!(readme.contains("git log --stat origin/perfatlas-history"), "{readme}");
+    let readme = lab.git(
+        &lab.path("remote.git"),
+        &["show", &format!("{BRANCH}:README.md")],
+    );
+    assert!(
+        readme.contains("git log --stat origin/perfatlas-history"),
+        "{readme}"
+    );
 }
 
 /// history-save auto saves pushes to the default branch only; false never
@@ -442,13 +497,18 @@ fn history_save_follows_the_event_and_the_inputs() {
             "{env:?}\n{}",
             show(&out)
         );
-        assert!(lab.branch_log().is_empty(), "{env:?} saved:\n{}", show(&out));
+        assert!(
+            lab.branch_log().is_empty(),
+            "{env:?} saved:\n{}",
+            show(&out)
+        );
     }
     for verb in ["restore", "save"] {
         let out = lab.run(&clone, verb, &[("INPUT_HISTORY_SAVE", "sometimes")]);
         assert_eq!(out.status.code(), Some(2), "{}", show(&out));
         assert!(
-            stdout(&out).contains("::error::") && stdout(&out).contains("history-save must be auto, true or false"),
+            stdout(&out).contains("::error::")
+                && stdout(&out).contains("history-save must be auto, true or false"),
             "{}",
             show(&out)
         );
