@@ -57,10 +57,6 @@ note() { echo "history ($branch): $*"; }
 # may be named "v[1]"), and messages in English so they can be matched.
 g() { LC_ALL=C git -c core.autocrlf=false -c core.attributesFile=/dev/null --literal-pathspecs "$@"; }
 
-output() {
-  if [ -n "${GITHUB_OUTPUT:-}" ]; then printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"; fi
-}
-
 check_save_input() {
   case "${INPUT_HISTORY_SAVE:-auto}" in
   auto | true | false) ;;
@@ -122,7 +118,6 @@ restore() {
   fetch_tip
   if [ -z "$tip" ]; then
     note "no branch '$branch' on '$remote' yet: this is the history's first run (the first save creates it); nothing restored"
-    output history-restored 0
     return 0
   fi
   mkdir -p "$input" || fail "cannot create the input directory $input"
@@ -141,7 +136,6 @@ restore() {
   if [ "${#kept[@]}" -gt 0 ]; then
     note "kept this run's own $(list "${kept[@]}") (the branch's copy is not restored over it)"
   fi
-  output history-restored "${#wanted[@]}"
 }
 
 # "a, b, c" for a short list, "a, b, …, h, … (N in all)" for a long one.
@@ -333,14 +327,13 @@ save() {
     code=$?
     if [ "$code" -eq 0 ]; then
       note "saved $(list "${added[@]}") as ${commit:0:12} on $remote $([ -n "$tip" ] && echo "(after ${tip:0:12})" || echo "(a new branch)")"
-      output history-commit "$commit"
       return 0
     fi
     [ "$code" -eq 1 ] || exit 2
     if [ "$attempt" -ge "$attempts" ]; then
       fail "push rejected $attempt time(s) (the branch kept moving); $(list "${added[@]}") not saved"
     fi
-    note "push rejected, retrying: the branch moved since ${tip:0:12} (another run saved first); attempt $((attempt + 1)) of $attempts"
+    note "push rejected, retrying: another run saved first ($([ -n "$tip" ] && echo "the branch moved from ${tip:0:12}" || echo "it created the branch")); attempt $((attempt + 1)) of $attempts"
     backoff "$attempt"
     attempt=$((attempt + 1))
   done

@@ -552,3 +552,37 @@ fn action_yml_restores_before_the_build_and_saves_before_failing() {
     }
     assert!(root().join("action/history.sh").is_file());
 }
+
+/// A push the remote refuses for another reason than a moved branch (here
+/// a hook, on GitHub a token without `contents: write`) is not retried:
+/// the step fails and says what to add.
+#[test]
+fn a_refused_push_fails_the_step_and_names_the_permission() {
+    if !have_git() {
+        return;
+    }
+    let lab = Lab::new();
+    let hook = lab.path("remote.git/hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'refusing: read-only token' >&2\nexit 1\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let clone = lab.checkout("read-only");
+    benchmark(&clone, "run-1", "3.6");
+    let out = lab.run(&clone, "save", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("push rejected, retrying"), "{}", show(&out));
+    assert!(
+        text.contains("::error::") && text.contains("contents: write"),
+        "{}",
+        show(&out)
+    );
+    assert!(lab.branch_log().is_empty());
+}
