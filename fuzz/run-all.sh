@@ -30,8 +30,9 @@ seeds() {
         method_range|derived_formula) ;;
         digest)
             # Real digests of the sample histories' versions (by the
-            # perfatlas the tests built), whole and as bare bodies (the
-            # fuzz target also decodes a body without its checksum).
+            # perfatlas the tests built), with and without records: whole,
+            # as bare bodies (the fuzz target also reads a body without its
+            # checksum: header 8 + 4 + 1 + version + 8 + 8) and raw parts.
             local bin=$REPO/target/debug/perfatlas
             [[ -x $bin ]] || bin=$REPO/target/release/perfatlas
             if [[ -x $bin ]]; then
@@ -39,8 +40,11 @@ seeds() {
                     local name
                     name=$(basename "$(dirname "$v")")-$(basename "$v")
                     "$bin" digest "$v" -o "$dir/$name.padigest" 2>/dev/null || continue
-                    python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); n=8+4+1+b[12]+8; open(sys.argv[2],"wb").write(b[n:])' \
-                        "$dir/$name.padigest" "$dir/$name.body"
+                    "$bin" digest "$v" --records -o "$dir/$name-records.padigest" 2>/dev/null || continue
+                    for f in "$dir/$name.padigest" "$dir/$name-records.padigest"; do
+                        python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); n=8+4+1+b[12]+8+8; r=int.from_bytes(b[n:n+8],"little"); open(sys.argv[2]+".body","wb").write(b[n:]); open(sys.argv[2]+".raw","wb").write(b[n+8:n+8+r])' \
+                            "$f" "${f%.padigest}"
+                    done
                 done
             fi
             ;;

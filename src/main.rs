@@ -35,13 +35,14 @@ enum Command {
         after_help = "Examples:\n  perfatlas convert some.cpuprofile --to folded > some.folded\n  perfatlas convert cpu.pb.gz --to json --metric cpu -o cpu.json\n  perfatlas convert perf.script --to pprof -o perf.pb.gz && go tool pprof -top perf.pb.gz\n  perfatlas convert app.cpuprofile --to speedscope -o app.speedscope.json"
     )]
     Convert(commands::convert::ConvertArgs),
-    /// Write one version folder, parsed, to a digest that builds the same site
+    /// Archive one version folder in one file that builds the same site
     ///
-    /// A digest holds everything a build reads from the folder; a version
-    /// folder holding only its digest builds the same site as the raw files
+    /// A digest keeps the folder's raw files (version.toml, every input,
+    /// field/), compressed; a version folder holding only its digest builds
+    /// the same site as the raw files, with this perfatlas or any later one
     /// (docs/digest-format.md).
     #[command(
-        after_help = "Examples:\n  perfatlas digest profiles/1.4.0 -o 1.4.0.padigest\n  mkdir -p history/1.4.0 && mv 1.4.0.padigest history/1.4.0/ && perfatlas build history -o site\n\nA digest is read only by the perfatlas version that wrote it.\n\nExit codes: 0 written, 1 written but some inputs could not be read (they are listed, and the build lists them too), 2 nothing written."
+        after_help = "Examples:\n  perfatlas digest profiles/1.4.0 -o 1.4.0.padigest\n  mkdir -p history/1.4.0 && mv 1.4.0.padigest history/1.4.0/ && perfatlas build history -o site\n\nExit codes: 0 written, 1 written but some inputs could not be read (they are listed, and the build lists them too), 2 nothing written."
     )]
     Digest(commands::digest::DigestArgs),
     /// CI gate: judge the newest version against the one before it.

@@ -1,27 +1,26 @@
-//! Digests: everything a build reads from one version folder, parsed, in
-//! one checksummed file (`NAME.padigest`, `docs/digest-format.md`). A
-//! release's CI job writes its digest (`perfatlas digest VERSION_DIR`); a
-//! version folder holding only a digest is read exactly as if it held the
-//! raw files, so a site built from digests is the site built from the
-//! inputs, byte for byte.
+//! Archives (`NAME.padigest`, `docs/digest-format.md`): one version folder
+//! in one checksummed file that any later perfatlas reads. A release's CI
+//! job writes its archive (`perfatlas digest VERSION_DIR`); a version
+//! folder holding only an archive is read exactly as if it held the raw
+//! files, so a site built from archives is the site built from the inputs,
+//! byte for byte.
 //!
-//! What a digest keeps: `version.toml`'s text; every input file's path
-//! inside the version and what reading it gave (the parsed profile or
-//! measurements as [`crate::records`] encodes them for the build cache, or
-//! the error that made it skipped; tool by-products are listed but not
-//! read, as a build does); what the walk skipped (dangling links, …); and
-//! the field executions of `field/` as the build reads them, with their
-//! problems.
+//! An archive holds the folder's raw files ([`raw`]: `version.toml`, every
+//! input file, the field executions, as a build would read them, by path
+//! inside the version, in one compressed stream) and, when asked for, the
+//! records a build made of them ([`parsed`]), keyed by the perfatlas
+//! version and record formats that wrote them ([`RecordsKey`]). The
+//! perfatlas whose key matches uses the records; any other unpacks the raw
+//! files into a temporary folder and reads it as it reads any version
+//! folder, through the same walk and parsers ([`crate::walk`]).
 //!
-//! Layout: the magic `PADIGEST`, the format version (u32, little-endian),
-//! the perfatlas version (a length byte, then UTF-8), the XXH3-64 checksum
-//! of the rest (u64, little-endian), then the postcard encoding of
-//! [`Record`], compressed with zlib. The parsed records inside are tied to
-//! the perfatlas version that wrote them: another version refuses the
-//! digest and says so.
+//! [`format`] owns the file's layout; `write.rs` writes one.
 
 pub mod format;
+pub mod parsed;
+pub mod raw;
 mod write;
 
 pub use format::*;
+pub use parsed::Record;
 pub use write::{write_version, Summary};

@@ -1,6 +1,6 @@
 //! What a parsed input file gave, as bytes and back: the encoding shared by
 //! the build cache (one entry per file, in `SITE/.perfatlas-cache`) and by
-//! digests (every file of a version in one `.padigest`).
+//! archives' optional records part (`crate::digest::parsed`).
 //!
 //! An entry starts with a magic string, the encoding's version, the
 //! perfatlas version and an XXH3-64 checksum of its payload; the payload is

@@ -15,14 +15,20 @@
 //!   ways to number runs are repetitions too: `cpu-2.cpuprofile`,
 //!   `cpu_2.cpuprofile` and `cpu/2.cpuprofile` are repetition 2 of `cpu`
 //!   when the numbers of that name across the history run 1…k or 0…k−1
-//!   (see [`recognise_numbered_runs`]).
+//!   (see [`recognise_numbered_runs`]);
+//! - a version folder holding an archive (`NAME.padigest`) and no other
+//!   input is read as the folder it was written from (`archived`).
+
+mod archived;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::digest::format::{self as digest, Record};
+use rayon::prelude::*;
+
+use crate::digest::Record;
 use config::Repetitions;
 use model::error::BuildError;
 use model::{visible, Skipped};
@@ -35,8 +41,8 @@ pub struct InputFile {
     pub relative: String,
     pub benchmark: String,
     pub repetition: u32,
-    /// Its index in the version's digest, when it comes from one (`path`
-    /// is then the digest's).
+    /// Its index in the records of the version's archive, when it comes
+    /// from them (`path` is then the archive's).
     pub digested: Option<usize>,
 }
 
@@ -46,8 +52,12 @@ pub struct VersionDir {
     pub name: String,
     pub path: PathBuf,
     pub files: Vec<InputFile>,
-    /// The digest the folder holds instead of raw files.
+    /// The records of the archive the folder holds, when this perfatlas
+    /// reads them instead of raw files.
     pub digest: Option<Arc<Record>>,
+    /// The temporary folder the archive's raw files were unpacked into
+    /// (`path` is then inside it), removed when the last clone is dropped.
+    pub unpacked: Option<Arc<tempfile::TempDir>>,
 }
 
 /// Lists version directories (unsorted) and problems met while walking;
@@ -66,6 +76,7 @@ pub fn find_versions(
     let root = input.canonicalize().map_err(|e| BuildError::io(input, e))?;
     let mut versions = Vec::new();
     let mut skipped = Vec::new();
+    let mut found = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| BuildError::io(input, e))?;
         let name = visible(&entry.file_name().to_string_lossy()).into_owned();
@@ -86,74 +97,21 @@ pub fn find_versions(
             }
         }
         let files = list_files(input, &root, &path, &mut skipped);
-        let (files, digest) = open_digest(&name, files, &mut skipped);
-        versions.push(VersionDir {
-            name,
-            path,
-            files,
-            digest,
-        });
+        found.push((name, path, files));
+    }
+    // Archives are unpacked side by side.
+    let opened: Vec<(VersionDir, Vec<Skipped>)> = found
+        .into_par_iter()
+        .map(|(name, path, files)| archived::open_version(name, path, files))
+        .collect();
+    for (version, problems) in opened {
+        versions.push(version);
+        skipped.extend(problems);
     }
     if repetitions == Repetitions::Auto {
         recognise_numbered_runs(&mut versions);
     }
     Ok((versions, skipped))
-}
-
-/// A version folder that holds a digest and nothing else read: the
-/// digest's files in place of the folder's. A digest beside other input
-/// files, or one that cannot be read, is skipped (with the reason) and
-/// the folder read as it is.
-fn open_digest(
-    version: &str,
-    files: Vec<InputFile>,
-    skipped: &mut Vec<Skipped>,
-) -> (Vec<InputFile>, Option<Arc<Record>>) {
-    let (mut digests, rest): (Vec<InputFile>, Vec<InputFile>) = files
-        .into_iter()
-        .partition(|f| digest::is_digest(&f.relative));
-    let refused = match (digests.len(), rest.is_empty()) {
-        (0, _) => return (rest, None),
-        (1, true) => None,
-        (1, false) => Some(
-            "a digest beside other input files is not read (a version folder holds one or the other)",
-        ),
-        _ => Some(
-            "a version folder holds one digest and no other input files; this one is not read",
-        ),
-    };
-    if let Some(reason) = refused {
-        skipped.extend(digests.iter().map(|d| skip(&d.relative, reason)));
-        return (rest, None);
-    }
-    let only = digests.remove(0);
-    let read = std::fs::read(&only.path)
-        .map_err(|e| format!("cannot be read: {e}"))
-        .and_then(|bytes| digest::decode(&bytes));
-    let record = match read {
-        Ok(record) => record,
-        Err(reason) => {
-            skipped.push(skip(&only.relative, &reason));
-            return (Vec::new(), None);
-        }
-    };
-    skipped.extend(record.walk_skipped(version));
-    let files = record
-        .files
-        .iter()
-        .enumerate()
-        .map(|(k, f)| {
-            let (benchmark, repetition) = benchmark_and_repetition(&f.within);
-            InputFile {
-                path: only.path.clone(),
-                relative: format!("{version}/{}", f.within),
-                benchmark,
-                repetition,
-                digested: Some(k),
-            }
-        })
-        .collect();
-    (files, Some(Arc::new(record)))
 }
 
 /// The input files of one version folder, as a build lists them, each
@@ -526,6 +484,7 @@ mod tests {
                 name: name.to_string(),
                 path: PathBuf::from(name),
                 digest: None,
+                unpacked: None,
                 files: files
                     .iter()
                     .map(|f| {

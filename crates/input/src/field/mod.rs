@@ -90,7 +90,7 @@ type Problems = Vec<(String, ParseError)>;
 
 /// What a file in `field/` holds, by its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
+pub(crate) enum Kind {
     Lcov,
     Cobertura,
     Properties,
@@ -165,7 +165,7 @@ fn list(field_dir: &Path, prefix: &str, warnings: &mut Problems) -> Vec<(String,
 
 /// A file's execution id and kind; `None` for files not read silently
 /// (hidden, `*.md`); an error says why any other entry is skipped.
-fn classify(path: &Path, name: &str) -> Result<Option<(String, Kind)>, String> {
+pub(crate) fn classify(path: &Path, name: &str) -> Result<Option<(String, Kind)>, String> {
     if name.starts_with('.') || name.ends_with(".md") {
         return Ok(None);
     }
