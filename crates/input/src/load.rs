@@ -215,11 +215,13 @@ pub(crate) fn read_input(
             Ok(Loaded::Profile(format, Box::new(parsed)))
         });
         before.check_unchanged(path)?;
+        before.settled(path)?;
         return loaded;
     }
     let bytes = read_bounded(path)?;
     instrument::pause::point("read");
     before.check_unchanged(path)?;
+    before.settled(path)?;
     let key = match cache.enabled() {
         true => cache.key(within_version, &name, &bytes),
         false => String::new(),
@@ -306,6 +308,35 @@ impl Stamp {
         Err(ParseError::whole(format!(
             "changed while it was read ({what}){again}"
         )))
+    }
+}
+
+/// How long a file must have stood unchanged for its read to count: a
+/// file modified less than this before the end of its read is looked at
+/// again once this long has passed since, and skipped if it changed. A
+/// program writing a file in parts (line by line, with pauses shorter
+/// than this) is caught even when no write lands during the read itself.
+pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl Stamp {
+    /// Waits, when the file was modified less than [`SETTLE`] ago, until
+    /// it has stood that long, and fails if it changed meanwhile.
+    fn settled(self, path: &Path) -> Result<(), ParseError> {
+        let Some(modified) = self.modified else {
+            return Ok(());
+        };
+        let age = match std::time::SystemTime::now().duration_since(modified) {
+            Ok(age) => age,
+            // Dated ahead of this clock: another machine's clock (an
+            // unpacked archive), not a write in progress.
+            Err(ahead) if ahead.duration() > SETTLE => return Ok(()),
+            Err(_) => std::time::Duration::ZERO,
+        };
+        if age >= SETTLE {
+            return Ok(());
+        }
+        std::thread::sleep(SETTLE - age);
+        self.check_unchanged(path)
     }
 }
 
