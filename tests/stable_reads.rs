@@ -104,3 +104,49 @@ fn no_build_publishes_part_of_a_file_being_rewritten() {
     eprintln!("{whole} builds read the whole file, {skipped} skipped it");
     assert_eq!(whole + skipped, 20);
 }
+
+/// Four sparse 2 GB files (0 bytes on disk; issue 42: 2.1 GB of memory
+/// each to be called unrecognised) are refused from their first bytes.
+#[test]
+fn sparse_files_are_refused_without_being_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    for v in ["1.0", "2.0"] {
+        std::fs::create_dir_all(input.join(v)).unwrap();
+        std::fs::write(input.join(v).join("cpu.folded"), lines().concat()).unwrap();
+    }
+    for i in 0..4 {
+        let f = std::fs::File::create(input.join(format!("2.0/big{i}.cpuprofile"))).unwrap();
+        f.set_len(2_000 << 20).unwrap();
+    }
+    let site = dir.path().join("site");
+    let out = std::process::Command::new("prlimit")
+        .arg("--as=1500000000")
+        .arg(env!("CARGO_BIN_EXE_perfatlas"))
+        .arg("build")
+        .arg(&input)
+        .arg("-o")
+        .arg(&site)
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "prlimit (util-linux): {e}"
+            );
+            return;
+        }
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for i in 0..4 {
+        assert!(
+            stderr.contains(&format!(
+                "2.0/big{i}.cpuprofile: unrecognised format: its first 64 KiB are zero bytes"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(site.join("profiles/cpu/2.0/r1.html").is_file());
+}

@@ -454,7 +454,33 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, ParseError> {
             MAX_INPUT_BYTES >> 30
         )));
     }
+    refuse_zero_head(path, size)?;
     read_whole(path, size).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))
+}
+
+/// Bytes looked at before a big file is read whole.
+const HEAD_BYTES: u64 = 64 << 10;
+
+/// Refuses, before reading it whole, a big file whose first
+/// [`HEAD_BYTES`] are all zero bytes: no format starts so, and a sparse
+/// file (a hole, 0 bytes on disk) would otherwise cost its whole length in
+/// memory to be called unrecognised.
+fn refuse_zero_head(path: &Path, size: u64) -> Result<(), ParseError> {
+    use std::io::Read;
+    if size <= HEAD_BYTES {
+        return Ok(());
+    }
+    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head))
+        .map_err(|e| ParseError::whole(format!("cannot be read: {e}")))?;
+    if head.len() as u64 == HEAD_BYTES && head.iter().all(|&b| b == 0) {
+        return Err(ParseError::whole(format!(
+            "unrecognised format: its first {} KiB are zero bytes (a sparse or preallocated file?); {size} bytes not read",
+            HEAD_BYTES >> 10
+        )));
+    }
+    Ok(())
 }
 
 /// Files at least this big are read in parts side by side.
