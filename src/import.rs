@@ -10,6 +10,11 @@
 //! measurement JSON), and a `perfatlas.toml` listing the folders when the
 //! commits' dates would order them otherwise.
 //!
+//! A commit without one usable value (asv writes a failed benchmark's result
+//! as `null`; a commit whose every benchmark failed has none) is left out and
+//! listed in [`ImportReport::left_out`]: `perfatlas build` refuses a
+//! measurement file without benchmarks, so such a folder would break it.
+//!
 //! The directory is written like a site: staged beside its place, marked
 //! as an import ([`site::IMPORT`]) and swapped in whole, under a lock. A
 //! directory that is not empty and not marked as an import is refused.
@@ -47,7 +52,20 @@ pub struct ImportReport {
     pub notes: Vec<String>,
     /// Values and benchmarks left out.
     pub warnings: Vec<InputError>,
+    /// Commits left out, oldest first, each with the reason.
+    pub left_out: Vec<LeftOut>,
 }
+
+/// A commit of the source that no version folder holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftOut {
+    /// The commit id as the source gives it.
+    pub revision: String,
+    pub reason: &'static str,
+}
+
+/// Why a commit without values is left out.
+const NO_VALUES: &str = "no benchmark has a usable value (each failed, was skipped or was not run)";
 
 /// Reads the history at `options.source` and writes it to
 /// `options.output`.
@@ -55,16 +73,39 @@ pub fn import(options: &ImportOptions) -> Result<ImportReport, BuildError> {
     let format = format_of(options)?;
     site::check_apart(&options.source, &options.output, "output directory")?;
     check_ours(&options.output)?;
-    let history = read(format, options)?;
+    let mut history = read(format, options)?;
+    let left_out = leave_out_empty(&mut history);
     if history.versions.is_empty() {
         return Err(BuildError::Usage(format!(
-            "{}: no commits with results to import",
-            options.source.display()
+            "{}: no commits with results to import{}",
+            options.source.display(),
+            match left_out.len() {
+                0 => String::new(),
+                n => format!(" ({n} left out: {NO_VALUES})"),
+            }
         )));
     }
     let _lock = site::lock::OutputLock::acquire(&options.output, false, &mut |_| {})?;
     site::remove_stale_marked(&options.output, site::IMPORT)?;
-    write(history, &options.output)
+    let mut report = write(history, &options.output)?;
+    report.left_out = left_out;
+    Ok(report)
+}
+
+/// Takes the commits without a benchmark out of `history`, which the
+/// build would refuse as version folders.
+fn leave_out_empty(history: &mut ImportedHistory) -> Vec<LeftOut> {
+    let (kept, empty): (Vec<_>, Vec<_>) = std::mem::take(&mut history.versions)
+        .into_iter()
+        .partition(|v| !v.benchmarks.is_empty());
+    history.versions = kept;
+    empty
+        .into_iter()
+        .map(|v| LeftOut {
+            revision: v.revision,
+            reason: NO_VALUES,
+        })
+        .collect()
 }
 
 /// The format named, or recognised from the source.
@@ -201,6 +242,7 @@ fn write(history: ImportedHistory, output: &Path) -> Result<ImportReport, BuildE
         order_file,
         notes,
         warnings: history.warnings,
+        left_out: Vec::new(),
     })
 }
 
@@ -316,6 +358,37 @@ mod tests {
             order_toml(&names),
             "# Written by `perfatlas import`: the commits in history order (their dates\n# would order them otherwise).\nversions = [\n  \"000-a\",\n  \"001-b\",\n]\n"
         );
+    }
+
+    #[test]
+    fn commits_without_benchmarks_are_left_out_in_order() {
+        let version = |revision: &str, benchmarks: usize| ImportedVersion {
+            revision: revision.into(),
+            summary: String::new(),
+            date: None,
+            benchmarks: (0..benchmarks)
+                .map(|i| input::measurements::Measured {
+                    name: format!("b{i}"),
+                    unit: "s".into(),
+                    in_process: false,
+                    note: String::new(),
+                    runs: vec![vec![1.0]],
+                    interval: None,
+                })
+                .collect(),
+        };
+        let mut history = ImportedHistory {
+            format: "asv",
+            versions: vec![version("a", 0), version("b", 2), version("c", 0)],
+            notes: vec![],
+            warnings: vec![],
+            higher_is_better: vec![],
+        };
+        let left_out = leave_out_empty(&mut history);
+        let revisions: Vec<&str> = left_out.iter().map(|l| l.revision.as_str()).collect();
+        assert_eq!(revisions, ["a", "c"]);
+        assert_eq!(history.versions.len(), 1);
+        assert_eq!(history.versions[0].revision, "b");
     }
 
     #[test]

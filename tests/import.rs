@@ -190,6 +190,104 @@ fn asv_results_import_and_build_with_every_commit_and_benchmark() {
     }
 }
 
+/// Copies `from` into `to`, files and directories.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// asv's fixture with a fifth commit whose every benchmark failed (asv
+/// wrote its results as `null`; `tests/fixtures/history/asv-failed/`): the
+/// commit is left out and named, and the build takes what was written.
+#[test]
+fn a_commit_whose_every_asv_benchmark_failed_is_left_out_and_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    copy_tree(&fixture("asv/results"), &results);
+    let failed = "28cebe9e-existing-py_tmp_perfatlas-asv-capture_venv_bin_python.json";
+    std::fs::copy(
+        fixture("asv-failed").join(failed),
+        results.join("fixture-box").join(failed),
+    )
+    .unwrap();
+    let input = dir.path().join("history");
+    let done = import(&[results.as_os_str(), "-o".as_ref(), input.as_os_str()]);
+    let stderr = text(&done.stderr);
+    assert_eq!(
+        done.status.code(),
+        Some(1),
+        "values were left out: {stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "perfatlas: left out: commit 28cebe9e825e0fbf017b7a01bf09a1f3ac50d20d: no benchmark has a usable value"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("benchmarks.TimeSuite.time_work: asv recorded no value"),
+        "the failed values are listed too: {stderr}"
+    );
+    assert!(
+        stderr.contains("imported 4 commits with 7 benchmarks")
+            && stderr.contains("; 1 commit left out (no usable results)"),
+        "{stderr}"
+    );
+    let folders: Vec<String> = std::fs::read_dir(&input)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(folders.len(), 4, "{folders:?}");
+    assert!(
+        folders.iter().all(|f| !f.contains("28cebe9e")),
+        "{folders:?}"
+    );
+
+    let site = dir.path().join("site");
+    let built = build(&input, &site, &[]);
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+    let index = page_text(&site.join("index.html"));
+    assert!(
+        index.contains("4 measurement files of 7 benchmarks in 4 versions"),
+        "{index}"
+    );
+
+    // Only failed commits: nothing is written, and the error says why.
+    let only = dir.path().join("only-failed");
+    copy_tree(&fixture("asv/results"), &only);
+    for entry in std::fs::read_dir(only.join("fixture-box")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap() != "machine.json" {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    std::fs::copy(
+        fixture("asv-failed").join(failed),
+        only.join("fixture-box").join(failed),
+    )
+    .unwrap();
+    let out = dir.path().join("never");
+    let done = import(&[only.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+    assert_eq!(done.status.code(), Some(2), "{}", text(&done.stderr));
+    assert!(
+        text(&done.stderr).contains(
+            "no commits with results to import (1 left out: no benchmark has a usable value"
+        ),
+        "{}",
+        text(&done.stderr)
+    );
+    assert!(!out.exists());
+}
+
 #[test]
 fn only_a_new_empty_or_imported_directory_is_written() {
     let dir = tempfile::tempdir().unwrap();

@@ -46,8 +46,8 @@ pub fn run(args: ImportArgs) -> Result<ExitCode, BuildError> {
     })
 }
 
-/// `perfatlas import`: notes and left-out values on stderr, then what was
-/// written.
+/// `perfatlas import`: left-out values, notes and left-out commits on
+/// stderr, then what was written; exit 1 when anything was left out.
 fn import(options: perfatlas::import::ImportOptions) -> Result<ExitCode, BuildError> {
     let report = perfatlas::import::import(&options)?;
     for w in &report.warnings {
@@ -56,8 +56,14 @@ fn import(options: perfatlas::import::ImportOptions) -> Result<ExitCode, BuildEr
     for note in &report.notes {
         eprintln!("perfatlas: note: {note}");
     }
+    for commit in &report.left_out {
+        eprintln!(
+            "perfatlas: left out: commit {}: {}",
+            commit.revision, commit.reason
+        );
+    }
     eprintln!(
-        "perfatlas: imported {} with {} from {} ({}) into {}{}",
+        "perfatlas: imported {} with {} from {} ({}) into {}{}{}",
         counted(report.versions.len(), "commit"),
         counted(report.benchmarks, "benchmark"),
         options.source.display(),
@@ -67,11 +73,17 @@ fn import(options: perfatlas::import::ImportOptions) -> Result<ExitCode, BuildEr
             " (perfatlas.toml lists them in history order)"
         } else {
             ""
+        },
+        match report.left_out.len() {
+            0 => String::new(),
+            n => format!("; {} left out (no usable results)", counted(n, "commit")),
         }
     );
-    Ok(if report.warnings.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(
+        if report.warnings.is_empty() && report.left_out.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
 }
