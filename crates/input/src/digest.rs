@@ -14,7 +14,7 @@
 //! files into a temporary folder and reads it as it reads any version
 //! folder, through the same walk and parsers ([`crate::walk`]).
 //!
-//! [`format`] owns the file's layout; `write.rs` writes one.
+//! [`format`](mod@format) owns the file's layout; `write.rs` writes one.
 
 pub mod format;
 pub mod parsed;
