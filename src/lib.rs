@@ -70,6 +70,8 @@ pub struct BuildOptions {
     /// Write a page for every repetition of a version, readable without
     /// JavaScript, besides the views its version's aggregate page shows.
     pub repetition_pages: bool,
+    /// Follow no symbolic link out of the input directory.
+    pub no_follow_links: bool,
 }
 
 /// What a build did.
@@ -115,7 +117,8 @@ pub fn build_with_progress(
     progress: &mut dyn FnMut(&str),
 ) -> Result<BuildReport, BuildError> {
     let _lock = claim_output(options, progress)?;
-    let config = read_settings(&options.input, options.config.as_deref(), options.min_share)?;
+    let mut config = read_settings(&options.input, options.config.as_deref(), options.min_share)?;
+    config.input.no_outside_links = options.no_follow_links;
     let parse_cache = match options.no_cache {
         true => site::parse_cache::Cache::disabled(),
         false => site::parse_cache::Cache::for_site(&options.output),

@@ -612,3 +612,50 @@ fn a_50_mb_function_name_makes_no_page_larger_than_its_profile() {
         .collect();
     assert_eq!(marks.len(), 2, "{marks:?}");
 }
+
+/// An uploaded history must not read the system (issue 42): with
+/// `--no-follow-links` a version folder linked to `/etc` and a file
+/// linked to `/etc/passwd` are skipped, saying why; links inside the
+/// input still work. Links that point at each other are called a loop.
+#[test]
+fn no_follow_links_keeps_an_upload_from_reading_the_system() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    let sample = sample_data().join("3.2.2/convert-basic.1.folded");
+    for v in ["1.0", "2.0"] {
+        fs::create_dir_all(input.join(v)).unwrap();
+        fs::copy(&sample, input.join(v).join("cpu.folded")).unwrap();
+    }
+    symlink("/etc", input.join("etc")).unwrap();
+    symlink("/etc/passwd", input.join("2.0/passwd.folded")).unwrap();
+    symlink("../1.0/cpu.folded", input.join("2.0/inside.folded")).unwrap();
+    symlink("b", input.join("1.0/a")).unwrap();
+    symlink("a", input.join("1.0/b")).unwrap();
+    let site = dir.path().join("site");
+    let out = build(&input, &site, &["--no-follow-links"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let refused = "a symbolic link out of the input directory; not followed (--no-follow-links)";
+    assert!(
+        stderr.contains(&format!("skipped: etc: {refused}")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("skipped: 2.0/passwd.folded: {refused}")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1.0/a: a symbolic link loop (the links point at each other)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("dangling"), "{stderr}");
+    let tree = read_tree(&site);
+    assert!(!tree.keys().any(|k| k.contains("etc")), "no page of /etc");
+    assert!(
+        tree.keys().any(|k| k.contains("inside")),
+        "a link inside the input is read"
+    );
+    let all: String = tree.values().map(|b| String::from_utf8_lossy(b)).collect();
+    assert!(!all.contains("root:x:0:0"), "nothing of /etc/passwd");
+}

@@ -78,6 +78,11 @@ pub struct BuildArgs {
     /// sixth lighter).
     #[arg(long)]
     pub repetition_pages: bool,
+    /// Follow no symbolic link out of the input directory (a version
+    /// folder or file linked from elsewhere is skipped, saying so): for a
+    /// history from an untrusted upload, which must not read the system.
+    #[arg(long)]
+    pub no_follow_links: bool,
 }
 
 pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
@@ -99,6 +104,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
         wait,
         svg_files,
         repetition_pages,
+        no_follow_links,
     } = args;
     if let Some(j) = jobs {
         rayon::ThreadPoolBuilder::new()
@@ -123,6 +129,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
         wait,
         svg_files,
         repetition_pages,
+        no_follow_links,
     };
     progress_bar::install(quiet);
     let built = perfatlas::build_with_progress(&options, &mut |line| {

@@ -123,6 +123,13 @@ impl Config {
 #[serde(deny_unknown_fields, default)]
 pub struct InputConfig {
     pub repetitions: Repetitions,
+    /// Symbolic links that lead out of the input directory are not
+    /// followed (a version folder linked in, a file linked to): for a
+    /// history from an untrusted upload, which must not read the system.
+    /// Set by the command line (`--no-follow-links`) only, never by the
+    /// input's own `perfatlas.toml`, which the upload would write.
+    #[serde(skip)]
+    pub no_outside_links: bool,
 }
 
 /// Which file names are repetitions of one benchmark.

@@ -56,7 +56,7 @@ pub fn load_history_cached(
             input.display()
         )));
     }
-    let (dirs, mut skipped) = walk::find_versions(input, config.input.repetitions)?;
+    let (dirs, mut skipped) = walk::find_versions(input, &config.input)?;
     let mut notes = Vec::new();
     let mut versions: Vec<(Version, VersionDir)> = dirs
         .into_iter()

@@ -70,8 +70,9 @@ pub struct VersionDir {
 /// and link loops are listed as skipped, never followed.
 pub fn find_versions(
     input: &Path,
-    repetitions: Repetitions,
+    options: &config::InputConfig,
 ) -> Result<(Vec<VersionDir>, Vec<Skipped>), BuildError> {
+    let repetitions = options.repetitions;
     let entries = std::fs::read_dir(input).map_err(|e| BuildError::io(input, e))?;
     let root = input.canonicalize().map_err(|e| BuildError::io(input, e))?;
     let mut versions = Vec::new();
@@ -82,9 +83,13 @@ pub fn find_versions(
         let name = visible(&entry.file_name().to_string_lossy()).into_owned();
         let path = entry.path();
         if name.starts_with('.') || !path.is_dir() {
-            if !name.starts_with('.') && is_dangling(&path) {
-                skipped.push(skip(&name, "a dangling symbolic link"));
+            if let Some(reason) = broken_link(&path).filter(|_| !name.starts_with('.')) {
+                skipped.push(skip(&name, reason));
             }
+            continue;
+        }
+        if options.no_outside_links && leads_outside(&path, &root) {
+            skipped.push(skip(&name, OUTSIDE_REFUSED));
             continue;
         }
         if let Ok(target) = path.canonicalize() {
@@ -96,7 +101,16 @@ pub fn find_versions(
                 continue;
             }
         }
-        let files = list_files(input, &root, &path, &mut skipped);
+        let mut files = list_files(input, &root, &path, &mut skipped);
+        if options.no_outside_links {
+            files.retain(|f| {
+                let outside = leads_outside(&f.path, &root);
+                if outside {
+                    skipped.push(skip(&f.relative, OUTSIDE_REFUSED));
+                }
+                !outside
+            });
+        }
         found.push((name, path, files));
     }
     // Archives are unpacked side by side.
@@ -255,10 +269,33 @@ fn skip(file: &str, reason: &str) -> Skipped {
     }
 }
 
-fn is_dangling(path: &Path) -> bool {
-    path.symlink_metadata()
+/// What a link whose target cannot be reached is: a loop (`a → b → a`,
+/// the system gives up) or dangling; `None` for anything else.
+fn broken_link(path: &Path) -> Option<&'static str> {
+    if !path
+        .symlink_metadata()
         .is_ok_and(|m| m.file_type().is_symlink())
-        && !path.exists()
+    {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(_) => None,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            Some("a symbolic link loop (the links point at each other); not followed")
+        }
+        Err(_) => Some("a dangling symbolic link"),
+    }
+}
+
+/// Why a link out of the input is skipped with `--no-follow-links`.
+const OUTSIDE_REFUSED: &str =
+    "a symbolic link out of the input directory; not followed (--no-follow-links)";
+
+/// Whether `path`, or a link on the way to it, leads out of `root` (the
+/// input directory, resolved).
+fn leads_outside(path: &Path, root: &Path) -> bool {
+    path.canonicalize()
+        .is_ok_and(|real| !real.starts_with(root))
 }
 
 fn list_files(
@@ -326,7 +363,7 @@ fn list_files(
 /// (a loop walkdir would only notice one round later).
 fn unfollowed_link(link: &Path, allowed: &[&Path]) -> Option<&'static str> {
     let Ok(target) = link.canonicalize() else {
-        return Some("a dangling symbolic link");
+        return Some(broken_link(link).unwrap_or("a dangling symbolic link"));
     };
     if !allowed.iter().any(|root| target.starts_with(root)) {
         return Some("a symbolic link to a directory outside the input directory; not followed");
@@ -348,8 +385,8 @@ fn walk_error(input: &Path, e: &walkdir::Error) -> String {
             relative(input, ancestor)
         );
     }
-    if e.path().is_some_and(is_dangling) {
-        return "a dangling symbolic link".into();
+    if let Some(reason) = e.path().and_then(broken_link) {
+        return reason.into();
     }
     match e.io_error() {
         Some(io) => format!("cannot be read: {io}"),
@@ -620,7 +657,8 @@ mod link_tests {
         symlink(&outside, input.join("2.0")).unwrap();
         symlink("deep", outside.join("linked")).unwrap();
 
-        let (mut versions, skipped) = find_versions(&input, Repetitions::Auto).unwrap();
+        let (mut versions, skipped) =
+            find_versions(&input, &config::InputConfig::default()).unwrap();
         versions.sort_by(|a, b| a.name.cmp(&b.name));
         let files: Vec<Vec<&str>> = versions
             .iter()

@@ -147,7 +147,6 @@ fn unpack(
 mod tests {
     use super::super::find_versions;
     use crate::digest::{rekey, write_version, RecordsKey};
-    use config::Repetitions;
 
     /// An input directory whose version `1.0` holds only the archive
     /// `bytes`.
@@ -171,7 +170,8 @@ mod tests {
     #[test]
     fn this_perfatlas_reads_its_records_and_another_unpacks_the_raw_files() {
         let input = history_of(&archive_with_records());
-        let (versions, skipped) = find_versions(input.path(), Repetitions::Auto).unwrap();
+        let (versions, skipped) =
+            find_versions(input.path(), &config::InputConfig::default()).unwrap();
         assert!(skipped.is_empty(), "{skipped:?}");
         let relative = |v: &super::VersionDir| -> Vec<String> {
             v.files.iter().map(|f| f.relative.clone()).collect()
@@ -184,7 +184,8 @@ mod tests {
             ..RecordsKey::this()
         };
         let input = history_of(&rekey(&archive_with_records(), &later).unwrap());
-        let (versions, skipped) = find_versions(input.path(), Repetitions::Auto).unwrap();
+        let (versions, skipped) =
+            find_versions(input.path(), &config::InputConfig::default()).unwrap();
         assert!(skipped.is_empty(), "{skipped:?}");
         let v = &versions[0];
         assert!(v.digest.is_none() && v.unpacked.is_some());
@@ -202,7 +203,8 @@ mod tests {
     fn a_damaged_archive_is_skipped_with_its_place() {
         let bytes = archive_with_records();
         let input = history_of(&bytes[..bytes.len() - 10]);
-        let (versions, skipped) = find_versions(input.path(), Repetitions::Auto).unwrap();
+        let (versions, skipped) =
+            find_versions(input.path(), &config::InputConfig::default()).unwrap();
         assert!(versions[0].files.is_empty());
         assert_eq!(skipped.len(), 1);
         assert_eq!(skipped[0].file, "1.0/1.0.padigest");
