@@ -336,7 +336,7 @@ pub fn read_history(
     analysis::derived_metrics::apply(&mut history, &derived).map_err(config_error)?;
     if strict && !history.skipped.is_empty() {
         return Err(BuildError::Strict {
-            skipped: history.skipped.len(),
+            skipped: model::skipped_files(&history.skipped),
             first: history.skipped[0].to_string(),
         });
     }

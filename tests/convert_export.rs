@@ -218,3 +218,62 @@ fn a_reader_that_leaves_early_is_no_error() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// A real callgrind profile (tests/fixtures/callgrind, valgrind 3.19.0)
+/// was misread as folded stacks: 3,340 "line skipped" messages and junk
+/// stacks (`0`, `totals:`), and `build --strict` counted each line as an
+/// input file (issue 39). It is now named for what it is, once.
+#[test]
+fn a_callgrind_file_is_named_not_misread_as_folded_stacks() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/callgrind/sort-readme.callgrind.out.gz");
+    let out = common::perfatlas(&[
+        "convert".as_ref(),
+        fixture.as_os_str(),
+        "--to".as_ref(),
+        "folded".as_ref(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("a callgrind-format file (Valgrind's callgrind, Xdebug), which perfatlas does not read yet"), "{stderr}");
+    assert!(!stderr.contains("line skipped"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    // In a build with --strict: one input file, counted as one.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    std::fs::create_dir_all(input.join("1.0")).unwrap();
+    std::fs::copy(&fixture, input.join("1.0/callgrind.out.gz")).unwrap();
+    std::fs::write(input.join("1.0/cpu.folded"), "main;work 5\n").unwrap();
+    let out = common::build(&input, &dir.path().join("site"), &["--strict"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("1 input file(s) could not be read"),
+        "{stderr}"
+    );
+}
+
+/// `perf record`'s binary perf.data is answered with what to run, not
+/// "unrecognised format" (issue 39).
+#[test]
+fn a_perf_data_file_gets_the_command_that_makes_it_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("perf.data");
+    // The header's magic, as perf 6.1 writes it, then the rest of a header.
+    let mut bytes = b"PERFILE2".to_vec();
+    bytes.extend_from_slice(&104u64.to_le_bytes());
+    bytes.resize(4096, 0);
+    std::fs::write(&file, bytes).unwrap();
+    let out = common::perfatlas(&[
+        "convert".as_ref(),
+        file.as_os_str(),
+        "--to".as_ref(),
+        "folded".as_ref(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run `perf script -i FILE > FILE.perf`"),
+        "{stderr}"
+    );
+}

@@ -112,7 +112,10 @@ impl Format for Folded {
                     .next()
                     .is_some_and(|l| split_count(l).is_some());
         }
-        let valid = lines.iter().filter(|l| split_count(l).is_some()).count();
+        if lines.first().is_some_and(|l| starts_like_callgrind(l)) {
+            return false;
+        }
+        let valid = lines.iter().filter(|l| reads_as_stack(l)).count();
         valid > 0 && valid * 2 >= lines.len()
     }
 
@@ -126,6 +129,33 @@ impl Format for Folded {
             None => parse_text(&split_chunks(&text::decode_text(input.bytes), CHUNK_BYTES)),
         }
     }
+}
+
+/// A callgrind file's first line: its format line, or one of the header
+/// keys callgrind writes first. Its cost lines (`0 5`, `+3 2`) would
+/// otherwise read as stacks named by a number.
+fn starts_like_callgrind(line: &str) -> bool {
+    const KEYS: [&str; 6] = [
+        "version:",
+        "creator:",
+        "events:",
+        "positions:",
+        "cmd:",
+        "pid:",
+    ];
+    line.starts_with("# callgrind format") || KEYS.iter().any(|k| line.starts_with(k))
+}
+
+/// A line that is a folded stack and count, with a stack that names a
+/// frame: a stack of only digits and signs (`0 5`, `+3 2`, `* 4`) is a
+/// cost line of some other format, not evidence of this one.
+fn reads_as_stack(line: &str) -> bool {
+    split_count(line).is_some_and(|(stack, _)| {
+        !stack
+            .trim()
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '*' | ' '))
+    })
 }
 
 fn parse_text(chunks: &[&str]) -> Result<Parsed, ParseError> {

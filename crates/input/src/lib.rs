@@ -156,6 +156,9 @@ fn unwrapped(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ParseError> {
 fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
     let input = Input { file_name, bytes };
     let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
+        if let Some(hint) = known_unread_format(bytes) {
+            return ParseError::whole(hint);
+        }
         ParseError::whole(format!(
             "unrecognised format (expected one of: {}; or measurements from {})",
             FORMATS
@@ -169,6 +172,27 @@ fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed)
     let mut parsed = format.parse(&input)?;
     check_limits(&mut parsed)?;
     Ok((format.name(), parsed))
+}
+
+/// What a file is when it is a format people have that perfatlas does not
+/// read, with what to do: said instead of "unrecognised format".
+fn known_unread_format(bytes: &[u8]) -> Option<String> {
+    if bytes.starts_with(b"PERFILE2") {
+        return Some(
+            "a perf.data file (perf record's binary output), which perfatlas reads as text: run `perf script -i FILE > FILE.perf` and give that instead".into(),
+        );
+    }
+    let head = String::from_utf8_lossy(head(bytes, 1024));
+    let keyed = head.starts_with("version:")
+        && ["\ncreator:", "\nevents:", "\ncmd:"]
+            .iter()
+            .any(|k| head.contains(k));
+    if head.starts_with("# callgrind format") || keyed {
+        return Some(
+            "a callgrind-format file (Valgrind's callgrind, Xdebug), which perfatlas does not read yet (its costs are per function and call, not per stack)".into(),
+        );
+    }
+    None
 }
 
 /// Rejects a file whose frames or tree ran into a limit of
