@@ -150,3 +150,37 @@ fn sparse_files_are_refused_without_being_read_whole() {
     }
     assert!(site.join("profiles/cpu/2.0/r1.html").is_file());
 }
+
+/// `version.toml` and field files are read the same way: one being
+/// rewritten is skipped with the reason, never half-read.
+#[test]
+fn a_version_toml_being_rewritten_is_skipped_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    for v in ["1.0", "2.0"] {
+        std::fs::create_dir_all(input.join(v)).unwrap();
+        std::fs::write(input.join(v).join("cpu.folded"), lines().concat()).unwrap();
+    }
+    let toml = input.join("2.0/version.toml");
+    std::fs::write(&toml, "label = \"two\"\n").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, toml) = (stop.clone(), toml.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::write(&toml, "label = \"two\"\n").unwrap();
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let out = common::build(&input, &dir.path().join("site"), &["--no-cache"]);
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("skipped: 2.0/version.toml: ")
+            && stderr.contains("may still be writing it"),
+        "{stderr}"
+    );
+}

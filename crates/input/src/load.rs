@@ -197,8 +197,8 @@ pub(crate) fn read_input(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let before = Stamp::of_path(path)?;
     if is_binary_jfr(path) {
+        let before = Stamp::of_path(path)?;
         // Read by the JDK's tool from the file; hashed as a stream.
         let key = match cache.enabled() {
             true => {
@@ -218,10 +218,11 @@ pub(crate) fn read_input(
         before.settled(path)?;
         return loaded;
     }
-    let bytes = read_bounded(path)?;
-    instrument::pause::point("read");
-    before.check_unchanged(path)?;
-    before.settled(path)?;
+    let bytes = read_stable(path, |p| {
+        let bytes = read_bounded(p)?;
+        instrument::pause::point("read");
+        Ok(bytes)
+    })?;
     let key = match cache.enabled() {
         true => cache.key(within_version, &name, &bytes),
         false => String::new(),
@@ -309,6 +310,20 @@ impl Stamp {
             "changed while it was read ({what}){again}"
         )))
     }
+}
+
+/// `read` of the file at `path`, counted only when the file is the same
+/// after it as before and has stood unchanged for [`SETTLE`]: what every
+/// input file, `version.toml` and field file is read through.
+pub(crate) fn read_stable<T>(
+    path: &Path,
+    read: impl FnOnce(&Path) -> Result<T, ParseError>,
+) -> Result<T, ParseError> {
+    let before = Stamp::of_path(path)?;
+    let value = read(path)?;
+    before.check_unchanged(path)?;
+    before.settled(path)?;
+    Ok(value)
 }
 
 /// How long a file must have stood unchanged for its read to count: a
@@ -541,6 +556,11 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
     parse_bytes(&name, &bytes)
 }
 
+/// A text file's text.
+fn read_utf8(path: &Path) -> Result<String, ParseError> {
+    std::fs::read_to_string(path).map_err(|e| ParseError::whole(format!("cannot be read: {e}")))
+}
+
 /// A version from its directory and `version.toml`: a file that is not
 /// TOML is skipped whole; values it cannot use are skipped one by one and
 /// keys it does not read are a note, the rest is used.
@@ -556,7 +576,13 @@ fn read_version(
             Some(text) => VersionConfig::parse(text, &toml_path),
             None => Ok(Default::default()),
         },
-        (None, true) => VersionConfig::read(&toml_path),
+        (None, true) => match read_stable(&toml_path, read_utf8) {
+            Ok(text) => VersionConfig::parse(&text, &toml_path),
+            Err(e) => Err(BuildError::Config {
+                path: toml_path.clone(),
+                message: e.message,
+            }),
+        },
         (None, false) => Ok(Default::default()),
     };
     let meta = match meta {

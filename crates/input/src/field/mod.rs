@@ -320,8 +320,14 @@ fn read_properties(file: &FieldFile) -> Result<properties::Read, ParseError> {
     }
 }
 
-/// The file's bytes, gzip undone, refusing files over the input limit.
+/// The file's bytes, gzip undone, refusing files over the input limit and
+/// files that change while read or just before (see
+/// [`crate::load::read_stable`]).
 fn read_bounded(path: &Path) -> Result<Vec<u8>, ParseError> {
+    crate::load::read_stable(path, read_limited)
+}
+
+fn read_limited(path: &Path) -> Result<Vec<u8>, ParseError> {
     let file = std::fs::File::open(path).map_err(|e| cannot_read(&e))?;
     let mut bytes = Vec::new();
     file.take(MAX_INPUT_BYTES + 1)
