@@ -197,8 +197,10 @@ pub(crate) fn read_input(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // First: a named pipe or a device is refused before it is opened
+    // (opening a pipe waits for a writer).
+    let before = Stamp::of_path(path)?;
     if is_binary_jfr(path) {
-        let before = Stamp::of_path(path)?;
         // Read by the JDK's tool from the file; hashed as a stream.
         let key = match cache.enabled() {
             true => {
