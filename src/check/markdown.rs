@@ -77,17 +77,17 @@ impl CheckReport {
         let (mut changed, mut rest): (Vec<&BenchmarkCheck>, Vec<&BenchmarkCheck>) =
             self.benchmarks.iter().partition(|b| direction(b).is_some());
         changed.sort_by_key(|b| {
-            let (d, s) = match &b.verdict {
+            let major = matches!(
+                b.verdict,
                 Verdict::Change {
-                    direction,
-                    severity,
-                } => (*direction, *severity),
-                _ => unreachable!("partitioned on changes"),
-            };
+                    severity: Severity::Major,
+                    ..
+                }
+            );
             let size = b.relative.map_or(i64::MAX, |r| (r.abs() * 1e6) as i64);
             (
-                d != Direction::Regression,
-                s != Severity::Major,
+                direction(b) != Some(Direction::Regression),
+                !major,
                 std::cmp::Reverse(size),
             )
         });

@@ -220,7 +220,7 @@ pub(crate) fn read_input(
         before.settled(path)?;
         return loaded;
     }
-    let bytes = read_stable(path, |p| {
+    let bytes = read_stable_from(before, path, |p| {
         let bytes = read_bounded(p)?;
         instrument::pause::point("read");
         Ok(bytes)
@@ -321,7 +321,16 @@ pub(crate) fn read_stable<T>(
     path: &Path,
     read: impl FnOnce(&Path) -> Result<T, ParseError>,
 ) -> Result<T, ParseError> {
-    let before = Stamp::of_path(path)?;
+    read_stable_from(Stamp::of_path(path)?, path, read)
+}
+
+/// [`read_stable`] with the file's stamp already taken (before it was
+/// opened at all).
+fn read_stable_from<T>(
+    before: Stamp,
+    path: &Path,
+    read: impl FnOnce(&Path) -> Result<T, ParseError>,
+) -> Result<T, ParseError> {
     let value = read(path)?;
     before.check_unchanged(path)?;
     before.settled(path)?;
