@@ -108,19 +108,30 @@ pub fn means(history: &History, frames: &ShapeFrames, plan: &[DiffPlan]) -> Mean
     keys.dedup();
     keys.into_par_iter()
         .map(|key| {
-            let (_, mut trees, unit) = version_trees(history, &key.0, key.1, &key.2);
-            let count = trees.len();
-            let mean = if count == 1 {
-                trees.pop().unwrap_or_else(|| CallTree::new(1))
-            } else {
-                let refs: Vec<&CallTree> = trees.iter().collect();
-                let agg = aggregate::aggregate(&refs);
-                agg.tree.project(agg.mean_metric())
-            };
-            let tree = shapes::by_function(&mean, frames);
-            (key, VersionMean { tree, count, unit })
+            let mean = version_mean(history, frames, (&key.0, key.1, &key.2));
+            (key, mean)
         })
         .collect()
+}
+
+/// The mean of the profiles of (benchmark, version) for a metric, by
+/// function: what a differential page compares.
+pub fn version_mean(
+    history: &History,
+    frames: &ShapeFrames,
+    (benchmark, version, metric): (&str, usize, &str),
+) -> VersionMean {
+    let (_, mut trees, unit) = version_trees(history, benchmark, version, metric);
+    let count = trees.len();
+    let mean = if count == 1 {
+        trees.pop().unwrap_or_else(|| CallTree::new(1))
+    } else {
+        let refs: Vec<&CallTree> = trees.iter().collect();
+        let agg = aggregate::aggregate(&refs);
+        agg.tree.project(agg.mean_metric())
+    };
+    let tree = shapes::by_function(&mean, frames);
+    VersionMean { tree, count, unit }
 }
 
 /// A version's mean in the page's shape.
@@ -186,6 +197,13 @@ pub fn related(
         out.push((
             format!("source diff of {}", history.versions[p.new].label),
             paths::source_diff_page(&history.versions[p.new].name),
+        ));
+    }
+    if super::compare_page::compare_link(history, &p.benchmark).is_some() {
+        let name = |v: usize| history.versions[v].name.as_str();
+        out.push((
+            "any other pair".to_string(),
+            paths::compare_view(&p.benchmark, Some(name(p.old)), name(p.new)),
         ));
     }
     let matrix = site

@@ -10,6 +10,7 @@ pub mod allocation_page;
 pub mod benchmark_page;
 pub mod callgraph_svg;
 pub mod code_links;
+pub mod compare_page;
 pub mod component_page;
 pub mod coord_writer;
 pub mod diff_page;

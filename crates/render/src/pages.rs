@@ -23,6 +23,7 @@ pub const KINDS: &[&dyn PageKind] = &[
     &profile_page::ProfilePages,
     &aggregate_page::AggregatePages,
     &flame_diff_page::FlameDiffPages,
+    &crate::compare_page::ComparePages,
     &crate::source_page::SourcePages,
     &crate::matrix_page::MatrixPages,
     &crate::timeline_page::TimelinePages,

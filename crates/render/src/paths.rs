@@ -122,6 +122,38 @@ pub fn flame_diff_page(benchmark: &str, old: &str, new: &str) -> String {
     format!("{}.html", prefix.trim_end_matches('.'))
 }
 
+/// A benchmark's compare page: any two of its versions or repetitions,
+/// compared in the page.
+pub fn compare_page(benchmark: &str) -> String {
+    format!("compare/{}.html", slug(benchmark))
+}
+
+/// A benchmark's compare page opened on a pair (`new` and `old` are a
+/// version's name, or `NAME/rN` for one of its repetitions; without `old`
+/// the page picks the version before).
+pub fn compare_view(benchmark: &str, old: Option<&str>, new: &str) -> String {
+    let old = old.map_or(String::new(), |o| format!("old={}&", query_value(o)));
+    format!("{}?{old}new={}", compare_page(benchmark), query_value(new))
+}
+
+/// `text` as a URL query value: unreserved characters kept, the others
+/// percent-encoded as UTF-8 bytes.
+fn query_value(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The data script of a benchmark's version for its compare page.
+pub fn compare_data(benchmark: &str, version: &str) -> String {
+    format!("compare/{}/{}.js", slug(benchmark), slug(version))
+}
+
 /// What the paths of the differential page of `benchmark` from `old` to
 /// `new` and of its standalone SVGs start with.
 pub fn flame_diff_prefix(benchmark: &str, old: &str, new: &str) -> String {

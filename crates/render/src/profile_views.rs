@@ -81,6 +81,9 @@ struct Nav {
     parts: Vec<MetricPart>,
     /// Differential pages of the version and its neighbours.
     diffs: Vec<Link>,
+    /// The benchmark's compare page, opened on this profile (or the
+    /// version's mean) as the newer of the two.
+    compare_href: Option<String>,
 }
 
 /// The heaviest functions by one metric's self value.
@@ -411,8 +414,33 @@ fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
             .unwrap_or_else(|| format!("{}index.html#versions", common.root)),
         parts,
         diffs: profile_links::diff_links(cx, entry, &common.root),
+        compare_href: compare_href(cx, page, &common.root),
         common,
     }
+}
+
+/// The link to the benchmark's compare page with `page`'s profile (its
+/// repetition, or the version's mean) as the newer one.
+fn compare_href(cx: &Context, page: &PagePlan, root: &str) -> Option<String> {
+    let history = cx.history;
+    let entry = cx.entry(page.entry);
+    super::compare_page::compare_link(history, &entry.benchmark)?;
+    let version = &history.versions[entry.version].name;
+    let mean = cx.rep_name(page.entry) == super::flame_plan::MEAN_NAME;
+    let several = history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == entry.benchmark && p.version == entry.version)
+        .count()
+        > 1;
+    let key = match mean || !several {
+        true => version.clone(),
+        false => format!("{version}/r{}", entry.repetition),
+    };
+    Some(format!(
+        "{root}{}",
+        paths::compare_view(&entry.benchmark, None, &key)
+    ))
 }
 
 /// The page of a profile (its views for the script, its default view as

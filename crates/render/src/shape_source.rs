@@ -82,6 +82,11 @@ pub struct ShapeSource {
     /// `[tree, metric of that tree]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     agg: Option<Vec<Vec<(usize, usize)>>>,
+    /// For a compare page's data (see `compare_page`): each frame's id in
+    /// the site's shape frames, which orders same-named siblings when the
+    /// frames of two versions' files are merged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ids: Option<Vec<u32>>,
 }
 
 /// What a page's trees stand for besides a profile page's one tree.
@@ -120,6 +125,8 @@ pub struct SourceBuilder<'a> {
     kind_of: HashMap<FrameId, i64>,
     kinds: Vec<(u32, u32, u32, u32)>,
     trees: Vec<SourceTree>,
+    /// Whether the data names each frame's id (see [`ShapeSource`]).
+    with_ids: bool,
 }
 
 impl<'a> SourceBuilder<'a> {
@@ -145,6 +152,15 @@ impl<'a> SourceBuilder<'a> {
             kind_of: HashMap::new(),
             kinds: Vec::new(),
             trees: Vec::new(),
+            with_ids: false,
+        }
+    }
+
+    /// A builder whose data names each frame's id (compare pages' data).
+    pub fn with_ids(frames: &'a ShapeFrames) -> SourceBuilder<'a> {
+        SourceBuilder {
+            with_ids: true,
+            ..Self::with_shapes(frames, true)
         }
     }
 
@@ -203,6 +219,13 @@ impl<'a> SourceBuilder<'a> {
     ) -> ShapeSource {
         let (frames, rank) = self.shape.rows(self.frames, tables, &link);
         let at = |i: u32| rank[i as usize];
+        let ids = self.with_ids.then(|| {
+            let mut ids = vec![0u32; rank.len()];
+            for (i, &r) in rank.iter().enumerate() {
+                ids[r as usize] = self.shape.ids[i].0;
+            }
+            ids
+        });
         ShapeSource {
             frames,
             kinds: self
@@ -226,6 +249,7 @@ impl<'a> SourceBuilder<'a> {
                 PageTrees::Aggregate(a) => Some(a),
                 _ => None,
             },
+            ids,
         }
     }
 }

@@ -38,6 +38,10 @@
     }
     if (views && views.views) {
       shown = views.views[0];
+      // A page that writes no view as HTML (the compare page): the
+      // script draws the first one too.
+      var box0 = document.getElementById('pa-graphs');
+      if (box0 && !box0.children.length) shown = null;
       prepareViews(views);
       // The page's own tables, as stored: a repetition's views extend them
       // (drawing adds labels to views.names).
@@ -657,6 +661,7 @@
   // writes it: children left to right under their parent, in data order.
   function drawFlame(gd, data) {
     var frames = data.frames, total = frames.length ? frames[0][4] : 0;
+    if (gd.height === undefined) gd.height = graphHeight(frames);
     var svg = el('svg', {
       xmlns: NS, viewBox: '0 0 ' + W + ' ' + coord(gd.height), width: W, height: coord(gd.height),
       role: 'img', 'aria-label': gd.label, id: gd.id, 'class': 'pa-flame'
@@ -679,6 +684,15 @@
       svg.appendChild(g);
     }
     return svg;
+  }
+  // The height of a graph whose page did not store it: a row per level.
+  function graphHeight(frames) {
+    var depth = [], most = 0;
+    frames.forEach(function (f, i) {
+      depth[i] = f[0] < 0 ? 0 : depth[f[0]] + 1;
+      most = Math.max(most, depth[i]);
+    });
+    return (most + 1) * ROW;
   }
   function graphSection(gd, data) {
     var sec = el('section', { 'class': 'pa-graph', id: gd.id + '-section' });
