@@ -19,6 +19,8 @@ mod answer;
 #[path = "browser_steps/basics.rs"]
 mod basics;
 mod common;
+#[path = "browser_steps/compare.rs"]
+mod compare;
 #[path = "browser_steps/field.rs"]
 mod field;
 #[path = "browser_steps/flame.rs"]
@@ -533,6 +535,10 @@ fn report_site_in_a_browser() {
         (
             "hostile names stay text on every page kind",
             hostile::step_markup_names_stay_text,
+        ),
+        (
+            "compare any two: built pairs drawn alike, repetitions, links",
+            compare::step_compare_any_two,
         ),
         (
             "repetitions are views of their aggregate page",
