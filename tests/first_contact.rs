@@ -297,6 +297,7 @@ fn hrefs(html: &str) -> impl Iterator<Item = &str> {
 /// has a fragment that is not a view (`#metric=…`), an id in that file.
 fn assert_resolves(page: &Path, href: &str, what: &str) {
     let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
+    let file = file.split_once('?').map_or(file, |(f, _)| f);
     let target = match file {
         "" => page.to_path_buf(),
         f => page.parent().unwrap().join(f),

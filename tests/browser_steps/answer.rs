@@ -161,6 +161,7 @@ fn crawl(ctx: &Ctx, site: &Path) {
         let mut onward = false;
         for href in hrefs(&text) {
             let (file, fragment) = href.split_once('#').unwrap_or((&href, ""));
+            let file = file.split_once('?').map_or(file, |(f, _)| f);
             if file.is_empty() && fragment.is_empty() {
                 continue;
             }

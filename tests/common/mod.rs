@@ -224,6 +224,9 @@ pub fn assert_self_contained(
                 }
                 // Relative link: it must name a file of the site.
                 let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+                // A query (the compare page's `?old=…&new=…`) is read by the
+                // page's script; the file is what must exist.
+                let file = file.split_once('?').map_or(file, |(f, _)| f);
                 let resolved = match file {
                     "" => path.clone(),
                     f => normalise(&Path::new(path).parent().unwrap().join(f)),

@@ -21,8 +21,7 @@
 use serde::Serialize;
 
 use super::code_links::CodeLinks;
-use super::flame_diff_page::version_mean;
-use super::flame_plan::{self, version_trees};
+use super::flame_plan::{self, comparable, version_mean, version_trees};
 use super::flame_view::{self, Tables};
 use super::page_kind::{Job, PageKind, SitePlan};
 use super::paths;
@@ -121,22 +120,6 @@ fn repetitions(history: &History, benchmark: &str, version: usize) -> Vec<u32> {
     reps.sort_unstable();
     reps.dedup();
     reps
-}
-
-/// Whether `benchmark` has two profiles or more to compare.
-fn comparable(history: &History, benchmark: &str) -> bool {
-    history
-        .profiles
-        .iter()
-        .filter(|p| p.benchmark == benchmark)
-        .take(2)
-        .count()
-        == 2
-}
-
-/// The site path of `benchmark`'s compare page, when it has one.
-pub fn compare_link(history: &History, benchmark: &str) -> Option<String> {
-    comparable(history, benchmark).then(|| paths::compare_page(benchmark))
 }
 
 fn render_page(site: &SitePlan, benchmark: &str) -> Result<(String, Vec<u8>), BuildError> {

@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::code_links::{CodeLinks, SourceLinks};
-use super::flame_plan::version_trees;
 use super::flame_plan::{neighbour_links, DiffPlan, Shape};
 use super::flame_svg::{Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
@@ -27,8 +26,8 @@ use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
 use super::tree_table::{self, Column, RowBudget, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, reuse, Common, Renderer};
+pub use crate::flame_plan::{version_mean, VersionMean};
 use crate::Link;
-use analysis::aggregate;
 use analysis::flame_diff::{self, Change, FlameDiff, Side, Tag, TABLE_METRIC};
 use analysis::matrix::delta_step;
 use analysis::shapes::{self, ShapeFrames, Values};
@@ -81,15 +80,6 @@ struct DiffView {
     views_json: String,
 }
 
-/// The mean of a version's profiles of a benchmark for one metric, by
-/// function (see [`shapes::by_function`]), with the number of profiles and
-/// the unit: computed once and shared by every diff page of the version.
-pub struct VersionMean {
-    pub tree: CallTree,
-    pub count: usize,
-    pub unit: Option<Unit>,
-}
-
 /// (benchmark, version, metric) → the version's mean.
 pub type Means = BTreeMap<(String, usize, String), VersionMean>;
 
@@ -112,26 +102,6 @@ pub fn means(history: &History, frames: &ShapeFrames, plan: &[DiffPlan]) -> Mean
             (key, mean)
         })
         .collect()
-}
-
-/// The mean of the profiles of (benchmark, version) for a metric, by
-/// function: what a differential page compares.
-pub fn version_mean(
-    history: &History,
-    frames: &ShapeFrames,
-    (benchmark, version, metric): (&str, usize, &str),
-) -> VersionMean {
-    let (_, mut trees, unit) = version_trees(history, benchmark, version, metric);
-    let count = trees.len();
-    let mean = if count == 1 {
-        trees.pop().unwrap_or_else(|| CallTree::new(1))
-    } else {
-        let refs: Vec<&CallTree> = trees.iter().collect();
-        let agg = aggregate::aggregate(&refs);
-        agg.tree.project(agg.mean_metric())
-    };
-    let tree = shapes::by_function(&mean, frames);
-    VersionMean { tree, count, unit }
 }
 
 /// A version's mean in the page's shape.
@@ -199,7 +169,7 @@ pub fn related(
             paths::source_diff_page(&history.versions[p.new].name),
         ));
     }
-    if super::compare_page::compare_link(history, &p.benchmark).is_some() {
+    if crate::flame_plan::comparable(history, &p.benchmark) {
         let name = |v: usize| history.versions[v].name.as_str();
         out.push((
             "any other pair".to_string(),

@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use super::code_links::SourceLinks;
 use super::{paths, shape_source, Renderer};
-use analysis::shapes::ShapeFrames;
+use analysis::aggregate;
+use analysis::shapes::{self, ShapeFrames};
 use config::Config;
 use model::{CallTree, History, ProfileEntry, Unit};
 
@@ -592,6 +593,47 @@ pub fn version_trees(
         }
     }
     (entries, trees, unit)
+}
+
+/// The mean of a version's profiles of a benchmark for one metric, by
+/// function (see [`shapes::by_function`]), with the number of profiles and
+/// the unit: computed once and shared by every diff page of the version.
+pub struct VersionMean {
+    pub tree: CallTree,
+    pub count: usize,
+    pub unit: Option<Unit>,
+}
+
+/// The mean of the profiles of (benchmark, version) for a metric, by
+/// function: what a differential page compares.
+pub fn version_mean(
+    history: &History,
+    frames: &ShapeFrames,
+    (benchmark, version, metric): (&str, usize, &str),
+) -> VersionMean {
+    let (_, mut trees, unit) = version_trees(history, benchmark, version, metric);
+    let count = trees.len();
+    let mean = if count == 1 {
+        trees.pop().unwrap_or_else(|| CallTree::new(1))
+    } else {
+        let refs: Vec<&CallTree> = trees.iter().collect();
+        let agg = aggregate::aggregate(&refs);
+        agg.tree.project(agg.mean_metric())
+    };
+    let tree = shapes::by_function(&mean, frames);
+    VersionMean { tree, count, unit }
+}
+
+/// Whether `benchmark` has two profiles or more to compare (its compare
+/// page exists).
+pub fn comparable(history: &History, benchmark: &str) -> bool {
+    history
+        .profiles
+        .iter()
+        .filter(|p| p.benchmark == benchmark)
+        .take(2)
+        .count()
+        == 2
 }
 
 #[cfg(test)]

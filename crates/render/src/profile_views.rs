@@ -424,7 +424,9 @@ fn nav(cx: &Context, page: &PagePlan, totals: &[f64]) -> Nav {
 fn compare_href(cx: &Context, page: &PagePlan, root: &str) -> Option<String> {
     let history = cx.history;
     let entry = cx.entry(page.entry);
-    super::compare_page::compare_link(history, &entry.benchmark)?;
+    if !super::flame_plan::comparable(history, &entry.benchmark) {
+        return None;
+    }
     let version = &history.versions[entry.version].name;
     let mean = cx.rep_name(page.entry) == super::flame_plan::MEAN_NAME;
     let several = history
