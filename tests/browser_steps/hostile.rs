@@ -105,11 +105,14 @@ fn poke(ctx: &Ctx, page: &Path, fragment: &str) {
                 pwned: window.__pwned === undefined ? null : window.__pwned,
                 handlers: handlers,
                 javascript_links: links,
-                // Scripts other than the site's own files in assets/.
+                // Scripts other than the site's own files in assets/ and a
+                // compare page's data scripts (compare/BENCH/VERSION.js, slugs).
                 scripts: Array.prototype.filter.call(
                     document.querySelectorAll('script:not([type=\"application/json\"])'),
                     function (s) {
-                        return !/(^|[/])assets[/][a-z-]+[.]js$/.test(s.getAttribute('src') || '');
+                        var src = s.getAttribute('src') || '';
+                        return !/(^|[/])assets[/][a-z-]+[.]js$/.test(src) &&
+                            !/^([.][.][/])*compare[/][A-Za-z0-9._-]+[/][A-Za-z0-9._-]+[.]js$/.test(src);
                     }).length,
                 imgs: document.querySelectorAll('img').length
             };
