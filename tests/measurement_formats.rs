@@ -189,3 +189,34 @@ fn jmh_versions_build_and_list_their_benchmarks() {
         "{sample}"
     );
 }
+
+/// pyperf files of two versions (captured with `capture/pyperf_suite.py`
+/// and `pyperf_suite_v2.py`, which sorts a list twice as long): each
+/// worker process is a run, so sort-2000's 10 runs per version give a
+/// verdict, and it is the regression the change makes.
+#[test]
+fn pyperf_versions_build_and_the_longer_sort_is_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("history");
+    for (version, file) in [
+        ("1.0", "pyperf-suite.json"),
+        ("2.0", "pyperf-suite-v2.json"),
+    ] {
+        let v = input.join(version);
+        fs::create_dir_all(&v).unwrap();
+        fs::write(v.join("bench.json"), fixture(file)).unwrap();
+    }
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &[]);
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = text_of(&fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(index.contains("measurements (pyperf)"), "{index}");
+    let at = index.find("sort-2000").expect("sort-2000 on the index");
+    let row = &index[at..at + 400.min(index.len() - at)];
+    assert!(row.to_lowercase().contains("regression"), "{row}");
+}

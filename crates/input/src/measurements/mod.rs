@@ -1,6 +1,6 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
-//! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, `go test
-//! -bench`, Bencher Metric Format, JMH) and perfatlas's own measurement
+//! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, pyperf,
+//! `go test -bench`, Bencher Metric Format, JMH) and perfatlas's own measurement
 //! JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
@@ -31,6 +31,7 @@ pub mod hyperfine;
 pub mod jmh;
 pub mod native;
 mod native_fast;
+pub mod pyperf;
 pub mod pytest_benchmark;
 pub mod reduced;
 
@@ -70,7 +71,7 @@ pub struct Measured {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
     /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
-    /// `go-test-bench`, `bencher-metric-format`, `jmh` or
+    /// `pyperf`, `go-test-bench`, `bencher-metric-format`, `jmh` or
     /// `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
@@ -136,6 +137,14 @@ static READERS: &[Reader] = &[
         opener: '{',
         sniff: pytest_benchmark::sniff,
         read: pytest_benchmark::read,
+        fast: None,
+    },
+    Reader {
+        name: pyperf::NAME,
+        label: "pyperf",
+        opener: '{',
+        sniff: pyperf::sniff,
+        read: pyperf::read,
         fast: None,
     },
     Reader {
