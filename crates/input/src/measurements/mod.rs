@@ -1,6 +1,6 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
 //! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, pyperf,
-//! `go test -bench`, Bencher Metric Format, JMH) and perfatlas's own measurement
+//! `go test -bench`, libtest's `cargo bench`, Bencher Metric Format, JMH) and perfatlas's own measurement
 //! JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
@@ -29,6 +29,7 @@ pub mod go_bench;
 pub mod google_benchmark;
 pub mod hyperfine;
 pub mod jmh;
+pub mod libtest;
 pub mod native;
 mod native_fast;
 pub mod pyperf;
@@ -71,7 +72,7 @@ pub struct Measured {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
     /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
-    /// `pyperf`, `go-test-bench`, `bencher-metric-format`, `jmh` or
+    /// `pyperf`, `go-test-bench`, `libtest-bench`, `bencher-metric-format`, `jmh` or
     /// `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
@@ -186,12 +187,20 @@ struct TextReader {
 }
 
 /// Every text measurement format, in sniffing order.
-static TEXT_READERS: &[TextReader] = &[TextReader {
-    name: go_bench::NAME,
-    label: "go test -bench",
-    sniff: go_bench::sniff,
-    read: go_bench::read,
-}];
+static TEXT_READERS: &[TextReader] = &[
+    TextReader {
+        name: go_bench::NAME,
+        label: "go test -bench",
+        sniff: go_bench::sniff,
+        read: go_bench::read,
+    },
+    TextReader {
+        name: libtest::NAME,
+        label: "cargo bench (libtest)",
+        sniff: libtest::sniff,
+        read: libtest::read,
+    },
+];
 
 /// The tools whose measurement files are read, as people name them, in
 /// sniffing order (for the message about a file nothing recognised).
