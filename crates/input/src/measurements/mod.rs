@@ -1,6 +1,7 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
 //! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, pyperf,
-//! `go test -bench`, libtest's `cargo bench`, Bencher Metric Format, JMH) and perfatlas's own measurement
+//! `go test -bench`, libtest's `cargo bench`, benchmark.js, Bencher Metric
+//! Format, JMH) and perfatlas's own measurement
 //! JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
@@ -23,6 +24,7 @@
 //! neither, or with a `[` no array reader claims, and place their problems
 //! by line instead of JSON path.
 
+pub mod benchmark_js;
 pub mod bmf;
 pub mod criterion;
 pub mod go_bench;
@@ -72,7 +74,7 @@ pub struct Measured {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
     /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
-    /// `pyperf`, `go-test-bench`, `libtest-bench`, `bencher-metric-format`, `jmh` or
+    /// `pyperf`, `go-test-bench`, `libtest-bench`, `benchmark.js`, `bencher-metric-format`, `jmh` or
     /// `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
@@ -193,6 +195,12 @@ static TEXT_READERS: &[TextReader] = &[
         label: "go test -bench",
         sniff: go_bench::sniff,
         read: go_bench::read,
+    },
+    TextReader {
+        name: benchmark_js::NAME,
+        label: "benchmark.js",
+        sniff: benchmark_js::sniff,
+        read: benchmark_js::read,
     },
     TextReader {
         name: libtest::NAME,
