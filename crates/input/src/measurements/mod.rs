@@ -1,7 +1,7 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
 //! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, pyperf,
-//! `go test -bench`, libtest's `cargo bench`, benchmark.js, Bencher Metric
-//! Format, JMH) and perfatlas's own measurement
+//! `go test -bench`, libtest's `cargo bench`, benchmark.js, Catch2's XML,
+//! Bencher Metric Format, JMH) and perfatlas's own measurement
 //! JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
@@ -26,6 +26,7 @@
 
 pub mod benchmark_js;
 pub mod bmf;
+pub mod catch2;
 pub mod criterion;
 pub mod go_bench;
 pub mod google_benchmark;
@@ -74,7 +75,8 @@ pub struct Measured {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
     /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
-    /// `pyperf`, `go-test-bench`, `libtest-bench`, `benchmark.js`, `bencher-metric-format`, `jmh` or
+    /// `pyperf`, `go-test-bench`, `libtest-bench`, `benchmark.js`,
+    /// `catch2-xml`, `bencher-metric-format`, `jmh` or
     /// `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
@@ -201,6 +203,12 @@ static TEXT_READERS: &[TextReader] = &[
         label: "benchmark.js",
         sniff: benchmark_js::sniff,
         read: benchmark_js::read,
+    },
+    TextReader {
+        name: catch2::NAME,
+        label: "Catch2 (XML reporter)",
+        sniff: catch2::sniff,
+        read: catch2::read,
     },
     TextReader {
         name: libtest::NAME,
