@@ -92,7 +92,26 @@ struct DataEntry {
     key: String,
     /// How many profiles the entry's trees are the mean of.
     count: usize,
+    /// Per metric: the tree's index in the source, [`NO_TREE`] or
+    /// [`TOO_LARGE`].
     trees: Vec<i64>,
+}
+
+/// The entry has no profile of the metric.
+const NO_TREE: i64 = -1;
+/// The entry's tree is larger than [`MAX_COMPARED_NODES`]: not stored.
+const TOO_LARGE: i64 = -2;
+/// Most nodes of a tree a compare page's script merges and lays out (ten
+/// times what a profile page's script derives its views from: merging two
+/// trees takes a step per node).
+const MAX_COMPARED_NODES: usize = 10 * super::shape_source::MAX_NODES;
+
+/// `tree` added to the data, or [`TOO_LARGE`].
+fn stored(builder: &mut SourceBuilder, tree: &model::CallTree) -> i64 {
+    match tree.len() <= MAX_COMPARED_NODES {
+        true => builder.add(tree) as i64,
+        false => TOO_LARGE,
+    }
 }
 
 /// The metrics of `benchmark` over all versions, in first-seen order, with
@@ -212,18 +231,18 @@ fn render_data(
     for (metric, _) in &metrics {
         let (entry_ids, trees, _) = version_trees(history, benchmark, version, metric);
         if trees.is_empty() {
-            entries.iter_mut().for_each(|e| e.trees.push(-1));
+            entries.iter_mut().for_each(|e| e.trees.push(NO_TREE));
             continue;
         }
         let mean = version_mean(history, frames, (benchmark, version, metric));
         entries[0].count = entries[0].count.max(mean.count);
-        entries[0].trees.push(builder.add(&mean.tree) as i64);
+        entries[0].trees.push(stored(&mut builder, &mean.tree));
         for (k, r) in reps.iter().enumerate().filter(|_| reps.len() > 1) {
             let tree = entry_ids
                 .iter()
                 .position(|&i| history.profiles[i].repetition == *r)
-                .map(|at| builder.add(&shapes::by_function(&trees[at], frames)) as i64);
-            entries[k + 1].trees.push(tree.unwrap_or(-1));
+                .map(|at| stored(&mut builder, &shapes::by_function(&trees[at], frames)));
+            entries[k + 1].trees.push(tree.unwrap_or(NO_TREE));
         }
     }
     let code = CodeLinks {

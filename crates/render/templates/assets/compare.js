@@ -260,6 +260,14 @@
     var oldEntry = entryOf(oldData, chosen[0].key), newEntry = entryOf(newData, chosen[1].key);
     if (!oldEntry || !newEntry) { say('The data of ' + (oldEntry ? chosen[1] : chosen[0]).label + ' has no such profile.'); return; }
     var labels = [chosen[0].label, chosen[1].label];
+    // compare_page.rs TOO_LARGE: a tree the data does not store.
+    var large = [oldEntry, newEntry].filter(function (e) { return e.trees.indexOf(-2) >= 0; });
+    if (large.length) {
+      say('A profile of ' + labels[[oldEntry, newEntry].indexOf(large[0])] + ' has more than ' +
+        '200,000 call-tree nodes: too large to compare in the page. Its differential pages with the ' +
+        'versions before and after it are built (see the benchmark\'s profile pages).');
+      return;
+    }
     var merged = merge(oldData, newData, oldEntry, newEntry);
     var el = document.createElement('script');
     el.type = 'application/json';
