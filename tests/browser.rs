@@ -496,16 +496,16 @@ fn report_site_in_a_browser() {
         ),
         ("flame: 10,000-deep stacks", flame::step_deep_stacks),
         (
-            "flame: wheel zoom, pan, drag and keys",
+            "flame nav: wheel zoom, pan, drag and keys",
             flame_nav::step_wheel_pan_keys,
         ),
-        ("flame: sandwich of a function", flame_nav::step_sandwich),
+        ("flame nav: sandwich of a function", flame_nav::step_sandwich),
         (
-            "flame: sandwich of a differential graph",
+            "flame nav: sandwich of a differential graph",
             flame_nav::step_diff_sandwich,
         ),
         (
-            "flame: a 12,000-frame graph zooms smoothly",
+            "flame nav: a 12,000-frame graph zooms smoothly",
             flame_nav::step_big_graph_smooth,
         ),
         ("theme switch to dark", basics::step_theme),

@@ -578,22 +578,22 @@
     g.groups[j].classList.toggle('pa-hidden', hidden);
   }
   function place(g, i, x, w) {
-    var key = x.toFixed(2) + ' ' + w.toFixed(2);
+    var xs = x.toFixed(2), ws = w.toFixed(2), key = xs + ' ' + ws;
     if (g.placed[i] === key) return;
     g.placed[i] = key;
     var r = g.rects[i], t = g.texts[i];
-    r.setAttribute('x', x.toFixed(2));
-    r.setAttribute('width', w.toFixed(2));
-    var text = label(g, i, w);
+    r.setAttribute('x', xs);
+    r.setAttribute('width', ws);
+    // Most frames of a large graph are too narrow for a label: their
+    // text is left alone.
+    var text = w >= 3 * CHAR + 2 * PAD ? label(g, i, w) : '';
     if (!t && text) {
       t = g.texts[i] = document.createElementNS(NS, 'text');
       t.setAttribute('y', (g.geom[i].y + 11).toFixed(2));
       g.groups[i].appendChild(t);
     }
-    if (t) {
-      t.setAttribute('x', (x + PAD).toFixed(2));
-      if (t.textContent !== text) t.textContent = text;
-    }
+    if (t && text) t.setAttribute('x', (x + PAD).toFixed(2));
+    if (t && t.textContent !== text) t.textContent = text;
     // Frames wide enough to read can be reached with Tab.
     if (w >= 40 && !g.groups[i].hasAttribute('tabindex')) g.groups[i].setAttribute('tabindex', '0');
   }
