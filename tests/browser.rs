@@ -499,7 +499,10 @@ fn report_site_in_a_browser() {
             "flame nav: wheel zoom, pan, drag and keys",
             flame_nav::step_wheel_pan_keys,
         ),
-        ("flame nav: sandwich of a function", flame_nav::step_sandwich),
+        (
+            "flame nav: sandwich of a function",
+            flame_nav::step_sandwich,
+        ),
         (
             "flame nav: sandwich of a differential graph",
             flame_nav::step_diff_sandwich,

@@ -118,19 +118,35 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
         "the frame left the pointer at {}: {zoomed:?}",
         p.x
     );
-    assert_eq!(ctx.js("scrollY").as_f64().unwrap(), scroll, "ctrl+wheel scrolled the page");
-    assert!(!hash(ctx).contains("zoom="), "a wheel zoom is not a click zoom: {}", hash(ctx));
+    assert_eq!(
+        ctx.js("scrollY").as_f64().unwrap(),
+        scroll,
+        "ctrl+wheel scrolled the page"
+    );
+    assert!(
+        !hash(ctx).contains("zoom="),
+        "a wheel zoom is not a click zoom: {}",
+        hash(ctx)
+    );
     let labels_fit = ctx.js(
         "Array.from(document.querySelectorAll('#pa-flame-0 g.f:not(.pa-hidden)')).every(function (g) {
            var t = g.querySelector('text'), r = g.querySelector('rect');
            return !t || !t.textContent || t.getComputedTextLength() <= 1.1 * +r.getAttribute('width'); })",
     );
-    assert_eq!(labels_fit, Value::Bool(true), "a label runs past its frame after the zoom");
+    assert_eq!(
+        labels_fit,
+        Value::Bool(true),
+        "a label runs past its frame after the zoom"
+    );
     let clipped = ctx.js(
         "Array.from(document.querySelectorAll('#pa-flame-0 g.f:not(.pa-hidden) rect')).every(function (r) {
            var x = +r.getAttribute('x'); return x >= 0 && x + +r.getAttribute('width') <= 1200.01; })",
     );
-    assert_eq!(clipped, Value::Bool(true), "a frame drawn past the graph's edges");
+    assert_eq!(
+        clipped,
+        Value::Bool(true),
+        "a frame drawn past the graph's edges"
+    );
 
     // Shift+wheel pans: the frame moves, keeping its width.
     wheel(ctx, p, SHIFT, 200.0);
@@ -149,7 +165,10 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
 
     // A plain wheel scrolls the page and leaves the graph.
     wheel(ctx, p, 0, 200.0);
-    ctx.wait_js(&format!("scrollY > {scroll}"), "a plain wheel to scroll the page");
+    ctx.wait_js(
+        &format!("scrollY > {scroll}"),
+        "a plain wheel to scroll the page",
+    );
     let y = ctx.js("scrollY").as_f64().unwrap() - scroll;
     let after_scroll = frame_box(ctx, "pa-flame-0", target);
     assert!(
@@ -161,13 +180,37 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
     // A drag pans by the distance dragged and is not a click: no zoom.
     let p = ctx.frame_center(target);
     let start = frame_box(ctx, "pa-flame-0", target);
-    let to = Point { x: p.x + 120.0, y: p.y };
-    mouse(ctx, Input::DispatchMouseEventTypeOption::MousePressed, p, 0, (0.0, 0.0));
+    let to = Point {
+        x: p.x + 120.0,
+        y: p.y,
+    };
+    mouse(
+        ctx,
+        Input::DispatchMouseEventTypeOption::MousePressed,
+        p,
+        0,
+        (0.0, 0.0),
+    );
     for k in 1..=6 {
-        let at = Point { x: p.x + 20.0 * k as f64, y: p.y };
-        mouse(ctx, Input::DispatchMouseEventTypeOption::MouseMoved, at, 0, (0.0, 0.0));
+        let at = Point {
+            x: p.x + 20.0 * k as f64,
+            y: p.y,
+        };
+        mouse(
+            ctx,
+            Input::DispatchMouseEventTypeOption::MouseMoved,
+            at,
+            0,
+            (0.0, 0.0),
+        );
     }
-    mouse(ctx, Input::DispatchMouseEventTypeOption::MouseReleased, to, 0, (0.0, 0.0));
+    mouse(
+        ctx,
+        Input::DispatchMouseEventTypeOption::MouseReleased,
+        to,
+        0,
+        (0.0, 0.0),
+    );
     settle(ctx);
     let dragged = frame_box(ctx, "pa-flame-0", target);
     println!("drag by 120 px: {start:?} → {dragged:?}");
@@ -197,7 +240,10 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
     };
     let (x0, w0) = rect(ctx);
     let full_w = fr[target].total / fr[0].total * 1200.0;
-    assert!((w0 - full_w).abs() < 0.02, "0 did not return to the whole graph: width {w0} for {full_w}");
+    assert!(
+        (w0 - full_w).abs() < 0.02,
+        "0 did not return to the whole graph: width {w0} for {full_w}"
+    );
     let expect = |ctx: &Ctx, (a, b): (f64, f64), what: &str| {
         let s = 1200.0 / (b - a);
         let (x, w) = ((x0 - a) * s, w0 * s);
@@ -227,10 +273,22 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
 
     // / goes to the search box; keys typed there stay text.
     ctx.tab.press_key("/").unwrap();
-    assert_eq!(ctx.js_str("document.activeElement.id"), "pa-search", "/ focuses the search");
-    assert_eq!(ctx.js_str("document.activeElement.value"), "", "/ is not typed");
+    assert_eq!(
+        ctx.js_str("document.activeElement.id"),
+        "pa-search",
+        "/ focuses the search"
+    );
+    assert_eq!(
+        ctx.js_str("document.activeElement.value"),
+        "",
+        "/ is not typed"
+    );
     ctx.tab.press_key("+").unwrap();
-    assert_eq!(ctx.js_str("document.activeElement.value"), "+", "+ in the search box is text");
+    assert_eq!(
+        ctx.js_str("document.activeElement.value"),
+        "+",
+        "+ in the search box is text"
+    );
     // Emptied with Enter, which searches at once (typing waits a moment).
     ctx.js("(function () { var s = document.getElementById('pa-search'); s.value = '';
             s.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })); s.blur(); return true; })()");
@@ -252,7 +310,10 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
     let p = ctx.frame_center(target);
     wheel(ctx, p, CTRL, 300.0);
     settle(ctx);
-    ctx.wait_js("location.hash.indexOf('zoom=') < 0", "zooming out of the frame to leave the fragment");
+    ctx.wait_js(
+        "location.hash.indexOf('zoom=') < 0",
+        "zooming out of the frame to leave the fragment",
+    );
     assert!(
         hidden(ctx) < hidden_in_frame && ctx.js("document.querySelectorAll('#pa-flame-0 g.pa-zoomed').length") == 0,
         "zoomed out past the frame, the frames beside it come back: {} hidden, {hidden_in_frame} before",
@@ -261,7 +322,11 @@ pub fn step_wheel_pan_keys(ctx: &Ctx) {
     ctx.tab.press_key("Escape").unwrap();
     settle(ctx);
     expect(ctx, (0.0, 1200.0), "Escape");
-    assert_eq!(ctx.js("document.querySelectorAll('.pa-keys summary').length"), 1, "the keys are listed");
+    assert_eq!(
+        ctx.js("document.querySelectorAll('.pa-keys summary').length"),
+        1,
+        "the keys are listed"
+    );
 }
 
 /// The function of frame `i` (name and location) and its total: the sum
@@ -290,7 +355,12 @@ fn sandwich_target(fr: &[Frame]) -> usize {
     (1..fr.len())
         .filter(|&i| !fr[i].name.contains("merged"))
         .filter(|&i| function_total(fr, i).1 >= 2)
-        .max_by(|&a, &b| function_total(fr, a).0.total_cmp(&function_total(fr, b).0).then(b.cmp(&a)))
+        .max_by(|&a, &b| {
+            function_total(fr, a)
+                .0
+                .total_cmp(&function_total(fr, b).0)
+                .then(b.cmp(&a))
+        })
         .expect("a function called in two places")
 }
 
@@ -310,13 +380,20 @@ pub fn step_sandwich(ctx: &Ctx) {
     );
 
     // s over the frame opens it.
-    ctx.tab.move_mouse_to_point(ctx.frame_center(target)).unwrap();
+    ctx.tab
+        .move_mouse_to_point(ctx.frame_center(target))
+        .unwrap();
     ctx.js("(document.activeElement && document.activeElement.blur(), true)");
     ctx.tab.press_key("s").unwrap();
-    ctx.tab.wait_for_element("#pa-sandwich svg#pa-sandwich-callees").unwrap();
+    ctx.tab
+        .wait_for_element("#pa-sandwich svg#pa-sandwich-callees")
+        .unwrap();
     let check = |ctx: &Ctx| {
         let heading = ctx.js_str("document.querySelector('#pa-sandwich h2').textContent");
-        assert!(heading.contains(&fr[target].name), "heading names the function: {heading}");
+        assert!(
+            heading.contains(&fr[target].name),
+            "heading names the function: {heading}"
+        );
         for which in ["callers", "callees"] {
             let d = ctx.js(&format!("window.perfatlasSandwichData('{which}')"));
             let root = d["frames"][0][4].as_f64().unwrap();
@@ -329,12 +406,19 @@ pub fn step_sandwich(ctx: &Ctx) {
             ));
             assert_eq!(width, 1200.0, "{which}: the function spans its graph");
             let rows = d["frames"].as_array().unwrap();
-            let kids: f64 = rows.iter().filter(|r| r[0] == 0).map(|r| r[4].as_f64().unwrap()).sum();
+            let kids: f64 = rows
+                .iter()
+                .filter(|r| r[0] == 0)
+                .map(|r| r[4].as_f64().unwrap())
+                .sum();
             let own = rows[0][3].as_f64().unwrap();
             match which {
                 // Every path to the function passes one caller, or none
                 // (called from the top).
-                "callers" => assert!(kids <= root * (1.0 + 1e-9), "callers sum {kids} over {root}"),
+                "callers" => assert!(
+                    kids <= root * (1.0 + 1e-9),
+                    "callers sum {kids} over {root}"
+                ),
                 // The merged calls keep the function's self and children.
                 _ => assert!(
                     (own + kids - root).abs() <= 1e-6 * root.max(1.0),
@@ -344,7 +428,8 @@ pub fn step_sandwich(ctx: &Ctx) {
         }
         let shown = ctx.js_str("document.querySelector('.pa-sandwich-total').textContent");
         assert!(
-            shown.contains(&super::percent(total, of)) && shown.contains(&format!("in {places} places")),
+            shown.contains(&super::percent(total, of))
+                && shown.contains(&format!("in {places} places")),
             "the sandwich's total line: {shown} (expected {} in {places} places)",
             super::percent(total, of)
         );
@@ -366,9 +451,15 @@ pub fn step_sandwich(ctx: &Ctx) {
             "(function () {{ var r = document.querySelector('#pa-sandwich-callees g.f[data-i=\"{i}\"] rect'); r.scrollIntoView({{block: 'center'}});
                var b = r.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; }})()"
         ));
-        let p = Point { x: b[0].as_f64().unwrap(), y: b[1].as_f64().unwrap() };
+        let p = Point {
+            x: b[0].as_f64().unwrap(),
+            y: b[1].as_f64().unwrap(),
+        };
         ctx.tab.move_mouse_to_point(p).unwrap();
-        ctx.wait_js("!document.getElementById('pa-tip').hidden", "a sandwich frame's tooltip");
+        ctx.wait_js(
+            "!document.getElementById('pa-tip').hidden",
+            "a sandwich frame's tooltip",
+        );
         ctx.screenshot("42-sandwich");
         let before = hash(ctx);
         ctx.tab.click_point(p).unwrap();
@@ -376,21 +467,35 @@ pub fn step_sandwich(ctx: &Ctx) {
             &format!("document.querySelector('#pa-sandwich-callees g.f[data-i=\"{i}\"] rect').getAttribute('width') === '1200.00'"),
             "a click to zoom within the callees graph",
         );
-        assert_eq!(hash(ctx), before, "a sandwich's zoom stays out of the fragment");
+        assert_eq!(
+            hash(ctx),
+            before,
+            "a sandwich's zoom stays out of the fragment"
+        );
     }
 
     // The fragment opens it again; Close closes it.
     ctx.open_view(&page, &format!("sandwich=0.{target}"));
-    ctx.tab.wait_for_element("#pa-sandwich svg#pa-sandwich-callers").unwrap();
+    ctx.tab
+        .wait_for_element("#pa-sandwich svg#pa-sandwich-callers")
+        .unwrap();
     check(ctx);
     ctx.js("(document.querySelector('.pa-sandwich-close').click(), true)");
-    ctx.wait_js("!document.getElementById('pa-sandwich') && location.hash.indexOf('sandwich') < 0", "Close to close it");
+    ctx.wait_js(
+        "!document.getElementById('pa-sandwich') && location.hash.indexOf('sandwich') < 0",
+        "Close to close it",
+    );
 
     // A click pins a frame; its details line links to the sandwich.
     ctx.tab.click_point(ctx.frame_center(target)).unwrap();
-    ctx.wait_js("!!document.querySelector('#pa-flame-0-section .pa-sandwich-link')", "the sandwich link");
+    ctx.wait_js(
+        "!!document.querySelector('#pa-flame-0-section .pa-sandwich-link')",
+        "the sandwich link",
+    );
     ctx.js("(document.querySelector('#pa-flame-0-section .pa-sandwich-link').click(), true)");
-    ctx.tab.wait_for_element("#pa-sandwich svg#pa-sandwich-callers").unwrap();
+    ctx.tab
+        .wait_for_element("#pa-sandwich svg#pa-sandwich-callers")
+        .unwrap();
     check(ctx);
 }
 
@@ -403,9 +508,13 @@ pub fn step_diff_sandwich(ctx: &Ctx) {
     let target = sandwich_target(&fr);
     let (total, _) = function_total(&fr, target);
     ctx.js(&format!("(location.hash = '#sandwich=0.{target}', true)"));
-    ctx.tab.wait_for_element("#pa-sandwich svg#pa-sandwich-callees").unwrap();
+    ctx.tab
+        .wait_for_element("#pa-sandwich svg#pa-sandwich-callees")
+        .unwrap();
     for which in ["callers", "callees"] {
-        let root = ctx.js(&format!("window.perfatlasSandwichData('{which}').frames[0][4]"));
+        let root = ctx.js(&format!(
+            "window.perfatlasSandwichData('{which}').frames[0][4]"
+        ));
         let root = root.as_f64().unwrap();
         assert!(
             (root - total).abs() <= 1e-6 * total.max(1e-9),
@@ -413,7 +522,10 @@ pub fn step_diff_sandwich(ctx: &Ctx) {
         );
     }
     let line = ctx.js_str("document.querySelector('.pa-sandwich-total').textContent");
-    assert!(line.contains("widths of"), "a diff sandwich names the version: {line}");
+    assert!(
+        line.contains("widths of"),
+        "a diff sandwich names the version: {line}"
+    );
     ctx.screenshot("43-diff-sandwich");
 }
 
@@ -439,16 +551,17 @@ pub fn step_big_graph_smooth(ctx: &Ctx) {
                  var t0 = performance.now();
                  svg.dispatchEvent(new WheelEvent('wheel', { ctrlKey: true, deltaY: k < 5 ? -200 : 200, clientX: b.left + b.width / 3,
                    clientY: b.top + 5, bubbles: true, cancelable: true }));
-                 await new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); });
-                 times.push(performance.now() - t0);
+                 var t1 = await new Promise(function (r) { requestAnimationFrame(function () { var t = performance.now(); setTimeout(function () { r(t); }, 0); }); });
+                 times.push([t1 - t0, performance.now() - t0]);
                }
-               return JSON.stringify(times.map(Math.round)); })()",
+               return JSON.stringify(times.map(function (t) { return t.map(Math.round); })); })()",
             true,
         )
         .expect("timed zooms");
-    let times: Vec<f64> = serde_json::from_str(ms.value.unwrap().as_str().unwrap()).unwrap();
-    let worst = times.iter().cloned().fold(0.0, f64::max);
-    println!("{n} frames: wheel zoom drawn in {times:?} ms");
+    // Each zoom: [placed by the script, drawn by the browser] in ms.
+    let times: Vec<[f64; 2]> = serde_json::from_str(ms.value.unwrap().as_str().unwrap()).unwrap();
+    let worst = times.iter().map(|t| t[1]).fold(0.0, f64::max);
+    println!("{n} frames: wheel zooms placed and drawn in {times:?} ms");
     // Generous: the machines that run this are shared.
     assert!(worst < 500.0, "a wheel zoom of {n} frames took {worst} ms");
 }
