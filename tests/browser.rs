@@ -511,6 +511,10 @@ fn report_site_in_a_browser() {
             "flame nav: a 12,000-frame graph zooms smoothly",
             flame_nav::step_big_graph_smooth,
         ),
+        (
+            "flame nav: a standalone SVG zooms and pans",
+            flame_nav::step_standalone_svg,
+        ),
         ("theme switch to dark", basics::step_theme),
         (
             "matrix: fold and unfold, show hidden",

@@ -565,3 +565,91 @@ pub fn step_big_graph_smooth(ctx: &Ctx) {
     // Generous: the machines that run this are shared.
     assert!(worst < 500.0, "a wheel zoom of {n} frames took {worst} ms");
 }
+
+/// A standalone SVG (`--svg-files`) zooms as the pages do: a click fills
+/// the width with the frame, ctrl+wheel widens it under the pointer,
+/// Escape shows the whole graph again.
+pub fn step_standalone_svg(ctx: &Ctx) {
+    let dir = ctx.site.parent().unwrap().join("standalone");
+    std::fs::create_dir_all(dir.join("input/1.0")).unwrap();
+    std::fs::write(
+        dir.join("input/1.0/work.folded"),
+        "main;parse;lex 40\nmain;parse;tree 20\nmain;render 30\nmain 10\n",
+    )
+    .unwrap();
+    let site = dir.join("site");
+    super::build_site_with(&dir.join("input"), &site, &["--svg-files".as_ref()]);
+    let svg = walk(&site)
+        .into_iter()
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "svg") && p.to_string_lossy().contains("profiles")
+        })
+        .expect("a standalone flame-graph SVG");
+    ctx.open_svg(&svg);
+    ctx.wait_js(
+        "document.querySelectorAll('g.f').length > 3",
+        "the SVG's frames",
+    );
+    let find = |name: &str| {
+        ctx.js(&format!(
+            "Array.from(document.querySelectorAll('g.f')).filter(function (g) {{ var t = g.querySelector('title');
+               return t && t.textContent.split('\\n')[0] === '{name}'; }})[0].getAttribute('data-i')"
+        ))
+        .as_str()
+        .unwrap()
+        .parse::<usize>()
+        .unwrap()
+    };
+    let parse = find("parse");
+    let box_of = |ctx: &Ctx, i: usize| {
+        let v = ctx.js(&format!(
+            "(function () {{ var r = document.querySelector('g.f[data-i=\"{i}\"] rect'), b = r.getBoundingClientRect();
+               return [b.left, b.right, b.width, b.top + b.height / 2, +r.getAttribute('width')]; }})()"
+        ));
+        [0, 1, 2, 3, 4].map(|k| v[k].as_f64().unwrap())
+    };
+    let whole = box_of(ctx, parse);
+    let p = Point {
+        x: (whole[0] + whole[1]) / 2.0,
+        y: whole[3],
+    };
+    wheel(ctx, p, CTRL, -300.0);
+    settle(ctx);
+    let zoomed = box_of(ctx, parse);
+    assert!(
+        zoomed[2] > whole[2] * 1.5 && zoomed[0] <= p.x && p.x <= zoomed[1],
+        "ctrl+wheel in the standalone SVG: {whole:?} → {zoomed:?}"
+    );
+    ctx.tab.press_key("Escape").unwrap();
+    settle(ctx);
+    assert!(
+        (box_of(ctx, parse)[4] - whole[4]).abs() < 0.02,
+        "Escape shows the whole graph"
+    );
+    ctx.tab.click_point(p).unwrap();
+    ctx.wait_js(
+        &format!("document.querySelector('g.f[data-i=\"{parse}\"] rect').getAttribute('width') === '1200.00'"),
+        "a click to zoom the standalone SVG to the frame",
+    );
+    let render = find("render");
+    assert_eq!(
+        ctx.js_str(&format!(
+            "getComputedStyle(document.querySelector('g.f[data-i=\"{render}\"]')).display"
+        )),
+        "none",
+        "the frame beside the one zoomed to hides"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
