@@ -828,6 +828,7 @@
   // Opens the sandwich of frame i of graph g (a frame of a sandwich
   // stands for its function's first frame in the graph it came from).
   function requestSandwich(g, i) {
+    if (!canSandwich(g)) return;
     if (g.local && sandwich) {
       var key = frameKey(g.data.frames[i]);
       g = sandwich.of;
