@@ -25,6 +25,8 @@ mod compare;
 mod field;
 #[path = "browser_steps/flame.rs"]
 mod flame;
+#[path = "browser_steps/flame_nav.rs"]
+mod flame_nav;
 #[path = "browser_steps/hostile.rs"]
 mod hostile;
 #[path = "browser_steps/matrix.rs"]
@@ -495,6 +497,26 @@ fn report_site_in_a_browser() {
             flame::step_source_line,
         ),
         ("flame: 10,000-deep stacks", flame::step_deep_stacks),
+        (
+            "flame nav: wheel zoom, pan, drag and keys",
+            flame_nav::step_wheel_pan_keys,
+        ),
+        (
+            "flame nav: sandwich of a function",
+            flame_nav::step_sandwich,
+        ),
+        (
+            "flame nav: sandwich of a differential graph",
+            flame_nav::step_diff_sandwich,
+        ),
+        (
+            "flame nav: a 12,000-frame graph zooms smoothly",
+            flame_nav::step_big_graph_smooth,
+        ),
+        (
+            "flame nav: a standalone SVG zooms and pans",
+            flame_nav::step_standalone_svg,
+        ),
         ("theme switch to dark", basics::step_theme),
         (
             "matrix: fold and unfold, show hidden",

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{frames, Ctx};
 
-const DIFF: &str = "flamediff/convert-extensions/3.5.2--3.6.html";
+pub const DIFF: &str = "flamediff/convert-extensions/3.5.2--3.6.html";
 
 /// The frame (index) with the largest total at depth 3 or more that has
 /// children: a good zoom target.

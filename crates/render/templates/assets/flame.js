@@ -362,6 +362,8 @@
     return data;
   }
 
+  // The frame under the mouse (for the `s` key), if any.
+  var hovered = null;
   var graphs = Array.prototype.slice.call(document.querySelectorAll('#pa-graphs svg.pa-flame'))
     .map(function (svg, k) { return setupGraph(svg, k); })
     .filter(function (g) { return g; });
@@ -376,17 +378,26 @@
 
   function setupGraph(svg, k) {
     var data = viewGraph(shown, k);
-    if (!data) return null;
-    var g = { svg: svg, k: k, data: data };
+    return data ? initGraph(svg, k, data, false) : null;
+  }
+  // A graph's state: its frames' original geometry (in the SVG's 0–W
+  // units), the frame zoomed to (`zoomed`, whose ancestors span the
+  // width) and the viewport (`view`: the range of the original x shown).
+  // A local graph (a sandwich's) zooms without the URL fragment.
+  function initGraph(svg, k, data, local) {
+    var g = { svg: svg, k: k, data: data, local: local };
     g.groups = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
     // Frames written in a page come in pre-order without their index.
     g.groups.forEach(function (el, i) { if (!el.hasAttribute('data-i')) el.setAttribute('data-i', i); });
-    g.geom = g.groups.map(function (el) {
-      var r = el.querySelector('rect');
+    g.rects = g.groups.map(function (el) { return el.querySelector('rect'); });
+    g.texts = g.groups.map(function (el) { return el.querySelector('text'); });
+    g.geom = g.rects.map(function (r) {
       return { x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y') };
     });
+    var wrap = svg.closest('.pa-flame-wrap'), next = wrap && wrap.nextElementSibling;
     var section = svg.closest('section');
-    g.details = section ? section.querySelector('.pa-details') : null;
+    g.details = next && next.classList.contains('pa-details') ? next
+      : section ? section.querySelector('.pa-details') : null;
     // Frames are in pre-order, so a frame's subtree is the contiguous run
     // of indices up to subtreeEnd[i], computed from the parent links.
     g.subtreeEnd = g.data.frames.map(function (_, i) { return i; });
@@ -395,16 +406,23 @@
       if (p >= 0 && g.subtreeEnd[i] > g.subtreeEnd[p]) g.subtreeEnd[p] = g.subtreeEnd[i];
     }
     g.zoomed = 0;
+    g.ancestors = {};
+    g.view = { a: 0, b: W };
+    g.placed = g.geom.map(function (q) { return q.x.toFixed(2) + ' ' + q.w.toFixed(2); });
+    g.hid = g.groups.map(function () { return false; });
     svg.addEventListener('mousemove', function (e) {
       var i = frameOf(g, e.target);
+      hovered = i >= 0 ? { g: g, i: i } : null;
       if (i >= 0) show(g, i, e); else tip.hidden = true;
     });
-    svg.addEventListener('mouseleave', function () { tip.hidden = true; });
+    svg.addEventListener('mouseleave', function () { tip.hidden = true; hovered = null; });
     svg.addEventListener('focusin', function (e) {
       var i = frameOf(g, e.target);
       if (i >= 0) { var b = e.target.getBoundingClientRect(); show(g, i, { clientX: b.left, clientY: b.bottom }); }
     });
     svg.addEventListener('click', function (e) {
+      // The end of a drag that panned is not a click on a frame.
+      if (g.dragged) { g.dragged = false; return; }
       var i = frameOf(g, e.target);
       if (i >= 0) requestZoom(g, i);
     });
@@ -413,6 +431,8 @@
       var i = frameOf(g, e.target);
       if (i >= 0) { e.preventDefault(); requestZoom(g, i); }
     });
+    svg.addEventListener('wheel', function (e) { onWheel(g, e); }, { passive: false });
+    svg.addEventListener('mousedown', function (e) { startDrag(g, e); });
     g.groups.forEach(function (el, i) { if (g.geom[i].w >= 40) el.setAttribute('tabindex', '0'); });
     return g;
   }
@@ -496,18 +516,6 @@
     if (fits < 3) return '';
     return name.length <= fits ? name : name.slice(0, fits - 2) + '..';
   }
-  function place(g, i, x, w) {
-    var el = g.groups[i], r = el.querySelector('rect'), t = el.querySelector('text');
-    r.setAttribute('x', x.toFixed(2));
-    r.setAttribute('width', w.toFixed(2));
-    var text = label(g, i, w);
-    if (!t && text) {
-      t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-      t.setAttribute('y', (g.geom[i].y + 11).toFixed(2));
-      el.appendChild(t);
-    }
-    if (t) { t.setAttribute('x', (x + PAD).toFixed(2)); t.textContent = text; }
-  }
   // The details line under a graph: the zoomed frame's numbers, with links
   // to its source page and editor where it has them.
   function pin(g, i) {
@@ -518,28 +526,368 @@
       describe(g, i).filter(function (l) { return typeof l === 'string'; }).join(' · ')));
     var loc = g.data.frames[i][2], link = (g.data.links || [])[loc] || ['', ''];
     var editor = link[1] === '-' ? '' : link[1] || editorLink(g.data.locations[loc] || '');
-    [[link[0], 'source', 'pa-src'], [editor, 'open in editor', 'pa-editor']].forEach(function (l) {
+    [[link[2], 'method', 'pa-method'], [link[0], 'source', 'pa-src'],
+      [editor, 'open in editor', 'pa-editor']].forEach(function (l) {
       if (!l[0]) return;
       var a = document.createElement('a');
       a.href = l[0]; a.textContent = l[1]; a.className = l[2];
       g.details.appendChild(document.createTextNode(' · '));
       g.details.appendChild(a);
     });
+    if (!canSandwich(g)) return;
+    var a = document.createElement('a');
+    a.href = '#'; a.textContent = 'sandwich'; a.className = 'pa-sandwich-link';
+    a.title = 'this function\'s callers and callees (key s)';
+    a.addEventListener('click', function (e) { e.preventDefault(); requestSandwich(g, i); });
+    g.details.appendChild(document.createTextNode(' · '));
+    g.details.appendChild(a);
   }
   function zoom(g, i) {
     if (!(i >= 0 && i < g.groups.length)) i = 0;
+    g.groups[g.zoomed].classList.remove('pa-zoomed');
     g.zoomed = i;
     pin(g, i);
-    var z = g.geom[i], ancestors = {};
-    for (var a = i; a >= 0; a = g.data.frames[a][0]) ancestors[a] = true;
+    g.ancestors = {};
+    for (var a = g.data.frames[i][0]; a >= 0; a = g.data.frames[a][0]) g.ancestors[a] = true;
+    g.groups[i].classList.toggle('pa-zoomed', i !== 0);
+    var z = g.geom[i];
+    g.view = { a: z.x, b: z.x + Math.max(z.w, MIN_SPAN) };
+    render(g);
+  }
+
+  // ---- the viewport: wheel zoom and pan, drag -------------------------------
+  // The zoomed frame's descendants are drawn through the viewport (the
+  // range g.view of the original x, stretched to the width), clipped at
+  // its edges and hidden outside it; its ancestors span the width, every
+  // other frame hides. Labels fit the width each frame shows. Only what
+  // changed is written, once per animation frame.
+  var MIN_SPAN = 1e-4;
+  function render(g) {
+    g.scheduled = false;
+    var a = g.view.a, s = W / (g.view.b - a), i = g.zoomed, end = g.subtreeEnd[i];
     for (var j = 0; j < g.groups.length; j++) {
-      var q = g.geom[j], inside = j > i && j <= g.subtreeEnd[i];
-      if (ancestors[j]) { place(g, j, 0, W); g.groups[j].classList.remove('pa-hidden'); }
-      else if (inside) { place(g, j, (q.x - z.x) / z.w * W, q.w / z.w * W); g.groups[j].classList.remove('pa-hidden'); }
-      else g.groups[j].classList.add('pa-hidden');
-      g.groups[j].classList.toggle('pa-zoomed', j === i && i !== 0);
+      var x, w;
+      if (j >= i && j <= end) { x = (g.geom[j].x - a) * s; w = g.geom[j].w * s; }
+      else if (g.ancestors[j]) { x = 0; w = W; }
+      else { setHidden(g, j, true); continue; }
+      var x1 = Math.max(x, 0), x2 = Math.min(x + w, W);
+      if (!(x1 < x2 || (w === 0 && x >= 0 && x <= W))) { setHidden(g, j, true); continue; }
+      setHidden(g, j, false);
+      place(g, j, x1, x2 - x1);
     }
   }
+  function setHidden(g, j, hidden) {
+    if (g.hid[j] === hidden) return;
+    g.hid[j] = hidden;
+    g.groups[j].classList.toggle('pa-hidden', hidden);
+  }
+  function place(g, i, x, w) {
+    var xs = x.toFixed(2), ws = w.toFixed(2), key = xs + ' ' + ws;
+    if (g.placed[i] === key) return;
+    g.placed[i] = key;
+    var r = g.rects[i], t = g.texts[i];
+    r.setAttribute('x', xs);
+    r.setAttribute('width', ws);
+    // Most frames of a large graph are too narrow for a label: their
+    // text is left alone.
+    var text = w >= 3 * CHAR + 2 * PAD ? label(g, i, w) : '';
+    if (!t && text) {
+      t = g.texts[i] = document.createElementNS(NS, 'text');
+      t.setAttribute('y', (g.geom[i].y + 11).toFixed(2));
+      g.groups[i].appendChild(t);
+    }
+    if (t && text) t.setAttribute('x', (x + PAD).toFixed(2));
+    if (t && t.textContent !== text) t.textContent = text;
+    // Frames wide enough to read can be reached with Tab.
+    if (w >= 40 && !g.groups[i].hasAttribute('tabindex')) g.groups[i].setAttribute('tabindex', '0');
+  }
+  function schedule(g) {
+    if (g.scheduled) return;
+    g.scheduled = true;
+    requestAnimationFrame(function () { if (g.scheduled) render(g); });
+  }
+  // The range the viewport may cover: the zoomed frame's.
+  function range(g) {
+    var z = g.geom[g.zoomed];
+    return { lo: z.x, hi: z.x + Math.max(z.w, MIN_SPAN) };
+  }
+  // Shows [a, b] of the original x, kept within the zoomed frame, and
+  // at least MIN_SPAN wide. Zooming out past the zoomed frame returns to
+  // the whole graph (its ancestors' other children come back).
+  function setView(g, a, b) {
+    var r = range(g);
+    if (g.zoomed > 0 && b - a > r.hi - r.lo + 1e-9) {
+      g.groups[g.zoomed].classList.remove('pa-zoomed');
+      g.zoomed = 0;
+      g.ancestors = {};
+      pin(g, 0);
+      if (!g.local) replaceState();
+      r = range(g);
+    }
+    var span = Math.max(MIN_SPAN, Math.min(b - a, r.hi - r.lo));
+    a = Math.max(r.lo, Math.min(a, r.hi - span));
+    g.view = { a: a, b: a + span };
+    schedule(g);
+  }
+  function zoomedIn(g) {
+    var r = range(g);
+    return g.view.b - g.view.a < r.hi - r.lo - 1e-9;
+  }
+  // Zooms by `factor` (below 1: in) keeping the original x `at` where it is.
+  function zoomBy(g, factor, at) {
+    var v = g.view;
+    setView(g, at - (at - v.a) * factor, at + (v.b - at) * factor);
+  }
+  function zoomAtCentre(g, factor) { zoomBy(g, factor, (g.view.a + g.view.b) / 2); }
+  // Pans by `d` in the original x.
+  function pan(g, d) { setView(g, g.view.a + d, g.view.b + d); }
+  // Screen pixels to the original x.
+  function perPixel(g) {
+    var width = g.svg.getBoundingClientRect().width || W;
+    return (g.view.b - g.view.a) / width;
+  }
+  // Ctrl/⌘+wheel (and a trackpad's pinch, sent as ctrl+wheel) zooms
+  // around the pointer; shift+wheel or a horizontal wheel pans; a plain
+  // wheel scrolls the page.
+  function onWheel(g, e) {
+    var unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+    var dx = e.deltaX * unit, dy = e.deltaY * unit;
+    if (e.ctrlKey || e.metaKey) {
+      e.preventDefault();
+      var box = g.svg.getBoundingClientRect();
+      var at = g.view.a + (e.clientX - box.left) * (g.view.b - g.view.a) / (box.width || W);
+      zoomBy(g, Math.exp(Math.max(-300, Math.min(300, dy)) * 0.002), at);
+    } else if (e.shiftKey || Math.abs(dx) > Math.abs(dy)) {
+      if (!zoomedIn(g)) return;
+      e.preventDefault();
+      pan(g, (Math.abs(dx) > Math.abs(dy) ? dx : dy) * perPixel(g));
+    }
+  }
+  // Dragging pans; a drag that moved is not a click.
+  function startDrag(g, e) {
+    if (e.button !== 0) return;
+    var start = e.clientX, from = g.view, scale = perPixel(g), moved = false;
+    function move(ev) {
+      if (!moved && Math.abs(ev.clientX - start) < 4) return;
+      moved = true;
+      g.svg.classList.add('pa-dragging');
+      var d = (start - ev.clientX) * scale;
+      setView(g, from.a + d, from.b + d);
+    }
+    function up() {
+      window.removeEventListener('mousemove', move);
+      window.removeEventListener('mouseup', up);
+      g.svg.classList.remove('pa-dragging');
+      if (!moved) return;
+      g.dragged = true;
+      setTimeout(function () { g.dragged = false; }, 0);
+    }
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
+  }
+  // Back to the whole graph: the fragment's zoom goes, and the viewport.
+  function resetGraph(g) {
+    if (g.local || !(g.zoomed > 0)) { zoom(g, 0); return; }
+    requestZoom(null, 0);
+  }
+
+  // ---- keyboard ---------------------------------------------------------
+  // On a graph or the page (not in a field): + and - zoom around the
+  // centre, the arrows pan, 0 and Escape reset, / goes to the search box,
+  // s opens the sandwich of the frame focused or under the mouse. Enter
+  // and Space on a frame zoom to it (initGraph).
+  function allGraphs() { return graphs.concat(sandwich ? sandwich.graphs : []); }
+  function graphOf(el) {
+    var svg = el && el.closest ? el.closest('svg.pa-flame') : null;
+    return allGraphs().filter(function (g) { return g.svg === svg; })[0] || null;
+  }
+  function onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) return;
+    if (e.key === '/' && search) { e.preventDefault(); search.focus(); search.select(); return; }
+    var g = graphOf(t) || (hovered && hovered.g) || graphs[0];
+    if (!g) return;
+    var step = function (d) { return d * (g.view.b - g.view.a); };
+    var act = {
+      '+': function () { zoomAtCentre(g, 1 / 1.5); },
+      '=': function () { zoomAtCentre(g, 1 / 1.5); },
+      '-': function () { zoomAtCentre(g, 1.5); },
+      '_': function () { zoomAtCentre(g, 1.5); },
+      'ArrowLeft': function () { pan(g, step(-0.1)); },
+      'ArrowRight': function () { pan(g, step(0.1)); },
+      '0': function () { resetGraph(g); },
+      'Escape': function () { resetGraph(g); },
+      's': function () {
+        var i = graphOf(t) === g ? frameOf(g, t) : -1;
+        if (i < 0 && hovered && hovered.g === g) i = hovered.i;
+        if (i > 0) requestSandwich(g, i);
+      }
+    }[e.key];
+    if (!act) return;
+    e.preventDefault();
+    act();
+  }
+  // The keys, in a line near the graphs.
+  function keysHelp() {
+    var tools = document.querySelector('.pa-tools');
+    if (!tools || tools.querySelector('.pa-keys')) return;
+    var d = el('details', { 'class': 'pa-keys' });
+    d.appendChild(el('summary', {}, 'Keys and mouse'));
+    d.appendChild(el('span', {}, 'Ctrl/⌘ + wheel or pinch: zoom at the pointer · Shift + wheel or drag: pan · ' +
+      'click or Enter: zoom to a frame · + / −: zoom in / out · ← →: pan · 0 or Esc: whole graph · ' +
+      '/: search · s: sandwich (callers and callees) of the frame under the pointer or focused'));
+    tools.appendChild(d);
+  }
+
+  // ---- sandwich: one function's callers and callees ------------------------
+  // For the function of a frame (its name and location), from the frames
+  // the graph holds: its outermost occurrences (none inside another),
+  // their totals summed; the callers graph has the function at the top
+  // and each path of callers beneath, widths the function's total through
+  // it; the callees graph merges the occurrences' subtrees by path.
+  var sandwich = null, sandwichAt = null;
+  function canSandwich(g) {
+    return !g.local ? !shown || shown.shape === 'top-down' : !!sandwich;
+  }
+  function frameKey(f) { return f[1] + ' ' + f[2]; }
+  function outermost(frames, key) {
+    var n = frames.length, hit = new Array(n), under = new Array(n), out = [];
+    for (var j = 0; j < n; j++) {
+      var f = frames[j], p = f[0];
+      hit[j] = f[5] !== -2 && frameKey(f) === key;
+      under[j] = p >= 0 && (hit[p] || under[p]);
+      if (hit[j] && !under[j]) out.push(j);
+    }
+    return out;
+  }
+  function node(f) { return { name: f[1], loc: f[2], colour: f[5], self: 0, total: 0, kids: new Map() }; }
+  function kid(parent, f) {
+    var key = frameKey(f), k = parent.kids.get(key);
+    if (!k) { k = node(f); parent.kids.set(key, k); }
+    return k;
+  }
+  function children(frames) {
+    var kids = frames.map(function () { return []; });
+    frames.forEach(function (f, j) { if (f[0] >= 0) kids[f[0]].push(j); });
+    return kids;
+  }
+  function calleesTree(frames, outer) {
+    var root = node(frames[outer[0]]), kids = children(frames), stack = [];
+    outer.forEach(function (j) {
+      root.self += frames[j][3]; root.total += frames[j][4];
+      stack.push([j, root]);
+    });
+    while (stack.length) {
+      var top = stack.pop();
+      kids[top[0]].forEach(function (c) {
+        var k = kid(top[1], frames[c]);
+        k.self += frames[c][3]; k.total += frames[c][4];
+        stack.push([c, k]);
+      });
+    }
+    return root;
+  }
+  function callersTree(frames, outer) {
+    var root = node(frames[outer[0]]);
+    outer.forEach(function (j) {
+      var v = frames[j][4], at = root;
+      root.total += v; root.self += v;
+      // Up to the top function, not the graph's root ("all").
+      for (var p = frames[j][0]; p >= 0 && !(frames[p][0] < 0 && frames[p][5] === -1); p = frames[p][0]) {
+        at = kid(at, frames[p]);
+        at.total += v; at.self += v;
+      }
+    });
+    return root;
+  }
+  // A tree as frame rows in pre-order, heaviest child first.
+  function treeFrames(root) {
+    var rows = [], stack = [[root, -1]], depth = 0, depths = [];
+    while (stack.length) {
+      var top = stack.pop(), n = top[0], i = rows.length;
+      rows.push([top[1], n.name, n.loc, n.self, n.total, n.colour < -1 ? -2 : n.colour]);
+      depths.push(top[1] < 0 ? 0 : depths[top[1]] + 1);
+      depth = Math.max(depth, depths[i]);
+      Array.from(n.kids.values()).sort(function (x, y) { return x.total - y.total; })
+        .forEach(function (k) { stack.push([k, i]); });
+    }
+    return { frames: rows, depth: depth };
+  }
+  function sandwichGraph(sec, g, id, title, note, tree, words) {
+    var t = treeFrames(tree), d = g.data;
+    var data = { frames: t.frames, names: d.names, full: d.full, locations: d.locations, links: d.links,
+      unit: d.unit, total: d.total, words: words };
+    sec.appendChild(el('h3', {}, title));
+    sec.appendChild(el('p', { 'class': 'pa-muted' }, note));
+    var wrap = sec.appendChild(el('div', { 'class': 'pa-flame-wrap' }));
+    var svg = wrap.appendChild(drawFlame({ height: (t.depth + 1) * ROW, label: title, id: id }, data));
+    sec.appendChild(el('div', { 'class': 'pa-details', 'aria-live': 'polite' }));
+    return initGraph(svg, id, data, true);
+  }
+  function closeSandwich() {
+    if (sandwich && sandwich.sec.parentNode) sandwich.sec.parentNode.removeChild(sandwich.sec);
+    sandwich = null;
+  }
+  // Opens the sandwich of frame i of graph g (a frame of a sandwich
+  // stands for its function's first frame in the graph it came from).
+  function requestSandwich(g, i) {
+    if (!canSandwich(g)) return;
+    if (g.local && sandwich) {
+      var key = frameKey(g.data.frames[i]);
+      g = sandwich.of;
+      i = outermost(g.data.frames, key)[0];
+      if (i === undefined) return;
+    }
+    sandwichAt = { k: g.k, i: i };
+    if (views || graphs.length) {
+      var z = currentZoom(), h = stateHash(z, z ? z.zoomed : 0);
+      if (h !== location.hash) { location.hash = h; return; }
+    }
+    showSandwich(g, i, true);
+  }
+  function showSandwich(g, i, scroll) {
+    if (!g || !(i > 0 && i < g.data.frames.length) || !canSandwich(g)) { closeSandwich(); sandwichAt = null; return; }
+    if (sandwich && sandwich.of === g && sandwich.i === i && sandwich.sec.isConnected) return;
+    closeSandwich();
+    var frames = g.data.frames, f = frames[i], d = g.data, outer = outermost(frames, frameKey(f));
+    if (!outer.length) { sandwichAt = null; return; }
+    sandwichAt = { k: g.k, i: i };
+    var name = d.names[f[1]], loc = d.locations[f[2]] || '';
+    var sec = el('section', { 'class': 'pa-sandwich', id: 'pa-sandwich', 'aria-label': 'sandwich of ' + name });
+    var head = sec.appendChild(el('h2', {}, 'Sandwich of '));
+    head.appendChild(el('code', {}, name));
+    if (loc) head.appendChild(el('span', { 'class': 'pa-muted' }, ' ' + loc));
+    var close = head.appendChild(el('button', { type: 'button', 'class': 'pa-sandwich-close' }, 'Close'));
+    close.addEventListener('click', function () {
+      sandwichAt = null;
+      var z = currentZoom();
+      if (views || graphs.length) location.hash = stateHash(z, z ? z.zoomed : 0);
+      closeSandwich();
+      tip.hidden = true;
+    });
+    var total = outer.reduce(function (sum, j) { return sum + frames[j][4]; }, 0);
+    var diffNote = d.diff_unit !== undefined ? ' On the widths of ' + sideLabel(diffSide) + '.' : '';
+    sec.appendChild(el('p', { 'class': 'pa-sandwich-total' }, 'total ' + withUnit(total, d.unit) + ' (' +
+      percent(total, d.total) + ' of the total), in ' + outer.length + ' place' + (outer.length === 1 ? '' : 's') +
+      ' not inside another call of it.' + diffNote));
+    sec.appendChild(el('p', { 'class': 'pa-muted pa-note' }, 'From the frames drawn: frames too narrow to draw ' +
+      'are in the merged boxes. Click a frame to zoom within its graph.'));
+    sandwich = { of: g, i: i, sec: sec, graphs: [] };
+    sandwich.graphs.push(sandwichGraph(sec, g, 'pa-sandwich-callers', 'Callers of ' + name,
+      name + ' at the top, the functions that called it beneath, each as wide as ' + name + '\'s total through it.',
+      callersTree(frames, outer), 'value'));
+    sandwich.graphs.push(sandwichGraph(sec, g, 'pa-sandwich-callees', 'Callees of ' + name,
+      name + ' at the top, what it called beneath, its calls merged by path.',
+      calleesTree(frames, outer), 'total'));
+    var after = g.svg.closest('section');
+    if (after && after.parentNode) after.parentNode.insertBefore(sec, after.nextSibling);
+    else g.svg.parentNode.appendChild(sec);
+    if (scroll) sec.scrollIntoView({ block: 'start' });
+  }
+  window.perfatlasSandwichData = function (which) {
+    return sandwich ? sandwich.graphs[which === 'callees' ? 1 : 0].data : null;
+  };
 
   // Search: highlight matches in every graph; the share (from the first
   // graph) counts each sample once, so a match inside another adds nothing.
@@ -581,6 +929,7 @@
     if (!search) return;
     var q = search.value.trim(), test = q ? matcher(q) : null, first = null;
     graphs.forEach(function (g) { var r = searchGraph(g, test); if (!first) first = r; });
+    if (sandwich) sandwich.graphs.forEach(function (g) { searchGraph(g, test); });
     if (!result) return;
     if (!q || !first) { result.textContent = ''; return; }
     if (!test) { result.textContent = 'invalid regular expression'; return; }
@@ -620,7 +969,7 @@
         el.classList.remove(d[2], d[3]);
         el.classList.add(diffMode === 'exclusive' ? d[3] : d[2]);
       });
-      zoom(g, g.zoomed);
+      pin(g, g.zoomed);
     });
   }
 
@@ -744,12 +1093,18 @@
       var tr = el('tr', { 'data-i': i, 'data-p': r[0] });
       if (r[4]) tr.className = 'pa-merged';
       var name = el('td', { style: '--d:' + r[1] }, views.names[r[2]]);
-      var loc = views.locations[r[3]], href = (views.links[r[3]] || [''])[0];
+      var loc = views.locations[r[3]], link = views.links[r[3]] || [''], href = link[0];
       if (loc) {
         name.appendChild(document.createTextNode(' '));
         var code = el('code', {}, loc);
         if (href) { var a = el('a', { href: href, 'class': 'pa-src' }); a.appendChild(code); name.appendChild(a); }
         else name.appendChild(code);
+      }
+      // The function's method section, where the page knows it (a
+      // location's third link).
+      if (link[2]) {
+        name.appendChild(document.createTextNode(' '));
+        name.appendChild(el('a', { href: link[2], 'class': 'pa-method' }, 'method'));
       }
       tr.appendChild(name);
       t.columns.forEach(function (c, k) {
@@ -877,12 +1232,22 @@
   }
   function drawGraphs(v) {
     var box = document.getElementById('pa-graphs');
+    var open = sandwich ? { k: String(sandwich.of.k), key: frameKey(sandwich.of.data.frames[sandwich.i]) } : null;
     box.textContent = '';
     graphs = v.graphs.map(function (gd, k) {
       var data = viewGraph(v, k), made = graphSection(gd, data);
       box.appendChild(made.sec);
       return made.svg ? setupGraph(made.svg, k) : null;
     }).filter(function (g) { return g; });
+    // The sandwich open is drawn again for its function from the graph
+    // drawn anew (the other version's widths have other frames).
+    sandwich = null;
+    var of = open && graphK(open.k);
+    if (of) showSandwich(of, outermost(of.data.frames, open.key)[0], false);
+    else if (open) sandwichAt = null;
+  }
+  function graphK(k) {
+    return graphs.filter(function (g) { return String(g.k) === k; })[0] || null;
   }
   if (views) {
     views.metricNames = Array.prototype.map.call(
@@ -906,6 +1271,7 @@
     var q = search ? search.value.trim() : '';
     if (q) parts.push('search=' + encodeURIComponent(q));
     if (zoomG && zoomI > 0) parts.push('zoom=' + zoomG.k + '.' + zoomI);
+    if (sandwichAt) parts.push('sandwich=' + sandwichAt.k + '.' + sandwichAt.i);
     if (diffMode !== 'inclusive') parts.push('mode=' + diffMode);
     if (diffSide !== 'new') parts.push('side=' + diffSide);
     return parts.length ? '#' + parts.join('&') : '#';
@@ -915,6 +1281,7 @@
     return null;
   }
   function requestZoom(g, i) {
+    if (g && g.local) { zoom(g, i); return; }
     location.hash = stateHash(g, i);
   }
   // The hash this script last wrote itself: its hashchange is not applied
@@ -940,6 +1307,8 @@
       if (!(target >= 0 && target < g.groups.length)) target = 0;
       if (target !== g.zoomed) zoom(g, target);
     });
+    var sw = (state.sandwich || '').split('.');
+    showSandwich(graphK(sw[0]), sw.length === 2 ? +sw[1] : -1, !!state.sandwich && !sandwich);
     runSearch();
   }
   // A page with trees (shape_source.rs) wrote its default view's table as
@@ -948,6 +1317,8 @@
   if (views && shown && shown.table >= 0) showTable(shown.table);
   if (graphs.length || views) {
     window.addEventListener('hashchange', applyState);
+    document.addEventListener('keydown', onKey);
+    keysHelp();
     applyState();
     if (search) {
       var timer = null;
@@ -956,7 +1327,13 @@
       search.addEventListener('keydown', function (e) { if (e.key === 'Enter') { clearTimeout(timer); update(); } });
     }
     var reset = document.getElementById('pa-reset');
-    if (reset) reset.addEventListener('click', function () { location.hash = stateHash(null, 0); });
+    if (reset) {
+      reset.addEventListener('click', function () {
+        // A viewport moved by the wheel is not in the fragment.
+        graphs.forEach(function (g) { if (!(g.zoomed > 0)) zoom(g, 0); });
+        location.hash = stateHash(null, 0);
+      });
+    }
     if (modeSelect) modeSelect.addEventListener('change', function () { applyMode(modeSelect.value); replaceState(); });
     if (sideSelect) {
       // Without the page's view data there is nothing to draw the other widths from.
