@@ -38,7 +38,13 @@ pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, 
     if !has_sampled_lines || blocked {
         return (frames, profile);
     }
-    let (table, function_of) = function_frames(&frames);
+    let mut used = vec![false; frames.len()];
+    for node in profile.tree.node_ids() {
+        if let Some(f) = profile.tree.frame(node) {
+            used[f.0 as usize] = true;
+        }
+    }
+    let (table, function_of) = function_frames(&frames, &used);
     let folded = fold_profile(&frames, &function_of, profile);
     (table, folded)
 }
@@ -51,13 +57,18 @@ fn function_key(frame: &Frame) -> Frame {
     }
 }
 
-/// One frame per function, in the order functions are first seen, and for
-/// each frame of `frames` its function's id in the new table.
-fn function_frames(frames: &FrameTable) -> (FrameTable, Vec<FrameId>) {
+/// One frame per function of the frames the tree uses (`used`), in the
+/// order functions are first seen, and for each frame of `frames` its
+/// function's id in the new table (any id for a frame not used).
+fn function_frames(frames: &FrameTable, used: &[bool]) -> (FrameTable, Vec<FrameId>) {
     let mut slot_of: HashMap<Frame, usize> = HashMap::new();
     let mut functions: Vec<Frame> = Vec::new();
     let mut slots = Vec::with_capacity(frames.len());
-    for (_, frame) in frames.iter() {
+    for (id, frame) in frames.iter() {
+        if !used[id.0 as usize] {
+            slots.push(0);
+            continue;
+        }
         let key = function_key(frame);
         let slot = *slot_of.entry(key.clone()).or_insert_with(|| {
             functions.push(key);
@@ -78,7 +89,10 @@ fn function_frames(frames: &FrameTable) -> (FrameTable, Vec<FrameId>) {
             table.intern(f)
         })
         .collect();
-    let function_of = slots.into_iter().map(|s| ids[s]).collect();
+    let function_of = slots
+        .into_iter()
+        .map(|s| ids.get(s).copied().unwrap_or(FrameId(0)))
+        .collect();
     (table, function_of)
 }
 
