@@ -37,9 +37,16 @@ fn pstats_rows(text: &str) -> Vec<(String, f64)> {
 /// table of a page; names without their `#N` (functions of one name in
 /// one file numbered by their start).
 fn heaviest_rows(page: &str) -> Vec<(String, f64, f64)> {
-    let start = page.find("Heaviest functions by self").expect("a heaviest table");
+    let start = page
+        .find("Heaviest functions by self")
+        .expect("a heaviest table");
     let table = &page[start..start + page[start..].find("</table>").unwrap()];
-    let share = |cell: &str| -> f64 { common::html_text(cell).trim_end_matches('%').parse().unwrap() };
+    let share = |cell: &str| -> f64 {
+        common::html_text(cell)
+            .trim_end_matches('%')
+            .parse()
+            .unwrap()
+    };
     table
         .split("<tr><td>")
         .skip(1)
@@ -61,10 +68,18 @@ fn functions_heavy_by_cumulative_time_have_a_row() {
     let tmp = tempfile::tempdir().unwrap();
     let version = tmp.path().join("input/1.0");
     fs::create_dir_all(&version).unwrap();
-    fs::copy(fixtures.join("workload-py311.prof"), version.join("workload.prof")).unwrap();
+    fs::copy(
+        fixtures.join("workload-py311.prof"),
+        version.join("workload.prof"),
+    )
+    .unwrap();
     let site = tmp.path().join("site");
     let out = common::build(&tmp.path().join("input"), &site, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = fs::read_to_string(site.join("profiles/workload/1.0/r1.html")).unwrap();
     let rows = heaviest_rows(&page);
     let listing = fs::read_to_string(fixtures.join("workload-py311.cumulative.txt")).unwrap();

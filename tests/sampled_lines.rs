@@ -99,7 +99,11 @@ fn go_pprof(args: &[&str], file: &Path) -> String {
         .env("PPROF_TMPDIR", std::env::temp_dir())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -123,11 +127,23 @@ fn a_go_cpu_profile_is_one_label_per_function_with_pprofs_lines() {
     if !go_available() {
         return;
     }
-    let top = pprof_rows(&go_pprof(&["-top", "-nodecount=100000", "-sample_index=samples"], &file));
-    assert_eq!(labels.len(), top.len(), "as many as go tool pprof -top lists");
+    let top = pprof_rows(&go_pprof(
+        &["-top", "-nodecount=100000", "-sample_index=samples"],
+        &file,
+    ));
+    assert_eq!(
+        labels.len(),
+        top.len(),
+        "as many as go tool pprof -top lists"
+    );
     // -lines: flat samples per (function, file:line), inlined marked.
     let by_line = pprof_rows(&go_pprof(
-        &["-top", "-lines", "-nodecount=100000", "-sample_index=samples"],
+        &[
+            "-top",
+            "-lines",
+            "-nodecount=100000",
+            "-sample_index=samples",
+        ],
         &file,
     ));
     assert!(by_line.len() > top.len() + 50, "{}", by_line.len());
@@ -158,7 +174,11 @@ fn a_go_source_page_shows_pprofs_line_costs_and_links_land_on_the_hottest() {
         &site,
         &["--sources", sources.to_str().unwrap()],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = fs::read_to_string(site.join("source/1.0/main.go.html")).unwrap();
     // fib's own samples: 13 on line 40, 9 on 44, 3 on 42 of 177 (go tool
     // pprof -lines on the fixture); the page gives self / total shares.
@@ -177,7 +197,10 @@ fn a_go_source_page_shows_pprofs_line_costs_and_links_land_on_the_hottest() {
         profile_page.contains("source/1.0/main.go.html#L40"),
         "main.fib links to its hottest line"
     );
-    assert!(!profile_page.contains("main.go.html#L44"), "no box at another line");
+    assert!(
+        !profile_page.contains("main.go.html#L44"),
+        "no box at another line"
+    );
 }
 
 /// py-spy's `name (file:line)` frames, leaf counts per (name, line).
@@ -194,7 +217,13 @@ fn py_spy_leaves(folded: &Path) -> (BTreeSet<(String, String)>, BTreeMap<(String
             continue; // samples without a stack
         };
         let (name, at) = leaf.rsplit_once(" (").unwrap();
-        let number: u32 = at.trim_end_matches(')').rsplit_once(':').unwrap().1.parse().unwrap();
+        let number: u32 = at
+            .trim_end_matches(')')
+            .rsplit_once(':')
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
         *leaves.entry((name.to_string(), number)).or_default() += line.count as f64;
     }
     (functions, leaves)
@@ -233,7 +262,10 @@ fn py_spy_speedscope_output_is_one_label_per_function_with_its_lines() {
                 continue;
             };
             let f = &frames[leaf.as_u64().unwrap() as usize];
-            let at = (f["name"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap() as u32);
+            let at = (
+                f["name"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap() as u32,
+            );
             *leaves.entry(at).or_default() += w.as_f64().unwrap();
         }
     }
@@ -242,7 +274,10 @@ fn py_spy_speedscope_output_is_one_label_per_function_with_its_lines() {
     assert_eq!(lines.len(), leaves.len());
     for (at, seconds) in leaves {
         let ns = lines[&at];
-        assert!((ns - seconds * 1e9).abs() < 1.0, "{at:?}: {ns} vs {seconds}");
+        assert!(
+            (ns - seconds * 1e9).abs() < 1.0,
+            "{at:?}: {ns} vs {seconds}"
+        );
     }
 }
 
@@ -263,7 +298,10 @@ fn a_jfr_recording_is_one_label_per_method_with_its_allocation_lines() {
         }
         let frames = event["values"]["stackTrace"]["frames"].as_array().unwrap();
         let name = |f: &serde_json::Value| {
-            let class = f["method"]["type"]["name"].as_str().unwrap().replace('/', ".");
+            let class = f["method"]["type"]["name"]
+                .as_str()
+                .unwrap()
+                .replace('/', ".");
             format!("{class}.{}", f["method"]["name"].as_str().unwrap())
         };
         for f in frames {

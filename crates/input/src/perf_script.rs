@@ -415,8 +415,8 @@ impl Reader {
     /// Skips the block being read for its bad line `trimmed`.
     fn skip_block(&mut self, number: usize, trimmed: &str) {
         if let State::InBlock(block) = &self.state {
-                    let header_line = block.line;
-                    self.warnings.push(ParseError::line(
+            let header_line = block.line;
+            self.warnings.push(ParseError::line(
                         number,
                         format!(
                             "expected a stack frame `<address> <symbol> (<library>)`, found {}; sample of line {header_line} skipped",
@@ -619,10 +619,7 @@ impl SourceFiles {
         at: Option<(&str, u32)>,
     ) -> FrameId {
         let first = match at {
-            Some((file, _)) => self
-                .file_of
-                .entry(base)
-                .or_insert_with(|| file.to_string()),
+            Some((file, _)) => self.file_of.entry(base).or_insert_with(|| file.to_string()),
             None => match self.file_of.get(&base) {
                 Some(first) => first,
                 None => return base,

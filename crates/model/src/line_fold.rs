@@ -32,9 +32,8 @@ pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, 
     let has_sampled_lines = frames
         .iter()
         .any(|(_, f)| f.line.is_some() && f.line != f.start_line);
-    let blocked = profile.line_self.is_some()
-        || frames.over_limit()
-        || profile.tree.over_limit().is_some();
+    let blocked =
+        profile.line_self.is_some() || frames.over_limit() || profile.tree.over_limit().is_some();
     if !has_sampled_lines || blocked {
         return (frames, profile);
     }
@@ -174,7 +173,10 @@ fn fold_allocations(old: Allocations, mapped: &[NodeId], nodes: usize) -> Alloca
         (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
     };
     for site in &old.sites {
-        let node = mapped.get(site.node.index()).copied().unwrap_or(NodeId::ROOT);
+        let node = mapped
+            .get(site.node.index())
+            .copied()
+            .unwrap_or(NodeId::ROOT);
         let i = out.add(node, site.class, site.count, site.bytes);
         let s = &mut out.sites[i];
         s.live_count = add(s.live_count, site.live_count);

@@ -87,7 +87,11 @@ fn samples(parsed: &Parsed, b: &mut Builder, locations: &[u64]) -> Vec<pb::Sampl
             continue;
         }
         let stack = leaf_first(tree, node, locations);
-        let on_lines = parsed.profile.line_self.iter().flat_map(|t| t.lines_of(node));
+        let on_lines = parsed
+            .profile
+            .line_self
+            .iter()
+            .flat_map(|t| t.lines_of(node));
         for (line, values) in on_lines {
             let (Some(frame), Some(_)) = (tree.frame(node), stack.first()) else {
                 break;
@@ -312,7 +316,10 @@ mod tests {
         tree.add_self(b, 2, 3.0);
         tree.add_self(NodeId::ROOT, 2, 1.0);
         let parsed = Parsed::new(frames, profile);
-        let (main_frame, cpp_frame) = (parsed.frames.get(main).clone(), parsed.frames.get(cpp).clone());
+        let (main_frame, cpp_frame) = (
+            parsed.frames.get(main).clone(),
+            parsed.frames.get(cpp).clone(),
+        );
         let back = read_back(&parsed);
         assert_eq!(back.profile.metrics, parsed.profile.metrics);
         assert_eq!(back.profile.totals(), vec![1e6, 4096.0, 6.0]);
@@ -339,7 +346,9 @@ mod tests {
         };
         assert!(frames.contains(&&main_at_start), "{frames:?}");
         assert_eq!(frames.iter().filter(|f| f.function == "work").count(), 1);
-        assert!(frames.iter().any(|f| f.function == "work" && f.line == Some(1)));
+        assert!(frames
+            .iter()
+            .any(|f| f.function == "work" && f.line == Some(1)));
         // The full name travels as the function's system name.
         assert!(frames.contains(&&cpp_frame), "{frames:?}");
     }

@@ -466,7 +466,13 @@ fn srclines_give_files_and_line_costs_with_one_frame_per_function() {
         }
         let symbol = lines[i + 1].split_whitespace().nth(1).unwrap();
         let function = symbol.split("+0x").next().unwrap().to_string();
-        let line = lines[i + 2].trim().rsplit_once(':').unwrap().1.parse().unwrap();
+        let line = lines[i + 2]
+            .trim()
+            .rsplit_once(':')
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
         *expected.entry((function, line)).or_default() += 1.0;
     }
     assert_eq!(expected.keys().filter(|(f, _)| f == "mix").count(), 4);
@@ -476,7 +482,11 @@ fn srclines_give_files_and_line_costs_with_one_frame_per_function() {
     let mut distinct = names.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    assert_eq!(names.len(), distinct.len(), "one frame per function: {names:?}");
+    assert_eq!(
+        names.len(),
+        distinct.len(),
+        "one frame per function: {names:?}"
+    );
     let samples = metric(&p, "samples").unwrap();
     let table = p.profile.line_self.as_ref().expect("a line table");
     let mut read: std::collections::BTreeMap<(String, u32), f64> = Default::default();
@@ -491,6 +501,11 @@ fn srclines_give_files_and_line_costs_with_one_frame_per_function() {
         }
     }
     assert_eq!(read, expected);
-    let mix = p.frames.iter().find(|(_, f)| f.function == "mix").unwrap().1;
+    let mix = p
+        .frames
+        .iter()
+        .find(|(_, f)| f.function == "mix")
+        .unwrap()
+        .1;
     assert_eq!((mix.file.as_deref(), mix.line), (Some("prog.c"), Some(8)));
 }
