@@ -87,7 +87,10 @@ fn json_lines(file: &Path, m: usize) -> BTreeMap<(String, u32), f64> {
     out
 }
 
-fn without_zeros(map: BTreeMap<(String, u32), f64>) -> BTreeMap<(String, u32), f64> {
+/// A value per (function, line).
+type ByLine = BTreeMap<(String, u32), f64>;
+
+fn without_zeros(map: ByLine) -> ByLine {
     map.into_iter().filter(|(_, v)| *v != 0.0).collect()
 }
 
@@ -204,7 +207,7 @@ fn a_go_source_page_shows_pprofs_line_costs_and_links_land_on_the_hottest() {
 }
 
 /// py-spy's `name (file:line)` frames, leaf counts per (name, line).
-fn py_spy_leaves(folded: &Path) -> (BTreeSet<(String, String)>, BTreeMap<(String, u32), f64>) {
+fn py_spy_leaves(folded: &Path) -> (BTreeSet<(String, String)>, ByLine) {
     let mut functions = BTreeSet::new();
     let mut leaves = BTreeMap::new();
     for line in common::read_folded(folded) {
