@@ -229,10 +229,7 @@ impl Builder {
                 scale,
             );
             let class = self.class(&alloc.classes[site.class as usize]);
-            let line = profile
-                .tree
-                .frame(site.node)
-                .and_then(|f| frames.get(f).line);
+            let lines = allocating_lines(profile, frames, site.node);
             let direct = &mut self.tree.nodes[node].direct;
             let at = match direct.iter().position(|a| a.class == class) {
                 Some(at) => at,
@@ -257,7 +254,7 @@ impl Builder {
             if let Some(v) = site.live_bytes {
                 *amount.live_bytes.get_or_insert(0.0) += v * scale;
             }
-            amount.lines.extend(line.filter(|&l| l > 0));
+            amount.lines.extend(lines.into_iter().filter(|&l| l > 0));
         }
     }
 
@@ -324,6 +321,22 @@ impl Builder {
         self.class_index.insert(name.to_string(), i);
         i
     }
+}
+
+/// The lines of its function `node` allocated at: those its profile's
+/// line table gives it (inputs whose frames are one per function, such as
+/// JFR and pprof heap profiles), else its frame's line.
+fn allocating_lines(profile: &Profile, frames: &FrameTable, node: NodeId) -> Vec<u32> {
+    let from_table: Vec<u32> = profile
+        .line_self
+        .iter()
+        .flat_map(|t| t.lines_of(node).map(|(line, _)| line))
+        .collect();
+    if !from_table.is_empty() {
+        return from_table;
+    }
+    let frame = profile.tree.frame(node);
+    frame.and_then(|f| frames.get(f).line).into_iter().collect()
 }
 
 #[cfg(test)]

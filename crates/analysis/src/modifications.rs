@@ -475,11 +475,19 @@ fn method_sites(
     v: usize,
 ) -> BTreeMap<CompId, super::method_lines::MethodSite> {
     let mut seen = vec![false; history.frames.len()];
+    // Lines a profile's line table gives a frame's nodes: where samples
+    // were taken in a function that is one frame whatever its lines.
+    let mut table_lines: Vec<Vec<u32>> = vec![Vec::new(); history.frames.len()];
     for entry in history.profiles.iter().filter(|p| p.version == v) {
         let tree = &entry.profile.tree;
         for node in tree.node_ids() {
             if let Some(f) = tree.frame(node) {
                 seen[f.0 as usize] = true;
+            }
+        }
+        for (node, line, _) in entry.profile.line_self.iter().flat_map(|t| t.iter()) {
+            if let Some(f) = tree.frame(node) {
+                table_lines[f.0 as usize].push(line);
             }
         }
     }
@@ -514,6 +522,7 @@ fn method_sites(
         if let Some(l) = frame.line {
             site.sampled_lines.push(l);
         }
+        site.sampled_lines.extend(&table_lines[id.0 as usize]);
     }
     for site in sites.values_mut() {
         site.sampled_lines.sort_unstable();

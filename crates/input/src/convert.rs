@@ -2,11 +2,12 @@
 //! JSON format, pprof (`convert/pprof.rs`) or speedscope
 //! (`convert/speedscope.rs`).
 //!
-//! A profile's line self values (V8's `positionTicks`) are written to the
-//! native JSON only. Folded stacks and speedscope have no place for them;
-//! pprof has one (a location per line), but its readers, perfatlas's
-//! included, take each location for a frame, which would split a
-//! function into one frame per line, so they are left out there too.
+//! A profile's line self values (V8's `positionTicks`, pprof's and
+//! py-spy's sampled lines) are written to the native JSON and to pprof (a
+//! location per line, which readers join back into one function). Folded
+//! stacks and speedscope have no place for them: their frames are one per
+//! function, named with the line where the function starts (or its first
+//! sampled line).
 //!
 //! Folded output is streamed to a writer: it is often ten times the size of
 //! the profile it comes from (every line repeats its whole stack), so a

@@ -6,7 +6,10 @@
 //! CRLF line ends and UTF-16 with a byte-order mark are accepted. A line
 //! without a count, with a negative or non-numeric count, or with an empty
 //! stack is skipped and reported with its line number. A frame written as
-//! `name (file:line)` (py-spy) keeps its file and line.
+//! `name (file:line)` (py-spy) keeps its file; the line is where the
+//! sample was taken, so a function is one frame whatever its lines, its
+//! self values on those lines in the profile's line table (see
+//! [`model::fold_sampled_lines`]).
 //!
 //! # async-profiler allocation output
 //!
@@ -746,8 +749,9 @@ impl<'a> TreeBuilder<'a> {
         match self.profile {
             Some(mut profile) => {
                 profile.allocations = self.allocations.filter(|a| !a.is_empty()).map(Box::new);
+                let (frames, profile) = model::fold_sampled_lines(self.frames, profile);
                 Ok(Parsed {
-                    frames: self.frames,
+                    frames,
                     profile,
                     warnings: self.warnings,
                 })

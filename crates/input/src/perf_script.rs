@@ -21,6 +21,11 @@
 //! summed periods (nanoseconds for `cpu-clock` and `task-clock`, a count
 //! otherwise). The timestamps become the profile's timeline.
 //!
+//! With `-F +srcline`, the `file:line` perf prints under a frame gives the
+//! frame its file, and the line its sample was taken at goes to the
+//! profile's line table: a function stays one frame (see
+//! [`model::fold_sampled_lines`]).
+//!
 //! `# ` comment lines (`perf script --header`) are skipped. A block whose
 //! header or frame lines cannot be read is skipped as a whole and reported
 //! with its line number. Symbols are kept as perf printed them (mangled Rust
@@ -303,6 +308,8 @@ struct Block {
     /// A blank line was seen after the header (some perf versions print one
     /// before the call chain).
     blank_seen: bool,
+    /// The last frame had its srcline (`-F +srcline`) already.
+    located: bool,
 }
 
 enum State {
@@ -322,6 +329,7 @@ struct Reader {
     stacks: Vec<FrameId>,
     warnings: Vec<ParseError>,
     state: State,
+    files: SourceFiles,
 }
 
 impl Default for Reader {
@@ -336,6 +344,7 @@ impl Default for Reader {
             stacks: Vec::new(),
             warnings: Vec::new(),
             state: State::Idle,
+            files: SourceFiles::default(),
         }
     }
 }
@@ -372,18 +381,20 @@ impl Reader {
                         dso,
                     );
                     block.frames.push(id);
+                    block.located = false;
                 }
-                None => {
-                    let header_line = block.line;
-                    self.warnings.push(ParseError::line(
-                        number,
-                        format!(
-                            "expected a stack frame `<address> <symbol> (<library>)`, found {}; sample of line {header_line} skipped",
-                            excerpt(trimmed)
-                        ),
-                    ));
-                    self.state = State::Skipping;
+                None if !block.frames.is_empty() && !block.located => {
+                    match parse_srcline(trimmed) {
+                        Some(at) => {
+                            block.located = true;
+                            if let Some(last) = block.frames.last_mut() {
+                                *last = self.files.locate(&mut self.frames, *last, at);
+                            }
+                        }
+                        None => self.skip_block(number, trimmed),
+                    }
                 }
+                None => self.skip_block(number, trimmed),
             },
             State::Skipping => {}
             State::Idle => {
@@ -399,6 +410,21 @@ impl Reader {
                 self.state = State::Skipping;
             }
         }
+    }
+
+    /// Skips the block being read for its bad line `trimmed`.
+    fn skip_block(&mut self, number: usize, trimmed: &str) {
+        if let State::InBlock(block) = &self.state {
+            let header_line = block.line;
+            self.warnings.push(ParseError::line(
+                        number,
+                        format!(
+                            "expected a stack frame `<address> <symbol> (<library>)`, found {}; sample of line {header_line} skipped",
+                            excerpt(trimmed)
+                        ),
+                    ));
+        }
+        self.state = State::Skipping;
     }
 
     fn start_block(&mut self, number: usize, header: Header) {
@@ -428,6 +454,7 @@ impl Reader {
             period: header.period,
             frames: Vec::new(),
             blank_seen: false,
+            located: false,
         };
         // Without a call chain the only frame is on the header line;
         // anything else there (tracepoint arguments) is not a frame.
@@ -502,8 +529,9 @@ impl Reader {
             });
         }
         profile.timeline = Some(Timeline { samples: timeline });
+        let (frames, profile) = model::fold_sampled_lines(self.frames, profile);
         Ok(Parsed {
-            frames: self.frames,
+            frames,
             profile,
             warnings: self.warnings,
         })
@@ -550,6 +578,60 @@ fn intern(
     let id = frames.intern(frame);
     by_key.insert(key.clone(), id);
     id
+}
+
+/// A srcline as `perf script -F +srcline` prints it under a frame:
+/// `Some(Some((file, line)))` for `file.c:12` (a ` (discriminator N)`
+/// after it dropped), `Some(None)` for a place perf could not name (`??:0`,
+/// `[kernel.kallsyms][ffffffff81000c82]`), `None` for any other text.
+fn parse_srcline(text: &str) -> Option<Option<(&str, u32)>> {
+    let text = match text.rfind(" (discriminator ") {
+        Some(i) if text.ends_with(')') => &text[..i],
+        _ => text,
+    };
+    if text.starts_with('[') && text.ends_with(']') || text == "??:?" {
+        return Some(None);
+    }
+    let (file, line) = text.rsplit_once(':')?;
+    if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let line: u32 = line.parse().ok()?;
+    Some((line > 0 && !file.is_empty() && file != "??").then_some((file, line)))
+}
+
+/// Frames with the srcline of their sample. A function is one file: the
+/// first its srclines name (a line of code inlined from another file,
+/// such as a header, keeps the frame without a line), so that joining a
+/// function's lines leaves one frame per function.
+#[derive(Default)]
+struct SourceFiles {
+    file_of: HashMap<FrameId, String>,
+}
+
+impl SourceFiles {
+    /// Frame `base` (a symbol in its library) at `file:line`, or in its
+    /// file at no known line when perf could not name the place.
+    fn locate(
+        &mut self,
+        frames: &mut FrameTable,
+        base: FrameId,
+        at: Option<(&str, u32)>,
+    ) -> FrameId {
+        let first = match at {
+            Some((file, _)) => self.file_of.entry(base).or_insert_with(|| file.to_string()),
+            None => match self.file_of.get(&base) {
+                Some(first) => first,
+                None => return base,
+            },
+        };
+        let located = Frame {
+            file: Some(first.clone()),
+            line: at.filter(|(file, _)| file == first).map(|(_, line)| line),
+            ..frames.get(base).clone()
+        };
+        frames.intern(located)
+    }
 }
 
 /// The start of a line for messages, cut at a character boundary.

@@ -20,6 +20,12 @@
 //! `"exporter": "perfatlas …"`) hold one profile per metric: each profile
 //! becomes a metric of that name and they share one tree.
 //!
+//! A frame's `line` with a `col` is where its function starts (speedscope's
+//! import of a V8 profile); without one it is where the sample was taken
+//! (py-spy), and a function is one frame whatever its lines, its self values
+//! on those lines in the profile's line table (see
+//! [`model::fold_sampled_lines`]).
+//!
 //! Evented profiles must nest, as speedscope requires: closing a frame that
 //! is not on top of the stack, an `at` going backwards, and frames still open
 //! at the end are errors naming the event.
@@ -81,6 +87,7 @@ struct RawFrame {
     name: Option<String>,
     file: Option<String>,
     line: Option<f64>,
+    col: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -177,6 +184,7 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
     if !timeline.is_empty() {
         profile.timeline = Some(Timeline { samples: timeline });
     }
+    let (frames, profile) = model::fold_sampled_lines(frames, profile);
     Ok(Parsed::new(frames, profile))
 }
 
@@ -190,17 +198,22 @@ fn intern_shared_frames(shared: Vec<RawFrame>, frames: &mut FrameTable) -> Vec<F
                 Some(n) if !n.is_empty() => n,
                 _ => "(anonymous)".to_string(),
             };
-            let line = f
-                .line
-                .filter(|l| l.is_finite() && *l >= 1.0 && *l <= u32::MAX as f64)
-                .map(|l| l as u32);
+            let number = |v: Option<f64>| {
+                v.filter(|l| l.is_finite() && *l >= 1.0 && *l <= u32::MAX as f64)
+                    .map(|l| l as u32)
+            };
+            let line = number(f.line);
+            // With a column, the position is where the function starts
+            // (speedscope's import of a V8 profile); without, where the
+            // sample was taken (py-spy).
+            let start_column = number(f.col).filter(|_| line.is_some());
             frames.intern(Frame {
                 function,
                 file: f.file.filter(|s| !s.is_empty()),
                 line,
                 module: None,
-                start_line: None,
-                start_column: None,
+                start_line: start_column.and(line),
+                start_column,
                 source_hash: None,
                 full_name: None,
             })

@@ -10,7 +10,10 @@
 //!   distinct frame, with one line (the frame's line, else 0); a mapping
 //!   per module named by a frame.
 //! * A sample per calling context with a non-zero self value, its
-//!   locations leaf first. Values are rounded to integers (pprof's values
+//!   locations leaf first; where the profile's line table puts a context's
+//!   self value on lines of its function, a sample per line, whose leaf
+//!   location has that line (as `runtime/pprof` writes them, and as
+//!   perfatlas reads them back: one function, its lines in the table). Values are rounded to integers (pprof's values
 //!   are `int64`); perfatlas's time metrics are in nanoseconds already.
 //!   Self values at the root (samples with no frame) become a sample
 //!   without locations.
@@ -59,7 +62,7 @@ pub fn profile(parsed: &Parsed) -> pb::Profile {
         .iter()
         .map(|(_, frame)| b.location(frame))
         .collect();
-    let sample = samples(parsed, &locations);
+    let sample = samples(parsed, &mut b, &locations);
     pb::Profile {
         sample_type,
         sample,
@@ -71,23 +74,52 @@ pub fn profile(parsed: &Parsed) -> pb::Profile {
     }
 }
 
-/// One sample per node with a non-zero self value, in tree order.
-fn samples(parsed: &Parsed, locations: &[u64]) -> Vec<pb::Sample> {
+/// One sample per node with a non-zero self value, in tree order; a node
+/// whose self value the profile's line table puts on lines has one sample
+/// per line (its leaf location at that line) and one for the rest.
+fn samples(parsed: &Parsed, b: &mut Builder, locations: &[u64]) -> Vec<pb::Sample> {
     let tree = &parsed.profile.tree;
     let metrics = parsed.profile.metrics.len();
     let mut out = Vec::new();
     for node in tree.node_ids() {
-        let value: Vec<i64> = (0..metrics)
-            .map(|m| to_int(tree.self_value(node, m)))
-            .collect();
-        if value.iter().all(|&v| v == 0) {
+        let mut rest: Vec<f64> = (0..metrics).map(|m| tree.self_value(node, m)).collect();
+        if rest.iter().all(|&v| to_int(v) == 0) {
             continue;
         }
-        out.push(pb::Sample {
-            location_id: leaf_first(tree, node, locations),
-            value,
-            label: Vec::new(),
-        });
+        let stack = leaf_first(tree, node, locations);
+        let on_lines = parsed
+            .profile
+            .line_self
+            .iter()
+            .flat_map(|t| t.lines_of(node));
+        for (line, values) in on_lines {
+            let (Some(frame), Some(_)) = (tree.frame(node), stack.first()) else {
+                break;
+            };
+            let value: Vec<i64> = (0..metrics)
+                .map(|m| values.get(m).copied().unwrap_or(0.0))
+                .zip(rest.iter_mut())
+                .map(|(v, r)| {
+                    *r -= v;
+                    to_int(v)
+                })
+                .collect();
+            let mut location_id = stack.clone();
+            location_id[0] = b.line_location(parsed.frames.get(frame), frame.0, line);
+            out.push(pb::Sample {
+                location_id,
+                value,
+                label: Vec::new(),
+            });
+        }
+        let value: Vec<i64> = rest.into_iter().map(to_int).collect();
+        if value.iter().any(|&v| v != 0) {
+            out.push(pb::Sample {
+                location_id: stack,
+                value,
+                label: Vec::new(),
+            });
+        }
     }
     out
 }
@@ -121,6 +153,8 @@ struct Builder {
     mappings: Vec<pb::Mapping>,
     mapping_ids: HashMap<i64, u64>,
     locations: Vec<pb::Location>,
+    /// (frame id, line) → the location of that frame at that line.
+    line_locations: HashMap<(u32, u32), u64>,
 }
 
 impl Builder {
@@ -132,6 +166,20 @@ impl Builder {
         self.strings.push(s.to_string());
         self.string_ids.insert(s.to_string(), id);
         id
+    }
+
+    /// The location of frame `id` (`frame`) at `line`, added when new.
+    fn line_location(&mut self, frame: &Frame, id: u32, line: u32) -> u64 {
+        if let Some(&location) = self.line_locations.get(&(id, line)) {
+            return location;
+        }
+        let at_line = Frame {
+            line: Some(line),
+            ..frame.clone()
+        };
+        let location = self.location(&at_line);
+        self.line_locations.insert((id, line), location);
+        location
     }
 
     /// A new location for `frame` (frames are distinct already).
@@ -268,15 +316,41 @@ mod tests {
         tree.add_self(b, 2, 3.0);
         tree.add_self(NodeId::ROOT, 2, 1.0);
         let parsed = Parsed::new(frames, profile);
+        let (main_frame, cpp_frame) = (
+            parsed.frames.get(main).clone(),
+            parsed.frames.get(cpp).clone(),
+        );
         let back = read_back(&parsed);
         assert_eq!(back.profile.metrics, parsed.profile.metrics);
         assert_eq!(back.profile.totals(), vec![1e6, 4096.0, 6.0]);
+        // Read back by function: `work` at lines 3 and 4 is one frame
+        // (at its start line), its lines in the line table.
+        let (frames, profile) = model::fold_sampled_lines(parsed.frames, parsed.profile);
+        let parsed = Parsed::new(frames, profile);
         assert_eq!(folded(&back), folded(&parsed));
+        assert_eq!(back.profile.line_self, parsed.profile.line_self);
+        let lines: Vec<(u32, Vec<f64>)> = back
+            .profile
+            .line_self
+            .iter()
+            .flat_map(|t| t.iter().map(|(_, l, v)| (l, v.to_vec())))
+            .collect();
+        assert_eq!(
+            lines,
+            [(3, vec![1e6, 0.0, 0.0]), (4, vec![0.0, 4096.0, 0.0])]
+        );
         let frames: Vec<&Frame> = back.frames.iter().map(|(_, f)| f).collect();
-        assert!(frames.contains(&parsed.frames.get(main)), "{frames:?}");
-        assert!(frames.contains(&parsed.frames.get(work_other_line)));
+        let main_at_start = Frame {
+            line: Some(10),
+            ..main_frame
+        };
+        assert!(frames.contains(&&main_at_start), "{frames:?}");
+        assert_eq!(frames.iter().filter(|f| f.function == "work").count(), 1);
+        assert!(frames
+            .iter()
+            .any(|f| f.function == "work" && f.line == Some(1)));
         // The full name travels as the function's system name.
-        assert!(frames.contains(&parsed.frames.get(cpp)), "{frames:?}");
+        assert!(frames.contains(&&cpp_frame), "{frames:?}");
     }
 
     #[test]

@@ -22,8 +22,9 @@
 //! event at all is an error that says how to record one.
 //!
 //! Every event becomes one stack, root first (JFR writes the leaf first),
-//! with frames named `pkg.Class.method` and the frame's line; the leaf's
-//! line is where the object was allocated. `"stackTrace": null` puts the
+//! with frames named `pkg.Class.method`, one per method: the lines are
+//! kept in the profile's line table (see [`model::fold_sampled_lines`]),
+//! where the leaf's line is where the object was allocated. `"stackTrace": null` puts the
 //! allocation at a frame `(no stack)`; a stack JFR cut short
 //! (`"truncated": true`) gets a `(truncated stack)` frame at its root.
 //! Class names are shown as Java reads them (`byte[]`, not `[B`; see
@@ -269,7 +270,8 @@ impl Builder {
         chosen.sort_by_key(|p| (p.time, p.index));
         let mut profile = build_profile(kind, &chosen);
         profile.notes = notes;
-        let mut parsed = Parsed::new(self.frames, profile);
+        let (frames, profile) = model::fold_sampled_lines(self.frames, profile);
+        let mut parsed = Parsed::new(frames, profile);
         parsed.warnings = self.warnings;
         Ok(parsed)
     }

@@ -447,3 +447,65 @@ fn corpus_rust_symbols_are_demangled_and_timeline_starts_at_zero() {
         .iter()
         .all(|s| s.start_ns >= 0.0 && p.profile.tree.frame(s.node).is_some()));
 }
+
+/// tests/fixtures/perf-srcline: `perf script -F +srcline` of a C program
+/// whose `mix` is sampled on four lines (see the README there).
+#[test]
+fn srclines_give_files_and_line_costs_with_one_frame_per_function() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/perf-srcline/prog.perf.txt"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    // The leaf's (function, line) of every sample, read from the text.
+    let mut expected: std::collections::BTreeMap<(String, u32), f64> = Default::default();
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if !l.contains("cpu-clock") {
+            continue;
+        }
+        let symbol = lines[i + 1].split_whitespace().nth(1).unwrap();
+        let function = symbol.split("+0x").next().unwrap().to_string();
+        let line = lines[i + 2]
+            .trim()
+            .rsplit_once(':')
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
+        *expected.entry((function, line)).or_default() += 1.0;
+    }
+    assert_eq!(expected.keys().filter(|(f, _)| f == "mix").count(), 4);
+    let p = parse(&text);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let names: Vec<&str> = p.frames.iter().map(|(_, f)| f.function.as_str()).collect();
+    let mut distinct = names.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(
+        names.len(),
+        distinct.len(),
+        "one frame per function: {names:?}"
+    );
+    let samples = metric(&p, "samples").unwrap();
+    let table = p.profile.line_self.as_ref().expect("a line table");
+    let mut read: std::collections::BTreeMap<(String, u32), f64> = Default::default();
+    for (node, line, values) in table.iter() {
+        let frame = p.frames.get(p.profile.tree.frame(node).unwrap());
+        assert_eq!(
+            p.profile.tree.self_value(node, samples),
+            table.lines_of(node).map(|(_, v)| v[samples]).sum::<f64>()
+        );
+        if values[samples] != 0.0 {
+            *read.entry((frame.function.clone(), line)).or_default() += values[samples];
+        }
+    }
+    assert_eq!(read, expected);
+    let mix = p
+        .frames
+        .iter()
+        .find(|(_, f)| f.function == "mix")
+        .unwrap()
+        .1;
+    assert_eq!((mix.file.as_deref(), mix.line), (Some("prog.c"), Some(8)));
+}

@@ -24,6 +24,11 @@
 //! * A location without lines becomes a frame named after its mapping's file
 //!   and the address's offset in that file (`libc.so.6+0x1234`), or the bare
 //!   address (`0x1234`) without a mapping.
+//! * A function is one frame whatever line a sample was taken at (as
+//!   `go tool pprof` shows functions unless given `-lines`): each context's
+//!   self values go to the profile's line table on the `Line.line` they
+//!   were sampled at, and the frame's line is the function's `start_line`
+//!   (see [`model::fold_sampled_lines`]).
 //! * Negative values are kept. pprof has no sample timeline.
 //!
 //! Strings are read as bytes and decoded lossily (invalid UTF-8 becomes
@@ -153,9 +158,10 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
     drop(outline);
     let mut profile = Profile::new(dict.metrics);
     profile.tree = tree;
-    record_heap_allocations(&mut profile, &dict.frames);
+    let (frames, mut profile) = model::fold_sampled_lines(dict.frames, profile);
+    record_heap_allocations(&mut profile, &frames);
     Ok(Parsed {
-        frames: dict.frames,
+        frames,
         profile,
         warnings: dict.warnings,
     })

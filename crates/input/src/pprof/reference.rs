@@ -187,6 +187,7 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
         }
         profile.tree.add_stack(stack.iter().copied(), &values);
     }
+    let (frames, mut profile) = model::fold_sampled_lines(frames, profile);
     record_heap_allocations(&mut profile, &frames);
 
     Ok(Parsed {
@@ -315,6 +316,9 @@ mod tests {
         }
         for (id, frame) in p.frames.iter() {
             out += &format!("frame {} {frame:?}\n", id.0);
+        }
+        for (node, line, values) in p.profile.line_self.iter().flat_map(|t| t.iter()) {
+            out += &format!("line {} {line} {values:?}\n", node.0);
         }
         for node in tree.node_ids() {
             let values: Vec<u64> = (0..tree.metric_count())

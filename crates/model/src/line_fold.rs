@@ -1,0 +1,245 @@
+//! One frame per function in a profile whose frames carry the sampled
+//! line (pprof `Line.line`, py-spy's `name (file:line)`, perf script's
+//! srcline, JFR's `lineNumber`, speedscope's `line`): frames of one
+//! function at different lines become one frame, contexts that become
+//! equal are merged, and each node's self value goes to the profile's
+//! [`LineSelf`] table on the line it was sampled at — as the V8 reader
+//! keeps `positionTicks`, and as pprof, speedscope and inferno draw one box
+//! per function.
+//!
+//! A function is its frame without the line: name, file, module, start
+//! line and column, full name and source hash. The joined frame keeps all
+//! of those; its `line` is where the function starts when the input
+//! records it (pprof `Function.start_line`), else the smallest line the
+//! profile records for it (a line of the function, so source links and
+//! per-line totals still land in it). The lines a caller was at when it
+//! made a call are not kept: only where samples were taken is.
+
+use std::collections::HashMap;
+
+use super::allocation::Allocations;
+use super::frame::{Frame, FrameId, FrameTable};
+use super::line_self::LineSelf;
+use super::profile::Profile;
+use super::tree::{CallTree, NodeId};
+
+/// `profile` (whose frames live in `frames`) with one frame per function,
+/// and the table of those frames; both unchanged when no frame has a line
+/// other than its function's start, when the profile already has a line
+/// table, or when the tree or the table ran into a limit (the file is
+/// rejected then, and the limit must still show).
+pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, Profile) {
+    let has_sampled_lines = frames
+        .iter()
+        .any(|(_, f)| f.line.is_some() && f.line != f.start_line);
+    let blocked =
+        profile.line_self.is_some() || frames.over_limit() || profile.tree.over_limit().is_some();
+    if !has_sampled_lines || blocked {
+        return (frames, profile);
+    }
+    let mut used = vec![false; frames.len()];
+    for node in profile.tree.node_ids() {
+        if let Some(f) = profile.tree.frame(node) {
+            used[f.0 as usize] = true;
+        }
+    }
+    let (table, function_of) = function_frames(&frames, &used);
+    let folded = fold_profile(&frames, &function_of, profile);
+    (table, folded)
+}
+
+/// The frame of `frame`'s function, its line still to be chosen.
+fn function_key(frame: &Frame) -> Frame {
+    Frame {
+        line: None,
+        ..frame.clone()
+    }
+}
+
+/// One frame per function of the frames the tree uses (`used`), in the
+/// order functions are first seen, and for each frame of `frames` its
+/// function's id in the new table (any id for a frame not used).
+fn function_frames(frames: &FrameTable, used: &[bool]) -> (FrameTable, Vec<FrameId>) {
+    let mut slot_of: HashMap<Frame, usize> = HashMap::new();
+    let mut functions: Vec<Frame> = Vec::new();
+    let mut slots = Vec::with_capacity(frames.len());
+    for (id, frame) in frames.iter() {
+        if !used[id.0 as usize] {
+            slots.push(0);
+            continue;
+        }
+        let key = function_key(frame);
+        let slot = *slot_of.entry(key.clone()).or_insert_with(|| {
+            functions.push(key);
+            functions.len() - 1
+        });
+        let function = &mut functions[slot];
+        function.line = match (function.line, frame.line) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        slots.push(slot);
+    }
+    let mut table = FrameTable::new();
+    let ids: Vec<FrameId> = functions
+        .into_iter()
+        .map(|mut f| {
+            f.line = f.start_line.or(f.line);
+            table.intern(f)
+        })
+        .collect();
+    let function_of = slots
+        .into_iter()
+        .map(|s| ids.get(s).copied().unwrap_or(FrameId(0)))
+        .collect();
+    (table, function_of)
+}
+
+/// The profile with every node's frame replaced by its function's
+/// (`function_of`), equal contexts merged, and the sampled lines of the
+/// old frames in a line table.
+fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) -> Profile {
+    let Profile {
+        metrics: metric_list,
+        tree: old,
+        timeline,
+        allocations,
+        call_counts,
+        line_self: _,
+        notes,
+    } = profile;
+    let metrics = old.metric_count();
+    let mut tree = CallTree::bounded(metrics);
+    let mut mapped = vec![NodeId::ROOT; old.len()];
+    let mut entries: Vec<(NodeId, u32, Vec<f64>)> = Vec::new();
+    for node in old.node_ids() {
+        if let (Some(parent), Some(frame)) = (old.parent(node), old.frame(node)) {
+            let function = function_of[frame.0 as usize];
+            mapped[node.index()] = tree.child(mapped[parent.index()], function);
+        }
+        let target = mapped[node.index()];
+        let values: Vec<f64> = (0..metrics).map(|m| old.self_value(node, m)).collect();
+        for (m, v) in values.iter().enumerate() {
+            tree.add_self(target, m, *v);
+        }
+        let line = old.frame(node).and_then(|f| frames.get(f).line);
+        if let (Some(line), true) = (line, values.iter().any(|v| *v != 0.0)) {
+            entries.push((target, line, values));
+        }
+    }
+    let nodes = tree.len();
+    Profile {
+        metrics: metric_list,
+        line_self: (!entries.is_empty()).then(|| LineSelf::from_entries(metrics, entries)),
+        timeline: timeline.map(|mut t| {
+            for s in &mut t.samples {
+                s.node = mapped[s.node.index()];
+            }
+            t
+        }),
+        allocations: allocations.map(|a| Box::new(fold_allocations(*a, &mapped, nodes))),
+        call_counts: call_counts.map(|calls| summed_by_node(&calls, &mapped, nodes)),
+        tree,
+        notes,
+    }
+}
+
+/// Per-node values (indexed by old node) added up by the node each went to.
+fn summed_by_node(values: &[f64], mapped: &[NodeId], nodes: usize) -> Vec<f64> {
+    let mut out = vec![0.0; nodes];
+    for (old, v) in values.iter().enumerate() {
+        if let Some(n) = mapped.get(old) {
+            out[n.index()] += v;
+        }
+    }
+    out
+}
+
+/// The allocation sites at the nodes their contexts went to, sites of one
+/// node and class added up.
+fn fold_allocations(old: Allocations, mapped: &[NodeId], nodes: usize) -> Allocations {
+    let mut out = Allocations::new(old.count_kind, old.bytes_known, old.class_source);
+    out.bytes_note = old.bytes_note.clone();
+    out.call_order = old.call_order;
+    out.calls = old
+        .calls
+        .as_deref()
+        .map(|calls| summed_by_node(calls, mapped, nodes));
+    for name in &old.classes {
+        out.class(name);
+    }
+    let add = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    for site in &old.sites {
+        let node = mapped
+            .get(site.node.index())
+            .copied()
+            .unwrap_or(NodeId::ROOT);
+        let i = out.add(node, site.class, site.count, site.bytes);
+        let s = &mut out.sites[i];
+        s.live_count = add(s.live_count, site.live_count);
+        s.live_bytes = add(s.live_bytes, site.live_bytes);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Metric, Unit};
+
+    fn at(function: &str, file: &str, line: u32, start: Option<u32>) -> Frame {
+        Frame {
+            function: function.into(),
+            file: Some(file.into()),
+            line: Some(line),
+            start_line: start,
+            ..Frame::default()
+        }
+    }
+
+    #[test]
+    fn a_function_sampled_at_two_lines_is_one_node_with_its_lines() {
+        let mut frames = FrameTable::new();
+        let main = frames.intern(at("main", "m.go", 20, Some(10)));
+        let work_a = frames.intern(at("work", "w.go", 7, Some(3)));
+        let work_b = frames.intern(at("work", "w.go", 9, Some(3)));
+        let py = frames.intern(at("convert", "core.py", 88, None));
+        let py_b = frames.intern(at("convert", "core.py", 90, None));
+        let mut profile = Profile::new(vec![Metric::new("samples", Unit::Count)]);
+        profile.tree.add_stack([main, work_a], &[3.0]);
+        profile.tree.add_stack([main, work_b], &[5.0]);
+        profile.tree.add_stack([main], &[1.0]);
+        profile.tree.add_stack([py_b], &[2.0]);
+        profile.tree.add_stack([py], &[4.0]);
+        let (table, folded) = fold_sampled_lines(frames, profile);
+        let tree = &folded.tree;
+        // root, main, work, convert
+        assert_eq!(tree.len(), 4);
+        assert_eq!(table.len(), 3);
+        let work = tree.children(tree.children(NodeId::ROOT)[0])[0];
+        let frame = table.get(tree.frame(work).unwrap());
+        assert_eq!((frame.function.as_str(), frame.line), ("work", Some(3)));
+        assert_eq!(tree.self_value(work, 0), 8.0);
+        let lines = folded.line_self.as_ref().unwrap();
+        let of = |n| -> Vec<(u32, f64)> { lines.lines_of(n).map(|(l, v)| (l, v[0])).collect() };
+        assert_eq!(of(work), [(7, 3.0), (9, 5.0)]);
+        // Without a start line, the function's first recorded line.
+        let convert = tree.children(NodeId::ROOT)[1];
+        assert_eq!(table.get(tree.frame(convert).unwrap()).line, Some(88));
+        assert_eq!(of(convert), [(88, 4.0), (90, 2.0)]);
+        assert_eq!(tree.total(0), 15.0);
+    }
+
+    #[test]
+    fn frames_without_sampled_lines_are_left_alone() {
+        let mut frames = FrameTable::new();
+        let f = frames.intern(at("f", "a.js", 3, Some(3)));
+        let mut profile = Profile::new(vec![Metric::new("samples", Unit::Count)]);
+        profile.tree.add_stack([f], &[1.0]);
+        let (_, same) = fold_sampled_lines(frames, profile);
+        assert!(same.line_self.is_none());
+    }
+}
