@@ -84,6 +84,8 @@ pub struct Hierarchy {
     pub comps: Vec<Comp>,
     /// Frame id → its method's component.
     frame_method: Vec<CompId>,
+    /// Component → its place, for methods ([`crate::origin`]).
+    method_place: Vec<Option<Place>>,
     /// Frame id → whether it says where its code is
     /// ([`crate::code_owner::is_placed`]).
     frame_placed: Vec<bool>,
@@ -161,15 +163,45 @@ impl Hierarchy {
             .iter()
             .map(|[p, c, m]| ids[&(p.as_str(), c.as_str(), m.as_str(), Level::Method)])
             .collect();
-        set_origins(&mut comps, &frame_method, &places);
+        let method_place = method_places(&comps, &frame_method, &places);
+        set_origins(&mut comps, &method_place);
         Hierarchy {
             comps,
             frame_method,
+            method_place,
             frame_placed: frames
                 .iter()
                 .map(|(_, f)| crate::code_owner::is_placed(f))
                 .collect(),
         }
+    }
+
+    /// Tells the program's code by the repository: a method with a file
+    /// is the program's when `held` (the methods whose file the
+    /// repository holds) has it, and the harness's otherwise (a bench or
+    /// test file stays the harness's, code known by its module alone the
+    /// program's). When the
+    /// repository holds none of them (its paths did not map), the files'
+    /// places decide as before.
+    pub fn place_by_repository(&mut self, held: &std::collections::BTreeSet<CompId>) {
+        if held.is_empty() {
+            return;
+        }
+        let places: Vec<Option<Place>> = self
+            .method_place
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.map(|p| match p {
+                    Place::Program | Place::Absolute if held.contains(&CompId(i as u32)) => {
+                        Place::Program
+                    }
+                    Place::Program | Place::Absolute => Place::Harness,
+                    other => other,
+                })
+            })
+            .collect();
+        set_origins(&mut self.comps, &places);
     }
 
     pub fn len(&self) -> usize {
@@ -229,17 +261,25 @@ impl Hierarchy {
     }
 }
 
-/// Each method's origin from the best place of its frames, each
-/// container's the best of its methods' (the project is the program's).
-fn set_origins(comps: &mut [Comp], frame_method: &[CompId], places: &[Place]) {
+/// Each method's place: the best of its frames' (`None` for containers).
+fn method_places(comps: &[Comp], frame_method: &[CompId], places: &[Place]) -> Vec<Option<Place>> {
     let mut method_place: Vec<Option<Place>> = vec![None; comps.len()];
     for (m, p) in frame_method.iter().zip(places) {
         let slot = &mut method_place[m.index()];
         *slot = Some(slot.map_or(*p, |q| q.min(*p)));
     }
+    method_place
+}
+
+/// Each method's origin from its place, each container's the best of its
+/// methods' (the project is the program's).
+fn set_origins(comps: &mut [Comp], method_place: &[Option<Place>]) {
     let methods: Vec<usize> = (0..comps.len())
         .filter(|&i| method_place[i].is_some())
         .collect();
+    for c in comps.iter_mut().skip(1) {
+        c.origin = Origin::Engine;
+    }
     let found: Vec<Place> = methods.iter().filter_map(|&i| method_place[i]).collect();
     for (&i, o) in methods.iter().zip(origin::origins(&found)) {
         comps[i].origin = o;

@@ -19,6 +19,12 @@
 //!   the profile recorded relative to the program's root; and code known
 //!   only by its module (a native binary).
 //!
+//! With a repository (`--repo`) a file is the program's when the
+//! repository holds it in some version, and the harness's otherwise:
+//! py-spy writes the standard library's paths relative too
+//! (`html/parser.py`), and only the repository tells them from the
+//! program's (`markdown/core.py`).
+//!
 //! When no file is the program's by these rules (every version profiled
 //! from one checkout, so every path is absolute), absolute paths count as
 //! the program's: only the runtime and bench or test files are the
@@ -51,6 +57,8 @@ impl Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Place {
     Program,
+    /// Code known only by its module (a native binary): the program's.
+    Module,
     /// An absolute path: the harness, unless nothing is the program's.
     Absolute,
     Harness,
@@ -61,7 +69,7 @@ pub enum Place {
 pub fn place(function: &Frame) -> Place {
     let Some(file) = function.file.as_deref() else {
         return match function.module {
-            Some(_) => Place::Program,
+            Some(_) => Place::Module,
             None => Place::Engine,
         };
     };
@@ -82,7 +90,7 @@ pub fn origins(places: &[Place]) -> Vec<Origin> {
     places
         .iter()
         .map(|p| match p {
-            Place::Program => Origin::Program,
+            Place::Program | Place::Module => Origin::Program,
             Place::Absolute if any_program => Origin::Harness,
             Place::Absolute => Origin::Program,
             Place::Harness => Origin::Harness,

@@ -13,6 +13,7 @@ pub mod code_links;
 pub mod component_page;
 pub mod coord_writer;
 pub mod diff_page;
+pub mod display_names;
 pub mod field_page;
 pub mod flame_diff_page;
 pub mod flame_plan;

@@ -424,7 +424,7 @@ fn row_view(
         )
     };
     let titles: Option<matrix_svg::CellTitle> = if with_titles { Some(&title) } else { None };
-    let path_name = plan.hierarchy.path_name(row.comp);
+    let mut path_name = plan.hierarchy.path_name(row.comp);
     let origin = match row.level {
         Level::Package => comp.origin.label(),
         _ => None,
@@ -445,7 +445,14 @@ fn row_view(
         minor: !row.visible,
         share: percent(row.peak_share, 1.0),
         glyphs: matrix_svg::row_svg(&row.cells, scale, titles, &path_name),
-        path_name,
+        path_name: match crate::display_names::numbered_reason(&comp.name) {
+            Some(why) => {
+                path_name.push_str(" — ");
+                path_name.push_str(&why);
+                path_name
+            }
+            None => path_name,
+        },
     }
 }
 
