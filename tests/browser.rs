@@ -523,6 +523,10 @@ fn report_site_in_a_browser() {
             matrix::step_fold_unfold,
         ),
         (
+            "matrix: opens on the program, what moved most first",
+            matrix::step_opens_on_the_program,
+        ),
+        (
             "matrix: popup with source diff",
             matrix::step_popup_with_diff,
         ),

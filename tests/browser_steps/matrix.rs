@@ -98,6 +98,142 @@ fn headers_stay_in_view(ctx: &Ctx) {
         (n("name") - n("left")).abs() <= 2.0,
         "names at the left of the box: {at}"
     );
+    // Scrolled to the end of the matrix and then of the page, the version
+    // header is still wholly in the window (it sat 7 px above it).
+    let end = ctx.js(
+        "(function () { var box = document.querySelector('.pa-mscroll');
+           box.scrollTop = box.scrollHeight; window.scrollTo(0, document.documentElement.scrollHeight);
+           var h = document.querySelector('.pa-mhead').getBoundingClientRect();
+           var r = { head: h.top, bottom: h.bottom, page: window.scrollY, viewport: innerHeight };
+           box.scrollTop = 0; window.scrollTo(0, 0); return r; })()",
+    );
+    let e = |k: &str| end[k].as_f64().unwrap_or(f64::NAN);
+    assert!(e("page") > 0.0, "the page scrolls: {end}");
+    assert!(
+        e("head") >= 0.0 && e("bottom") <= e("viewport"),
+        "the version header wholly in view at the end of the page: {end}"
+    );
+}
+
+/// Per method (`name (file)` as folded stacks name it) of each version,
+/// its share of the version's samples: each stack counts once for every
+/// method on it, however often it recurs.
+fn method_shares(ctx: &Ctx, bench: &str) -> Vec<std::collections::BTreeMap<String, f64>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    super::configured_versions(&ctx.data)
+        .iter()
+        .map(|v| {
+            let mut total = 0.0;
+            let mut per: BTreeMap<String, f64> = BTreeMap::new();
+            for e in std::fs::read_dir(ctx.data.join(v)).unwrap().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if !(name.starts_with(&format!("{bench}.")) && name.ends_with(".folded")) {
+                    continue;
+                }
+                for line in super::read_folded(&e.path()) {
+                    total += line.count as f64;
+                    let methods: BTreeSet<String> = line
+                        .frames
+                        .iter()
+                        .map(|f| match f.rsplit_once(':') {
+                            Some((m, _)) => m.to_string(),
+                            None => f.clone(),
+                        })
+                        .collect();
+                    for m in methods {
+                        *per.entry(m).or_default() += line.count as f64;
+                    }
+                }
+            }
+            per.values_mut().for_each(|x| *x /= total);
+            per
+        })
+        .collect()
+}
+
+/// The matrix opens on the program under test: the library's package
+/// first, the bench script (and the standard library, which the
+/// repository does not hold) after it, and as the first method the one
+/// whose share moved most between two consecutive versions, worked out
+/// here from the folded stacks, within the matrix's first screen.
+pub fn step_opens_on_the_program(ctx: &Ctx) {
+    let bench = super::BENCH;
+    let shares = method_shares(ctx, bench);
+    // (method name, largest move in whole points) of the library's methods.
+    let mut moves: Vec<(String, f64)> = Vec::new();
+    for (key, _) in shares.iter().flatten() {
+        if !key.contains("(markdown/") || moves.iter().any(|m| &m.0 == key) {
+            continue;
+        }
+        let largest = shares
+            .windows(2)
+            .filter_map(|w| Some((w[1].get(key)? - w[0].get(key)?).abs()))
+            .fold(0.0, f64::max);
+        moves.push((key.clone(), (largest * 100.0).round()));
+    }
+    let top = moves.iter().map(|m| m.1).fold(0.0, f64::max);
+    assert!(top >= 5.0, "a method of the library moved: {moves:?}");
+    let expected: Vec<String> = moves
+        .iter()
+        .filter(|m| m.1 == top)
+        .map(|m| m.0.split(" (").next().unwrap().to_string())
+        .collect();
+    ctx.open(&ctx.site.join(format!("matrix/b/{bench}/index.html")));
+    let seen = ctx.js(
+        "(function () { var box = document.querySelector('.pa-mscroll'), b = box.getBoundingClientRect();
+           var rows = Array.from(document.querySelectorAll('#pa-matrix .pa-row'));
+           var name = function (r) { return r.querySelector('.pa-name').firstElementChild.textContent; };
+           var shown = rows.filter(function (r) { return getComputedStyle(r).display !== 'none'; });
+           var method = shown.filter(function (r) { return r.getAttribute('data-l') === '4'; })[0];
+           var m = method.getBoundingClientRect();
+           return { packages: shown.filter(function (r) { return r.getAttribute('data-l') === '2'; }).map(name),
+                    all: rows.filter(function (r) { return r.getAttribute('data-l') === '2'; }).map(name),
+                    method: name(method), inBox: m.bottom <= b.top + box.clientHeight,
+                    harness: Array.from(document.querySelectorAll('#pa-matrix .pa-origin')).map(function (o) { return name(o.closest('.pa-row')); }) }; })()",
+    );
+    let list = |k: &str| -> Vec<String> {
+        seen[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    let packages = list("packages");
+    assert_eq!(
+        packages.first().map(String::as_str),
+        Some("markdown"),
+        "{seen}"
+    );
+    // The bench script's package and the standard library's (`html`,
+    // `re`: py-spy writes their paths relative too) are the harness's,
+    // after the library's, folded at first.
+    let all = list("all");
+    let pos = |n: &str| all.iter().position(|p| p == n);
+    for harness in ["(no package)", "html"] {
+        assert!(
+            pos(harness) > pos("markdown"),
+            "{harness} after markdown: {seen}"
+        );
+        assert!(
+            list("harness").iter().any(|h| h == harness),
+            "{harness} marked: {seen}"
+        );
+    }
+    assert!(
+        expected.contains(&list_one(&seen, "method")),
+        "the first method is the one that moved most ({expected:?}, {top} points): {seen}"
+    );
+    assert_eq!(
+        seen["inBox"],
+        Value::Bool(true),
+        "on the first screen: {seen}"
+    );
+    ctx.screenshot("20d-matrix-opens-on-the-program");
+}
+
+fn list_one(v: &Value, k: &str) -> String {
+    v[k].as_str().unwrap_or_default().to_string()
 }
 
 /// Folding a package hides exactly its descendants; unfolding shows them.
@@ -105,6 +241,9 @@ pub fn step_fold_unfold(ctx: &Ctx) {
     ctx.open(&ctx.site.join(MATRIX));
     glyphs_fill_the_width(ctx);
     headers_stay_in_view(ctx);
+    // The harness's packages start folded: open them, so every row above
+    // the threshold shows.
+    ctx.js("(function () { document.querySelectorAll('#pa-matrix .pa-fold[aria-expanded=\"false\"]').forEach(function (b) { b.click(); }); return true; })()");
     let before = shown_rows(ctx);
     // The first package row that has children.
     let info = ctx.js(
@@ -230,18 +369,31 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
         .expect("a shown modified method with added lines (is the site built with --repo?)");
     let (r, v) = key.split_once(':').unwrap();
     let (r, v): (u64, u64) = (r.parse().unwrap(), v.parse().unwrap());
-    let p = glyph_point(ctx, r, v);
-    ctx.tab.move_mouse_to_point(p).unwrap();
-    ctx.wait_js(
-        "!document.getElementById('pa-mtip').hidden",
-        "the glyph popup",
-    );
-    let text = ctx.js_str("document.getElementById('pa-mtip').innerText");
     let row_index = ctx
         .js(&format!("Array.prototype.indexOf.call(document.querySelectorAll('#pa-matrix .pa-row'), document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"]'))"))
         .as_u64()
         .unwrap() as usize;
     let row = &data["rows"][row_index];
+    let p = glyph_point(ctx, r, v);
+    ctx.tab.move_mouse_to_point(p).unwrap();
+    // Scrolling the glyph into view can leave the popup of the row the
+    // pointer was over first: the move is sent to the glyph itself too,
+    // and the popup waited for is the glyph's.
+    ctx.js(&format!(
+        "(function () {{ var s = document.querySelector('#pa-matrix .pa-row[data-r=\"{r}\"] svg.pa-gl');
+           s.dispatchEvent(new MouseEvent('mousemove', {{ bubbles: true, clientX: {x}, clientY: {y} }})); return true; }})()",
+        x = p.x,
+        y = p.y
+    ));
+    let path = row["p"].as_str().unwrap();
+    ctx.wait_js(
+        &format!(
+            "(function () {{ var t = document.getElementById('pa-mtip'); return !t.hidden && t.innerText.indexOf({}) >= 0; }})()",
+            serde_json::to_string(path).unwrap()
+        ),
+        "the glyph popup naming the component",
+    );
+    let text = ctx.js_str("document.getElementById('pa-mtip').innerText");
     let cell = &row["c"][v as usize];
     let modified = if cell.is_number() {
         0
@@ -251,7 +403,8 @@ pub fn step_popup_with_diff(ctx: &Ctx) {
     let version = data["versions"][v as usize]["label"].as_str().unwrap();
     assert!(
         text.contains(row["p"].as_str().unwrap()),
-        "popup names the component: {text}"
+        "popup names the component {}: {text}",
+        row["p"]
     );
     assert!(text.contains(&format!("version {version}")), "{text}");
     assert!(

@@ -79,10 +79,13 @@ impl EvolutionPlan {
     pub fn new(
         history: &History,
         config: &MatrixConfig,
-        hierarchy: Hierarchy,
+        mut hierarchy: Hierarchy,
         modifications: Modifications,
         urls: &dyn MatrixUrls,
     ) -> EvolutionPlan {
+        if let Some(held) = &modifications.in_repository {
+            hierarchy.place_by_repository(held);
+        }
         let facts: Vec<ProfileFacts> = instrument::timings::phase("facts", || {
             history
                 .profiles

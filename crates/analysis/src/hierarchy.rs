@@ -8,6 +8,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use crate::origin::{self, Origin, Place};
 use model::{component_path, FrameId, FrameTable, FunctionIds};
 
 /// Depth of a component in the hierarchy.
@@ -53,6 +54,9 @@ pub struct Comp {
     /// joined by `\u{1f}`.
     pub key: String,
     pub parent: Option<CompId>,
+    /// Whose code it is (a container: the program's when any of its
+    /// methods is).
+    pub origin: Origin,
 }
 
 /// Every component of a history, and the method of every frame.
@@ -80,6 +84,11 @@ pub struct Hierarchy {
     pub comps: Vec<Comp>,
     /// Frame id → its method's component.
     frame_method: Vec<CompId>,
+    /// Component → its place, for methods ([`crate::origin`]).
+    method_place: Vec<Option<Place>>,
+    /// Frame id → whether it says where its code is
+    /// ([`crate::code_owner::is_placed`]).
+    frame_placed: Vec<bool>,
 }
 
 impl Hierarchy {
@@ -94,10 +103,12 @@ impl Hierarchy {
     /// function as `ids` says (see [`model::identity`]). Component
     /// ids are assigned in key order, so they do not depend on load order.
     pub fn new(frames: &FrameTable, ids: &FunctionIds, project: &str) -> Hierarchy {
+        let mut places = Vec::with_capacity(frames.len());
         let paths: Vec<[String; 3]> = frames
             .iter()
             .map(|(id, f)| {
                 let function = ids.function(id, f);
+                places.push(origin::place(&function));
                 let c = component_path(&function);
                 let method = match function.file.is_none() && function.module.is_none() {
                     true => engine_method(c.method),
@@ -122,6 +133,7 @@ impl Hierarchy {
             name: project.to_string(),
             key: String::new(),
             parent: None,
+            origin: Origin::Program,
         }];
         // A parent's key sorts before its children's, so it has its id
         // when they come.
@@ -144,16 +156,52 @@ impl Hierarchy {
                 name: name.to_string(),
                 key,
                 parent: Some(parent),
+                origin: Origin::Engine,
             });
         }
-        let frame_method = paths
+        let frame_method: Vec<CompId> = paths
             .iter()
             .map(|[p, c, m]| ids[&(p.as_str(), c.as_str(), m.as_str(), Level::Method)])
             .collect();
+        let method_place = method_places(&comps, &frame_method, &places);
+        set_origins(&mut comps, &method_place);
         Hierarchy {
             comps,
             frame_method,
+            method_place,
+            frame_placed: frames
+                .iter()
+                .map(|(_, f)| crate::code_owner::is_placed(f))
+                .collect(),
         }
+    }
+
+    /// Tells the program's code by the repository: a method with a file
+    /// is the program's when `held` (the methods whose file the
+    /// repository holds) has it, and the harness's otherwise (a bench or
+    /// test file stays the harness's, code known by its module alone the
+    /// program's). When the
+    /// repository holds none of them (its paths did not map), the files'
+    /// places decide as before.
+    pub fn place_by_repository(&mut self, held: &std::collections::BTreeSet<CompId>) {
+        if held.is_empty() {
+            return;
+        }
+        let places: Vec<Option<Place>> = self
+            .method_place
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.map(|p| match p {
+                    Place::Program | Place::Absolute if held.contains(&CompId(i as u32)) => {
+                        Place::Program
+                    }
+                    Place::Program | Place::Absolute => Place::Harness,
+                    other => other,
+                })
+            })
+            .collect();
+        set_origins(&mut self.comps, &places);
     }
 
     pub fn len(&self) -> usize {
@@ -171,6 +219,15 @@ impl Hierarchy {
     /// The method component of a frame.
     pub fn method_of(&self, frame: FrameId) -> CompId {
         self.frame_method[frame.0 as usize]
+    }
+
+    /// Whether a frame says where its code is (a frame the hierarchy does
+    /// not know counts as placed: it stands for itself).
+    pub fn is_placed(&self, frame: FrameId) -> bool {
+        self.frame_placed
+            .get(frame.0 as usize)
+            .copied()
+            .unwrap_or(true)
     }
 
     /// The ancestor of `id` at `level` (itself when already there).
@@ -200,6 +257,37 @@ impl Hierarchy {
             self.comps[0].name.clone()
         } else {
             parts.join(" › ")
+        }
+    }
+}
+
+/// Each method's place: the best of its frames' (`None` for containers).
+fn method_places(comps: &[Comp], frame_method: &[CompId], places: &[Place]) -> Vec<Option<Place>> {
+    let mut method_place: Vec<Option<Place>> = vec![None; comps.len()];
+    for (m, p) in frame_method.iter().zip(places) {
+        let slot = &mut method_place[m.index()];
+        *slot = Some(slot.map_or(*p, |q| q.min(*p)));
+    }
+    method_place
+}
+
+/// Each method's origin from its place, each container's the best of its
+/// methods' (the project is the program's).
+fn set_origins(comps: &mut [Comp], method_place: &[Option<Place>]) {
+    let methods: Vec<usize> = (0..comps.len())
+        .filter(|&i| method_place[i].is_some())
+        .collect();
+    for c in comps.iter_mut().skip(1) {
+        c.origin = Origin::Engine;
+    }
+    let found: Vec<Place> = methods.iter().filter_map(|&i| method_place[i]).collect();
+    for (&i, o) in methods.iter().zip(origin::origins(&found)) {
+        comps[i].origin = o;
+        let mut at = comps[i].parent;
+        while let Some(p) = at.filter(|p| *p != CompId::PROJECT) {
+            let parent = &mut comps[p.index()];
+            parent.origin = parent.origin.min(o);
+            at = parent.parent;
         }
     }
 }

@@ -13,9 +13,15 @@
 //!   absent there.
 //! - A component is absent (no glyph) in a version where no repetition
 //!   records it.
-//! - Rows: components present in some version, as a tree sorted within each
-//!   level by their peak share of the version total (largest first, ties
-//!   by name); those whose peak share is below the threshold are hidden.
+//! - Rows: components present in some version, as a tree; within each
+//!   level the program's own components come first, then the harness's,
+//!   then the engine's ([`crate::origin`]), each group sorted by how far
+//!   its share of the version total moved from one measured version to
+//!   the next (a method's largest move, a container's methods', in whole
+//!   points: so the first screen shows what changed most), then by peak
+//!   share (largest first, ties by name); those whose peak share is below the threshold are hidden.
+//!   Engine frames count for the method that ran them
+//!   ([`crate::code_owner`]).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -53,6 +59,10 @@ pub struct Row {
     /// One per version.
     pub cells: Vec<Option<Cell>>,
     pub peak_share: f64,
+    /// The largest move of its share (0–1) between two consecutive
+    /// measured versions it ran in both; a container's, its methods'
+    /// largest.
+    pub moved: f64,
     pub visible: bool,
 }
 
@@ -157,15 +167,14 @@ pub fn build(
             }
         }
         let threshold = min_share_percent / 100.0;
-        add_rows(
-            &mut matrix,
+        let moved = largest_moves(hierarchy, &cells, &matrix.totals);
+        let tree = Tree {
             hierarchy,
-            &mut cells,
-            &children,
-            CompId::PROJECT,
-            None,
+            children: &children,
+            moved: &moved,
             threshold,
-        );
+        };
+        add_rows(&mut matrix, &tree, &mut cells, CompId::PROJECT, None);
     }
     count_visible(&mut matrix);
     matrix
@@ -294,21 +303,56 @@ fn fill_modified(
     }
 }
 
+/// What placing the rows needs besides the cells.
+struct Tree<'a> {
+    hierarchy: &'a Hierarchy,
+    children: &'a HashMap<CompId, Vec<CompId>>,
+    /// Per component, [`Row::moved`].
+    moved: &'a HashMap<CompId, f64>,
+    threshold: f64,
+}
+
+/// Per component, the largest move of its share between consecutive
+/// measured versions it ran in both; a container's is the largest of its
+/// methods'.
+fn largest_moves(
+    hierarchy: &Hierarchy,
+    cells: &HashMap<CompId, Vec<Option<Cell>>>,
+    totals: &[Option<f64>],
+) -> HashMap<CompId, f64> {
+    let measured: Vec<usize> = (0..totals.len()).filter(|&v| totals[v].is_some()).collect();
+    let mut moved: HashMap<CompId, f64> = HashMap::new();
+    // Methods only: a container's cell is its most expensive method's,
+    // and moves when another method becomes that, or when code moves to
+    // another file, though no code changed.
+    let methods = cells
+        .iter()
+        .filter(|(c, _)| hierarchy.get(**c).level == Level::Method);
+    for (comp, row) in methods {
+        let own = measured
+            .windows(2)
+            .filter_map(|w| Some((row[w[1]].as_ref()?.share - row[w[0]].as_ref()?.share).abs()))
+            .fold(0.0, f64::max);
+        let mut at = Some(*comp);
+        while let Some(c) = at {
+            let slot = moved.entry(c).or_insert(0.0);
+            *slot = slot.max(own);
+            at = hierarchy.get(c).parent;
+        }
+    }
+    moved
+}
+
 fn add_rows(
     matrix: &mut Matrix,
-    hierarchy: &Hierarchy,
+    tree: &Tree,
     cells: &mut HashMap<CompId, Vec<Option<Cell>>>,
-    children: &HashMap<CompId, Vec<CompId>>,
     comp: CompId,
     parent: Option<usize>,
-    threshold: f64,
 ) {
+    let hierarchy = tree.hierarchy;
     let row_cells = cells.remove(&comp).unwrap_or_default();
-    let peak_share = row_cells
-        .iter()
-        .flatten()
-        .map(|c| c.share)
-        .fold(0.0, f64::max);
+    let peak_share = peak(&row_cells);
     let index = matrix.rows.len();
     matrix.rows.push(Row {
         comp,
@@ -317,40 +361,41 @@ fn add_rows(
         children: Vec::new(),
         cells: row_cells,
         peak_share,
-        visible: comp == CompId::PROJECT || peak_share >= threshold,
+        moved: tree.moved.get(&comp).copied().unwrap_or(0.0),
+        visible: comp == CompId::PROJECT || peak_share >= tree.threshold,
     });
     if let Some(p) = parent {
         matrix.rows[p].children.push(index);
     }
-    let Some(kids) = children.get(&comp) else {
+    let Some(kids) = tree.children.get(&comp) else {
         return;
     };
-    let mut kids: Vec<(CompId, f64)> = kids
+    // (component, origin, largest move, peak share)
+    let mut kids: Vec<(CompId, crate::origin::Origin, f64, f64)> = kids
         .iter()
         .map(|k| {
-            let peak = cells
-                .get(k)
-                .map(|c| c.iter().flatten().map(|c| c.share).fold(0.0, f64::max))
-                .unwrap_or(0.0);
-            (*k, peak)
+            let peak = cells.get(k).map(|c| peak(c)).unwrap_or(0.0);
+            // In whole points of the total: moves that round alike are
+            // ordered by peak share.
+            let moved = (tree.moved.get(k).copied().unwrap_or(0.0) * 100.0).round();
+            (*k, hierarchy.get(*k).origin, moved, peak)
         })
         .collect();
     kids.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
+        a.1.cmp(&b.1)
+            .then(b.2.total_cmp(&a.2))
+            .then(b.3.total_cmp(&a.3))
             .then_with(|| hierarchy.get(a.0).name.cmp(&hierarchy.get(b.0).name))
             .then_with(|| a.0.cmp(&b.0))
     });
-    for (k, _) in kids {
-        add_rows(
-            matrix,
-            hierarchy,
-            cells,
-            children,
-            k,
-            Some(index),
-            threshold,
-        );
+    for (k, ..) in kids {
+        add_rows(matrix, tree, cells, k, Some(index));
     }
+}
+
+/// The largest share of any version.
+fn peak(cells: &[Option<Cell>]) -> f64 {
+    cells.iter().flatten().map(|c| c.share).fold(0.0, f64::max)
 }
 
 /// The top box's size: 0 (no change), 1 (< small), 2 (< large), 3.

@@ -54,6 +54,10 @@ pub struct VersionChanges {
 #[derive(Debug, Clone, Default)]
 pub struct Modifications {
     pub versions: Vec<VersionChanges>,
+    /// With a repository: the methods whose file it holds in some version
+    /// (the program's own code, see [`crate::origin`]); `None` without
+    /// one.
+    pub in_repository: Option<BTreeSet<CompId>>,
 }
 
 impl Modifications {
@@ -70,6 +74,7 @@ impl Modifications {
                     ..VersionChanges::default()
                 })
                 .collect(),
+            in_repository: None,
         }
     }
 
@@ -186,6 +191,10 @@ pub fn from_git(
         .map(|r| (r.from.clone(), r.to.clone()))
         .collect();
     let mut out = Modifications::unknown(n, "");
+    // Files the repository does not hold under a top directory it has
+    // (in some version), and those directories.
+    let mut under_dirs: Vec<(CompId, String)> = Vec::new();
+    let mut top_dirs: BTreeSet<String> = BTreeSet::new();
     let mut previous_sites: BTreeMap<CompId, super::method_lines::MethodSite> = BTreeMap::new();
     for v in 0..n {
         // This version's sites become the next version's "before", once.
@@ -207,6 +216,23 @@ pub fn from_git(
             }
             Ok(Some(r)) => r,
         };
+        let paths = repo.paths(new).unwrap_or_default();
+        let new_paths: BTreeSet<String> = paths.iter().cloned().collect();
+        let map = PathMap::new(rules.clone(), paths);
+        let held = out.in_repository.get_or_insert_with(BTreeSet::new);
+        for (m, site) in sites {
+            if map.map(&site.file).is_some() {
+                held.insert(*m);
+            } else if let Some(dir) = relative_top_dir(&site.file) {
+                under_dirs.push((*m, dir.to_string()));
+            }
+        }
+        top_dirs.extend(
+            new_paths
+                .iter()
+                .filter_map(|p| p.split_once('/').map(|d| d.0.to_string())),
+        );
+        let here = &mut out.versions[v];
         if v == 0 {
             here.note = format!(
                 "first version ({}): nothing to compare with",
@@ -236,9 +262,6 @@ pub fn from_git(
                 continue;
             }
         };
-        let paths = repo.paths(new).unwrap_or_default();
-        let new_paths: BTreeSet<String> = paths.iter().cloned().collect();
-        let map = PathMap::new(rules.clone(), paths);
         let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
         let mut unmapped: BTreeSet<String> = BTreeSet::new();
         let mut old_map: Option<PathMap> = None;
@@ -324,7 +347,31 @@ pub fn from_git(
         here.files = files;
         here.unmapped = unmapped.into_iter().collect();
     }
+    // A relative file under one of the repository's top directories is
+    // its code too, though not at that path in any version: TypeScript
+    // sources a bundle's source map names (`src/Lexer.ts`) where the
+    // repository holds only the bundle.
+    if let Some(held) = out.in_repository.as_mut() {
+        held.extend(
+            under_dirs
+                .into_iter()
+                .filter(|(_, d)| top_dirs.contains(d))
+                .map(|(m, _)| m),
+        );
+    }
     out
+}
+
+/// The first directory of a relative path (`src` of `src/Lexer.ts`);
+/// `None` for an absolute path, a URL or a runtime's own file.
+fn relative_top_dir(file: &str) -> Option<&str> {
+    if file.starts_with(['/', '\\', '<']) || file.contains(':') {
+        return None;
+    }
+    let file = file.trim_start_matches("./");
+    file.split_once('/')
+        .map(|(d, _)| d)
+        .filter(|d| !d.is_empty() && *d != "..")
 }
 
 /// How the method at `site` (repository path) changed in `files` (the

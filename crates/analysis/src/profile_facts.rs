@@ -56,11 +56,7 @@ fn facts_walked_from(
         || -> Vec<Vec<f64>> { (0..metrics).map(|m| tree.inclusive(m)).collect() },
         || {
             rayon::join(
-                || -> Vec<Option<CompId>> {
-                    tree.node_ids()
-                        .map(|n| tree.frame(n).map(|f| hierarchy.method_of(f)))
-                        .collect()
-                },
+                || node_methods(tree, hierarchy),
                 || root_groups(tree, parallel_nodes),
             )
         },
@@ -82,6 +78,17 @@ fn facts_walked_from(
         edges,
         timeline,
     }
+}
+
+/// The method every node counts for: its frame's, or for an engine frame
+/// (a regular expression, a builtin) the method whose code ran it
+/// ([`crate::code_owner`]), which is then already on the path and so adds
+/// nothing twice.
+fn node_methods(tree: &CallTree, hierarchy: &Hierarchy) -> Vec<Option<CompId>> {
+    crate::code_owner::owners(tree, |f| hierarchy.is_placed(f))
+        .into_iter()
+        .map(|owner| owner.map(|f| hierarchy.method_of(f)))
+        .collect()
 }
 
 /// Trees with at least this many nodes are walked in two halves at once.

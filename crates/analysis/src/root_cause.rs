@@ -15,6 +15,7 @@
 
 use serde::Serialize;
 
+use super::code_owner;
 use super::regression::{Direction, Settings};
 use super::shapes::{self, ShapeFrames};
 use super::stats::{self, Summary};
@@ -186,30 +187,18 @@ impl Side {
         out
     }
 
-    /// Per repetition: each function's own value over the whole tree.
-    /// A frame with neither file nor module (V8's `RegExp: …` and builtin
-    /// nodes) counts for the nearest caller that has one: the function
-    /// whose code ran it.
+    /// Per repetition: each function's own value over the whole tree,
+    /// engine frames counted for the function that ran them
+    /// ([`crate::code_owner`]).
     fn function_totals(&self, frames: &ShapeFrames) -> Vec<rustc_hash::FxHashMap<FrameId, f64>> {
-        let placed = |f: FrameId| {
-            let frame = frames.table.get(f);
-            frame.file.is_some() || frame.module.is_some()
-        };
+        let placed = |f: FrameId| code_owner::is_placed(frames.table.get(f));
         self.trees
             .iter()
             .map(|t| {
                 let mut totals = rustc_hash::FxHashMap::default();
-                let mut owner: Vec<Option<FrameId>> = vec![None; t.len()];
+                let owners = code_owner::owners(t, placed);
                 for n in t.node_ids().skip(1) {
-                    let Some(f) = t.frame(n) else { continue };
-                    let inherited = t.parent(n).and_then(|p| owner[p.index()]);
-                    let own = if placed(f) {
-                        Some(f)
-                    } else {
-                        inherited.or(Some(f))
-                    };
-                    owner[n.index()] = if placed(f) { Some(f) } else { inherited };
-                    if let Some(o) = own {
+                    if let Some(o) = code_owner::owner_of(&owners, n) {
                         *totals.entry(o).or_default() += t.self_value(n, 0);
                     }
                 }

@@ -170,6 +170,8 @@ struct Block {
     /// A link to the block from the page (the list of methods uses it).
     href: String,
     name: String,
+    /// Why a numbered name (`lex#2`) has its number, for its tooltip.
+    why: Option<String>,
     level: &'static str,
     path_name: String,
     header_svg: String,
@@ -414,6 +416,7 @@ fn block(
             .map(|(v, _)| cx.history.versions[v].label.clone())
             .collect(),
         path_name,
+        why: crate::display_names::numbered_reason(&cx.plan.hierarchy.get(comp).name),
         absent: sections
             .iter()
             .filter(|s| !s.present)

@@ -14,6 +14,7 @@ pub mod compare_page;
 pub mod component_page;
 pub mod coord_writer;
 pub mod diff_page;
+pub mod display_names;
 pub mod field_page;
 pub mod flame_diff_page;
 pub mod flame_plan;

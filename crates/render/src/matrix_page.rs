@@ -40,6 +40,8 @@ struct RowView {
     href: Option<String>,
     has_children: bool,
     expanded: bool,
+    /// "harness" or "engine" for a package that is not the program's.
+    origin: Option<&'static str>,
     deep: bool,
     minor: bool,
     share: String,
@@ -422,7 +424,11 @@ fn row_view(
         )
     };
     let titles: Option<matrix_svg::CellTitle> = if with_titles { Some(&title) } else { None };
-    let path_name = plan.hierarchy.path_name(row.comp);
+    let mut path_name = plan.hierarchy.path_name(row.comp);
+    let origin = match row.level {
+        Level::Package => comp.origin.label(),
+        _ => None,
+    };
     RowView {
         index: i,
         level,
@@ -430,12 +436,23 @@ fn row_view(
         name: comp.name.clone(),
         href: sp.pages.get(&row.comp).map(|p| format!("{root}{p}")),
         has_children: !row.children.is_empty(),
-        expanded: level < config.depth,
+        // The harness's and the engine's packages start folded: the
+        // matrix opens on the program's code (without JavaScript every
+        // row shows, after the program's).
+        expanded: level < config.depth && (row.level != Level::Package || origin.is_none()),
+        origin,
         deep: level > config.depth,
         minor: !row.visible,
         share: percent(row.peak_share, 1.0),
         glyphs: matrix_svg::row_svg(&row.cells, scale, titles, &path_name),
-        path_name,
+        path_name: match crate::display_names::numbered_reason(&comp.name) {
+            Some(why) => {
+                path_name.push_str(" — ");
+                path_name.push_str(&why);
+                path_name
+            }
+            None => path_name,
+        },
     }
 }
 

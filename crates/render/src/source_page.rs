@@ -38,7 +38,10 @@ struct SourceView {
     #[serde(flatten)]
     common: Common,
     path: String,
+    /// The paths profiles name the file by, as pages show them
+    /// ([`crate::display_names`]); as written, for the tooltip.
     profile_path: String,
+    profile_path_title: String,
     version: String,
     revision: Option<String>,
     editor: Option<String>,
@@ -85,7 +88,8 @@ pub fn render(
     let view = SourceView {
         common: Common::new(renderer, history, &path),
         path: file.shown_path.clone(),
-        profile_path: file.profile_paths.join(", "),
+        profile_path: shown_paths(&file.profile_paths),
+        profile_path_title: file.profile_paths.join(", "),
         version: version.label.clone(),
         revision: version.revision.clone(),
         editor: editor_link(links.editor, editor_path, 1),
@@ -136,6 +140,18 @@ fn other_versions(
 }
 
 /// Line costs of a file known by several profile paths, added up.
+/// `paths` as pages show them, each once.
+fn shown_paths(paths: &[String]) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    for p in paths {
+        let s = crate::display_names::shown_file(p).into_owned();
+        if !shown.contains(&s) {
+            shown.push(s);
+        }
+    }
+    shown.join(", ")
+}
+
 fn merged_costs(costs: &VersionCosts, profile_paths: &[String]) -> BTreeMap<u32, Vec<Cost>> {
     let mut out: BTreeMap<u32, Vec<Cost>> = BTreeMap::new();
     for lines in profile_paths.iter().filter_map(|p| costs.files.get(p)) {

@@ -88,7 +88,11 @@ pub struct Row {
     pub parent: i64,
     pub depth: u32,
     pub name: String,
+    /// The location as pages show it ([`crate::display_names`]).
     pub location: String,
+    /// The location as the profile wrote it, for the tooltip, when that
+    /// differs.
+    pub location_title: Option<String>,
     /// Source page of the location, relative to the page.
     pub href: Option<String>,
     pub merged: bool,
@@ -139,6 +143,10 @@ pub fn build(
         .enumerate()
         .map(|(i, &at)| {
             let r = &graph.rects[at];
+            let location = r
+                .frame
+                .and_then(|f| frames.get(f).location())
+                .unwrap_or_default();
             let cells = columns
                 .iter()
                 .enumerate()
@@ -158,10 +166,9 @@ pub fn build(
                 parent: r.parent.map_or(-1, |p| row_of[p] as i64),
                 depth: r.depth,
                 name: flame_svg::frame_label(frames, r),
-                location: r
-                    .frame
-                    .and_then(|f| frames.get(f).location())
-                    .unwrap_or_default(),
+                location: crate::display_names::shown_file(&location).into_owned(),
+                location_title: Some(location.clone())
+                    .filter(|l| *l != crate::display_names::shown_file(l)),
                 href: match (code, r.frame) {
                     (Some(code), Some(f)) => Some(code.of(frames, f).0).filter(|h| !h.is_empty()),
                     _ => None,

@@ -505,6 +505,7 @@ mod tests {
             depth: id as u32,
             name: format!("f{id}"),
             location: String::new(),
+            location_title: None,
             href: None,
             merged: merged_row,
             cells,

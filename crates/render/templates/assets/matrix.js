@@ -160,6 +160,19 @@
   fitColumns();
   window.addEventListener('resize', fitColumns);
 
+  // The matrix's box and what follows it on the page (the footer) fit in
+  // the window together: however far the page scrolls, the box's top,
+  // and with it the sticky version header, stays in view.
+  function fitHeight() {
+    var box = rowsEl.closest('.pa-mscroll');
+    if (!box) return;
+    var doc = document.documentElement;
+    var below = doc.scrollHeight - (box.getBoundingClientRect().bottom + window.scrollY);
+    box.style.maxHeight = Math.max(240, Math.floor(window.innerHeight - below - 2)) + 'px';
+  }
+  fitHeight();
+  window.addEventListener('resize', fitHeight);
+
   // Fold state lives on each row's button (aria-expanded). A row is shown
   // when no ancestor is folded; rows are in pre-order with their level.
   function applyFolds() {
