@@ -207,7 +207,10 @@ impl CallTree {
         if let Some(&c) = self.nodes[parent.index()].children.as_slice().first() {
             return c;
         }
-        if self.limits.is_some_and(|(max_nodes, _)| self.nodes.len() >= max_nodes) {
+        if self
+            .limits
+            .is_some_and(|(max_nodes, _)| self.nodes.len() >= max_nodes)
+        {
             self.limit_hit.get_or_insert(LimitHit::Contexts);
             return parent;
         }
@@ -526,7 +529,11 @@ mod tests {
         let f = |i| FrameId(i);
         let mut deep = CallTree::with_limits(1, 100, 3);
         let leaf = deep.add_stack([f(0), f(1), f(2), f(3), f(4)], &[5.0]);
-        assert_eq!(deep.depth(leaf), 4, "one node below the limit holds the rest");
+        assert_eq!(
+            deep.depth(leaf),
+            4,
+            "one node below the limit holds the rest"
+        );
         assert_eq!(deep.cut_nodes(), &[leaf]);
         assert_eq!(deep.over_limit(), None, "a cut stack is kept, not refused");
         // Another stack cut below the same frame lands in the same node;
