@@ -258,6 +258,8 @@ fn claim_output(
     if let Some(zip) = &options.zip {
         removed.extend(site::zip::remove_stale(zip));
     }
+    // A build killed between putting its site in place and its zip.
+    removed.extend(site::zip::remove_pending(&options.output));
     for path in removed {
         progress(&format!(
             "removed {}, left by a build that was interrupted",
@@ -429,6 +431,7 @@ fn write_site(
         if let Err(e) = zip.commit() {
             warnings.push(format!("the new site is in place, but its zip is not: {e}"));
         }
+        site::zip::forget_pending(&options.output);
     }
     Ok(warnings)
 }

@@ -293,10 +293,11 @@ fn cases() -> Vec<Case> {
             bytes: distinct_frames(10_001, 100),
             says: &["more than 1,000,000 distinct frames, the limit for one file"],
         },
+        // Deeper than the depth limit: cut there, with a warning.
         Case {
             file: "too-deep.folded",
             bytes: format!("{} 1\n", vec!["r"; 1_000_001].join(";")).into_bytes(),
-            says: &["more than 1,000,000 frames in one stack"],
+            says: &["stacks deeper than 100,000 frames, the limit, were cut there"],
         },
     ]
 }

@@ -83,6 +83,11 @@ pub struct BuildArgs {
     /// history from an untrusted upload, which must not read the system.
     #[arg(long)]
     pub no_follow_links: bool,
+    /// Largest size, in MiB, a gzip input may expand to (default 512):
+    /// data expanding past it is refused before any of it is kept (a
+    /// gzip bomb costs no memory).
+    #[arg(long, value_name = "MIB")]
+    pub gzip_limit: Option<u64>,
 }
 
 pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
@@ -105,7 +110,11 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
         svg_files,
         repetition_pages,
         no_follow_links,
+        gzip_limit,
     } = args;
+    if let Some(mib) = gzip_limit {
+        perfatlas::input::text::set_gzip_limit(mib.saturating_mul(1 << 20));
+    }
     if let Some(j) = jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))

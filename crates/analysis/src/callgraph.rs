@@ -34,16 +34,52 @@ pub struct Neighbour {
     pub state: EdgeState,
 }
 
-/// Edges of one level in one version of a scope.
-pub type Edges = HashMap<Edge, f64>;
+/// Edges of one level in one version of a scope, each with its value, kept
+/// sorted from both ends so that a component's callers and callees are
+/// found by binary search: a component page must not scan every edge (a
+/// stack of a million distinct functions has a million edges, and as many
+/// sections).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Edges {
+    /// (caller, callee, value), by caller then callee.
+    from: Vec<(CompId, CompId, f64)>,
+    /// (callee, caller, value), by callee then caller.
+    to: Vec<(CompId, CompId, f64)>,
+}
+
+impl Edges {
+    fn of(map: HashMap<Edge, f64>) -> Edges {
+        let mut from: Vec<(CompId, CompId, f64)> =
+            map.into_iter().map(|((a, b), v)| (a, b, v)).collect();
+        let mut to: Vec<(CompId, CompId, f64)> = from.iter().map(|&(a, b, v)| (b, a, v)).collect();
+        from.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        to.sort_unstable_by_key(|&(b, a, _)| (b, a));
+        Edges { from, to }
+    }
+
+    /// The components that call `comp` (`incoming`) or that it calls, with
+    /// the value through each call.
+    fn around(&self, comp: CompId, incoming: bool) -> impl Iterator<Item = (CompId, f64)> + '_ {
+        let sorted = if incoming { &self.to } else { &self.from };
+        let start = sorted.partition_point(|e| e.0 < comp);
+        let end = start + sorted[start..].partition_point(|e| e.0 == comp);
+        sorted[start..end].iter().map(|&(_, other, v)| (other, v))
+    }
+}
+
+impl<const N: usize> From<[(Edge, f64); N]> for Edges {
+    fn from(edges: [(Edge, f64); N]) -> Edges {
+        Edges::of(edges.into_iter().collect())
+    }
+}
 
 /// The edges at `level` in version `v`: mean over each benchmark's
 /// repetitions, summed over benchmarks.
 pub fn version_edges(scope: &Scope, facts: &[ProfileFacts], v: usize, level: Level) -> Edges {
     let Some(l) = EDGE_LEVELS.iter().position(|x| *x == level) else {
-        return Edges::new();
+        return Edges::default();
     };
-    let mut out = Edges::new();
+    let mut out: HashMap<Edge, f64> = HashMap::new();
     for reps in &scope.versions[v] {
         let n = reps.entries.len() as f64;
         for &(entry, metric) in &reps.entries {
@@ -52,7 +88,7 @@ pub fn version_edges(scope: &Scope, facts: &[ProfileFacts], v: usize, level: Lev
             }
         }
     }
-    out
+    Edges::of(out)
 }
 
 /// Callers and callees of `comp`, largest first; with `before`, each edge
@@ -63,23 +99,12 @@ pub fn neighbours(
     comp: CompId,
 ) -> (Vec<Neighbour>, Vec<Neighbour>) {
     let side = |incoming: bool| -> Vec<Neighbour> {
-        let other = |e: &Edge| -> Option<CompId> {
-            match incoming {
-                true if e.1 == comp => Some(e.0),
-                false if e.0 == comp => Some(e.1),
-                _ => None,
-            }
-        };
         let mut map: HashMap<CompId, (f64, f64)> = HashMap::new();
-        for (e, v) in now {
-            if let Some(o) = other(e) {
-                map.entry(o).or_default().0 += v;
-            }
+        for (o, v) in now.around(comp, incoming) {
+            map.entry(o).or_default().0 += v;
         }
-        for (e, v) in before.into_iter().flatten() {
-            if let Some(o) = other(e) {
-                map.entry(o).or_default().1 += v;
-            }
+        for (o, v) in before.into_iter().flat_map(|b| b.around(comp, incoming)) {
+            map.entry(o).or_default().1 += v;
         }
         let mut list: Vec<Neighbour> = map
             .into_iter()

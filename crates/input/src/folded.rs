@@ -69,7 +69,7 @@ use rustc_hash::FxHashMap;
 
 use super::{text, Format, Input, Parsed};
 use model::error::ParseError;
-use model::limits::LimitHit;
+use model::limits::{LimitHit, MAX_DEPTH};
 use model::{
     Allocations, ClassSource, CountKind, Frame, FrameId, FrameTable, Metric, NodeId, Profile, Unit,
 };
@@ -600,6 +600,11 @@ impl<'a> ChunkStacks<'a> {
         };
         let mut at = from;
         for part in stack[from..].split(';') {
+            if self.previous_ends.len() > MAX_DEPTH as usize {
+                // Cut by the tree at the depth limit: the frames past it
+                // are not named (see `model::limits::MAX_DEPTH`).
+                break;
+            }
             let end = at + part.len();
             at = end + 1;
             if part.is_empty() {

@@ -207,7 +207,54 @@ fn check_limits(parsed: &mut Parsed) -> Result<(), ParseError> {
     }
     parsed.frames.unbound();
     parsed.profile.tree.unbound();
+    mark_cut_stacks(parsed);
     Ok(())
+}
+
+/// Names the nodes that hold stacks cut at the depth limit
+/// ([`model::limits::MAX_DEPTH`]), keeps only the frames the tree still
+/// uses, and says what was cut.
+fn mark_cut_stacks(parsed: &mut Parsed) {
+    let places = parsed.profile.tree.cut_nodes().len();
+    if places == 0 {
+        return;
+    }
+    let name = model::limits::cut_frame_name();
+    let cut = parsed.frames.intern(model::Frame::named(name.clone()));
+    parsed.profile.tree.name_cuts(cut);
+    drop_unused_frames(parsed);
+    let limit = model::limits::thousands(u64::from(model::limits::MAX_DEPTH));
+    let at = match places {
+        1 => "at one place".to_string(),
+        n => format!("at {} places", model::limits::thousands(n as u64)),
+    };
+    parsed.warnings.push(ParseError::whole(format!(
+        "stacks deeper than {limit} frames, the limit, were cut there ({at}): their samples are counted in the frame `{name}`, the functions below it are not shown"
+    )));
+}
+
+/// Drops the frames no node of the tree names (the frames of a stack's
+/// cut part, which would otherwise each cost a matrix row and page
+/// sections).
+fn drop_unused_frames(parsed: &mut Parsed) {
+    let tree = &parsed.profile.tree;
+    let mut used = vec![false; parsed.frames.len()];
+    for node in tree.node_ids() {
+        if let Some(slot) = tree.frame(node).and_then(|f| used.get_mut(f.0 as usize)) {
+            *slot = true;
+        }
+    }
+    let mut kept = FrameTable::default();
+    let map: Vec<model::FrameId> = parsed
+        .frames
+        .iter()
+        .map(|(id, frame)| match used[id.0 as usize] {
+            true => kept.intern(frame.clone()),
+            false => model::FrameId(0),
+        })
+        .collect();
+    parsed.profile.tree.remap_frames(&map);
+    parsed.frames = kept;
 }
 
 /// The first `n` bytes of `bytes`, for sniffing.

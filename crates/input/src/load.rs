@@ -2,9 +2,11 @@
 //! order, every file parsed in parallel, frames interned into one table, and
 //! every problem recorded as a [`Skipped`] entry instead of stopping.
 
+mod budget;
 mod deferred;
 mod gathered;
 
+pub(crate) use budget::{map_within_budget, read_cost};
 pub use deferred::Deferred;
 
 use std::path::Path;
@@ -83,17 +85,23 @@ pub fn load_history_cached(
         .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
     instrument::progress::stage("reading inputs", jobs.len());
+    let digested = |v: usize, f: &InputFile| f.digested.is_some() && versions[v].1.digest.is_some();
     let results: Vec<Result<(Loaded, Option<String>), ParseError>> = phase("load: files", || {
-        jobs.par_iter()
-            .map(|(v, f, inside)| {
+        budget::map_within_budget(
+            &jobs,
+            |(v, f, _)| match digested(*v, f) {
+                true => 0, // in memory already
+                false => budget::read_cost(&f.path),
+            },
+            |(v, f, inside)| {
                 let read = match (f.digested, &versions[*v].1.digest) {
                     (Some(k), Some(digest)) => digest.files[k].loaded().map(|l| (l, None)),
                     _ => read_input(&f.path, inside, cache),
                 };
                 instrument::progress::advance(1);
                 read
-            })
-            .collect()
+            },
+        )
     });
 
     let mut history = History {

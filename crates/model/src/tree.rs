@@ -79,6 +79,9 @@ pub struct CallTree {
     /// [`super::limits`].
     limits: Option<(usize, u32)>,
     limit_hit: Option<LimitHit>,
+    /// The nodes that stand for stacks cut at the depth limit (see
+    /// [`CallTree::child`]), in creation order.
+    cut: Vec<NodeId>,
 }
 
 impl CallTree {
@@ -96,13 +99,15 @@ impl CallTree {
             index_stale: false,
             limits: None,
             limit_hit: None,
+            cut: Vec::new(),
         }
     }
 
     /// An empty tree for one input file, bounded by [`MAX_CONTEXTS`] nodes
-    /// and [`MAX_DEPTH`]: past either, [`child`](Self::child) stops growing
-    /// the tree (it returns the parent) and [`over_limit`](Self::over_limit)
-    /// says which limit was met.
+    /// and [`MAX_DEPTH`]. Past the nodes, [`child`](Self::child) stops
+    /// growing the tree (it returns the parent) and
+    /// [`over_limit`](Self::over_limit) says so; past the depth, stacks are
+    /// cut (see [`child`](Self::child) and [`cut_nodes`](Self::cut_nodes)).
     pub fn bounded(metric_count: usize) -> CallTree {
         CallTree::with_limits(metric_count, MAX_CONTEXTS, MAX_DEPTH)
     }
@@ -122,6 +127,23 @@ impl CallTree {
     /// Lifts the limits (once the file that built the tree has been checked).
     pub fn unbound(&mut self) {
         self.limits = None;
+    }
+
+    /// The nodes standing for stacks cut at [`MAX_DEPTH`], each one level
+    /// below the deepest frame kept and holding what ran deeper. Until
+    /// [`name_cuts`](Self::name_cuts) they carry their parent's frame.
+    pub fn cut_nodes(&self) -> &[NodeId] {
+        &self.cut
+    }
+
+    /// Gives every cut node (see [`cut_nodes`](Self::cut_nodes)) the frame
+    /// `frame`, which says the stack was cut there.
+    pub fn name_cuts(&mut self, frame: FrameId) {
+        for node in std::mem::take(&mut self.cut) {
+            self.nodes[node.index()].frame = Some(frame);
+        }
+        self.child_index = FxHashMap::default();
+        self.index_stale = true;
     }
 
     pub fn metric_count(&self) -> usize {
@@ -159,16 +181,45 @@ impl CallTree {
         }
         let depth = self.nodes[parent.index()].depth + 1;
         if let Some((max_nodes, max_depth)) = self.limits {
-            if self.nodes.len() >= max_nodes || depth > max_depth {
-                let hit = if depth > max_depth {
-                    LimitHit::Depth
-                } else {
-                    LimitHit::Contexts
-                };
-                self.limit_hit.get_or_insert(hit);
+            if depth > max_depth {
+                return self.cut_below(parent, max_depth);
+            }
+            if self.nodes.len() >= max_nodes {
+                self.limit_hit.get_or_insert(LimitHit::Contexts);
                 return parent;
             }
         }
+        self.add_child(parent, frame, depth)
+    }
+
+    /// Past the depth limit: the one node below `parent` (at the deepest
+    /// level kept) that stands for every frame deeper, made on first use
+    /// with `parent`'s frame until [`name_cuts`](Self::name_cuts) names
+    /// it. Samples of deeper stacks count there, so totals stay whole.
+    fn cut_below(&mut self, parent: NodeId, max_depth: u32) -> NodeId {
+        if self.nodes[parent.index()].depth > max_depth {
+            return parent; // already the cut node
+        }
+        let Some(frame) = self.nodes[parent.index()].frame else {
+            return parent; // the root: a depth limit of 0
+        };
+        // A node at the deepest level kept has no child but its cut node.
+        if let Some(&c) = self.nodes[parent.index()].children.as_slice().first() {
+            return c;
+        }
+        if self
+            .limits
+            .is_some_and(|(max_nodes, _)| self.nodes.len() >= max_nodes)
+        {
+            self.limit_hit.get_or_insert(LimitHit::Contexts);
+            return parent;
+        }
+        let id = self.add_child(parent, frame, max_depth + 1);
+        self.cut.push(id);
+        id
+    }
+
+    fn add_child(&mut self, parent: NodeId, frame: FrameId, depth: u32) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
             frame: Some(frame),
@@ -320,6 +371,7 @@ impl CallTree {
             index_stale: true,
             limits: None,
             limit_hit: None,
+            cut: Vec::new(),
         }
     }
 
@@ -336,6 +388,7 @@ impl CallTree {
             index_stale: true,
             limits: None,
             limit_hit: None,
+            cut: Vec::new(),
         }
     }
 
@@ -472,12 +525,27 @@ mod tests {
     }
 
     #[test]
-    fn a_bounded_tree_stops_growing_and_says_which_limit() {
+    fn a_bounded_tree_cuts_deep_stacks_and_stops_at_its_size() {
         let f = |i| FrameId(i);
         let mut deep = CallTree::with_limits(1, 100, 3);
-        let leaf = deep.path([f(0), f(1), f(2), f(3), f(4)]);
-        assert_eq!(deep.depth(leaf), 3, "the stack stops at the depth limit");
-        assert_eq!(deep.over_limit(), Some(LimitHit::Depth));
+        let leaf = deep.add_stack([f(0), f(1), f(2), f(3), f(4)], &[5.0]);
+        assert_eq!(
+            deep.depth(leaf),
+            4,
+            "one node below the limit holds the rest"
+        );
+        assert_eq!(deep.cut_nodes(), &[leaf]);
+        assert_eq!(deep.over_limit(), None, "a cut stack is kept, not refused");
+        // Another stack cut below the same frame lands in the same node;
+        // one that ends at the limit does not.
+        assert_eq!(deep.add_stack([f(0), f(1), f(2), f(9), f(9)], &[2.0]), leaf);
+        let at_limit = deep.add_stack([f(0), f(1), f(2)], &[1.0]);
+        assert_eq!(deep.depth(at_limit), 3);
+        assert_eq!((deep.total(0), deep.self_value(leaf, 0)), (8.0, 7.0));
+        deep.name_cuts(f(77));
+        assert_eq!(deep.frame(leaf), Some(f(77)));
+        assert!(deep.cut_nodes().is_empty());
+        assert_eq!(deep.path([f(0), f(1), f(2), f(3)]), leaf, "found again");
 
         let mut wide = CallTree::with_limits(1, 4, 100);
         for i in 0..10 {

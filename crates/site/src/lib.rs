@@ -166,6 +166,9 @@ pub fn remove_stale_marked(output: &Path, marker: Marker) -> Result<Stale, Build
         if !is_dir || !(marked || empty) || pid == std::process::id() || process_runs(pid) {
             continue;
         }
+        // The zip it was writing beside it, which a build without that
+        // `--zip` would not look for.
+        stale.removed.extend(zip::remove_pending(&path));
         match remove_marked_dir(&path, marker) {
             Ok(()) => stale.removed.push(path),
             Err(e) => stale.warnings.push(guard::leftover_warning(&path, &e)),

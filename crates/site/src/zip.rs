@@ -4,7 +4,11 @@
 //! The zip is written to a temporary file beside its target
 //! (`.NAME.perfatlas-tmp-PID`) and renamed into place only when complete; a
 //! failed write removes it, and one left by a killed build is removed by
-//! the next build that writes the same zip ([`remove_stale`]).
+//! the next build that writes the same zip ([`remove_stale`]), or by the
+//! next build of the same site, with or without `--zip`: while the zip is
+//! written, the site being written names it in a file ([`PENDING`]), which
+//! that build finds with the killed build's staging directory
+//! ([`remove_pending`]).
 
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -80,6 +84,56 @@ impl Drop for PendingZip {
     }
 }
 
+/// The file in a site being written that names the temporary zip written
+/// beside it, removed once the zip is in place.
+pub const PENDING: &str = ".perfatlas-zip-pending";
+
+/// Records in the site being written at `site` that the zip's temporary
+/// file is `tmp` (an absolute path where it can be made one).
+fn note_pending(site: &Path, tmp: &Path) -> Result<(), BuildError> {
+    let (parent, _) = super::parent_and_name(tmp);
+    let named = fs::canonicalize(&parent)
+        .ok()
+        .zip(tmp.file_name())
+        .map_or_else(|| tmp.to_path_buf(), |(dir, name)| dir.join(name));
+    let note = site.join(PENDING);
+    fs::write(&note, named.to_string_lossy().as_bytes()).map_err(|e| BuildError::io(&note, e))
+}
+
+/// Removes the note of a pending zip from the site at `site` (the zip is
+/// in place, or was removed).
+pub fn forget_pending(site: &Path) {
+    let _ = fs::remove_file(site.join(PENDING));
+}
+
+/// Removes the temporary zip that the site (or staging directory) at
+/// `site` names as pending, when it is one perfatlas wrote (named
+/// `.NAME.perfatlas-tmp-PID`, starting with the marker entry) and its
+/// build no longer runs; then the note. Returns the zip removed.
+pub fn remove_pending(site: &Path) -> Option<PathBuf> {
+    let note = site.join(PENDING);
+    let named = PathBuf::from(fs::read_to_string(&note).ok()?.trim_end());
+    let pid = named
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| n.starts_with('.'))
+        .and_then(|n| n.rsplit_once(".perfatlas-tmp-"))
+        .map(|(_, digits)| digits)
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse::<u32>().ok())?;
+    if pid == std::process::id() || super::process_runs(pid) {
+        return None;
+    }
+    let ours =
+        fs::symlink_metadata(&named).is_ok_and(|m| m.is_file()) && starts_with_marker(&named);
+    let removed = ours && fs::remove_file(&named).is_ok();
+    let gone = removed || !named.exists();
+    if gone {
+        let _ = fs::remove_file(&note);
+    }
+    removed.then_some(named)
+}
+
 /// The temporary file's name for the zip at `path`.
 fn tmp_path(path: &Path) -> PathBuf {
     let (parent, name) = super::parent_and_name(path);
@@ -90,6 +144,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 /// name `path`, and leave nothing behind.
 pub fn prepare(path: &Path, files: &SiteFiles, site: &Path) -> Result<PendingZip, BuildError> {
     let tmp = tmp_path(path);
+    note_pending(site, &tmp)?;
     let io = |e: std::io::Error| BuildError::io(path, e);
     let zerr = |e: zip::result::ZipError| match e {
         zip::result::ZipError::Io(e) => BuildError::io(path, e),

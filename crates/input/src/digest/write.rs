@@ -6,8 +6,6 @@
 use std::io::Read;
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use super::format::*;
 use super::parsed::{self, FieldRecord, FileRead, FileRecord, Record};
 use super::raw::{name_of, RawWriter, MAX_FILE_BYTES};
@@ -199,19 +197,17 @@ fn keep_field(raw: &mut RawWriter, field_dir: &Path) -> Result<(), BuildError> {
 /// Every input file read as a build reads it (tool by-products listed,
 /// not read).
 fn read_all(files: &[InputFile]) -> Vec<FileRecord> {
-    files
-        .par_iter()
-        .map(|f| FileRecord {
-            within: f.relative.clone(),
-            read: match crate::measurements::is_tool_byproduct(&f.relative) {
-                true => FileRead::NotRead,
-                false => match read_input(&f.path, &f.relative, &NoCache) {
-                    Ok((loaded, _)) => FileRead::Loaded(records::encode(&loaded)),
-                    Err(e) => FileRead::Failed(records::warning_record(&e)),
-                },
+    let cost = |f: &InputFile| crate::load::read_cost(&f.path);
+    crate::load::map_within_budget(files, cost, |f| FileRecord {
+        within: f.relative.clone(),
+        read: match crate::measurements::is_tool_byproduct(&f.relative) {
+            true => FileRead::NotRead,
+            false => match read_input(&f.path, &f.relative, &NoCache) {
+                Ok((loaded, _)) => FileRead::Loaded(records::encode(&loaded)),
+                Err(e) => FileRead::Failed(records::warning_record(&e)),
             },
-        })
-        .collect()
+        },
+    })
 }
 
 /// The record with the field executions of `field_dir`, read as a build
