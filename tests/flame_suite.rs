@@ -435,8 +435,9 @@ fn sources_directory_gives_code_links_that_resolve_and_editor_links() {
         .next()
         .unwrap();
     assert!(line.contains("return md.convert(text)"), "{line}");
-    // The line is on the stack of every convert-basic sample of 3.7 but
-    // the ones outside markdown(): its total share is that fraction.
+    // markdown() is one frame at the line it spends most on, which holds
+    // its total: every convert-basic sample of 3.7 but the ones outside
+    // markdown() (at line 482 or 481, its constructor call).
     let mut on_line = 0;
     let mut all = 0;
     for rep in 1..=3 {
@@ -444,7 +445,7 @@ fn sources_directory_gives_code_links_that_resolve_and_editor_links() {
             all += l.count;
             if l.frames
                 .iter()
-                .any(|f| f == "markdown (markdown/core.py:482)")
+                .any(|f| f.starts_with("markdown (markdown/core.py:"))
             {
                 on_line += l.count;
             }

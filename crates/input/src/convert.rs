@@ -6,8 +6,8 @@
 //! py-spy's sampled lines) are written to the native JSON and to pprof (a
 //! location per line, which readers join back into one function). Folded
 //! stacks and speedscope have no place for them: their frames are one per
-//! function, named with the line where the function starts (or its first
-//! sampled line).
+//! function, named with the line where the function starts (or the line
+//! it spends most on).
 //!
 //! Folded output is streamed to a writer: it is often ten times the size of
 //! the profile it comes from (every line repeats its whole stack), so a

@@ -10,9 +10,9 @@
 //! A function is its frame without the line: name, file, module, start
 //! line and column, full name and source hash. The joined frame keeps all
 //! of those; its `line` is where the function starts when the input
-//! records it (pprof `Function.start_line`), else the smallest line the
-//! profile records for it (a line of the function, so source links and
-//! per-line totals still land in it). The lines a caller was at when it
+//! records it (pprof `Function.start_line`), else the line of it where the
+//! profile spends the most, executing or calling (so source links and the
+//! function's total on source pages land where its time goes). The lines a caller was at when it
 //! made a call are not kept: only where samples were taken is.
 
 use std::collections::HashMap;
@@ -37,13 +37,19 @@ pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, 
     if !has_sampled_lines || blocked {
         return (frames, profile);
     }
-    let mut used = vec![false; frames.len()];
+    // Each frame's weight: the inclusive value (first metric) of its
+    // nodes; a frame no node has is not used.
+    let mut weight: Vec<Option<f64>> = vec![None; frames.len()];
+    let inclusive = match profile.tree.metric_count() {
+        0 => vec![0.0; profile.tree.len()],
+        _ => profile.tree.inclusive(0),
+    };
     for node in profile.tree.node_ids() {
         if let Some(f) = profile.tree.frame(node) {
-            used[f.0 as usize] = true;
+            *weight[f.0 as usize].get_or_insert(0.0) += inclusive[node.index()].abs();
         }
     }
-    let (table, function_of) = function_frames(&frames, &used);
+    let (table, function_of) = function_frames(&frames, &weight);
     let folded = fold_profile(&frames, &function_of, profile);
     (table, folded)
 }
@@ -56,35 +62,40 @@ fn function_key(frame: &Frame) -> Frame {
     }
 }
 
-/// One frame per function of the frames the tree uses (`used`), in the
-/// order functions are first seen, and for each frame of `frames` its
-/// function's id in the new table (any id for a frame not used).
-fn function_frames(frames: &FrameTable, used: &[bool]) -> (FrameTable, Vec<FrameId>) {
+/// One frame per function of the frames the tree uses (those with a
+/// `weight`), in the order functions are first seen, and for each frame of
+/// `frames` its function's id in the new table (any id for a frame not
+/// used). A function's line is its start line, else its line of most
+/// weight (the first of equals): where it spends its time, executing or
+/// calling.
+fn function_frames(frames: &FrameTable, weight: &[Option<f64>]) -> (FrameTable, Vec<FrameId>) {
     let mut slot_of: HashMap<Frame, usize> = HashMap::new();
-    let mut functions: Vec<Frame> = Vec::new();
+    let mut functions: Vec<(Frame, Option<(f64, u32)>)> = Vec::new();
     let mut slots = Vec::with_capacity(frames.len());
     for (id, frame) in frames.iter() {
-        if !used[id.0 as usize] {
+        let Some(w) = weight[id.0 as usize] else {
             slots.push(0);
             continue;
-        }
+        };
         let key = function_key(frame);
         let slot = *slot_of.entry(key.clone()).or_insert_with(|| {
-            functions.push(key);
+            functions.push((key, None));
             functions.len() - 1
         });
-        let function = &mut functions[slot];
-        function.line = match (function.line, frame.line) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let best = &mut functions[slot].1;
+        if let Some(line) = frame.line {
+            let better = best.is_none_or(|(bw, bl)| w > bw || (w == bw && line < bl));
+            if better {
+                *best = Some((w, line));
+            }
+        }
         slots.push(slot);
     }
     let mut table = FrameTable::new();
     let ids: Vec<FrameId> = functions
         .into_iter()
-        .map(|mut f| {
-            f.line = f.start_line.or(f.line);
+        .map(|(mut f, best)| {
+            f.line = f.start_line.or(best.map(|(_, line)| line));
             table.intern(f)
         })
         .collect();
@@ -226,7 +237,7 @@ mod tests {
         let lines = folded.line_self.as_ref().unwrap();
         let of = |n| -> Vec<(u32, f64)> { lines.lines_of(n).map(|(l, v)| (l, v[0])).collect() };
         assert_eq!(of(work), [(7, 3.0), (9, 5.0)]);
-        // Without a start line, the function's first recorded line.
+        // Without a start line, its line of most weight.
         let convert = tree.children(NodeId::ROOT)[1];
         assert_eq!(table.get(tree.frame(convert).unwrap()).line, Some(88));
         assert_eq!(of(convert), [(88, 4.0), (90, 2.0)]);

@@ -507,5 +507,11 @@ fn srclines_give_files_and_line_costs_with_one_frame_per_function() {
         .find(|(_, f)| f.function == "mix")
         .unwrap()
         .1;
-    assert_eq!((mix.file.as_deref(), mix.line), (Some("prog.c"), Some(8)));
+    // No start line: mix stands at the line it spends most on (9).
+    let heaviest = expected
+        .iter()
+        .filter(|((f, _), _)| f == "mix")
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|((_, line), _)| *line);
+    assert_eq!((mix.file.as_deref(), mix.line), (Some("prog.c"), heaviest));
 }
