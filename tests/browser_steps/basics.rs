@@ -118,16 +118,25 @@ pub fn step_hover_tooltip(ctx: &Ctx) {
         .expect("a non-root frame");
     let (name, location) = (fr[i].name.clone(), fr[i].location.clone());
 
-    // Independent numbers: stacks whose outermost frame is this one.
+    // Independent numbers: stacks whose outermost frame is this function
+    // (py-spy writes `name (file:line)`; a box is a function, whatever
+    // line each sample was taken on).
     let folded = read_folded(&ctx.folded(&version, 1));
-    let full = if location.is_empty() {
-        name.clone()
-    } else {
-        format!("{name} ({location})")
+    let file = location
+        .rsplit_once(':')
+        .filter(|(_, l)| l.parse::<u32>().is_ok())
+        .map_or(location.as_str(), |(f, _)| f);
+    let same_function = |frame: &String| match frame.strip_suffix(')') {
+        _ if location.is_empty() => *frame == name,
+        Some(rest) => rest.rsplit_once(" (").is_some_and(|(n, at)| {
+            n == name && (at == file || at.starts_with(&format!("{file}:")))
+        }),
+        None => false,
     };
+    let full = format!("{name} ({file}:…)");
     let n: u64 = folded
         .iter()
-        .filter(|l| l.frames.first() == Some(&full))
+        .filter(|l| l.frames.first().is_some_and(same_function))
         .map(|l| l.count)
         .sum();
     let all: u64 = folded.iter().map(|l| l.count).sum();

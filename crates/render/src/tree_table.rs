@@ -317,7 +317,11 @@ pub fn script_table(table: TableView, tables: &mut super::flame_view::Tables) ->
         .into_iter()
         .map(|r| {
             let href = r.href.unwrap_or_default();
-            let loc = tables.location(r.location, || (href, String::new()));
+            // The data keeps the location as profiled (the frames' own,
+            // which the page's flame graphs, editor links and derived
+            // tables use); the short form is for the HTML rows.
+            let profiled = r.location_title.unwrap_or(r.location);
+            let loc = tables.location(profiled, || (href, String::new()));
             let merged = u8::from(r.merged);
             let mut row: Vec<serde_json::Value> = vec![
                 r.parent.into(),
