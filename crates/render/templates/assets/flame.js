@@ -1070,6 +1070,17 @@
     if (typeof v !== 'number') return v;
     return c.of === null ? withUnit(v, c.unit) : withUnit(v, c.unit) + ' (' + percent(v, c.of) + ')';
   }
+  // A file as tree tables show it (display_names.rs shown_file, for the
+  // rules that need no version list): no `file://`, and an installed
+  // package's path from its package directory on; the line kept.
+  function shownFile(loc) {
+    var f = loc.replace(/^file:\/\//, ''), cut = -1;
+    ['/site-packages/', '/dist-packages/', '/node_modules/'].forEach(function (d) {
+      var i = f.lastIndexOf(d);
+      if (i >= 0 && i + d.length > cut) cut = i + d.length;
+    });
+    return cut >= 0 ? f.slice(cut) : f;
+  }
   function buildTable(t) {
     var sec = el('section', { 'class': 'pa-tree-section' });
     sec.appendChild(el('h2', {}, t.caption));
@@ -1096,7 +1107,8 @@
       var loc = views.locations[r[3]], link = views.links[r[3]] || [''], href = link[0];
       if (loc) {
         name.appendChild(document.createTextNode(' '));
-        var code = el('code', {}, loc);
+        var code = el('code', {}, shownFile(loc));
+        if (code.textContent !== loc) code.title = loc;
         if (href) { var a = el('a', { href: href, 'class': 'pa-src' }); a.appendChild(code); name.appendChild(a); }
         else name.appendChild(code);
       }
