@@ -5,6 +5,8 @@
 //! of the site, `--zip` or not. Peak memory is the child's `VmHWM` (its
 //! peak resident set), read from `/proc` while it runs.
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,14 +49,7 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
 }
 
 fn build_measured(input: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String, u64) {
-    let mut args: Vec<&std::ffi::OsStr> = vec![
-        "build".as_ref(),
-        input.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-    ];
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    run_measured(&args)
+    run_measured(&common::build_args(input, out, extra))
 }
 
 /// A version `1.0` holding `name` with `bytes`.

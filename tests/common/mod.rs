@@ -19,14 +19,23 @@ pub fn perfatlas(args: &[&std::ffi::OsStr]) -> std::process::Output {
 
 /// `perfatlas build INPUT -o OUT EXTRA…`, whatever its exit code.
 pub fn build(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    perfatlas(&build_args(input, out, extra))
+}
+
+/// The arguments of `perfatlas build INPUT -o OUT EXTRA…`.
+pub fn build_args<'a>(
+    input: &'a Path,
+    out: &'a Path,
+    extra: &[&'a str],
+) -> Vec<&'a std::ffi::OsStr> {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "build".as_ref(),
         input.as_os_str(),
         "-o".as_ref(),
         out.as_os_str(),
     ];
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    perfatlas(&args)
+    args.extend(extra.iter().map(|&e| std::ffi::OsStr::new(e)));
+    args
 }
 
 /// [`build`], with pages storing the frames, per-frame data and table rows

@@ -78,16 +78,13 @@ fn result_of(line: &str) -> Result<(&str, f64, f64), String> {
 fn add(name: &str, rate: f64, margin: f64, line: usize, out: &mut Collected) {
     out.benchmark_at(
         Place::Line(line),
-        Measured {
-            name: name.to_string(),
-            unit: "s".to_string(),
-            runs: vec![vec![1.0 / rate]],
-            in_process: false,
-            note: "benchmark.js's mean rate as seconds per operation (1 / ops/sec), \
-                   its ±% margin of error as the interval"
-                .to_string(),
-            interval: Interval::new(1.0 / (rate * (1.0 + margin)), 1.0 / (rate * (1.0 - margin))),
-        },
+        Measured::one_value(
+            name.to_string(),
+            (1.0 / rate, "s"),
+            "benchmark.js's mean rate as seconds per operation (1 / ops/sec), \
+             its ±% margin of error as the interval",
+            Interval::new(1.0 / (rate * (1.0 + margin)), 1.0 / (rate * (1.0 - margin))),
+        ),
     );
 }
 

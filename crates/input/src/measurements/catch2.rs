@@ -140,16 +140,13 @@ fn add_all(found: Vec<Found>, out: &mut Collected) {
         };
         out.benchmark_at(
             Place::Line(f.line),
-            Measured {
+            Measured::one_value(
                 name,
-                unit: "s".to_string(),
-                runs: vec![vec![value]],
-                in_process: false,
-                note: "Catch2's mean over its samples, its confidence interval's bounds \
-                       (lowerBound, upperBound) as the interval"
-                    .to_string(),
+                (value, "s"),
+                "Catch2's mean over its samples, its confidence interval's bounds \
+                 (lowerBound, upperBound) as the interval",
                 interval,
-            },
+            ),
         );
     }
 }

@@ -109,33 +109,28 @@ fn number(text: &str) -> Result<f64, String> {
 }
 
 fn add(name: &str, r: BenchResult, line: usize, out: &mut Collected) {
-    let seconds = r.nanos / 1e9;
+    let interval = Interval::new(
+        ((r.nanos - r.spread) / 1e9).max(0.0),
+        (r.nanos + r.spread) / 1e9,
+    );
     out.benchmark_at(
         Place::Line(line),
-        Measured {
-            name: name.to_string(),
-            unit: "s".to_string(),
-            runs: vec![vec![seconds]],
-            in_process: false,
-            note: "libtest's median time per iteration, its `+/-` spread as the interval"
-                .to_string(),
-            interval: Interval::new(
-                ((r.nanos - r.spread) / 1e9).max(0.0),
-                (r.nanos + r.spread) / 1e9,
-            ),
-        },
+        Measured::one_value(
+            name.to_string(),
+            (r.nanos / 1e9, "s"),
+            "libtest's median time per iteration, its `+/-` spread as the interval",
+            interval,
+        ),
     );
     if let Some(mb) = r.throughput {
         out.benchmark_at(
             Place::Line(line),
-            Measured {
-                name: format!("{name} (MB/s)"),
-                unit: "MB/s".to_string(),
-                runs: vec![vec![mb]],
-                in_process: false,
-                note: "libtest's throughput (`b.bytes`)".to_string(),
-                interval: None,
-            },
+            Measured::one_value(
+                format!("{name} (MB/s)"),
+                (mb, "MB/s"),
+                "libtest's throughput (`b.bytes`)",
+                None,
+            ),
         );
     }
 }

@@ -71,6 +71,26 @@ pub struct Measured {
     pub interval: Option<model::Interval>,
 }
 
+impl Measured {
+    /// A benchmark of which a file gives one figure (a tool's median or
+    /// mean, its samples not printed): one run of one value.
+    fn one_value(
+        name: String,
+        (value, unit): (f64, &str),
+        note: &str,
+        interval: Option<model::Interval>,
+    ) -> Measured {
+        Measured {
+            name,
+            unit: unit.to_string(),
+            runs: vec![vec![value]],
+            in_process: false,
+            note: note.to_string(),
+            interval,
+        }
+    }
+}
+
 /// The benchmarks of one measurement file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementFile {
