@@ -504,6 +504,16 @@ fn regression_to_diff_to_source_by_links() {
         diff.contains("class=\"pa-src\""),
         "the diff links to source"
     );
+    // Its tree rows link each function to its method section too: the
+    // root cause's row to the section the regression page links.
+    let cause_row = diff
+        .split("<tr")
+        .find(|row| row.contains("] configFromRFC2822 <a"))
+        .expect("the root cause has a row in the diff's tree table");
+    let method = hrefs(cause_row)
+        .find(|h| cause_row.contains(&format!("href=\"{h}\" class=\"pa-method\"")))
+        .expect("the row links the function's method section");
+    assert_eq!(method, home, "{cause_row}");
     // And back: the pair page links the regression and the matrix.
     assert!(
         diff.contains("<a href=\"../../regressions/cpu/2.17.1--2.18.0.html\" data-plain>regression 2.18.0 of cpu</a>"),

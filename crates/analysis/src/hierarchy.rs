@@ -221,6 +221,12 @@ impl Hierarchy {
         self.frame_method[frame.0 as usize]
     }
 
+    /// The method component of a frame, `None` for a frame the hierarchy
+    /// was not built with (a shape's frame made from no history frame).
+    pub fn method_of_known(&self, frame: FrameId) -> Option<CompId> {
+        self.frame_method.get(frame.0 as usize).copied()
+    }
+
     /// Whether a frame says where its code is (a frame the hierarchy does
     /// not know counts as placed: it stands for itself).
     pub fn is_placed(&self, frame: FrameId) -> bool {

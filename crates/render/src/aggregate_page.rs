@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::code_links::CodeLinks;
+use super::code_links::{CodeLinks, MethodHomes};
 use super::flame_plan::{self, AggregatePlan, PagePlan, Plan, SiteFiles};
 use super::flame_svg::{colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
@@ -192,6 +192,15 @@ fn merged_page(
         version: page.version,
         root: paths::root_of(&page.path),
         origin: None,
+        method: page
+            .metrics
+            .iter()
+            .find_map(|(_, entries)| entries.first())
+            .map(|&e| MethodHomes {
+                homes: cx.homes,
+                benchmark: &history.profiles[e].benchmark,
+                version: &history.versions[page.version].name,
+            }),
     };
     let mut views = Views::new(
         page.metrics.iter().map(|(m, _)| m.as_str()),

@@ -13,6 +13,7 @@
 use rayon::prelude::*;
 
 use super::paths;
+use crate::function_home::{at_version, FunctionHomes};
 use analysis::line_costs::{hottest_lines, HottestLines};
 use model::{FrameId, FrameTable, History};
 use vcs::sources::Sources;
@@ -91,11 +92,76 @@ pub struct CodeLinks<'a> {
     /// causes): each links to the code of a profile frame it was made
     /// from, whose file is the profiler's and whose line is a sampled one.
     pub origin: Option<&'a analysis::shapes::ShapeFrames>,
+    /// Where the page's functions have their method section, when the
+    /// page links them there (see [`MethodHomes`]).
+    pub method: Option<MethodHomes<'a>>,
+}
+
+/// The method sections a page's frames link to: each function's section
+/// of `version` in `benchmark`'s evolution matrix.
+#[derive(Clone, Copy)]
+pub struct MethodHomes<'a> {
+    pub homes: &'a FunctionHomes<'a>,
+    pub benchmark: &'a str,
+    /// The version's name (section anchors are made of it).
+    pub version: &'a str,
+}
+
+impl<'a> MethodHomes<'a> {
+    /// The homes of `benchmark`'s functions in `version` of `site`.
+    pub fn of(
+        site: &'a crate::page_kind::SitePlan<'_>,
+        benchmark: &'a str,
+        version: usize,
+    ) -> Self {
+        MethodHomes {
+            homes: &site.homes,
+            benchmark,
+            version: &site.history.versions[version].name,
+        }
+    }
+}
+
+/// The links of one location as page data stores them: `[source,
+/// editor]`, with the function's method section third when the page
+/// links it (`assets/flame.js` reads the third as optional).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LocationLinks {
+    pub source: String,
+    pub editor: String,
+    pub method: String,
+}
+
+impl LocationLinks {
+    /// Links to a source page and an editor, no method.
+    pub fn code(source: String, editor: String) -> LocationLinks {
+        LocationLinks {
+            source,
+            editor,
+            method: String::new(),
+        }
+    }
+}
+
+impl serde::Serialize for LocationLinks {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let with_method = !self.method.is_empty();
+        let mut seq = s.serialize_seq(Some(2 + usize::from(with_method)))?;
+        seq.serialize_element(&self.source)?;
+        seq.serialize_element(&self.editor)?;
+        if with_method {
+            seq.serialize_element(&self.method)?;
+        }
+        seq.end()
+    }
 }
 
 impl CodeLinks<'_> {
-    /// (source page href, editor href), each empty when there is none.
-    pub fn of(&self, frames: &FrameTable, frame: FrameId) -> (String, String) {
+    /// The links of `frame`: source page, editor and method section, each
+    /// empty when there is none.
+    pub fn of(&self, frames: &FrameTable, frame: FrameId) -> LocationLinks {
+        let method = self.method_of(frame).unwrap_or_default();
         let frame = self.origin.map_or(frame, |o| o.origin(frame));
         let source = self
             .links
@@ -103,7 +169,19 @@ impl CodeLinks<'_> {
             .map(|p| format!("{}{p}", self.root))
             .unwrap_or_default();
         let editor = self.links.editor(frames, frame).unwrap_or_default();
-        (source, editor)
+        LocationLinks {
+            source,
+            editor,
+            method,
+        }
+    }
+
+    /// The href of `frame`'s method section, when the page links it and
+    /// the matrix shows the method.
+    pub fn method_of(&self, frame: FrameId) -> Option<String> {
+        let m = self.method?;
+        let page = m.homes.method_page(m.benchmark, frame)?;
+        Some(format!("{}{}", self.root, at_version(page, m.version)))
     }
 }
 

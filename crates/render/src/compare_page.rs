@@ -20,7 +20,7 @@
 
 use serde::Serialize;
 
-use super::code_links::CodeLinks;
+use super::code_links::{CodeLinks, MethodHomes};
 use super::flame_plan::{self, comparable, version_mean, version_trees};
 use super::flame_view::{self, Tables};
 use super::page_kind::{Job, PageKind, SitePlan};
@@ -80,7 +80,7 @@ struct VersionData {
     names: Vec<String>,
     full: Vec<String>,
     locations: Vec<String>,
-    links: Vec<(String, String)>,
+    links: Vec<crate::code_links::LocationLinks>,
     source: super::shape_source::ShapeSource,
     /// The mean (`key` = the version's name) and each repetition
     /// (`name/rN`): per metric of the page, its tree in `source`, or -1.
@@ -250,6 +250,7 @@ fn render_data(
         version,
         root: paths::root_of(&page),
         origin: Some(frames),
+        method: Some(MethodHomes::of(site, benchmark, version)),
     };
     let mut tables = Tables::with_editor(site.links.editor_template());
     let min_fraction = flame_view::budget(&site.config.flame).min_fraction;

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::code_links::{CodeLinks, SourceLinks};
+use super::code_links::{CodeLinks, MethodHomes, SourceLinks};
 use super::flame_plan::{neighbour_links, DiffPlan, Shape};
 use super::flame_svg::{Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
@@ -126,6 +126,8 @@ pub struct DiffInputs<'a> {
     pub means: &'a Means,
     /// Source and editor links; frames link to the newer version's code.
     pub links: &'a SourceLinks<'a>,
+    /// Method sections; frames link to the newer version's section.
+    pub homes: &'a crate::function_home::FunctionHomes<'a>,
     /// Pages about the pair elsewhere in the site (its regression pages,
     /// the benchmark's matrix), as (label, site path).
     pub related: Vec<(String, String)>,
@@ -206,6 +208,11 @@ pub fn render(
         version: p.new,
         root: common.root.clone(),
         origin: Some(frames),
+        method: Some(MethodHomes {
+            homes: inputs.homes,
+            benchmark: &p.benchmark,
+            version: &new_v.name,
+        }),
     };
     let mut views = Views::new(
         p.metrics.iter().map(String::as_str),
@@ -676,17 +683,14 @@ fn decorate(
 pub fn key(
     history: &History,
     p: &DiffPlan,
-    (profiles, related): (&super::flame_plan::Plan, &[(String, String)]),
+    (profiles, related, homes): (&super::flame_plan::Plan, &[(String, String)], u128),
     inputs: &reuse::Inputs,
 ) -> u128 {
     let mut d = reuse::KeyHasher::new("differential page");
-    d.u128(inputs.salt).u128(inputs.sources[p.new]).debug(&(
-        &p.benchmark,
-        &p.metrics,
-        &p.path,
-        &p.neighbours,
-        related,
-    ));
+    d.u128(inputs.salt)
+        .u128(inputs.sources[p.new])
+        .u128(homes)
+        .debug(&(&p.benchmark, &p.metrics, &p.path, &p.neighbours, related));
     for version in [p.old, p.new] {
         d.debug(&history.versions[version]);
         for metric in &p.metrics {
@@ -875,9 +879,10 @@ impl PageKind for FlameDiffPages {
             .par_iter()
             .zip(&related)
             .map(|(p, related)| {
-                site.inputs
-                    .as_ref()
-                    .map(|i| key(site.history, p, (&site.profiles, related), i))
+                site.inputs.as_ref().map(|i| {
+                    let homes = site.homes.pages_digest(&p.benchmark);
+                    key(site.history, p, (&site.profiles, related, homes), i)
+                })
             })
             .collect();
         // Means only for the pages rendered again.
@@ -899,6 +904,7 @@ impl PageKind for FlameDiffPages {
                         frames: &site.analysis.frames,
                         means: &means,
                         links: &site.links,
+                        homes: &site.homes,
                         related: related.clone(),
                     };
                     render(site.history, site.config, site.renderer, &inputs, page)

@@ -209,6 +209,8 @@ pub struct Context<'a> {
     /// Differential pages by (benchmark, version index), as (label, path).
     pub diffs: &'a BTreeMap<(String, usize), Vec<(String, String)>>,
     pub links: &'a SourceLinks<'a>,
+    /// Where functions have their method sections (frames link there).
+    pub homes: &'a crate::function_home::FunctionHomes<'a>,
     /// An aggregate page's mean profile, laid out as a profile is: entry
     /// [`Context::mean_entry`] (one past the history's), named
     /// [`MEAN_NAME`].

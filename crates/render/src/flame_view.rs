@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::code_links::CodeLinks;
+use super::code_links::{CodeLinks, LocationLinks};
 use super::flame_svg::{self, Decor, FlameSvgInput, Words};
 use super::format::{percent, with_unit};
 use super::Renderer;
@@ -220,10 +220,11 @@ pub struct PageData {
     names: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     locations: Vec<String>,
-    /// Per location: the source page (with `#L<line>`) and the editor
-    /// link, "" when there is none.
+    /// Per location: the source page (with `#L<line>`), the editor link
+    /// and the method section, "" when there is none (see
+    /// [`LocationLinks`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    links: Vec<(String, String)>,
+    links: Vec<LocationLinks>,
     #[serde(skip_serializing_if = "Option::is_none")]
     frames: Option<Vec<FrameRow>>,
     /// Index of the frames in the page's shared list, when they are there
@@ -357,7 +358,7 @@ pub struct Tables {
     full: HashMap<usize, String>,
     full_index: HashMap<(String, String), usize>,
     locations: Interner,
-    links: Vec<(String, String)>,
+    links: Vec<LocationLinks>,
     /// The `[flame] editor` template: editor links the script can make
     /// from their location are stored as "" (see [`Tables::location`]).
     editor: String,
@@ -373,18 +374,18 @@ impl Tables {
             full: HashMap::new(),
             full_index: HashMap::new(),
             locations,
-            links: vec![(String::new(), String::new())],
+            links: vec![LocationLinks::default()],
             editor: editor.to_string(),
         }
     }
 
     /// Index of a location, with its links (made on first sight).
-    pub fn location(&mut self, location: String, link: impl FnOnce() -> (String, String)) -> usize {
+    pub fn location(&mut self, location: String, link: impl FnOnce() -> LocationLinks) -> usize {
         let loc = self.locations.get(location);
         if loc == self.links.len() {
-            let (source, editor) = link();
-            let editor = self.compact_editor(&self.locations.list[loc], editor);
-            self.links.push((source, editor));
+            let mut links = link();
+            links.editor = self.compact_editor(&self.locations.list[loc], links.editor);
+            self.links.push(links);
         }
         loc
     }
@@ -442,7 +443,7 @@ impl Tables {
     }
 
     /// `names`, `locations` and `links`, for a page's view data.
-    pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<(String, String)>) {
+    pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<LocationLinks>) {
         (self.names.list, self.locations.list, self.links)
     }
 
@@ -573,7 +574,7 @@ mod tests {
         let mut t = Tables::with_editor("vscode://file/{path}:{line}");
         let link = |e: &str| {
             let e = e.to_string();
-            move || (String::new(), e)
+            move || LocationLinks::code(String::new(), e)
         };
         let made = t.location(
             "<frozen importlib._bootstrap>:1176".into(),
@@ -583,9 +584,9 @@ mod tests {
         let kept = t.location("/app/x.py".into(), link("vscode://file/app/x.py:0"));
         let none = t.location("[native]".into(), link(""));
         let (_, _, links) = t.into_parts();
-        assert_eq!(links[made].1, "");
-        assert_eq!(links[kept].1, "vscode://file/app/x.py:0");
-        assert_eq!(links[none].1, "-");
+        assert_eq!(links[made].editor, "");
+        assert_eq!(links[kept].editor, "vscode://file/app/x.py:0");
+        assert_eq!(links[none].editor, "-");
         assert_eq!(
             crate::code_links::editor_link_of_location("e://{path}#{line}", "/a b/c.py"),
             Some("e://a%20b/c.py#1".to_string())

@@ -8,6 +8,9 @@
 //! reader goes from an answer to the code in one click.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
 
 use analysis::evolution::EvolutionPlan;
 use analysis::hierarchy::{CompId, Level};
@@ -24,6 +27,9 @@ pub struct FunctionHomes<'a> {
     all_scope: Option<usize>,
     /// Method → the history frames it was made of.
     frames_of: HashMap<CompId, Vec<FrameId>>,
+    /// Per scope, a digest of its component pages (see
+    /// [`FunctionHomes::pages_digest`]), made when first asked.
+    scope_digests: OnceLock<Vec<u128>>,
 }
 
 impl<'a> FunctionHomes<'a> {
@@ -55,21 +61,26 @@ impl<'a> FunctionHomes<'a> {
             time_scope,
             all_scope,
             frames_of,
+            scope_digests: OnceLock::new(),
         }
     }
 
     /// The method of `frame`: a history frame, or a function frame of the
     /// shapes (differential pages, root causes), which stands for the
     /// history frames it was made from.
-    pub fn method(&self, frame: FrameId) -> CompId {
-        self.plan.hierarchy.method_of(self.shapes.origin(frame))
+    /// `None` for a frame made from no history frame (such as the
+    /// shapes' "(no stack)").
+    pub fn method(&self, frame: FrameId) -> Option<CompId> {
+        self.plan
+            .hierarchy
+            .method_of_known(self.shapes.origin(frame))
     }
 
     /// Site path of the section of `frame`'s method, in the matrix of
     /// `benchmark` (else the matrix over all benchmarks), when the matrix
     /// shows it.
     pub fn method_page(&self, benchmark: &str, frame: FrameId) -> Option<&'a str> {
-        let method = self.method(frame);
+        let method = self.method(frame)?;
         if self.plan.hierarchy.get(method).level != Level::Method {
             return None;
         }
@@ -78,6 +89,33 @@ impl<'a> FunctionHomes<'a> {
             .chain(self.all_scope)
             .find_map(|s| self.plan.scopes[s].pages.get(&method))
             .map(String::as_str)
+    }
+
+    /// A digest of where `benchmark`'s functions have their sections (the
+    /// pages of the matrices [`FunctionHomes::method_page`] looks in), for
+    /// the reuse keys of pages that link them: a page reused from the last
+    /// build must not link a section the matrix no longer has.
+    pub fn pages_digest(&self, benchmark: &str) -> u128 {
+        let digests = self.scope_digests.get_or_init(|| {
+            self.plan
+                .scopes
+                .par_iter()
+                .map(|sp| {
+                    let mut pages: Vec<&str> = sp.pages.values().map(String::as_str).collect();
+                    pages.sort_unstable();
+                    crate::reuse::KeyHasher::new("method sections")
+                        .str(&sp.dir)
+                        .json(&pages)
+                        .finish()
+                })
+                .collect()
+        });
+        let scopes = self.time_scope.get(benchmark).copied().into_iter();
+        let mut d = crate::reuse::KeyHasher::new("method sections of a benchmark");
+        for s in scopes.chain(self.all_scope) {
+            d.u128(digests[s]);
+        }
+        d.finish()
     }
 
     /// Site path of the section of method `method` in any matrix in time
@@ -137,7 +175,10 @@ pub fn function_links(
     // the function's version-independent file (a bundle's source), else
     // any frame of its method with a source in `version` (the one the
     // shapes keep may be another version's install path).
-    let method_frames = site.homes.frames(site.homes.method(frame));
+    let method_frames = site
+        .homes
+        .method(frame)
+        .map_or(&[][..], |m| site.homes.frames(m));
     let source = [shapes.origin(frame), frame]
         .into_iter()
         .chain(method_frames.iter().copied())

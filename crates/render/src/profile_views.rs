@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::Link;
 
-use super::code_links::CodeLinks;
+use super::code_links::{CodeLinks, MethodHomes};
 use super::flame_svg::Words;
 use super::flame_view::{self, Derive, GraphSpec, GraphView, Tables};
 use super::format::{percent, with_unit};
@@ -165,7 +165,8 @@ pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u
     if let Some(first) = pages.first() {
         let entry = &cx.history.profiles[first.entry];
         d.u128(inputs.profiles[first.entry])
-            .u128(inputs.sources[entry.version]);
+            .u128(inputs.sources[entry.version])
+            .u128(cx.homes.pages_digest(&entry.benchmark));
     }
     for page in pages {
         let entry = &cx.history.profiles[page.entry];
@@ -279,11 +280,17 @@ fn in_page_order<T>(by_shape: [Vec<T>; 3]) -> Vec<T> {
 
 /// The links from a page's frames to their source.
 pub(crate) fn code_links<'a>(cx: &Context<'a>, page: &PagePlan) -> CodeLinks<'a> {
+    let entry = cx.entry(page.entry);
     CodeLinks {
         links: cx.links,
-        version: cx.entry(page.entry).version,
+        version: entry.version,
         root: paths::root_of(&page.path),
         origin: None,
+        method: Some(MethodHomes {
+            homes: cx.homes,
+            benchmark: &entry.benchmark,
+            version: &cx.history.versions[entry.version].name,
+        }),
     }
 }
 
@@ -966,6 +973,7 @@ pub(crate) fn context<'a>(site: &'a SitePlan<'a>) -> Context<'a> {
         frames: &site.analysis.frames,
         diffs: &site.diff_links,
         links: &site.links,
+        homes: &site.homes,
         mean: None,
     }
 }

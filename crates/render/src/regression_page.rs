@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::code_links::{CodeLinks, SourceLinks};
+use super::code_links::{CodeLinks, MethodHomes, SourceLinks};
 use super::format::{factor_words, measured, p_value, signed_percent};
 use super::verdict_words::{
     self, categories_note, judging_note, kind_word, min_change_note, severity_word, CauseLine,
@@ -204,13 +204,12 @@ pub fn render(
                     version: c.after,
                     root: root.clone(),
                     origin: Some(frames),
+                    method: Some(MethodHomes::of(site, &cause.benchmark, c.after)),
                 };
-                let home = |f| {
-                    site.homes
-                        .method_page(&cause.benchmark, f)
-                        .map(|p| format!("{root}{}", at_version(p, &name(c.after))))
-                };
-                function_rows(cause, &|f| (code.of(&frames.table, f).0, home(f)))
+                function_rows(cause, &|f| {
+                    let links = code.of(&frames.table, f);
+                    (links.source, Some(links.method).filter(|m| !m.is_empty()))
+                })
             })
             .unwrap_or_default(),
         tree: cause

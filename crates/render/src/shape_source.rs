@@ -25,6 +25,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::code_links::LocationLinks;
 use super::flame_view::{common_scale, Number, Tables};
 use analysis::shapes::ShapeFrames;
 use model::{CallTree, FrameId};
@@ -215,7 +216,7 @@ impl<'a> SourceBuilder<'a> {
         min_fraction: f64,
         kind: PageTrees,
         tables: &mut Tables,
-        link: impl Fn(FrameId) -> (String, String),
+        link: impl Fn(FrameId) -> LocationLinks,
     ) -> ShapeSource {
         let (frames, rank) = self.shape.rows(self.frames, tables, &link);
         let at = |i: u32| rank[i as usize];
@@ -261,7 +262,7 @@ pub fn build(
     frames: &ShapeFrames,
     min_fraction: f64,
     tables: &mut Tables,
-    link: impl Fn(FrameId) -> (String, String),
+    link: impl Fn(FrameId) -> LocationLinks,
 ) -> ShapeSource {
     let mut builder = SourceBuilder::new(frames);
     builder.add(tree);
@@ -301,7 +302,7 @@ impl ShapeList {
         &self,
         frames: &ShapeFrames,
         tables: &mut Tables,
-        link: &impl Fn(FrameId) -> (String, String),
+        link: &impl Fn(FrameId) -> LocationLinks,
     ) -> (Vec<(usize, usize)>, Vec<u32>) {
         let table = &frames.table;
         let interned: Vec<(usize, usize)> = self

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::code_links::CodeLinks;
+use super::code_links::{CodeLinks, LocationLinks};
 use super::flame_svg;
 use super::format::{percent, with_unit};
 use analysis::flame::{self, FlameBudget};
@@ -95,6 +95,9 @@ pub struct Row {
     pub location_title: Option<String>,
     /// Source page of the location, relative to the page.
     pub href: Option<String>,
+    /// The function's method section, relative to the page, when the
+    /// page links it.
+    pub method: Option<String>,
     pub merged: bool,
     pub cells: Vec<Cell>,
     /// The row's value in each profile, as text (`12 · 9 · 14`): the
@@ -159,6 +162,10 @@ pub fn build(
                     },
                 })
                 .collect();
+            let links = match (code, r.frame) {
+                (Some(code), Some(f)) => code.of(frames, f),
+                _ => LocationLinks::default(),
+            };
             Row {
                 node: r.node,
                 frame: r.frame,
@@ -169,10 +176,8 @@ pub fn build(
                 location: crate::display_names::shown_file(&location).into_owned(),
                 location_title: Some(location.clone())
                     .filter(|l| *l != crate::display_names::shown_file(l)),
-                href: match (code, r.frame) {
-                    (Some(code), Some(f)) => Some(code.of(frames, f).0).filter(|h| !h.is_empty()),
-                    _ => None,
-                },
+                href: Some(links.source).filter(|h| !h.is_empty()),
+                method: Some(links.method).filter(|h| !h.is_empty()),
                 merged: r.node.is_none(),
                 cells,
                 histogram_text: None,
@@ -316,12 +321,16 @@ pub fn script_table(table: TableView, tables: &mut super::flame_view::Tables) ->
         .rows
         .into_iter()
         .map(|r| {
-            let href = r.href.unwrap_or_default();
+            let links = LocationLinks {
+                source: r.href.unwrap_or_default(),
+                editor: String::new(),
+                method: r.method.unwrap_or_default(),
+            };
             // The data keeps the location as profiled (the frames' own,
             // which the page's flame graphs, editor links and derived
             // tables use); the short form is for the HTML rows.
             let profiled = r.location_title.unwrap_or(r.location);
-            let loc = tables.location(profiled, || (href, String::new()));
+            let loc = tables.location(profiled, || links);
             let merged = u8::from(r.merged);
             let mut row: Vec<serde_json::Value> = vec![
                 r.parent.into(),

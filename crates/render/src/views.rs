@@ -48,7 +48,7 @@ struct ScriptViews {
     /// Per location: its source page and its editor link, the latter ""
     /// when the script makes it from `editor` and the location, "-" for
     /// none.
-    links: Vec<(String, String)>,
+    links: Vec<crate::code_links::LocationLinks>,
     #[serde(skip_serializing_if = "String::is_empty")]
     editor: String,
     /// Metric slugs, as the fragment names them.
@@ -507,6 +507,7 @@ mod tests {
             location: String::new(),
             location_title: None,
             href: None,
+            method: None,
             merged: merged_row,
             cells,
             histogram_text: None,

@@ -1116,7 +1116,7 @@
       // location's third link).
       if (link[2]) {
         name.appendChild(document.createTextNode(' '));
-        name.appendChild(el('a', { href: link[2], 'class': 'pa-method' }, 'method'));
+        name.appendChild(el('a', { href: link[2], 'class': 'pa-method', title: 'its section on the matrix\'s component page: by version, its callers, callees and source changes' }, 'method'));
       }
       tr.appendChild(name);
       t.columns.forEach(function (c, k) {
