@@ -8,7 +8,9 @@ use super::common::build_site_with;
 use super::{Ctx, BENCH};
 
 /// Every graph's boxes (x, width, label), every tree-table row and the
-/// heaviest functions of the view shown, and the page title.
+/// heaviest functions of the view shown, and the page title. A row's
+/// method link is left out: the two pages compared are of two sites, one
+/// built with `--repo`, whose matrices show different methods.
 const DRAWN: &str = "[document.title,
   Array.prototype.map.call(document.querySelectorAll('#pa-graphs svg.pa-flame'), function (s) {
     return Array.prototype.map.call(s.querySelectorAll('g.f'), function (g) {
@@ -16,7 +18,11 @@ const DRAWN: &str = "[document.title,
       return [r.getAttribute('x'), r.getAttribute('width'), t ? t.textContent : ''];
     });
   }),
-  Array.prototype.map.call(document.querySelectorAll('#pa-table tbody tr'), function (r) { return r.textContent; }),
+  Array.prototype.map.call(document.querySelectorAll('#pa-table tbody tr'), function (r) {
+    var c = r.cloneNode(true);
+    c.querySelectorAll('a.pa-method').forEach(function (a) { a.remove(); });
+    return c.textContent;
+  }),
   Array.prototype.filter.call(document.querySelectorAll('.pa-heavy-section'), function (s) { return !s.closest('[hidden]'); })
     .map(function (s) { return Array.prototype.map.call(s.querySelectorAll('h2, th, td'), function (c) { return c.textContent; }); })]";
 

@@ -125,7 +125,7 @@ impl<'a> MethodHomes<'a> {
 /// The links of one location as page data stores them: `[source,
 /// editor]`, with the function's method section third when the page
 /// links it (`assets/flame.js` reads the third as optional).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LocationLinks {
     pub source: String,
     pub editor: String,

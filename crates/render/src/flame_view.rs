@@ -14,7 +14,7 @@ use super::format::{percent, with_unit};
 use super::Renderer;
 use analysis::flame::{self, FlameBudget, FlameGraph};
 use config::FlameConfig;
-use model::{CallTree, FrameTable, Unit};
+use model::{CallTree, FrameId, FrameTable, Unit};
 
 /// What to draw.
 pub struct GraphSpec<'a> {
@@ -357,8 +357,19 @@ pub struct Tables {
     /// names that have one; such names are not shared with the others.
     full: HashMap<usize, String>,
     full_index: HashMap<(String, String), usize>,
-    locations: Interner,
+    /// Locations, each with its links in `links`: a location appears once
+    /// per distinct set of links (two functions of one file, which share
+    /// their location once lines are folded, link different methods and
+    /// lines).
+    locations: Vec<String>,
     links: Vec<LocationLinks>,
+    /// The first index of each location (see [`Tables::find_location`]).
+    first_location: FxHashMap<String, usize>,
+    /// The index of each (location, links).
+    location_index: FxHashMap<(String, LocationLinks), usize>,
+    /// The index each frame was given (its location and links are the
+    /// same wherever the page shows it).
+    by_frame: FxHashMap<FrameId, usize>,
     /// The `[flame] editor` template: editor links the script can make
     /// from their location are stored as "" (see [`Tables::location`]).
     editor: String,
@@ -367,27 +378,53 @@ pub struct Tables {
 impl Tables {
     /// Tables whose editor links the script makes from `editor`.
     pub fn with_editor(editor: &str) -> Tables {
-        let mut locations = Interner::default();
-        locations.get(String::new());
+        let none = (String::new(), LocationLinks::default());
         Tables {
             names: Interner::default(),
             full: HashMap::new(),
             full_index: HashMap::new(),
-            locations,
+            locations: vec![String::new()],
             links: vec![LocationLinks::default()],
+            first_location: FxHashMap::from_iter([(String::new(), 0)]),
+            location_index: FxHashMap::from_iter([(none, 0)]),
+            by_frame: FxHashMap::default(),
             editor: editor.to_string(),
         }
     }
 
-    /// Index of a location, with its links (made on first sight).
-    pub fn location(&mut self, location: String, link: impl FnOnce() -> LocationLinks) -> usize {
-        let loc = self.locations.get(location);
-        if loc == self.links.len() {
-            let mut links = link();
-            links.editor = self.compact_editor(&self.locations.list[loc], links.editor);
-            self.links.push(links);
+    /// Index of a location with its links.
+    pub fn location(&mut self, location: String, links: LocationLinks) -> usize {
+        let mut links = links;
+        links.editor = self.compact_editor(&location, links.editor);
+        let key = (location, links);
+        if let Some(&i) = self.location_index.get(&key) {
+            return i;
         }
-        loc
+        let i = self.locations.len();
+        self.first_location.entry(key.0.clone()).or_insert(i);
+        self.locations.push(key.0.clone());
+        self.links.push(key.1.clone());
+        self.location_index.insert(key, i);
+        i
+    }
+
+    /// Index of `frame`'s location with its links, made on the frame's
+    /// first sight (`None`: a row without a frame).
+    pub fn frame_location(
+        &mut self,
+        frame: Option<FrameId>,
+        location: impl FnOnce() -> String,
+        links: impl FnOnce() -> LocationLinks,
+    ) -> usize {
+        let Some(frame) = frame else {
+            return self.location(location(), links());
+        };
+        if let Some(&i) = self.by_frame.get(&frame) {
+            return i;
+        }
+        let i = self.location(location(), links());
+        self.by_frame.insert(frame, i);
+        i
     }
 
     /// An editor link as stored: "" when the script makes the same link
@@ -439,17 +476,17 @@ impl Tables {
 
     /// The index of `location` if the tables hold it.
     pub fn find_location(&self, location: &str) -> Option<usize> {
-        self.locations.index.get(location).copied()
+        self.first_location.get(location).copied()
     }
 
     /// `names`, `locations` and `links`, for a page's view data.
     pub fn into_parts(self) -> (Vec<String>, Vec<String>, Vec<LocationLinks>) {
-        (self.names.list, self.locations.list, self.links)
+        (self.names.list, self.locations, self.links)
     }
 
     /// How many names and locations there are.
     pub fn lengths(&self) -> (usize, usize) {
-        (self.names.list.len(), self.locations.list.len())
+        (self.names.list.len(), self.locations.len())
     }
 
     /// The full name of every name index ("" for none), or nothing when
@@ -491,10 +528,14 @@ fn page_data(
                 .frame
                 .and_then(|f| spec.frames.get(f).location())
                 .unwrap_or_default();
-            let loc = tables.location(location, || match (spec.code, r.frame) {
-                (Some(code), Some(f)) => code.of(spec.frames, f),
-                _ => Default::default(),
-            });
+            let loc = tables.frame_location(
+                r.frame,
+                || location,
+                || match (spec.code, r.frame) {
+                    (Some(code), Some(f)) => code.of(spec.frames, f),
+                    _ => Default::default(),
+                },
+            );
             (
                 r.parent.map_or(-1, |p| p as i64),
                 name,
@@ -574,7 +615,7 @@ mod tests {
         let mut t = Tables::with_editor("vscode://file/{path}:{line}");
         let link = |e: &str| {
             let e = e.to_string();
-            move || LocationLinks::code(String::new(), e)
+            LocationLinks::code(String::new(), e)
         };
         let made = t.location(
             "<frozen importlib._bootstrap>:1176".into(),

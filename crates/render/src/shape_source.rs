@@ -312,8 +312,8 @@ impl ShapeList {
                 let frame = table.get(f);
                 let name =
                     tables.name_with_full(frame.function.clone(), frame.full_name.as_deref());
-                let location = frame.location().unwrap_or_default();
-                (name, tables.location(location, || link(f)))
+                let location = || frame.location().unwrap_or_default();
+                (name, tables.frame_location(Some(f), location, || link(f)))
             })
             .collect();
         let mut by_order: Vec<usize> = (0..self.ids.len()).collect();

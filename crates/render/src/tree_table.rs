@@ -98,6 +98,9 @@ pub struct Row {
     /// The function's method section, relative to the page, when the
     /// page links it.
     pub method: Option<String>,
+    /// Every link of the row's frame, as the page's graphs link it.
+    #[serde(skip)]
+    pub links: LocationLinks,
     pub merged: bool,
     pub cells: Vec<Cell>,
     /// The row's value in each profile, as text (`12 · 9 · 14`): the
@@ -176,8 +179,9 @@ pub fn build(
                 location: crate::display_names::shown_file(&location).into_owned(),
                 location_title: Some(location.clone())
                     .filter(|l| *l != crate::display_names::shown_file(l)),
-                href: Some(links.source).filter(|h| !h.is_empty()),
-                method: Some(links.method).filter(|h| !h.is_empty()),
+                href: Some(links.source.clone()).filter(|h| !h.is_empty()),
+                method: Some(links.method.clone()).filter(|h| !h.is_empty()),
+                links,
                 merged: r.node.is_none(),
                 cells,
                 histogram_text: None,
@@ -321,16 +325,11 @@ pub fn script_table(table: TableView, tables: &mut super::flame_view::Tables) ->
         .rows
         .into_iter()
         .map(|r| {
-            let links = LocationLinks {
-                source: r.href.unwrap_or_default(),
-                editor: String::new(),
-                method: r.method.unwrap_or_default(),
-            };
             // The data keeps the location as profiled (the frames' own,
             // which the page's flame graphs, editor links and derived
             // tables use); the short form is for the HTML rows.
             let profiled = r.location_title.unwrap_or(r.location);
-            let loc = tables.location(profiled, || links);
+            let loc = tables.frame_location(r.frame, || profiled, || r.links);
             let merged = u8::from(r.merged);
             let mut row: Vec<serde_json::Value> = vec![
                 r.parent.into(),

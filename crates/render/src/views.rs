@@ -508,6 +508,7 @@ mod tests {
             location_title: None,
             href: None,
             method: None,
+            links: Default::default(),
             merged: merged_row,
             cells,
             histogram_text: None,

@@ -99,7 +99,8 @@
   // Tables as flame_view.rs Tables keeps them: location 0 is "".
   function Tables() {
     this.names = []; this.full = []; this.nameAt = new Map();
-    this.locations = ['']; this.links = [['', '']]; this.locationAt = new Map([['', 0]]);
+    this.locations = ['']; this.links = [['', '']];
+    this.locationAt = new Map([['\u0000' + JSON.stringify(['', '']), 0]]);
   }
   Tables.prototype.name = function (name, full) {
     var key = name + '\u0000' + (full || '');
@@ -112,13 +113,16 @@
     }
     return i;
   };
+  // A location once per distinct set of links, as flame_view.rs keeps
+  // them (two functions of one file link different methods and lines).
   Tables.prototype.location = function (location, link) {
-    var i = this.locationAt.get(location);
+    var key = location + '\u0000' + JSON.stringify(link);
+    var i = this.locationAt.get(key);
     if (i === undefined) {
       i = this.locations.length;
       this.locations.push(location);
       this.links.push(link);
-      this.locationAt.set(location, i);
+      this.locationAt.set(key, i);
     }
     return i;
   };
