@@ -277,3 +277,57 @@ fn a_perf_data_file_gets_the_command_that_makes_it_readable() {
         "{stderr}"
     );
 }
+
+/// `go tool pprof`'s header lines (the sample type it opens on, when and
+/// for how long the profile was taken) of `file`, shown without asking
+/// for a sample type.
+fn pprof_header(file: &Path, tmp: &Path) -> Vec<String> {
+    let output = std::process::Command::new("go")
+        .args(["tool", "pprof", "-top", "-nodecount=1", "-symbolize=none"])
+        .arg(file)
+        .env("PPROF_TMPDIR", tmp)
+        .output()
+        .expect("run go tool pprof");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| {
+            ["Type:", "Time:", "Duration:"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        // "Duration: 2.02s, Total samples = …": the total is checked above.
+        .map(|l| l.split(", Total").next().unwrap_or(l).to_string())
+        .collect()
+}
+
+/// Issue 39: an export opens where the original opens. A pprof file's
+/// export keeps the sample type pprof shows first, its time and its
+/// duration; any other profile's opens on perfatlas's first metric (CPU
+/// time for a `.cpuprofile`, not its sample count, which pprof would pick
+/// as the last sample type).
+#[test]
+fn exported_pprof_opens_on_the_original_s_sample_type_time_and_duration() {
+    if !go_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (i, input) in inputs().iter().enumerate() {
+        let out = dir.path().join(format!("{i}.pb.gz"));
+        convert(input, "pprof", &out);
+        let exported = pprof_header(&out, dir.path());
+        let name = input.display().to_string();
+        if name.contains(".pb") {
+            let original = pprof_header(input, dir.path());
+            assert!(original.len() >= 2, "{name}: {original:?}");
+            assert_eq!(exported, original, "{name}");
+        } else {
+            let first = &read(input).profile.metrics[0].name;
+            assert_eq!(exported.first(), Some(&format!("Type: {first}")), "{name}");
+        }
+    }
+}

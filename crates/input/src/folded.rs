@@ -759,6 +759,7 @@ impl<'a> TreeBuilder<'a> {
                     frames,
                     profile,
                     warnings: self.warnings,
+                    header: Default::default(),
                 })
             }
             None => Err(self

@@ -577,6 +577,7 @@ fn build(raw: RawProfile) -> Result<Parsed, ParseError> {
         frames,
         profile,
         warnings,
+        header: Default::default(),
     })
 }
 

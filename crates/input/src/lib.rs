@@ -46,6 +46,8 @@ pub struct Parsed {
     /// Parts of the input that were skipped (bad lines, unknown records),
     /// each with its place. The profile holds everything else.
     pub warnings: Vec<ParseError>,
+    /// What the file says besides its samples, for exports to write back.
+    pub header: ProfileHeader,
 }
 
 impl Parsed {
@@ -54,8 +56,25 @@ impl Parsed {
             frames,
             profile,
             warnings: Vec::new(),
+            header: ProfileHeader::default(),
         }
     }
+}
+
+/// What a profile file says besides its samples, kept so that `convert`
+/// writes it back and a viewer opens the export as it opens the original.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileHeader {
+    /// The metric the profiler's own viewers show first, when that is not
+    /// the first: pprof's `default_sample_type` (by pprof's rule the last
+    /// sample type when the file names none), a V8 CPU profile's time.
+    pub default_metric: Option<usize>,
+    /// pprof's `time_nanos` (when the profile was taken) and
+    /// `duration_nanos`; 0 when not known.
+    pub time_nanos: i64,
+    pub duration_nanos: i64,
+    /// pprof's `period_type` (type, unit) and `period`, as written.
+    pub period: Option<(String, String, i64)>,
 }
 
 /// The data of one input file after gzip has been undone.

@@ -534,6 +534,7 @@ impl Reader {
             frames,
             profile,
             warnings: self.warnings,
+            header: Default::default(),
         })
     }
 }

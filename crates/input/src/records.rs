@@ -449,6 +449,7 @@ fn rebuild_profile(c: CachedProfile) -> Option<Loaded> {
             frames,
             profile,
             warnings,
+            header: Default::default(),
         }),
     ))
 }

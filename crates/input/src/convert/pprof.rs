@@ -17,6 +17,9 @@
 //!   are `int64`); perfatlas's time metrics are in nanoseconds already.
 //!   Self values at the root (samples with no frame) become a sample
 //!   without locations.
+//! * The file's header as read (see [`crate::ProfileHeader`]): when it was
+//!   taken, for how long, the sampling period, and the sample type its
+//!   viewers open on (`default_sample_type`, which `--metric` overrides).
 //! * The time order of samples (a timeline) has no place in pprof and is
 //!   not written.
 //!
@@ -32,9 +35,12 @@ use crate::Parsed;
 use model::{Frame, NodeId};
 
 /// Writes `parsed` as a gzipped `profile.proto`; `default` is the index of
-/// the metric viewers show first (pprof's `default_sample_type`).
+/// the metric viewers show first (pprof's `default_sample_type`), else the
+/// one the original file's viewers showed first, else perfatlas's first
+/// (always written: without it pprof opens on the last sample type).
 pub fn write(parsed: &Parsed, default: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
     let mut message = profile(parsed);
+    let default = default.or(parsed.header.default_metric).or(Some(0));
     if let Some(t) = default.and_then(|m| message.sample_type.get(m)) {
         message.default_sample_type = t.r#type;
     }
@@ -63,9 +69,18 @@ pub fn profile(parsed: &Parsed) -> pb::Profile {
         .map(|(_, frame)| b.location(frame))
         .collect();
     let sample = samples(parsed, &mut b, &locations);
+    let header = &parsed.header;
+    let period_type = header.period.as_ref().map(|(t, u, _)| pb::ValueType {
+        r#type: b.string(t),
+        unit: b.string(u),
+    });
     pb::Profile {
         sample_type,
         sample,
+        time_nanos: header.time_nanos,
+        duration_nanos: header.duration_nanos,
+        period_type,
+        period: header.period.as_ref().map_or(0, |p| p.2),
         mapping: b.mappings,
         location: b.locations,
         function: b.functions,
@@ -267,6 +282,56 @@ mod tests {
         let (format, back) = crate::parse_bytes("out.pb.gz", &bytes).unwrap();
         assert_eq!(format, "pprof");
         back
+    }
+
+    /// A Go allocation profile opens on `alloc_space`, its third of four
+    /// sample types (`runtime/pprof` names it in `default_sample_type`);
+    /// the export opens on it too, and keeps when, for how long and at
+    /// which period the profile was taken.
+    #[test]
+    fn the_header_and_the_sample_type_viewers_open_on_read_back() {
+        let mut frames = FrameTable::new();
+        let main = frames.intern(Frame {
+            function: "main".into(),
+            ..Frame::default()
+        });
+        let metrics = [
+            "alloc_objects",
+            "alloc_space",
+            "inuse_objects",
+            "inuse_space",
+        ];
+        let mut profile = Profile::new(
+            metrics
+                .iter()
+                .map(|m| {
+                    Metric::new(
+                        *m,
+                        if m.ends_with("space") {
+                            Unit::Bytes
+                        } else {
+                            Unit::Count
+                        },
+                    )
+                })
+                .collect(),
+        );
+        profile.tree.add_stack([main], &[3.0, 4096.0, 1.0, 1024.0]);
+        let mut parsed = Parsed::new(frames, profile);
+        parsed.header = crate::ProfileHeader {
+            default_metric: Some(1),
+            time_nanos: 1_795_000_000_000_000_000,
+            duration_nanos: 2_020_000_000,
+            period: Some(("space".into(), "bytes".into(), 524_288)),
+        };
+        let back = read_back(&parsed);
+        assert_eq!(back.header, parsed.header);
+        // Without a default in the file, pprof opens on the last type; the
+        // export names perfatlas's first metric instead of leaving it out.
+        parsed.header = crate::ProfileHeader::default();
+        let back = read_back(&parsed);
+        assert_eq!(back.header.default_metric, Some(0));
+        assert_eq!(back.header.period, None);
     }
 
     #[test]

@@ -92,7 +92,12 @@ pub fn write(
         schema: "https://www.speedscope.app/file-format-schema.json",
         exporter: format!("{EXPORTER} {}", env!("CARGO_PKG_VERSION")),
         name,
-        active_profile_index: 0,
+        // The profile of the metric the original's viewers open on.
+        active_profile_index: parsed
+            .header
+            .default_metric
+            .and_then(|d| metrics.iter().position(|&m| m == d))
+            .unwrap_or(0),
         shared: Shared { frames },
         profiles: metrics.iter().map(|&m| profile(parsed, m)).collect(),
     };

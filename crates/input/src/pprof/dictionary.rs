@@ -387,13 +387,16 @@ impl IdIndex {
 
 /// The string table, with checked lookups; strings stay in the input
 /// until asked for.
-struct Strings<'a> {
+pub(super) struct Strings<'a> {
     bytes: &'a [u8],
     spans: &'a [(usize, usize)],
 }
 
 impl<'a> Strings<'a> {
-    fn new(bytes: &'a [u8], spans: &'a [(usize, usize)]) -> Result<Strings<'a>, ParseError> {
+    pub(super) fn new(
+        bytes: &'a [u8],
+        spans: &'a [(usize, usize)],
+    ) -> Result<Strings<'a>, ParseError> {
         match spans.first() {
             None => Err(ParseError::field(
                 "string_table",
@@ -411,7 +414,11 @@ impl<'a> Strings<'a> {
     }
 
     /// String number `index`; `field` names the referring field for errors.
-    fn get(&self, index: i64, field: impl FnOnce() -> String) -> Result<String, ParseError> {
+    pub(super) fn get(
+        &self,
+        index: i64,
+        field: impl FnOnce() -> String,
+    ) -> Result<String, ParseError> {
         usize::try_from(index)
             .ok()
             .and_then(|i| self.spans.get(i))

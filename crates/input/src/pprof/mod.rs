@@ -155,6 +155,7 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
         samples::Failure::Malformed(e) => not_valid(e),
         samples::Failure::Invalid(e) => e,
     })?;
+    let header = header(bytes, &outline);
     drop(outline);
     let mut profile = Profile::new(dict.metrics);
     profile.tree = tree;
@@ -164,7 +165,38 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
         frames,
         profile,
         warnings: dict.warnings,
+        header,
     })
+}
+
+/// The header fields an export writes back. The default metric is the
+/// sample type `default_sample_type` names, else the last (as pprof's
+/// viewers choose). A period whose strings are not in the table is left
+/// out (the samples do not depend on it).
+fn header(bytes: &[u8], outline: &outline::Outline) -> crate::ProfileHeader {
+    let strings = dictionary::Strings::new(bytes, &outline.strings).ok();
+    let string = |i: i64| strings.as_ref()?.get(i, String::new).ok();
+    let types = &outline.sample_types;
+    let named = (outline.default_sample_type != 0)
+        .then(|| {
+            types
+                .iter()
+                .position(|t| t.0 == outline.default_sample_type)
+        })
+        .flatten();
+    let (type_index, unit_index) = outline.period_type;
+    let period = match (type_index, unit_index, outline.period) {
+        (0, 0, 0) => None,
+        _ => string(type_index)
+            .zip(string(unit_index))
+            .map(|(t, u)| (t, u, outline.period)),
+    };
+    crate::ProfileHeader {
+        default_metric: named.or(types.len().checked_sub(1)),
+        time_nanos: outline.time_nanos,
+        duration_nanos: outline.duration_nanos,
+        period,
+    }
 }
 
 fn not_valid(e: wire::DecodeError) -> ParseError {

@@ -34,6 +34,15 @@ pub struct Outline {
     /// (position of the sample's key, sample index) for every
     /// [`BOOKMARK_EVERY`]th sample.
     pub bookmarks: Vec<(usize, usize)>,
+    /// The header fields an export writes back (see
+    /// [`crate::ProfileHeader`]): `time_nanos`, `duration_nanos`,
+    /// `period_type` (type, unit string indexes), `period` and
+    /// `default_sample_type` (a string index).
+    pub time_nanos: i64,
+    pub duration_nanos: i64,
+    pub period_type: (i64, i64),
+    pub period: i64,
+    pub default_sample_type: i64,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -127,15 +136,14 @@ fn top_level_field(r: &mut Reader, o: &mut Outline) -> Result<()> {
         }
         7 => scalar(r, wire).map_err(within("drop_frames"))?,
         8 => scalar(r, wire).map_err(within("keep_frames"))?,
-        9 => scalar(r, wire).map_err(within("time_nanos"))?,
-        10 => scalar(r, wire).map_err(within("duration_nanos"))?,
+        9 => o.time_nanos = int(r, wire).map_err(within("time_nanos"))?,
+        10 => o.duration_nanos = int(r, wire).map_err(within("duration_nanos"))?,
         11 => {
-            let mut period_type = (0, 0);
-            value_type(r, wire, depth, &mut period_type).map_err(within("period_type"))?;
+            value_type(r, wire, depth, &mut o.period_type).map_err(within("period_type"))?;
         }
-        12 => scalar(r, wire).map_err(within("period"))?,
+        12 => o.period = int(r, wire).map_err(within("period"))?,
         13 => r.repeated(wire, |_| ()).map_err(within("comment"))?,
-        14 => scalar(r, wire).map_err(within("default_sample_type"))?,
+        14 => o.default_sample_type = int(r, wire).map_err(within("default_sample_type"))?,
         _ => r.skip(wire, tag, depth)?,
     }
     Ok(())
@@ -143,6 +151,11 @@ fn top_level_field(r: &mut Reader, o: &mut Outline) -> Result<()> {
 
 fn scalar(r: &mut Reader, wire: WireType) -> Result<()> {
     r.scalar(wire).map(|_| ())
+}
+
+/// An `int64` field (a varint read as two's complement, as prost reads it).
+fn int(r: &mut Reader, wire: WireType) -> Result<i64> {
+    r.scalar(wire).map(|v| v as i64)
 }
 
 /// Checks a sample's key and length and moves past it; its fields are

@@ -190,10 +190,35 @@ fn convert(p: &pb::Profile) -> Result<Parsed, ParseError> {
     let (frames, mut profile) = model::fold_sampled_lines(frames, profile);
     record_heap_allocations(&mut profile, &frames);
 
+    let string = |i: i64| {
+        let bytes = p.string_table.get(usize::try_from(i).ok()?)?;
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    };
+    let named = (p.default_sample_type != 0)
+        .then(|| {
+            p.sample_type
+                .iter()
+                .position(|t| t.r#type == p.default_sample_type)
+        })
+        .flatten();
+    let (t, u) = p
+        .period_type
+        .as_ref()
+        .map_or((0, 0), |t| (t.r#type, t.unit));
+    let period = match (t, u, p.period) {
+        (0, 0, 0) => None,
+        _ => string(t).zip(string(u)).map(|(t, u)| (t, u, p.period)),
+    };
     Ok(Parsed {
         frames,
         profile,
         warnings,
+        header: crate::ProfileHeader {
+            default_metric: named.or(p.sample_type.len().checked_sub(1)),
+            time_nanos: p.time_nanos,
+            duration_nanos: p.duration_nanos,
+            period,
+        },
     })
 }
 
@@ -295,8 +320,9 @@ mod tests {
         };
         let tree = &p.profile.tree;
         let mut out = format!(
-            "metrics {:?}\nwarnings {:?}\nlimit {:?}\n",
+            "metrics {:?}\nheader {:?}\nwarnings {:?}\nlimit {:?}\n",
             p.profile.metrics,
+            p.header,
             p.warnings,
             (p.frames.over_limit(), tree.over_limit()),
         );
