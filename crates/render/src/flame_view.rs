@@ -394,6 +394,10 @@ impl Tables {
 
     /// Index of a location with its links.
     pub fn location(&mut self, location: String, links: LocationLinks) -> usize {
+        // No location and no link: entry 0 (the root, merged frames).
+        if location.is_empty() && links == LocationLinks::default() {
+            return 0;
+        }
         let mut links = links;
         links.editor = self.compact_editor(&location, links.editor);
         let key = (location, links);
