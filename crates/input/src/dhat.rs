@@ -20,13 +20,14 @@
 //!
 //! - `heap`: `total_bytes` (`tb`) and `total_blocks` (`tbk`), everything
 //!   allocated; `peak_bytes` (`gb`), what was live at the global peak
-//!   (t-gmax); `end_bytes` (`eb`), what was still live at exit (t-end).
-//!   The last two exist only when DHAT tracked block lifetimes (`bklt`).
+//!   (t-gmax); `end_bytes` and `end_blocks` (`eb`, `ebk`), what was still
+//!   live at exit (t-end). The last three exist only when DHAT tracked
+//!   block lifetimes (`bklt`).
 //!   `mb` (each point's own maximum, at a different time for each point),
 //!   reads, writes and access counts are not read. Allocation sites are
 //!   the allocating functions ([`model::ClassSource::AllocatingFunction`]),
-//!   counted in blocks, sized in bytes, with `end_bytes` as what was still
-//!   live.
+//!   counted in blocks, sized in bytes, with `end_blocks` and `end_bytes`
+//!   as what was still live.
 //! - `copy`: `copied_bytes` (`tb`) and `copies` (`tbk`).
 //! - `ad-hoc`: `units` (`tb`) and `events` (`tbk`), the weights and counts
 //!   of `DHAT_AD_HOC_EVENT`.
@@ -89,6 +90,7 @@ struct RawPoint {
     tbk: u64,
     gb: Option<u64>,
     eb: Option<u64>,
+    ebk: Option<u64>,
     fs: Vec<u64>,
 }
 
@@ -128,6 +130,7 @@ impl Mode {
                 if lifetimes {
                     metrics.push(Metric::new("peak_bytes", Unit::Bytes));
                     metrics.push(Metric::new("end_bytes", Unit::Bytes));
+                    metrics.push(Metric::new("end_blocks", Unit::Objects));
                 }
                 metrics
             }
@@ -146,7 +149,7 @@ impl Mode {
     fn values(self, point: &RawPoint, i: usize) -> Result<Vec<f64>, ParseError> {
         let mut values = vec![point.tb as f64, point.tbk as f64];
         if self == (Mode::Heap { lifetimes: true }) {
-            for (key, value) in [("gb", point.gb), ("eb", point.eb)] {
+            for (key, value) in [("gb", point.gb), ("eb", point.eb), ("ebk", point.ebk)] {
                 let value = value.ok_or_else(|| {
                     ParseError::json(
                         format!("$.pps[{i}]"),
@@ -177,8 +180,11 @@ fn build(raw: RawFile) -> Result<Parsed, ParseError> {
     }
     let (frames, mut profile) = model::fold_sampled_lines(table.frames, profile);
     if let Mode::Heap { lifetimes } = mode {
-        let end = lifetimes.then_some(3);
-        profile.allocations_by_function(&frames, Some(1), Some(0), (None, end));
+        let end = match lifetimes {
+            true => (Some(4), Some(3)),
+            false => (None, None),
+        };
+        profile.allocations_by_function(&frames, Some(1), Some(0), end);
     }
     Ok(Parsed::new(frames, profile))
 }

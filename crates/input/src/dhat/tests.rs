@@ -74,10 +74,9 @@ fn heap_totals_are_dhats_own_summary() {
         totals[metric(&p, "peak_bytes")],
         summary_line(&stderr, "At t-gmax:")[0]
     );
-    assert_eq!(
-        totals[metric(&p, "end_bytes")],
-        summary_line(&stderr, "At t-end:")[0]
-    );
+    let end = summary_line(&stderr, "At t-end:");
+    assert_eq!(totals[metric(&p, "end_bytes")], end[0]);
+    assert_eq!(totals[metric(&p, "end_blocks")], end[1]);
 }
 
 /// The program points' own figures (what DHAT's viewer shows per point):
@@ -169,7 +168,7 @@ fn a_truncated_file_is_an_error_at_its_end() {
 #[test]
 fn a_frame_index_outside_the_table_is_named() {
     let text = r#"{"dhatFileVersion":2,"mode":"heap","bklt":true,
-        "pps":[{"tb":8,"tbk":1,"gb":8,"eb":0,"fs":[1]},{"tb":8,"tbk":1,"gb":0,"eb":0,"fs":[1,7]}],
+        "pps":[{"tb":8,"tbk":1,"gb":8,"eb":0,"ebk":0,"fs":[1]},{"tb":8,"tbk":1,"gb":0,"eb":0,"ebk":0,"fs":[1,7]}],
         "ftbl":["[root]","0x1: f (a.c:1)"]}"#;
     let e = parse(text).unwrap_err();
     assert_eq!(e.place, Place::Json("$.pps[1].fs[1]".into()));
@@ -179,7 +178,7 @@ fn a_frame_index_outside_the_table_is_named() {
 #[test]
 fn missing_or_wrong_members_are_named() {
     let no_gb = r#"{"dhatFileVersion":2,"mode":"heap","bklt":true,
-        "pps":[{"tb":8,"tbk":1,"eb":0,"fs":[]}],"ftbl":["[root]"]}"#;
+        "pps":[{"tb":8,"tbk":1,"eb":0,"ebk":0,"fs":[]}],"ftbl":["[root]"]}"#;
     let e = parse(no_gb).unwrap_err();
     assert_eq!(e.place, Place::Json("$.pps[0]".into()));
     assert!(e.message.contains("`gb`"), "{e}");
