@@ -9,6 +9,7 @@
 pub mod bundles;
 pub mod convert;
 pub mod cpuprofile;
+pub mod dhat;
 pub mod digest;
 mod envelope;
 pub mod field;
@@ -18,12 +19,14 @@ pub mod imports;
 pub mod jfr;
 pub mod json_pull;
 pub mod load;
+pub mod massif;
 pub mod measurements;
 pub mod names;
 pub mod native;
 pub mod perf_script;
 pub mod pprof;
 pub mod pstats;
+pub mod pyinstrument;
 pub mod records;
 pub mod sniff;
 pub mod source_map;
@@ -32,6 +35,7 @@ pub mod speedscope;
 pub mod test_support;
 pub mod text;
 pub mod trace_events;
+mod valgrind_frame;
 pub mod walk;
 
 use model::error::ParseError;
@@ -107,6 +111,9 @@ pub static FORMATS: &[&dyn Format] = &[
     &heapprofile::HeapProfile,
     &cpuprofile::CpuProfile,
     &jfr::Jfr,
+    &dhat::Dhat,
+    &massif::Massif,
+    &pyinstrument::Pyinstrument,
     // Before pprof, which claims any binary `.prof` file.
     &pstats::Pstats,
     &pprof::Pprof,
