@@ -7,6 +7,7 @@
 //! shared table.
 
 pub mod bundles;
+pub mod call_graph;
 pub mod convert;
 pub mod cpuprofile;
 pub mod digest;
