@@ -31,6 +31,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use rustc_hash::FxHashMap;
+
 use model::{CallTree, FrameId, NodeId};
 
 /// Most contexts grown from one file's call graph.
@@ -82,6 +84,28 @@ pub fn cut_note() -> String {
     format!(
         "The call graph has more paths than {MAX_NODES} contexts or {MAX_DEPTH} levels: the smallest contexts are kept in their caller's self time."
     )
+}
+
+/// Each node's call count: the calls from its parent's function into its
+/// own over every context (`edges`), for a top-level node every call of
+/// its function (`into`); NaN for the root, which is no function ("n/a"
+/// on pages).
+pub fn calls_per_node(
+    tree: &CallTree,
+    edges: &FxHashMap<(FrameId, FrameId), f64>,
+    into: &FxHashMap<FrameId, f64>,
+) -> Vec<f64> {
+    tree.node_ids()
+        .map(|n| {
+            let Some(f) = tree.frame(n) else {
+                return f64::NAN;
+            };
+            match tree.parent(n).and_then(|p| tree.frame(p)) {
+                Some(caller) => edges.get(&(caller, f)).copied().unwrap_or(0.0),
+                None => into.get(&f).copied().unwrap_or(0.0),
+            }
+        })
+        .collect()
 }
 
 /// A node waiting to be expanded, largest part first (ties: older node).

@@ -8,6 +8,7 @@
 
 pub mod bundles;
 pub mod call_graph;
+pub mod callgrind;
 pub mod convert;
 pub mod cpuprofile;
 pub mod digest;
@@ -93,6 +94,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &pstats::Pstats,
     &pprof::Pprof,
     &perf_script::PerfScript,
+    &callgrind::Callgrind,
     &folded::Folded,
 ];
 
@@ -181,16 +183,6 @@ fn known_unread_format(bytes: &[u8]) -> Option<String> {
     if bytes.starts_with(b"PERFILE2") {
         return Some(
             "a perf.data file (perf record's binary output), which perfatlas reads as text: run `perf script -i FILE > FILE.perf` and give that instead".into(),
-        );
-    }
-    let head = String::from_utf8_lossy(head(bytes, 1024));
-    let keyed = head.starts_with("version:")
-        && ["\ncreator:", "\nevents:", "\ncmd:"]
-            .iter()
-            .any(|k| head.contains(k));
-    if head.starts_with("# callgrind format") || keyed {
-        return Some(
-            "a callgrind-format file (Valgrind's callgrind, Xdebug), which perfatlas does not read yet (its costs are per function and call, not per stack)".into(),
         );
     }
     None
