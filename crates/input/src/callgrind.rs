@@ -37,8 +37,12 @@
 //! - Each node's call count is the `calls=` count from its parent's
 //!   function into its own, over every context.
 //!
-//! A file whose costs fall short of its `summary:` and that has no
-//! `totals:` line (callgrind writes it last) is truncated: an error.
+//! The profile's totals are the sum of the functions' costs, which is
+//! the file's `totals:` line; callgrind's `summary:` (callgrind_annotate's
+//! PROGRAM TOTALS) can count a few more events that callgrind charged to
+//! no function (2 instructions at exit), and a note says so then. A file
+//! whose costs fall short of its `summary:` and that has no `totals:` line
+//! (callgrind writes it last) is truncated: an error.
 
 mod read;
 #[cfg(test)]
@@ -109,35 +113,63 @@ pub fn read(bytes: &[u8]) -> Result<Costs, ParseError> {
     Ok(costs)
 }
 
-/// Own costs that add up to less or more than `summary:`: an error when
-/// the file also lacks its closing `totals:` (truncated), else a warning.
+/// The functions' own costs against `totals:` (a warning when they
+/// differ) or, in a file without it, `summary:` (costs short of it mean
+/// the file is truncated: an error; more, a warning).
 fn check_summary(costs: &mut Costs, last: usize) -> Result<(), ParseError> {
-    let Some((at, summary)) = &costs.summary else {
-        return Ok(());
+    let sums = own_sums(costs);
+    let (stated, truncated) = match (&costs.totals, &costs.summary) {
+        (Some(totals), _) => (totals, false),
+        (None, Some(summary)) => (summary, true),
+        (None, None) => return Ok(()),
     };
-    let mut sums = vec![0i128; costs.events.len()];
-    for f in &costs.functions {
-        for (s, c) in sums.iter_mut().zip(&f.own) {
-            *s = s.saturating_add(*c);
-        }
-    }
-    let Some(m) = (0..sums.len()).find(|&m| sums[m] != summary.get(m).copied().unwrap_or(0)) else {
+    let (at, figures) = stated;
+    let stated_of = |m: usize| figures.get(m).copied().unwrap_or(0);
+    let Some(m) = (0..sums.len()).find(|&m| sums[m] != stated_of(m)) else {
         return Ok(());
     };
     let said = format!(
         "the costs add up to {} {} but line {at} says {}",
         sums[m],
         costs.events[m],
-        summary.get(m).copied().unwrap_or(0)
+        stated_of(m)
     );
-    if !costs.has_totals {
+    if truncated && sums[m] < stated_of(m) {
         return Err(ParseError::line(
             last,
             format!("the file ends without its `totals:` line and {said}: it is truncated"),
         ));
     }
-    costs.warnings.push(ParseError::line(*at, said));
+    let at = *at;
+    costs.warnings.push(ParseError::line(at, said));
     Ok(())
+}
+
+/// The sum of every function's own cost, per event.
+fn own_sums(costs: &Costs) -> Vec<i128> {
+    let mut sums = vec![0i128; costs.events.len()];
+    for f in &costs.functions {
+        for (s, c) in sums.iter_mut().zip(&f.own) {
+            *s = s.saturating_add(*c);
+        }
+    }
+    sums
+}
+
+/// A note when `summary:` counts more than the functions were charged
+/// with (callgrind counts a few instructions at exit that it attributes
+/// to no function): the profile's total is the functions' sum.
+fn summary_note(costs: &Costs) -> Option<String> {
+    let (_, summary) = costs.summary.as_ref()?;
+    let sums = own_sums(costs);
+    let m = (0..sums.len()).find(|&m| summary.get(m).is_some_and(|s| *s > sums[m]))?;
+    Some(format!(
+        "The file's summary counts {} {} that callgrind charged to no function; the profile's totals are its functions' costs ({} {}).",
+        summary[m] - sums[m],
+        costs.events[m],
+        sums[m],
+        costs.events[m]
+    ))
 }
 
 /// The profile of what [`read`] read.
@@ -168,6 +200,7 @@ pub fn profile(costs: &Costs) -> Parsed {
     if built.cut {
         profile.notes.push(call_graph::cut_note());
     }
+    profile.notes.extend(summary_note(costs));
     let mut parsed = Parsed::new(frames, profile);
     parsed.warnings = costs.warnings.clone();
     parsed

@@ -43,10 +43,10 @@ pub struct Costs {
     pub events: Vec<String>,
     pub functions: Vec<Function>,
     pub calls: Vec<Call>,
-    /// `summary:` (or `totals:` when there is no summary), with its line.
+    /// `summary:`, with its line.
     pub summary: Option<(usize, Vec<i128>)>,
-    /// Whether the file ends with `totals:`, as callgrind writes it.
-    pub has_totals: bool,
+    /// `totals:`, which callgrind writes last, with its line.
+    pub totals: Option<(usize, Vec<i128>)>,
     /// Lines skipped, with their place.
     pub warnings: Vec<ParseError>,
 }
@@ -164,10 +164,7 @@ impl Reader {
             }
             "totals" => {
                 let costs = self.counts(n, value.split_whitespace())?;
-                if self.costs.summary.is_none() {
-                    self.costs.summary = Some((n, costs));
-                }
-                self.costs.has_totals = true;
+                self.costs.totals = Some((n, costs));
                 Ok(())
             }
             // version, creator, pid, cmd, part, desc, thread, event, …:
