@@ -117,3 +117,58 @@ fn a_build_of_callgrind_files_succeeds_with_strict() {
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.contains("callgrind"), "format not named on the index");
 }
+
+/// gprof's report, full and brief: converted, each function's own time
+/// is its `gprof -p` self seconds, and the stacks follow `gprof -q`
+/// (checksum under parse and render).
+#[test]
+fn a_gprof_report_converts_to_stacks_with_gprofs_figures() {
+    let dir = fixtures("gprof");
+    let flat = std::fs::read_to_string(dir.join("prog-flat.gprof.txt")).unwrap();
+    let rows: Vec<(String, f64)> = flat
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("time "))
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (
+                w[w.len() - 1].to_string(),
+                w[2].parse::<f64>().unwrap() * 1e9,
+            )
+        })
+        .collect();
+    for name in ["prog.gprof.txt", "prog-brief.gprof.txt"] {
+        let (own, total) = convert_to_folded(&dir.join(name));
+        for (function, ns) in &rows {
+            assert!(close(own[function], *ns), "{name}: {function}");
+        }
+        let sum: f64 = rows.iter().map(|(_, ns)| ns).sum();
+        assert!(close(total, sum), "{name}");
+        let top = own.iter().max_by(|a, b| a.1.total_cmp(b.1)).unwrap();
+        assert_eq!(top.0, "is_odd");
+    }
+}
+
+/// `build --strict` on a directory with a gprof report and a callgrind
+/// file of the same program succeeds.
+#[test]
+fn a_build_of_gprof_reports_succeeds_with_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    std::fs::create_dir_all(input.join("1.0")).unwrap();
+    std::fs::copy(
+        fixtures("gprof").join("prog.gprof.txt"),
+        input.join("1.0/report.txt"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures("callgrind").join("prog.callgrind.out"),
+        input.join("1.0/callgrind.out.7"),
+    )
+    .unwrap();
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &["--strict"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

@@ -15,6 +15,7 @@ pub mod digest;
 mod envelope;
 pub mod field;
 pub mod folded;
+pub mod gprof;
 pub mod heapprofile;
 pub mod imports;
 pub mod jfr;
@@ -95,6 +96,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &pprof::Pprof,
     &perf_script::PerfScript,
     &callgrind::Callgrind,
+    &gprof::Gprof,
     &folded::Folded,
 ];
 
