@@ -253,15 +253,15 @@ fn spread_own(graph: &Graph, tree: &mut CallTree, placed: &mut Placed) -> Vec<Ve
         }
     }
     for (i, f) in functions.iter().enumerate() {
-        for m in 0..metrics {
+        for (m, s) in sum[i].iter_mut().enumerate() {
             let own = at(&f.own, m);
-            if own != 0.0 && own.is_finite() && sum[i][m] <= 0.0 {
+            if own != 0.0 && own.is_finite() && *s <= 0.0 {
                 let node = tree.child(NodeId::ROOT, f.frame);
                 if node.index() == placed.len() {
                     placed.push((i, vec![0.0; metrics]));
                 }
                 placed[node.index()].1[m] = 1.0;
-                sum[i][m] = 1.0;
+                *s = 1.0;
             }
         }
     }

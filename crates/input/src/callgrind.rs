@@ -209,10 +209,7 @@ pub fn profile(costs: &Costs) -> Parsed {
 /// The metric of an event, and the factor its counts are scaled by:
 /// Xdebug's `Name_(unit)` in nanoseconds or bytes, anything else a count.
 fn metric_of(event: &str) -> (Metric, f64) {
-    let unit = event
-        .strip_suffix(')')
-        .and_then(|e| e.rsplit_once("_("))
-        .map(|(name, unit)| (name, unit));
+    let unit = event.strip_suffix(')').and_then(|e| e.rsplit_once("_("));
     if let Some((name, unit)) = unit {
         let digits = unit.bytes().take_while(u8::is_ascii_digit).count();
         let factor: f64 = unit[..digits].parse().unwrap_or(1.0);

@@ -486,7 +486,7 @@ fn graph_of(
             }
             let cost = match a.seconds {
                 Some(s) => s * 1e9,
-                None => in_cycle_share(entries, e, callee, a.calls) * 1e9,
+                None => in_cycle_share(by_index, e, callee, a.calls) * 1e9,
             };
             whole[f] += cost;
             called[g] = true;
@@ -512,7 +512,12 @@ fn graph_of(
 /// The seconds an arc inside a cycle carries: the callee's own and
 /// outside-children time, times this caller's share of the callee's
 /// calls from other members of the cycle.
-fn in_cycle_share(entries: &[&Entry], caller: &Entry, callee: &Entry, calls: f64) -> f64 {
+fn in_cycle_share(
+    by_index: &FxHashMap<u32, &Entry>,
+    caller: &Entry,
+    callee: &Entry,
+    calls: f64,
+) -> f64 {
     if caller.cycle.is_none() || caller.cycle != callee.cycle {
         return 0.0;
     }
@@ -521,9 +526,9 @@ fn in_cycle_share(entries: &[&Entry], caller: &Entry, callee: &Entry, calls: f64
         .iter()
         .filter(|a| a.seconds.is_none() && a.index != callee.index)
         .filter(|a| {
-            entries
-                .iter()
-                .any(|e| e.index == a.index && e.cycle == callee.cycle)
+            by_index
+                .get(&a.index)
+                .is_some_and(|e| e.cycle == callee.cycle)
         })
         .map(|a| a.calls)
         .sum();
