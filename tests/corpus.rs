@@ -63,12 +63,21 @@ fn expectation(rel: &str) -> Option<Expect> {
             totals: &[("samples", 150.0), ("cpu", 1.5e9)],
             warnings: 0,
         },
-        // Not supported yet (later issues): rejected, never misread;
-        // callgrind by name, saying it is not read yet.
-        "speedscope/callgrind/callgrind.example.log"
-        | "speedscope/callgrind/callgrind.multiple-event-types.log" => {
-            Rejected("a callgrind-format file (Valgrind's callgrind, Xdebug), which perfatlas does not read yet")
-        }
+        // The format manual's example: main's inclusive cost, 820, is
+        // the total (its text says so).
+        "speedscope/callgrind/callgrind.example.log" => Parsed {
+            format: "callgrind",
+            totals: &[("Instructions", 820.0)],
+            warnings: 0,
+        },
+        // Xdebug's events: time in units of 10 ns, memory in bytes; the
+        // cost lines outside calls= add up to 820 and 38,000.
+        "speedscope/callgrind/callgrind.multiple-event-types.log" => Parsed {
+            format: "callgrind",
+            totals: &[("Time", 8200.0), ("Memory", 38000.0)],
+            warnings: 0,
+        },
+        // Not supported yet (later issues): rejected, never misread.
         "speedscope/haskell/simple.prof"
         | "inferno/collapse-dtrace/java.txt"
         | "inferno/collapse-dtrace/rust-names.txt" => Rejected(UNRECOGNISED),
@@ -290,11 +299,12 @@ fn a_bad_corpus_file_in_a_build_is_listed_with_its_name() {
         input.join("v1/simple.txt"),
     )
     .unwrap();
-    std::fs::copy(
-        dir.join("speedscope/callgrind/callgrind.example.log"),
-        input.join("v1/cg.log"),
-    )
-    .unwrap();
+    // The manual's callgrind example cut after its first calls= line.
+    let callgrind =
+        std::fs::read_to_string(dir.join("speedscope/callgrind/callgrind.example.log")).unwrap();
+    let cut: Vec<&str> = callgrind.lines().take(8).collect();
+    assert_eq!(cut[7], "calls=1 50");
+    std::fs::write(input.join("v1/cg.log"), cut.join("\n")).unwrap();
     let out = tmp.path().join("site");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_perfatlas"))
         .args([

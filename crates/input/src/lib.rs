@@ -7,6 +7,8 @@
 //! shared table.
 
 pub mod bundles;
+pub mod call_graph;
+pub mod callgrind;
 pub mod convert;
 pub mod cpuprofile;
 pub mod dhat;
@@ -14,6 +16,7 @@ pub mod digest;
 mod envelope;
 pub mod field;
 pub mod folded;
+pub mod gprof;
 pub mod heapprofile;
 pub mod imports;
 pub mod jfr;
@@ -118,6 +121,8 @@ pub static FORMATS: &[&dyn Format] = &[
     &pstats::Pstats,
     &pprof::Pprof,
     &perf_script::PerfScript,
+    &callgrind::Callgrind,
+    &gprof::Gprof,
     &folded::Folded,
 ];
 
@@ -206,16 +211,6 @@ fn known_unread_format(bytes: &[u8]) -> Option<String> {
     if bytes.starts_with(b"PERFILE2") {
         return Some(
             "a perf.data file (perf record's binary output), which perfatlas reads as text: run `perf script -i FILE > FILE.perf` and give that instead".into(),
-        );
-    }
-    let head = String::from_utf8_lossy(head(bytes, 1024));
-    let keyed = head.starts_with("version:")
-        && ["\ncreator:", "\nevents:", "\ncmd:"]
-            .iter()
-            .any(|k| head.contains(k));
-    if head.starts_with("# callgrind format") || keyed {
-        return Some(
-            "a callgrind-format file (Valgrind's callgrind, Xdebug), which perfatlas does not read yet (its costs are per function and call, not per stack)".into(),
         );
     }
     None

@@ -180,18 +180,7 @@ fn node_calls(tree: &CallTree, calls: &CallCounts) -> Vec<f64> {
         .collect();
     let functions: FxHashMap<FrameId, f64> =
         calls.functions.iter().map(|&(f, n, _)| (f, n)).collect();
-    tree.node_ids()
-        .map(|n| {
-            // The root is no function: no count ("n/a" on pages).
-            let Some(f) = tree.frame(n) else {
-                return f64::NAN;
-            };
-            match tree.parent(n).and_then(|p| tree.frame(p)) {
-                Some(caller) => edges.get(&(caller, f)).copied().unwrap_or(0.0),
-                None => functions.get(&f).copied().unwrap_or(0.0),
-            }
-        })
-        .collect()
+    crate::call_graph::calls_per_node(tree, &edges, &functions)
 }
 
 /// Checks the decoded value against the pstats shape and collects it.

@@ -392,7 +392,9 @@ fn a_deep_chain_stops_at_the_depth_limit_and_says_so() {
         n as f64 * 1e9,
         "deeper time stays in the tree"
     );
-    assert!(tree.node_ids().all(|x| tree.depth(x) <= tree::MAX_DEPTH));
+    assert!(tree
+        .node_ids()
+        .all(|x| tree.depth(x) <= crate::call_graph::MAX_DEPTH));
     assert!(read
         .parsed
         .profile
