@@ -145,10 +145,14 @@ fn folded_names(parsed: &Parsed) -> Vec<String> {
         .collect()
 }
 
+/// A count as folded stacks write it: a whole number when the value is
+/// one up to floating-point noise (costs a call graph shares among callers
+/// sum to 15.999999999999998), else at most six decimals.
 fn format_count(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
+    let whole = v.round();
+    if (v - whole).abs() <= 1e-9 * v.abs().max(1.0) && whole.abs() < 1e15 {
+        format!("{}", whole as i64)
     } else {
-        format!("{v}")
+        format!("{}", (v * 1e6).round() / 1e6)
     }
 }

@@ -733,6 +733,14 @@ impl PageKind for AggregatePages {
                         };
                         d.debug(&crate::profile_links::version_links(&cx, &first, ""))
                             .debug(&site.diff_links.get(&(bench.clone(), page.version)));
+                        // The method sections the merged profiles' frames
+                        // link to.
+                        let trees = page
+                            .metrics
+                            .iter()
+                            .flat_map(|(_, entries)| entries)
+                            .map(|&e| &site.history.profiles[e].profile.tree);
+                        d.u128(site.homes.links_digest(bench, trees));
                     }
                     d.finish()
                 });

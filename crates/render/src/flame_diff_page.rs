@@ -880,7 +880,13 @@ impl PageKind for FlameDiffPages {
             .zip(&related)
             .map(|(p, related)| {
                 site.inputs.as_ref().map(|i| {
-                    let homes = site.homes.pages_digest(&p.benchmark);
+                    let trees = [p.old, p.new].into_iter().flat_map(|v| {
+                        site.profiles
+                            .entries_of(&p.benchmark, v)
+                            .iter()
+                            .map(|&e| &site.history.profiles[e].profile.tree)
+                    });
+                    let homes = site.homes.links_digest(&p.benchmark, trees);
                     key(site.history, p, (&site.profiles, related, homes), i)
                 })
             })

@@ -8,14 +8,11 @@
 //! reader goes from an answer to the code in one click.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use rayon::prelude::*;
 
 use analysis::evolution::EvolutionPlan;
 use analysis::hierarchy::{CompId, Level};
 use analysis::shapes::ShapeFrames;
-use model::FrameId;
+use model::{CallTree, FrameId};
 
 /// The homes of every function of a site.
 pub struct FunctionHomes<'a> {
@@ -27,9 +24,6 @@ pub struct FunctionHomes<'a> {
     all_scope: Option<usize>,
     /// Method → the history frames it was made of.
     frames_of: HashMap<CompId, Vec<FrameId>>,
-    /// Per scope, a digest of its component pages (see
-    /// [`FunctionHomes::pages_digest`]), made when first asked.
-    scope_digests: OnceLock<Vec<u128>>,
 }
 
 impl<'a> FunctionHomes<'a> {
@@ -61,7 +55,6 @@ impl<'a> FunctionHomes<'a> {
             time_scope,
             all_scope,
             frames_of,
-            scope_digests: OnceLock::new(),
         }
     }
 
@@ -91,29 +84,29 @@ impl<'a> FunctionHomes<'a> {
             .map(String::as_str)
     }
 
-    /// A digest of where `benchmark`'s functions have their sections (the
-    /// pages of the matrices [`FunctionHomes::method_page`] looks in), for
-    /// the reuse keys of pages that link them: a page reused from the last
-    /// build must not link a section the matrix no longer has.
-    pub fn pages_digest(&self, benchmark: &str) -> u128 {
-        let digests = self.scope_digests.get_or_init(|| {
-            self.plan
-                .scopes
-                .par_iter()
-                .map(|sp| {
-                    let mut pages: Vec<&str> = sp.pages.values().map(String::as_str).collect();
-                    pages.sort_unstable();
-                    crate::reuse::KeyHasher::new("method sections")
-                        .str(&sp.dir)
-                        .json(&pages)
-                        .finish()
-                })
-                .collect()
-        });
-        let scopes = self.time_scope.get(benchmark).copied().into_iter();
-        let mut d = crate::reuse::KeyHasher::new("method sections of a benchmark");
-        for s in scopes.chain(self.all_scope) {
-            d.u128(digests[s]);
+    /// A digest of the method sections the frames of `trees` link to in
+    /// `benchmark`'s matrix, node by node, for the reuse keys of pages
+    /// that link them: a page reused from the last build must not link a
+    /// section the matrix moved or dropped, and a page whose functions'
+    /// sections did not change is not rendered again when another
+    /// function gains one.
+    pub fn links_digest<'t>(
+        &self,
+        benchmark: &str,
+        trees: impl IntoIterator<Item = &'t CallTree>,
+    ) -> u128 {
+        let mut d = crate::reuse::KeyHasher::new("method sections linked");
+        let mut page_of: HashMap<FrameId, &str> = HashMap::new();
+        for tree in trees {
+            for node in tree.node_ids() {
+                let Some(frame) = tree.frame(node) else {
+                    continue;
+                };
+                let page = *page_of
+                    .entry(frame)
+                    .or_insert_with(|| self.method_page(benchmark, frame).unwrap_or(""));
+                d.str(page);
+            }
         }
         d.finish()
     }

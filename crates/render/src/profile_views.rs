@@ -166,7 +166,10 @@ pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u
         let entry = &cx.history.profiles[first.entry];
         d.u128(inputs.profiles[first.entry])
             .u128(inputs.sources[entry.version])
-            .u128(cx.homes.pages_digest(&entry.benchmark));
+            .u128(
+                cx.homes
+                    .links_digest(&entry.benchmark, [&entry.profile.tree]),
+            );
     }
     for page in pages {
         let entry = &cx.history.profiles[page.entry];
