@@ -1,6 +1,6 @@
 //! Callgrind-format profiles: Valgrind's callgrind (`callgrind.out.PID`),
 //! and other writers of the format (Xdebug), as the Valgrind manual's
-//! "Callgrind Format Specification" describes it. [`read`] reads the
+//! "Callgrind Format Specification" describes it. [`mod@read`] reads the
 //! lines: compressed names (`fn=(id) name`, then `fn=(id)`), the object,
 //! file and function lines (`ob=`, `fl=`, `fi=`/`fe=` for inlined code,
 //! `fn=`), calls (`cob=`, `cfi=`, `cfn=`, then `calls=COUNT TARGET` and
@@ -172,7 +172,7 @@ fn summary_note(costs: &Costs) -> Option<String> {
     ))
 }
 
-/// The profile of what [`read`] read.
+/// The profile of what [`read()`] read.
 pub fn profile(costs: &Costs) -> Parsed {
     let (metrics, scales): (Vec<Metric>, Vec<f64>) =
         costs.events.iter().map(|e| metric_of(e)).unzip();
