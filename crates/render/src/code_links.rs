@@ -202,6 +202,8 @@ pub fn editor_link(template: &str, path: &str, line: u32) -> Option<String> {
     if template.is_empty() || path.is_empty() {
         return None;
     }
+    // A file:// URL (V8's script URLs) names a local path.
+    let path = path.strip_prefix("file://").unwrap_or(path);
     let encoded: String = path
         .trim_start_matches('/')
         .chars()

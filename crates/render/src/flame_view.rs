@@ -640,5 +640,12 @@ mod tests {
             crate::code_links::editor_link_of_location("e://{path}#{line}", "/a/c.py:12"),
             Some("e://a/c.py#12".to_string())
         );
+        assert_eq!(
+            crate::code_links::editor_link_of_location(
+                "vscode://file/{path}:{line}",
+                "file:///w/node_modules/m/m.js:7"
+            ),
+            Some("vscode://file/w/node_modules/m/m.js:7".to_string())
+        );
     }
 }

@@ -344,7 +344,8 @@
     var m = /^(.*):(\d+)$/.exec(location), path = location, line = '1';
     if (m && +m[2] > 0 && +m[2] <= 4294967295) { path = m[1]; line = String(+m[2]); }
     var encoded = '';
-    Array.from(path.replace(/^\/+/, '')).forEach(function (c) {
+    // A file:// URL (V8's script URLs) names a local path.
+    Array.from(path.replace(/^file:\/\//, '').replace(/^\/+/, '')).forEach(function (c) {
       if (/[A-Za-z0-9\/._~:-]/.test(c)) { encoded += c; return; }
       new TextEncoder().encode(c).forEach(function (b) {
         encoded += '%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase();
