@@ -39,6 +39,8 @@
 #   GEN_ARGS          instead of SHAPES: one shape "custom" with these
 #                     gen_folded.py arguments (e.g. "--lines 20000")
 #   CARGO_TARGET_DIR  where cargo builds perfatlas (default: the repo's target/)
+#   PERFATLAS_BIN     time this perfatlas binary instead of building one
+#                     (e.g. an older build, to compare)
 #   BENCH_STRICT=1    exit 3 when perfatlas is slower than inferno on a shape
 #   DIFF=0            skip the two-version comparisons
 #
@@ -50,7 +52,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH_DIR=${BENCH_DIR:-/tmp/perfatlas-bench}
 RUNS=${RUNS:-3}
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
-PERFATLAS=$TARGET_DIR/release/perfatlas
+PERFATLAS_BIN=${PERFATLAS_BIN:-}
+PERFATLAS=${PERFATLAS_BIN:-$TARGET_DIR/release/perfatlas}
 
 # name -> gen_folded.py arguments
 declare -A SHAPE_ARGS=(
@@ -74,8 +77,10 @@ if [[ ! -x /usr/bin/time ]]; then
     apt-get install -y time >/dev/null || { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
 fi
 
-log "building perfatlas (release) into $TARGET_DIR"
-(cd "$REPO" && cargo build --release --quiet)
+if [[ -z $PERFATLAS_BIN ]]; then
+    log "building perfatlas (release) into $TARGET_DIR"
+    (cd "$REPO" && cargo build --release --quiet)
+fi
 
 if ! command -v inferno-flamegraph >/dev/null || ! command -v inferno-diff-folded >/dev/null; then
     log "installing inferno from crates.io"
