@@ -18,6 +18,12 @@ What it produces
   values, `--lines` distinct stacks (default 200,000), sorted like
   stackcollapse output. With the defaults the file is about 125 MB.
 
+The shape is adjustable: `--vocab` (distinct names), `--names` (`plain`, the
+mixed vocabulary above; `cpp`, numbered `nsN::ClassN::method_N`; `java`,
+numbered `com.acme.subN.ClassN.methodN`), `--min-depth`/`--mode-depth`/
+`--max-depth`, `--fanout-min`/`--fanout-max` (callees per function) and
+`--reach`. `--stats` prints the call tree's node count and mean depth.
+
 Same seed and arguments -> byte-identical output.
 """
 
@@ -134,6 +140,22 @@ def py_name(r):
     return with_file_line(r, name)
 
 
+def qualified_vocabulary(form, n, methods_per_class, namespaces):
+    """`n` long qualified names, `methods_per_class` methods to a class, the
+    classes spread over `namespaces` namespaces (packages): C++ style
+    `nsN::ClassN::method_N` or Java style `pkg.subN.ClassN.methodN`. No
+    randomness: names are numbered, so every name is distinct."""
+    names = []
+    for i in range(n):
+        cls = i // methods_per_class
+        ns = cls % namespaces
+        if form == "cpp":
+            names.append("ns%d::Class%d::method_%d" % (ns, cls, i))
+        else:
+            names.append("com.acme.sub%d.Class%d.method%d" % (ns, cls, i))
+    return names
+
+
 def vocabulary(r, n):
     names = []
     seen = set()
@@ -186,12 +208,28 @@ def main():
     ap.add_argument("--max-depth", type=int, default=40)
     ap.add_argument("--mode-depth", type=int, default=10)
     ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--names", choices=["plain", "cpp", "java"], default="plain",
+                    help="name form: plain (mixed Go/Rust/Java/Python, the default), "
+                         "cpp (nsN::ClassN::method_N) or java (com.acme.subN.ClassN.methodN)")
+    ap.add_argument("--methods-per-class", type=int, default=8,
+                    help="cpp/java names: methods to a class (default 8)")
+    ap.add_argument("--namespaces", type=int, default=40,
+                    help="cpp/java names: namespaces (packages) the classes spread over (default 40)")
+    ap.add_argument("--fanout-min", type=int, default=2, help="fewest callees of a function (default 2)")
+    ap.add_argument("--fanout-max", type=int, default=7, help="most callees of a function (default 7)")
+    ap.add_argument("--reach", type=int, default=400,
+                    help="how far down the vocabulary a callee may be (default 400)")
+    ap.add_argument("--stats", action="store_true",
+                    help="also print the call tree's node count and mean stack depth")
     a = ap.parse_args()
 
     r = random.Random(a.seed)
-    names = vocabulary(r, a.vocab)
+    if a.names == "plain":
+        names = vocabulary(r, a.vocab)
+    else:
+        names = qualified_vocabulary(a.names, a.vocab, a.methods_per_class, a.namespaces)
     n = len(names)
-    callees = call_graph(r, n)
+    callees = call_graph(r, n, a.fanout_min, a.fanout_max, a.reach)
     # Entry points: the first functions of the vocabulary, below a few roots.
     entries = list(range(0, 60))
     root_of = [r.randrange(len(ROOTS)) for _ in entries]
@@ -224,6 +262,26 @@ def main():
     size = sum(len(l.encode()) for l in lines)
     print("gen_folded: %d stacks, %d samples, %d names, %.1f MB -> %s"
           % (len(lines), total, n, size / 1e6, a.output), file=sys.stderr)
+    if a.stats:
+        print("gen_folded: %d call tree nodes, mean depth %.1f frames (per stack), %.1f (per sample)"
+              % tree_stats(seen, lines), file=sys.stderr)
+
+
+def tree_stats(stacks, lines):
+    """The merged call tree's node count (distinct stack prefixes, roots
+    included) and the mean depth per distinct stack and per sample."""
+    prefixes = set()
+    for stack in stacks:
+        for d in range(1, len(stack) + 1):
+            prefixes.add(hash(stack[:d]))
+    frames = samples = weighted = 0
+    for line in lines:
+        text, count = line.rsplit(" ", 1)
+        depth = text.count(";") + 1
+        frames += depth
+        samples += int(count)
+        weighted += depth * int(count)
+    return len(prefixes), frames / len(lines), weighted / samples
 
 
 if __name__ == "__main__":

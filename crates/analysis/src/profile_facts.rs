@@ -210,8 +210,20 @@ enum Step {
     Exit(CompId, EdgeIds),
 }
 
-/// The id of a node's call edge at each level of [`EDGE_LEVELS`], if any.
-type EdgeIds = [Option<u32>; 3];
+/// The id of a node's call edge at each level of [`EDGE_LEVELS`], or
+/// [`NO_EDGE`] (4 bytes a level rather than an `Option`'s 8: a caller's
+/// list of callees, read once per tree node, stays within fewer cache
+/// lines).
+type EdgeIds = [u32; 3];
+
+/// No call edge at this level (caller and callee are one component).
+const NO_EDGE: u32 = u32::MAX;
+
+/// Per level, for each edge id, the number of times the edge is on the
+/// current path followed by its `metrics` values: one row per edge, so the
+/// walk's test (is it on the path?) and its sum touch one place in memory.
+/// The count is an f64 holding a small integer, exact.
+const ON_PATH: usize = 0;
 
 /// Callers with more callees than this find them through a hash map.
 const SCANNED_CALLEES: usize = 16;
@@ -232,12 +244,12 @@ struct PathSums<'h> {
     /// for callers with many, also by method pair.
     callees: Vec<Vec<(CompId, EdgeIds)>>,
     pair_ids: FxHashMap<Edge, EdgeIds>,
-    /// Per level: edge → id, the edges by id, and per id the times on the
-    /// current path and the values (`metrics` per edge).
+    /// Per level: edge → id, the edges by id, and per id a row of the
+    /// times on the current path ([`ON_PATH`]) and the values (`metrics`
+    /// per edge).
     edge_ids: [FxHashMap<Edge, u32>; 3],
     edge_keys: [Vec<Edge>; 3],
-    edge_on_path: [Vec<u32>; 3],
-    edge_values: [Vec<f64>; 3],
+    edge_rows: [Vec<f64>; 3],
 }
 
 impl<'h> PathSums<'h> {
@@ -253,8 +265,7 @@ impl<'h> PathSums<'h> {
             pair_ids: FxHashMap::default(),
             edge_ids: Default::default(),
             edge_keys: Default::default(),
-            edge_on_path: Default::default(),
-            edge_values: Default::default(),
+            edge_rows: Default::default(),
         }
     }
 
@@ -276,15 +287,16 @@ impl<'h> PathSums<'h> {
         self.on_path[i] += 1;
         let ids = match parent {
             Some(p) if p != c => self.edge_ids_of(p, c),
-            _ => [None; 3],
+            _ => [NO_EDGE; 3],
         };
-        for (l, id) in ids.iter().enumerate() {
-            if let Some(e) = id {
-                let e = *e as usize;
-                if self.edge_on_path[l][e] == 0 {
-                    add(&mut self.edge_values[l][e * m..(e + 1) * m]);
+        for (l, &e) in ids.iter().enumerate() {
+            if e != NO_EDGE {
+                let at = e as usize * (m + 1);
+                let row = &mut self.edge_rows[l][at..at + m + 1];
+                if row[ON_PATH] == 0.0 {
+                    add(&mut row[ON_PATH + 1..]);
                 }
-                self.edge_on_path[l][e] += 1;
+                row[ON_PATH] += 1.0;
             }
         }
         ids
@@ -293,10 +305,10 @@ impl<'h> PathSums<'h> {
     fn leave(&mut self, c: CompId, ids: EdgeIds) {
         let i = c.index();
         self.on_path[i] = self.on_path[i].saturating_sub(1);
-        for (l, id) in ids.iter().enumerate() {
-            if let Some(e) = id {
-                let n = &mut self.edge_on_path[l][*e as usize];
-                *n = n.saturating_sub(1);
+        for (l, &e) in ids.iter().enumerate() {
+            if e != NO_EDGE {
+                let n = &mut self.edge_rows[l][e as usize * (self.metrics + 1) + ON_PATH];
+                *n = (*n - 1.0).max(0.0);
             }
         }
     }
@@ -313,14 +325,14 @@ impl<'h> PathSums<'h> {
         if let Some(ids) = found {
             return *ids;
         }
-        let mut ids = [None; 3];
+        let mut ids = [NO_EDGE; 3];
         for (l, level) in EDGE_LEVELS.iter().enumerate() {
             let key = (
                 self.hierarchy.at_level(p, *level),
                 self.hierarchy.at_level(c, *level),
             );
             if key.0 != key.1 {
-                ids[l] = Some(self.edge_id(l, key));
+                ids[l] = self.edge_id(l, key);
             }
         }
         let known = &mut self.callees[p.index()];
@@ -341,9 +353,8 @@ impl<'h> PathSums<'h> {
         let id = self.edge_keys[level].len() as u32;
         self.edge_ids[level].insert(key, id);
         self.edge_keys[level].push(key);
-        self.edge_on_path[level].push(0);
-        let values = &mut self.edge_values[level];
-        values.resize(values.len() + self.metrics, 0.0);
+        let rows = &mut self.edge_rows[level];
+        rows.resize(rows.len() + self.metrics + 1, 0.0);
         id
     }
 
@@ -355,13 +366,13 @@ impl<'h> PathSums<'h> {
             .filter(|&i| self.seen[i])
             .map(|i| (CompId(i as u32), self.time[i * m..(i + 1) * m].to_vec()))
             .collect();
-        let mut levels = self.edge_keys.into_iter().zip(self.edge_values);
+        let mut levels = self.edge_keys.into_iter().zip(self.edge_rows);
         let edges = [(); 3].map(|_| {
-            let (keys, values) = levels.next().unwrap_or_default();
+            let (keys, rows) = levels.next().unwrap_or_default();
             let mut v: Vec<(Edge, Vec<f64>)> = keys
                 .into_iter()
-                .enumerate()
-                .map(|(e, k)| (k, values[e * m..(e + 1) * m].to_vec()))
+                .zip(rows.chunks_exact(m + 1))
+                .map(|(k, row)| (k, row[ON_PATH + 1..].to_vec()))
                 .collect();
             v.sort_by_key(|a| a.0);
             v

@@ -264,7 +264,7 @@ fn bottom_up_grouped(
         let groups = GroupIndex::for_level(&live, dense_from, frames.table.len());
         live = bottom_up_level(
             &mut out,
-            (&live, groups),
+            (live, groups),
             function,
             frames.narrow,
             &row,
@@ -318,10 +318,12 @@ struct Occurrence {
 
 /// One level: groups `live` by (node, next function), creates the groups
 /// worth drawing, sends the rest to `(narrower callers)`, and returns the
-/// occurrences that go on (those whose caller is not the root).
+/// occurrences that go on (those whose caller is not the root), in
+/// `live`'s own buffer: the first level has one occurrence per node of
+/// the tree, and a second list as long would double what it holds.
 fn bottom_up_level<'v>(
     out: &mut CallTree,
-    (live, mut groups): (&[Occurrence], GroupIndex),
+    (mut live, mut groups): (Vec<Occurrence>, GroupIndex),
     function: &[Option<FrameId>],
     narrow: FrameId,
     row: &impl Fn(u32) -> &'v [f64],
@@ -333,7 +335,7 @@ fn bottom_up_level<'v>(
     let mut sums: Vec<f64> = Vec::new();
     // Groups are fewer than occurrences, which are counted in u32.
     let mut group_of: Vec<u32> = Vec::with_capacity(live.len());
-    for o in live {
+    for o in &live {
         let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
         let g = groups.group_of(key, || {
             keys.push(key);
@@ -361,8 +363,10 @@ fn bottom_up_level<'v>(
             node_of[g] = out.child(under, if wide[g] { frame } else { narrow });
         }
     }
-    let mut next = Vec::with_capacity(live.len());
-    for (o, g) in live.iter().zip(group_of.iter().map(|&g| g as usize)) {
+    // Occurrences that go on are moved to the front, in order.
+    let mut kept = 0;
+    for (i, g) in group_of.iter().map(|&g| g as usize).enumerate() {
+        let o = live[i];
         if empty[g] {
             continue;
         }
@@ -374,14 +378,16 @@ fn bottom_up_level<'v>(
                 out.add_self(node_of[g], m, *v);
             }
         } else {
-            next.push(Occurrence {
+            live[kept] = Occurrence {
                 under: node_of[g],
                 next: caller,
                 k: o.k,
-            });
+            };
+            kept += 1;
         }
     }
-    next
+    live.truncate(kept);
+    live
 }
 
 /// Where a level finds the group of an occurrence's (node, function) key.

@@ -706,6 +706,15 @@ impl<'a> TreeBuilder<'a> {
             return Err(ParseError::whole(LimitHit::Frames.message()));
         }
         let map = self.frames.absorb(chunk.frames);
+        // Every frame of the chunk not shared with the line before may be
+        // a new node (for sorted stacks nearly every one is).
+        if !chunk.lines.is_empty() {
+            let mode = self.mode;
+            self.profile
+                .get_or_insert_with(|| Profile::new(mode.metrics()))
+                .tree
+                .reserve_nodes(chunk.ids.len());
+        }
         // The nodes of the previous stack's frames, the root first.
         let mut path: Vec<NodeId> = vec![NodeId::ROOT];
         let mut start = 0;

@@ -218,7 +218,8 @@ fn known_unread_format(bytes: &[u8]) -> Option<String> {
 
 /// Rejects a file whose frames or tree ran into a limit of
 /// [`model::limits`]; otherwise lifts the limits, so the analysis
-/// can grow the structures further (merges, derived trees).
+/// can grow the structures further (merges, derived trees), and gives
+/// back the tree's spare capacity.
 fn check_limits(parsed: &mut Parsed) -> Result<(), ParseError> {
     if parsed.frames.over_limit() {
         return Err(ParseError::whole(LimitHit::Frames.message()));
@@ -229,6 +230,7 @@ fn check_limits(parsed: &mut Parsed) -> Result<(), ParseError> {
     parsed.frames.unbound();
     parsed.profile.tree.unbound();
     mark_cut_stacks(parsed);
+    parsed.profile.tree.shrink_to_fit();
     Ok(())
 }
 

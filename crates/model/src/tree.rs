@@ -129,6 +129,35 @@ impl CallTree {
         self.limits = None;
     }
 
+    /// Makes room for `nodes` more nodes at once, within the tree's node
+    /// limit: a reader that knows how many it may add (an upper bound is
+    /// fine: room never written is never touched, and
+    /// [`shrink_to_fit`](Self::shrink_to_fit) gives it back) spares the
+    /// columns growing by doubling, whose last step can leave up to as
+    /// much again as the nodes themselves unused while the file is read.
+    pub fn reserve_nodes(&mut self, nodes: usize) {
+        let room = match self.limits {
+            Some((max_nodes, _)) => nodes.min(max_nodes.saturating_sub(self.nodes.len())),
+            None => nodes,
+        };
+        self.nodes.reserve_exact(room);
+        self.self_values
+            .reserve_exact(room.saturating_mul(self.metric_count));
+    }
+
+    /// Gives back what building left unused: the node columns' spare
+    /// capacity (a vector grows by doubling, so up to as much again as the
+    /// nodes themselves: 40 MB on a tree of 3.2 million nodes) and the
+    /// index of wide parents' children, made again if the tree grows. For a
+    /// tree read whole from its file, before it is analysed.
+    pub fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.self_values.shrink_to_fit();
+        self.cut.shrink_to_fit();
+        self.child_index = FxHashMap::default();
+        self.index_stale = true;
+    }
+
     /// The nodes standing for stacks cut at [`MAX_DEPTH`], each one level
     /// below the deepest frame kept and holding what ran deeper. Until
     /// [`name_cuts`](Self::name_cuts) they carry their parent's frame.
