@@ -228,14 +228,8 @@ fn a_reader_that_leaves_early_is_no_error() {
 fn a_callgrind_file_is_read_not_misread_as_folded_stacks() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/callgrind/sort-readme.callgrind.out.gz");
-    let out = common::perfatlas(&[
-        "convert".as_ref(),
-        fixture.as_os_str(),
-        "--to".as_ref(),
-        "folded".as_ref(),
-    ]);
+    let out = common::convert_to_folded(&fixture);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("line skipped"), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -285,18 +279,7 @@ fn a_perf_data_file_gets_the_command_that_makes_it_readable() {
 /// for how long the profile was taken) of `file`, shown without asking
 /// for a sample type.
 fn pprof_header(file: &Path, tmp: &Path) -> Vec<String> {
-    let output = std::process::Command::new("go")
-        .args(["tool", "pprof", "-top", "-nodecount=1", "-symbolize=none"])
-        .arg(file)
-        .env("PPROF_TMPDIR", tmp)
-        .output()
-        .expect("run go tool pprof");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
+    run_pprof_top_with(file, 1, &[], tmp)
         .lines()
         .filter(|l| {
             ["Type:", "Time:", "Duration:"]

@@ -17,6 +17,24 @@ pub fn perfatlas(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .expect("run perfatlas")
 }
 
+/// `perfatlas convert FILE --to folded`, which must exit 0.
+pub fn convert_to_folded(file: &Path) -> std::process::Output {
+    let out = perfatlas(&[
+        "convert".as_ref(),
+        file.as_os_str(),
+        "--to".as_ref(),
+        "folded".as_ref(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "convert {} --to folded:\n{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// `perfatlas build INPUT -o OUT EXTRA…`, whatever its exit code.
 pub fn build(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     perfatlas(&build_args(input, out, extra))

@@ -19,13 +19,20 @@ pub fn go_available() -> bool {
 }
 
 pub fn run_pprof_top(file: &Path, metric: &str, nodecount: usize, tmp: &Path) -> String {
+    let sample_index = format!("-sample_index={metric}");
+    run_pprof_top_with(file, nodecount, &[&sample_index], tmp)
+}
+
+/// `go tool pprof -top` of `file` with `extra` options besides the row
+/// count, its output.
+pub fn run_pprof_top_with(file: &Path, nodecount: usize, extra: &[&str], tmp: &Path) -> String {
     let output = Command::new("go")
         .args(["tool", "pprof", "-top"])
         .arg(format!("-nodecount={nodecount}"))
         // Names as the file has them: no binaries looked up, no C++
         // demangling of its own.
         .arg("-symbolize=none")
-        .arg(format!("-sample_index={metric}"))
+        .args(extra)
         .arg(file)
         // pprof keeps downloaded binaries and saved profiles here.
         .env("PPROF_TMPDIR", tmp)

@@ -115,7 +115,10 @@ impl Format for Folded {
                     .next()
                     .is_some_and(|l| split_count(l).is_some());
         }
-        if lines.first().is_some_and(|l| starts_like_callgrind(l)) {
+        if lines
+            .first()
+            .is_some_and(|l| super::callgrind::starts_like_callgrind(l))
+        {
             return false;
         }
         let valid = lines.iter().filter(|l| reads_as_stack(l)).count();
@@ -132,21 +135,6 @@ impl Format for Folded {
             None => parse_text(&split_chunks(&text::decode_text(input.bytes), CHUNK_BYTES)),
         }
     }
-}
-
-/// A callgrind file's first line: its format line, or one of the header
-/// keys callgrind writes first. Its cost lines (`0 5`, `+3 2`) would
-/// otherwise read as stacks named by a number.
-fn starts_like_callgrind(line: &str) -> bool {
-    const KEYS: [&str; 6] = [
-        "version:",
-        "creator:",
-        "events:",
-        "positions:",
-        "cmd:",
-        "pid:",
-    ];
-    line.starts_with("# callgrind format") || KEYS.iter().any(|k| line.starts_with(k))
 }
 
 /// A line that is a folded stack and count, with a stack that names a
