@@ -9,7 +9,8 @@
 //! the native JSON's per-line self values are the file's own, line for
 //! line, adding up to each function's self value. For Go, the source page
 //! puts `main.fib`'s own time on the lines `go tool pprof -lines` does,
-//! and the function's code links land on its hottest line.
+//! and the function's code links land on its hottest line. `--lines`
+//! gives one label per sampled line back, as `go tool pprof -lines` lists.
 
 mod common;
 
@@ -27,12 +28,18 @@ fn repo(rel: &str) -> PathBuf {
 }
 
 fn convert(file: &Path, to: &str) -> String {
-    let out = common::perfatlas(&[
+    convert_with(file, to, &[])
+}
+
+fn convert_with(file: &Path, to: &str, extra: &[&str]) -> String {
+    let mut args = vec![
         OsStr::new("convert"),
         file.as_os_str(),
         OsStr::new("--to"),
         OsStr::new(to),
-    ]);
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    let out = common::perfatlas(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -207,6 +214,90 @@ fn a_go_source_page_shows_pprofs_line_costs_and_links_land_on_the_hottest() {
         !profile_page.contains("main.go.html#L44"),
         "no box at another line"
     );
+}
+
+/// Self values per label of folded text (the leaf's count).
+fn leaf_values(folded: &str) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for (stack, count) in folded.lines().filter_map(|l| l.rsplit_once(' ')) {
+        let leaf = stack.rsplit(';').next().unwrap().to_string();
+        *out.entry(leaf).or_default() += count.parse::<f64>().unwrap();
+    }
+    out
+}
+
+#[test]
+fn lines_switch_gives_go_tool_pprofs_lines_labels_and_flat_values() {
+    let file = repo("tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz");
+    let by_function = labels(&convert(&file, "folded"));
+    let folded = convert_with(&file, "folded", &["--lines", "--metric", "samples"]);
+    let by_line = labels(&folded);
+    assert!(
+        by_line.len() > by_function.len() + 50,
+        "{} labels by line, {} by function",
+        by_line.len(),
+        by_function.len()
+    );
+    let fib_lines = by_line
+        .iter()
+        .filter(|l| function_of(l) == "main.fib")
+        .count();
+    assert!(fib_lines >= 3, "fib at 40, 42 and 44: {by_line:?}");
+    if !go_available() {
+        return;
+    }
+    // Every `-lines` row is a label, with its flat samples as leaf value.
+    let rows = pprof_rows(&go_pprof(
+        &[
+            "-top",
+            "-lines",
+            "-nodecount=100000",
+            "-sample_index=samples",
+        ],
+        &file,
+    ));
+    assert_eq!(by_line.len(), rows.len(), "as many as -top -lines lists");
+    let leaves = leaf_values(&folded);
+    for row in rows {
+        let flat: f64 = row[0].parse().unwrap();
+        let label = by_line
+            .iter()
+            .find(|l| function_of(l) == row[5] && l.ends_with(&format!("{})", row[6])))
+            .unwrap_or_else(|| panic!("no label for {} {}", row[5], row[6]));
+        assert_eq!(leaves.get(label).copied().unwrap_or(0.0), flat, "{label}");
+    }
+}
+
+#[test]
+fn lines_switch_draws_a_box_per_line_on_the_profile_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page_of = |name: &str, extra: &[&str]| {
+        let site = tmp.path().join(name);
+        let out = common::build(&repo("tests/fixtures/pprof/go-demo"), &site, extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        fs::read_to_string(site.join("profiles/demo/1.0/r1.html")).unwrap()
+    };
+    // The tree table's rows (readable without JS) give each box's
+    // location: fib's own time is on lines 40, 42 and 44, its calls on 44.
+    let fib_rows = |page: &str| -> BTreeSet<String> {
+        page.split("<tr>")
+            .filter_map(|row| row.strip_prefix("<td style=\"--d:"))
+            .filter_map(|row| row.split_once(">main.fib <code>"))
+            .filter_map(|(_, rest)| rest.split_once("</code>"))
+            .map(|(at, _)| at.to_string())
+            .collect()
+    };
+    let by_function = fib_rows(&page_of("functions", &[]));
+    let by_line = fib_rows(&page_of("lines", &["--lines"]));
+    assert_eq!(by_function.len(), 1, "one box per function: {by_function:?}");
+    for line in [40, 42, 44] {
+        let at = format!("perfatlas/capture/main.go:{line}");
+        assert!(by_line.contains(&at), "{at} with --lines: {by_line:?}");
+    }
 }
 
 /// py-spy's `name (file:line)` frames, leaf counts per (name, line).

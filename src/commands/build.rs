@@ -88,6 +88,11 @@ pub struct BuildArgs {
     /// gzip bomb costs no memory).
     #[arg(long, value_name = "MIB")]
     pub gzip_limit: Option<u64>,
+    /// One frame per sampled line, as pprof's `-lines` draws them (by
+    /// default a function is one frame, its lines in the source pages'
+    /// line table).
+    #[arg(long)]
+    pub lines: bool,
 }
 
 pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
@@ -111,7 +116,9 @@ pub fn run(args: BuildArgs) -> Result<ExitCode, BuildError> {
         repetition_pages,
         no_follow_links,
         gzip_limit,
+        lines,
     } = args;
+    perfatlas::model::set_line_granularity(lines);
     if let Some(mib) = gzip_limit {
         perfatlas::input::text::set_gzip_limit(mib.saturating_mul(1 << 20));
     }

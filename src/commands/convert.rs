@@ -23,6 +23,10 @@ pub struct ConvertArgs {
     /// Write here instead of stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// One frame per sampled line (`name (file:line)`), as pprof's
+    /// `-lines` (by default one frame per function).
+    #[arg(long)]
+    pub lines: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -43,7 +47,9 @@ pub fn run(args: ConvertArgs) -> Result<ExitCode, BuildError> {
         to,
         metric,
         output,
+        lines,
     } = args;
+    perfatlas::model::set_line_granularity(lines);
     let target = match to {
         To::Folded => perfatlas::convert::Target::Folded,
         To::Json => perfatlas::convert::Target::Json,

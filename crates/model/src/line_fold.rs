@@ -16,6 +16,7 @@
 //! made a call are not kept: only where samples were taken is.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::allocation::Allocations;
 use super::frame::{Frame, FrameId, FrameTable};
@@ -23,12 +24,33 @@ use super::line_self::LineSelf;
 use super::profile::Profile;
 use super::tree::{CallTree, NodeId};
 
+/// Set by `--lines`: frames stay one per sampled line, as pprof's `-lines`
+/// draws them, instead of one per function.
+static LINE_GRANULARITY: AtomicBool = AtomicBool::new(false);
+
+/// Keeps one frame per sampled line (`true`, pprof's `-lines`) or joins
+/// them into one frame per function (`false`, the default) in every
+/// profile read after the call.
+pub fn set_line_granularity(lines: bool) {
+    LINE_GRANULARITY.store(lines, Ordering::Relaxed);
+}
+
+/// Whether profiles are read one frame per sampled line
+/// ([`set_line_granularity`]).
+pub fn line_granularity() -> bool {
+    LINE_GRANULARITY.load(Ordering::Relaxed)
+}
+
 /// `profile` (whose frames live in `frames`) with one frame per function,
 /// and the table of those frames; both unchanged when no frame has a line
 /// other than its function's start, when the profile already has a line
 /// table, or when the tree or the table ran into a limit (the file is
-/// rejected then, and the limit must still show).
+/// rejected then, and the limit must still show), or when profiles are
+/// read by line ([`set_line_granularity`]).
 pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, Profile) {
+    if line_granularity() {
+        return (frames, profile);
+    }
     let has_sampled_lines = frames
         .iter()
         .any(|(_, f)| f.line.is_some() && f.line != f.start_line);

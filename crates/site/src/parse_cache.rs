@@ -10,8 +10,8 @@
 //!   (or copied) across, so the cache never holds entries of files that are
 //!   gone. `--zip` leaves the cache out.
 //! - **Keys.** XXH3-128 over the cache format version, the perfatlas
-//!   version, the file's path inside its version, its name and its bytes.
-//!   Any change to the file, its name, the format or perfatlas misses.
+//!   version, the file's path inside its version, its name, its bytes
+//!   and whether lines are kept (`--lines`). Any change to the file, its name, the format or perfatlas misses.
 //! - **Trust and encoding.** [`input::records`]: an entry that is short, of
 //!   another version or whose checksum or decoding fails is ignored and the
 //!   file parsed again.
@@ -92,6 +92,8 @@ impl Cache {
         let mut h = Xxh3::new();
         h.update(&FORMAT.to_le_bytes());
         h.update(env!("CARGO_PKG_VERSION").as_bytes());
+        // `--lines` reads another profile out of the same bytes.
+        h.update(&[u8::from(model::line_granularity())]);
         for part in [within_version.as_bytes(), file_name.as_bytes()] {
             h.update(&(part.len() as u64).to_le_bytes());
             h.update(part);
