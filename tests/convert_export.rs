@@ -250,6 +250,24 @@ fn a_callgrind_file_is_read_not_misread_as_folded_stacks() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
 
+/// A text file that is no profile (the project's changelog) is one line:
+/// "unrecognised format", what it looks like and the text formats only,
+/// not every format perfatlas reads (issue 39).
+#[test]
+fn a_text_file_that_is_no_profile_gets_one_line_naming_the_text_formats() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("CHANGELOG.md");
+    let out = common::perfatlas(&["convert".as_ref(), file.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("CHANGELOG.md: unrecognised format: text that no text format reads"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("callgrind, gprof, folded"), "{stderr}");
+    assert!(!stderr.contains("speedscope"), "{stderr}");
+}
+
 /// `perf record`'s binary perf.data is answered with what to run, not
 /// "unrecognised format" (issue 39).
 #[test]

@@ -293,7 +293,11 @@ fn lines_switch_draws_a_box_per_line_on_the_profile_page() {
     };
     let by_function = fib_rows(&page_of("functions", &[]));
     let by_line = fib_rows(&page_of("lines", &["--lines"]));
-    assert_eq!(by_function.len(), 1, "one box per function: {by_function:?}");
+    assert_eq!(
+        by_function.len(),
+        1,
+        "one box per function: {by_function:?}"
+    );
     for line in [40, 42, 44] {
         let at = format!("perfatlas/capture/main.go:{line}");
         assert!(by_line.contains(&at), "{at} with --lines: {by_line:?}");

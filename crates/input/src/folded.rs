@@ -87,19 +87,9 @@ impl Format for Folded {
     /// first line is longer than the sniffing window (very deep stacks),
     /// the file's last line decides.
     fn sniff(&self, input: &Input) -> bool {
-        const WINDOW: usize = 8192;
-        let head = super::head(input.bytes, WINDOW);
+        let head = super::head(input.bytes, SNIFF_WINDOW);
         let text = text::decode_text(head);
-        let mut lines: Vec<&str> = text.split('\n').collect();
-        if input.bytes.len() > head.len() {
-            lines.pop(); // may be cut short
-        }
-        let lines: Vec<&str> = lines
-            .into_iter()
-            .map(str::trim_end)
-            .filter(|l| !l.trim_start().is_empty())
-            .take(50)
-            .collect();
+        let lines = sniffed_lines(&text, input.bytes.len() > head.len());
         if lines.is_empty() && !text::is_utf16(input.bytes) {
             // The first line is longer than the window (a very deep
             // stack): it must read like frames, and the last line like a
@@ -121,8 +111,8 @@ impl Format for Folded {
         {
             return false;
         }
-        let valid = lines.iter().filter(|l| reads_as_stack(l)).count();
-        valid > 0 && valid * 2 >= lines.len()
+        let (valid, total) = stack_lines(&lines);
+        valid > 0 && valid * 2 >= total
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
@@ -135,6 +125,38 @@ impl Format for Folded {
             None => parse_text(&split_chunks(&text::decode_text(input.bytes), CHUNK_BYTES)),
         }
     }
+}
+
+/// How much of the start of a file sniffing looks at.
+const SNIFF_WINDOW: usize = 8192;
+
+/// The first 50 non-blank lines of `text`, the start of a file (the last
+/// left out when the file goes on past it: it may be cut short).
+fn sniffed_lines(text: &str, cut: bool) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if cut {
+        lines.pop();
+    }
+    lines
+        .into_iter()
+        .map(str::trim_end)
+        .filter(|l| !l.trim_start().is_empty())
+        .take(50)
+        .collect()
+}
+
+/// How many of `lines` read as folded stacks, of how many.
+fn stack_lines(lines: &[&str]) -> (usize, usize) {
+    let valid = lines.iter().filter(|l| reads_as_stack(l)).count();
+    (valid, lines.len())
+}
+
+/// How many of the first lines of a file read as folded stacks, of how
+/// many were looked at: said when no format recognised the file.
+pub fn stack_lines_at_start(bytes: &[u8]) -> (usize, usize) {
+    let head = super::head(bytes, SNIFF_WINDOW);
+    let text = text::decode_text(head);
+    stack_lines(&sniffed_lines(&text, bytes.len() > head.len()))
 }
 
 /// A line that is a folded stack and count, with a stack that names a

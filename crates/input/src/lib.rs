@@ -38,6 +38,7 @@ pub mod speedscope;
 pub mod test_support;
 pub mod text;
 pub mod trace_events;
+mod unrecognised;
 mod valgrind_frame;
 pub mod walk;
 
@@ -190,15 +191,7 @@ fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed)
         if let Some(hint) = known_unread_format(bytes) {
             return ParseError::whole(hint);
         }
-        ParseError::whole(format!(
-            "unrecognised format (expected one of: {}; or measurements from {})",
-            FORMATS
-                .iter()
-                .map(|f| f.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-            measurements::tool_labels().join(", ")
-        ))
+        ParseError::whole(unrecognised::message(bytes))
     })?;
     let mut parsed = format.parse(&input)?;
     check_limits(&mut parsed)?;

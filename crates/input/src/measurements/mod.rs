@@ -238,11 +238,15 @@ static TEXT_READERS: &[TextReader] = &[
     },
 ];
 
-/// The tools whose measurement files are read, as people name them, in
-/// sniffing order (for the message about a file nothing recognised).
-pub fn tool_labels() -> Vec<&'static str> {
-    let json = READERS.iter().map(|r| r.label);
-    json.chain(TEXT_READERS.iter().map(|r| r.label)).collect()
+/// The tools whose JSON measurement files are read, as people name them,
+/// in sniffing order (for the message about a file nothing recognised).
+pub fn json_tool_labels() -> Vec<&'static str> {
+    READERS.iter().map(|r| r.label).collect()
+}
+
+/// The tools whose text (or XML) measurement files are read.
+pub fn text_tool_labels() -> Vec<&'static str> {
+    TEXT_READERS.iter().map(|r| r.label).collect()
 }
 
 /// The reader's name `name`, as the `&'static str` a [`MeasurementFile`]
