@@ -523,4 +523,26 @@ fn regression_to_diff_to_source_by_links() {
     assert!(
         diff.contains("<a href=\"../../diffs/2.18.0.html\" data-plain>source diff of 2.18.0</a>")
     );
+    // One name per file: the source diff gives each file its repository
+    // path and the name profile pages use; the component page's changed
+    // method names the file as profiles do, the repository path its
+    // tooltip (issue 43).
+    let sources = fs::read_to_string(out.join("diffs/2.18.0.html")).unwrap();
+    let header = sources
+        .split("<h3><code>")
+        .nth(1)
+        .expect("a changed file");
+    let (repo_path, rest) = header.split_once("</code>").unwrap();
+    let profiled = rest
+        .strip_prefix(" <span class=\"pa-muted\">profiled as <code>")
+        .and_then(|r| r.split_once("</code>"))
+        .map(|(name, _)| name)
+        .unwrap_or_else(|| panic!("the costliest changed file was profiled: {}", &header[..200]));
+    assert!(!profiled.contains("file://"), "{profiled}");
+    assert!(
+        component.contains(&format!(
+            "<code title=\"{repo_path} in the repository\">{profiled}</code>"
+        )),
+        "the component page names {repo_path} as {profiled}"
+    );
 }

@@ -65,6 +65,24 @@ impl<'a> SourceLinks<'a> {
         })
     }
 
+    /// The index of the source file of `version` at repository path
+    /// `repo_path`, when the site has it.
+    pub fn source_at(&self, version: usize, repo_path: &str) -> Option<usize> {
+        self.sources
+            .files
+            .iter()
+            .position(|f| f.version == version && f.shown_path == repo_path)
+    }
+
+    /// How the profiles of `version` name the file at repository path
+    /// `repo_path`, as every profile page shows it
+    /// ([`crate::display_names::shown_file`]; several names joined), when
+    /// they ran it and the site has its source.
+    pub fn profiled_as(&self, version: usize, repo_path: &str) -> Option<String> {
+        let file = &self.sources.files[self.source_at(version, repo_path)?];
+        Some(crate::display_names::shown_files(&file.profile_paths)).filter(|s| !s.is_empty())
+    }
+
     /// The hottest lines of `version`'s functions (empty without sources).
     pub fn hottest(&self, version: usize) -> Option<&HottestLines> {
         self.hottest.get(version)

@@ -103,7 +103,10 @@ struct DiffLineView {
 struct ModifiedView {
     name: String,
     href: Option<String>,
+    /// The file as every other page names it (the profiled path's short
+    /// form), and the repository's path when that differs (the tooltip).
     file: String,
+    repo_file: Option<String>,
     range: String,
     added: bool,
     truncated: bool,
@@ -548,7 +551,7 @@ fn section(
         .filter(|(m, _)| {
             sp.row_of.contains_key(m) && cx.plan.hierarchy.at_level(**m, level) == comp
         })
-        .map(|(m, change)| modified_view(cx, *m, change, page))
+        .map(|(m, change)| modified_view(cx, (*m, v), change, page))
         .collect();
     let section = Section {
         id: paths::version_section_id(anchor, &version.name),
@@ -758,11 +761,22 @@ fn said_once(blocks: &mut [Block]) -> UsualNotes {
     }
 }
 
-fn modified_view(cx: &PageContext, m: CompId, change: &MethodChange, page: &str) -> ModifiedView {
+/// Method `m`'s change in version `v`, as its section shows it.
+fn modified_view(
+    cx: &PageContext,
+    (m, v): (CompId, usize),
+    change: &MethodChange,
+    page: &str,
+) -> ModifiedView {
+    // The file as profile pages name it, when the profiles ran it.
+    let shown = cx.links.profiled_as(v, &change.file);
     ModifiedView {
         name: cx.plan.hierarchy.get(m).name.clone(),
         href: cx.scope.pages.get(&m).map(|p| href_from(page, p)),
-        file: change.file.clone(),
+        file: shown.clone().unwrap_or_else(|| change.file.clone()),
+        repo_file: shown
+            .filter(|s| *s != change.file)
+            .map(|_| change.file.clone()),
         range: change
             .range
             .as_ref()

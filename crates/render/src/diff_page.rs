@@ -52,6 +52,9 @@ struct FileView {
     cost: String,
     /// The file's source page in this version, with each line's cost.
     source: Option<String>,
+    /// How the profiles name the file, when they ran it (the name every
+    /// profile page shows).
+    profiled_as: Option<String>,
     hunks: Vec<HunkView>,
 }
 
@@ -162,6 +165,10 @@ fn file_view(
         source: costs
             .source
             .map(|i| format!("{}{}", cx.root, cx.site.links.paths[i])),
+        profiled_as: f
+            .new_path
+            .as_deref()
+            .and_then(|p| cx.site.links.profiled_as(cx.v, p)),
         hunks,
     }
 }
@@ -193,12 +200,7 @@ fn shown_share(share: f64) -> String {
 
 /// The source file of version `v` at repository path `repo_path`.
 fn source_index(cx: &Context, repo_path: &str) -> Option<usize> {
-    cx.site
-        .links
-        .sources
-        .files
-        .iter()
-        .position(|f| f.version == cx.v && f.shown_path == repo_path)
+    cx.site.links.source_at(cx.v, repo_path)
 }
 
 /// A changed file's source in this version and the time spent on it.

@@ -21,6 +21,19 @@ pub fn shown_file(file: &str) -> Cow<'_, str> {
     }
 }
 
+/// `paths` as pages show them ([`shown_file`]), each once, joined by
+/// commas: a file several profiles name differently.
+pub fn shown_files(paths: &[String]) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    for p in paths {
+        let s = shown_file(p).into_owned();
+        if !shown.contains(&s) {
+            shown.push(s);
+        }
+    }
+    shown.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,7 +88,7 @@ pub fn render(
     let view = SourceView {
         common: Common::new(renderer, history, &path),
         path: file.shown_path.clone(),
-        profile_path: shown_paths(&file.profile_paths),
+        profile_path: crate::display_names::shown_files(&file.profile_paths),
         profile_path_title: file.profile_paths.join(", "),
         version: version.label.clone(),
         revision: version.revision.clone(),
@@ -137,19 +137,6 @@ fn other_versions(
             current: i == index,
         })
         .collect()
-}
-
-/// Line costs of a file known by several profile paths, added up.
-/// `paths` as pages show them, each once.
-fn shown_paths(paths: &[String]) -> String {
-    let mut shown: Vec<String> = Vec::new();
-    for p in paths {
-        let s = crate::display_names::shown_file(p).into_owned();
-        if !shown.contains(&s) {
-            shown.push(s);
-        }
-    }
-    shown.join(", ")
 }
 
 fn merged_costs(costs: &VersionCosts, profile_paths: &[String]) -> BTreeMap<u32, Vec<Cost>> {
