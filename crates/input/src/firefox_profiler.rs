@@ -529,7 +529,12 @@ impl<'a> Tables<'a> {
     }
 
     /// The string at index `i` of `column[row]`, checked.
-    fn string(&self, column: &Column, row: usize, place: &str) -> Result<Option<&'a str>, ParseError> {
+    fn string(
+        &self,
+        column: &Column,
+        row: usize,
+        place: &str,
+    ) -> Result<Option<&'a str>, ParseError> {
         let Some(Some(v)) = column.get(row) else {
             return Ok(None);
         };
@@ -595,7 +600,10 @@ impl<'a> Tables<'a> {
         let s = index(*s, names.len()).ok_or_else(|| {
             ParseError::json(
                 format!("{}.funcTable.source[{func}]", self.path),
-                format!("source index {s} is out of range (shared.sources has {} rows)", names.len()),
+                format!(
+                    "source index {s} is out of range (shared.sources has {} rows)",
+                    names.len()
+                ),
             )
         })?;
         Ok(self
@@ -612,7 +620,11 @@ impl<'a> Tables<'a> {
             return Ok(None);
         };
         // -1 (no resource) and anything outside the table name none.
-        let Some(r) = resource.get(func).copied().flatten().and_then(|r| index(r, names.len()))
+        let Some(r) = resource
+            .get(func)
+            .copied()
+            .flatten()
+            .and_then(|r| index(r, names.len()))
         else {
             return Ok(None);
         };
@@ -807,18 +819,25 @@ impl StackNodes {
     }
 
     /// The frame of stack row `s`.
-    fn frame_of(&mut self, tables: &Tables, s: usize, out: &mut Builder) -> Result<FrameId, ParseError> {
+    fn frame_of(
+        &mut self,
+        tables: &Tables,
+        s: usize,
+        out: &mut Builder,
+    ) -> Result<FrameId, ParseError> {
         let row = tables.stacks.frame.get(s).copied().flatten();
-        let row = row.and_then(|f| index(f, self.frames.len())).ok_or_else(|| {
-            ParseError::json(
-                format!("{}.stackTable.frame[{s}]", tables.path),
-                format!(
-                    "frame index {} is out of range (frameTable has {} rows)",
-                    number_text(row),
-                    self.frames.len()
-                ),
-            )
-        })?;
+        let row = row
+            .and_then(|f| index(f, self.frames.len()))
+            .ok_or_else(|| {
+                ParseError::json(
+                    format!("{}.stackTable.frame[{s}]", tables.path),
+                    format!(
+                        "frame index {} is out of range (frameTable has {} rows)",
+                        number_text(row),
+                        self.frames.len()
+                    ),
+                )
+            })?;
         if let Some(id) = self.frames[row] {
             return Ok(id);
         }

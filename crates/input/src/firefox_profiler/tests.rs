@@ -66,7 +66,9 @@ fn expected_from_json(bytes: &[u8]) -> BTreeMap<String, (f64, f64)> {
         };
         let samples = &thread["samples"];
         for (k, stack) in samples["stack"].as_array().unwrap().iter().enumerate() {
-            let Some(mut s) = stack.as_u64() else { continue };
+            let Some(mut s) = stack.as_u64() else {
+                continue;
+            };
             let w = samples["weight"][k].as_f64().unwrap_or(1.0);
             let mut names = Vec::new();
             loop {
@@ -128,11 +130,21 @@ fn version_17_fixture_matches_its_json() {
     );
     // The JS function keeps its script and line; the native one its
     // library.
-    let frob = p.frames.iter().find(|(_, f)| f.function == "frobnicate").unwrap().1;
+    let frob = p
+        .frames
+        .iter()
+        .find(|(_, f)| f.function == "frobnicate")
+        .unwrap()
+        .1;
     assert_eq!(frob.file.as_deref(), Some("chrome://blargh"));
     assert_eq!(frob.line, Some(34));
     assert_eq!(frob.start_line, Some(34));
-    let native = p.frames.iter().find(|(_, f)| f.function == "0x100000f84").unwrap().1;
+    let native = p
+        .frames
+        .iter()
+        .find(|(_, f)| f.function == "0x100000f84")
+        .unwrap()
+        .1;
     assert_eq!(native.module.as_deref(), Some("firefox"));
     // The timeline is one thread's seven samples, 1 ms apart.
     let timeline = &p.profile.timeline.as_ref().unwrap().samples;
@@ -204,13 +216,22 @@ fn shared_strings_sources_deltas_and_weights_are_read() {
     // Weights 3 and 1 (null): 4 samples of 2 ms; the stackless one left out.
     assert_eq!(p.profile.tree.total(1), 4.0);
     assert_eq!(p.profile.tree.total(0), 8e6);
-    let work = p.frames.iter().find(|(_, f)| f.function == "work").unwrap().1;
+    let work = p
+        .frames
+        .iter()
+        .find(|(_, f)| f.function == "work")
+        .unwrap()
+        .1;
     assert_eq!(work.file.as_deref(), Some("app.js"));
     assert_eq!(work.start_line, Some(10));
     let timeline = &p.profile.timeline.as_ref().unwrap().samples;
     assert_eq!(timeline.len(), 2);
     assert_eq!(timeline[1].start_ns, 2e6);
-    assert!(p.profile.notes.iter().any(|n| n.contains("1 sample(s) without a stack")));
+    assert!(p
+        .profile
+        .notes
+        .iter()
+        .any(|n| n.contains("1 sample(s) without a stack")));
 }
 
 #[test]
@@ -233,15 +254,49 @@ fn tracing_and_bytes_weights_give_their_own_metric() {
 fn hostile_indices_are_errors_at_their_place() {
     let cases = [
         // A prefix cycle: 0 -> 1 -> 0.
-        (json!([0, 1]), json!([1, 0]), json!([0]), "prefixes form a cycle"),
-        (json!([0, 1]), json!([null, 5]), json!([1]), "$.threads[0].stackTable.prefix[1]"),
-        (json!([0, 9]), json!([null, 0]), json!([1]), "$.threads[0].stackTable.frame[1]"),
-        (json!([0, 1]), json!([null, 0]), json!([4]), "$.threads[0].samples.stack[0]"),
-        (json!([0, 1]), json!([null, 0]), json!([-1]), "stack index -1"),
-        (json!([0, 1]), json!([null, 0]), json!([0.5]), "stack index 0.5"),
+        (
+            json!([0, 1]),
+            json!([1, 0]),
+            json!([0]),
+            "prefixes form a cycle",
+        ),
+        (
+            json!([0, 1]),
+            json!([null, 5]),
+            json!([1]),
+            "$.threads[0].stackTable.prefix[1]",
+        ),
+        (
+            json!([0, 9]),
+            json!([null, 0]),
+            json!([1]),
+            "$.threads[0].stackTable.frame[1]",
+        ),
+        (
+            json!([0, 1]),
+            json!([null, 0]),
+            json!([4]),
+            "$.threads[0].samples.stack[0]",
+        ),
+        (
+            json!([0, 1]),
+            json!([null, 0]),
+            json!([-1]),
+            "stack index -1",
+        ),
+        (
+            json!([0, 1]),
+            json!([null, 0]),
+            json!([0.5]),
+            "stack index 0.5",
+        ),
     ];
     for (frames, prefix, stack, says) in cases {
-        let text = modern(frames, prefix, json!({"length": 1, "stack": stack, "time": [0]}));
+        let text = modern(
+            frames,
+            prefix,
+            json!({"length": 1, "stack": stack, "time": [0]}),
+        );
         let err = parse(&text).unwrap_err().to_string();
         assert!(err.contains(says), "{says:?} not in {err}");
     }
@@ -291,12 +346,19 @@ fn names_with_markup_are_kept_as_text() {
         json!({"length": 1, "stack": [1], "time": [0]}),
     );
     let p = parse(&text).unwrap();
-    assert!(p.frames.iter().any(|(_, f)| f.function == "<script>alert(1)</script>"));
+    assert!(p
+        .frames
+        .iter()
+        .any(|(_, f)| f.function == "<script>alert(1)</script>"));
 }
 
 #[test]
 fn no_samples_is_an_error() {
-    let text = modern(json!([0, 1]), json!([null, 0]), json!({"stack": [null], "time": [0]}));
+    let text = modern(
+        json!([0, 1]),
+        json!([null, 0]),
+        json!({"stack": [null], "time": [0]}),
+    );
     let err = parse(&text).unwrap_err().to_string();
     assert!(err.contains("no samples"), "{err}");
 }
