@@ -99,3 +99,30 @@ fn functions_heavy_by_cumulative_time_have_a_row() {
     assert!(selfs.windows(2).all(|w| w[0] >= w[1]), "{selfs:?}");
     assert_eq!(rows[0].0, "words");
 }
+
+/// A Firefox Profiler processed profile (the profiler's version-17 upgrade
+/// fixture) built as a version directory: the profile page's heaviest
+/// function is the native frame the raw JSON gives most self samples —
+/// `0x100000f84` of the `firefox` library, 2 samples in each of the two
+/// threads whose resource is `firefox`, 4 of the file's 21 at 1 ms.
+#[test]
+fn a_firefox_profile_page_shows_its_hottest_function() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/firefox-profiler/processed-17a.json");
+    let tmp = tempfile::tempdir().unwrap();
+    let version = tmp.path().join("input/1.0");
+    fs::create_dir_all(&version).unwrap();
+    fs::copy(&fixture, version.join("processed-17a.json")).unwrap();
+    let site = tmp.path().join("site");
+    let out = common::build(&tmp.path().join("input"), &site, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = fs::read_to_string(site.join("profiles/processed-17a/1.0/r1.html")).unwrap();
+    let rows = heaviest_rows(&page);
+    assert_eq!(rows[0].0, "0x100000f84");
+    assert!((rows[0].1 - 19.05).abs() < 0.01, "{rows:?}");
+    assert!(page.contains("frobnicate"));
+}

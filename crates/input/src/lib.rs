@@ -15,6 +15,7 @@ pub mod dhat;
 pub mod digest;
 mod envelope;
 pub mod field;
+pub mod firefox_profiler;
 pub mod folded;
 pub mod gprof;
 pub mod heapprofile;
@@ -108,6 +109,9 @@ pub trait Format: Sync {
 pub static FORMATS: &[&dyn Format] = &[
     &native::Native,
     &speedscope::Speedscope,
+    // Before the other JSON formats: its signature (`meta` with
+    // `preprocessedProfileVersion`) is the most specific.
+    &firefox_profiler::FirefoxProfiler,
     // Before heapprofile and cpuprofile: its events may embed either's
     // keys.
     &trace_events::TraceEvents,
