@@ -24,6 +24,7 @@ enum Kind {
 const PROFILE_KINDS: &[(&str, &[Kind])] = &[
     ("native", &[Kind::Json]),
     ("speedscope", &[Kind::Json]),
+    ("firefox-profiler", &[Kind::Json]),
     ("chrome-trace", &[Kind::Json]),
     ("heapprofile", &[Kind::Json]),
     ("cpuprofile", &[Kind::Json]),
