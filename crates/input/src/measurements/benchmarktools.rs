@@ -254,3 +254,164 @@ fn benchmark_name(name: &str) -> String {
         _ => name.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{fixture, sniff_and_parse, MeasurementFile};
+    use model::error::Place;
+    use serde_json::Value;
+
+    fn parse(bytes: &[u8]) -> MeasurementFile {
+        let file = sniff_and_parse("results.json", bytes)
+            .expect("sniffed")
+            .expect("read");
+        assert_eq!(file.format, "benchmarktools");
+        file
+    }
+
+    fn runs_of<'a>(file: &'a MeasurementFile, name: &str) -> &'a [Vec<f64>] {
+        &file
+            .benchmarks
+            .iter()
+            .find(|b| b.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .runs
+    }
+
+    #[test]
+    fn a_trial_is_one_run_of_its_times() {
+        let bytes = fixture("benchmarktools/mlogit-results.json");
+        let file = parse(&bytes);
+        assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+        // The raw array, read with serde_json alone.
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        let trial = &doc[1]["data"]["mlogit"][1];
+        let times: Vec<f64> = trial["times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        let runs = runs_of(&file, "mlogit");
+        assert_eq!(runs.len(), 1);
+        let ns: Vec<f64> = runs[0].iter().map(|s| s * 1e9).collect();
+        assert_eq!(ns.len(), times.len());
+        assert_eq!(ns.len(), 312);
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        assert!((min(&ns) - min(&times)).abs() < 1e-3, "{}", min(&ns));
+        assert!((max(&ns) - max(&times)).abs() < 1e-3, "{}", max(&ns));
+        // As @benchmark's display would print them: min 10.931 ms, max 39.926 ms.
+        assert_eq!(format!("{:.3}", min(&ns) / 1e6), "10.931");
+        assert_eq!(format!("{:.3}", max(&ns) / 1e6), "39.926");
+        assert_eq!(runs_of(&file, "mlogit (memory)"), [vec![20139464.0]]);
+        assert_eq!(runs_of(&file, "mlogit (allocs)"), [vec![93636.0]]);
+    }
+
+    #[test]
+    fn saved_estimates_are_one_value_named_by_their_group_path() {
+        let file = parse(&fixture("benchmarktools/pioran-output.json"));
+        assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+        let mut names: Vec<&str> = file.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names.len(), 12);
+        assert_eq!(
+            names[..4],
+            [
+                "inference/2/32",
+                "inference/2/32 (allocs)",
+                "inference/2/32 (memory)",
+                "inference/2/64"
+            ]
+        );
+        for (name, ns, memory, allocs) in [
+            ("inference/4/32", 6774.666666666667, 9536.0, 40.0),
+            ("inference/4/64", 13130.0, 16944.0, 41.0),
+            ("inference/2/32", 5758.111111111111, 6032.0, 38.0),
+            ("inference/2/64", 7752.4, 10288.0, 41.0),
+        ] {
+            let runs = runs_of(&file, name);
+            assert!((runs[0][0] * 1e9 - ns).abs() < 1e-6, "{name}");
+            assert_eq!(runs_of(&file, &format!("{name} (memory)")), [vec![memory]]);
+            assert_eq!(runs_of(&file, &format!("{name} (allocs)")), [vec![allocs]]);
+        }
+    }
+
+    #[test]
+    fn older_type_names_tuple_keys_and_values_without_measurements() {
+        let text = r#"[{"Julia":"0.6.0","BenchmarkTools":"0.2.0"},[["BenchmarkTools.BenchmarkGroup",{"tags":[],"data":{
+            "(\"sum\", 10)":["BenchmarkTools.Trial",{"params":[],"times":[3.0,1.0,2.0],"gctimes":[0,0,0],"memory":0,"allocs":0}],
+            "judged":["BenchmarkTools.TrialJudgement",{"ratio":[]}]}}]]]"#;
+        let file = parse(text.as_bytes());
+        let runs = runs_of(&file, "(\"sum\", 10)");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].len(), 3);
+        assert_eq!(file.warnings.len(), 1);
+        assert!(file.warnings[0]
+            .message
+            .contains("TrialJudgement holds no measurements"));
+        assert_eq!(
+            file.warnings[0].place,
+            Place::Json("$[1][0][1].data[\"judged\"]".into())
+        );
+    }
+
+    #[test]
+    fn bad_values_are_warnings_and_wrong_shapes_errors() {
+        let text =
+            r#"["BenchmarkGroup",{"data":{"a":["Trial",{"times":[1,-2,"x",null],"memory":-1}]}}]"#;
+        let file = parse(text.as_bytes());
+        assert_eq!(runs_of(&file, "a"), [vec![1e-9]]);
+        assert_eq!(file.warnings.len(), 4, "{:?}", file.warnings);
+        for (text, place) in [
+            (r#"["BenchmarkGroup",{"tags":[]}]"#, "$[1].data"),
+            (r#"["BenchmarkGroup",{"data":[]}]"#, "$[1].data"),
+            (
+                r#"["BenchmarkGroup",{"data":{"a":"b"}}]"#,
+                "$[1].data[\"a\"]",
+            ),
+            (r#"[{"Julia":"1","BenchmarkTools":"1"}]"#, "$[1]"),
+        ] {
+            let e = sniff_and_parse("r.json", text.as_bytes())
+                .unwrap()
+                .unwrap_err();
+            assert_eq!(e.place, Place::Json(place.into()), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_truncated_file_is_an_error_at_its_end() {
+        for rel in [
+            "benchmarktools/mlogit-results.json",
+            "benchmarktools/pioran-output.json",
+        ] {
+            let bytes = fixture(rel);
+            let e = sniff_and_parse("r.json", &bytes[..bytes.len() / 2])
+                .expect("still sniffed")
+                .unwrap_err();
+            assert_eq!(e.place, Place::Line(1), "{rel}: {e}");
+            assert!(e.message.contains("EOF while parsing"), "{e}");
+        }
+    }
+
+    #[test]
+    fn only_benchmarktools_shapes_are_sniffed() {
+        for head in [
+            r#"["BenchmarkGroup",{"data":{}}]"#,
+            r#"[ "BenchmarkTools.Trial" , {"times":[]}]"#,
+            r#"[{"Julia":"1.7.0","BenchmarkTools":"1.0.0"},[]]"#,
+        ] {
+            assert!(super::sniff(head), "{head}");
+        }
+        for head in [
+            r#"["Parameters",{"evals":1}]"#,
+            r#"["BenchmarkGroup"]"#,
+            r#"[{"Julia":"1.7.0"}]"#,
+            r#"[{"ph":"X","name":"BenchmarkGroup"}]"#,
+            r#"{"BenchmarkGroup":{"data":{}}}"#,
+            "",
+        ] {
+            assert!(!super::sniff(head), "{head}");
+        }
+    }
+}
