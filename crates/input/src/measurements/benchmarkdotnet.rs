@@ -45,10 +45,15 @@ use model::Interval;
 
 pub(super) const NAME: &str = "benchmarkdotnet";
 
-/// Both of BenchmarkDotNet's top-level keys; the key case tells it from
-/// Google Benchmark's `benchmarks`.
+/// `Benchmarks` (the key case tells it from Google Benchmark's
+/// `benchmarks`) with `HostEnvironmentInfo`, or, in a file whose keys were
+/// reordered (sorted by a JSON tool, which puts `Benchmarks` first), with a
+/// benchmark's `FullName` and its `IterationMode` or `Statistics`.
 pub(super) fn sniff(head: &str) -> bool {
-    has_key(head, "HostEnvironmentInfo") && has_key(head, "Benchmarks")
+    let has = |key: &str| has_key(head, key);
+    has("Benchmarks")
+        && (has("HostEnvironmentInfo")
+            || (has("FullName") && (has("IterationMode") || has("Statistics"))))
 }
 
 pub(super) fn read(doc: &Value, _path: &str, out: &mut Collected) -> Result<(), ParseError> {
@@ -499,6 +504,17 @@ mod tests {
             assert_eq!(e.place, Place::Line(lines), "{rel}: {e}");
             assert!(e.message.contains("EOF while parsing"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_file_with_sorted_keys_is_still_recognised() {
+        let doc: Value = serde_json::from_slice(&fixture(NEEDLR)).unwrap();
+        // serde_json's map sorts keys: `Benchmarks` first, the host info
+        // past the first 8 KiB.
+        let sorted = serde_json::to_vec(&doc).unwrap();
+        assert_eq!(parse(&sorted).benchmarks.len(), 6);
+        assert_eq!(parse(&without_measurements(&sorted)).benchmarks.len(), 6);
+        assert!(!super::sniff(r#"{"Benchmarks": [{"FullName": "x"}]}"#));
     }
 
     #[test]
