@@ -220,3 +220,116 @@ fn pyperf_versions_build_and_the_longer_sort_is_a_regression() {
     let row = &index[at..at + 400.min(index.len() - at)];
     assert!(row.to_lowercase().contains("regression"), "{row}");
 }
+
+/// `Measurements[].Nanoseconds` (BenchmarkDotNet) or a trial's `times`
+/// (BenchmarkTools.jl) of a real file, multiplied by `factor`: a second
+/// version of the same benchmarks, `factor` times slower.
+fn scaled(rel: &str, factor: f64) -> Vec<u8> {
+    fn scale(value: &mut serde_json::Value, factor: f64) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    match (key.as_str(), v) {
+                        ("Nanoseconds", serde_json::Value::Number(n)) => {
+                            *n = serde_json::Number::from_f64(n.as_f64().unwrap() * factor).unwrap()
+                        }
+                        ("times", serde_json::Value::Array(times)) => {
+                            for t in times {
+                                *t = (t.as_f64().unwrap() * factor).into();
+                            }
+                        }
+                        (_, v) => scale(v, factor),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| scale(v, factor)),
+            _ => {}
+        }
+    }
+    let mut doc: serde_json::Value = serde_json::from_slice(&fixture(rel)).unwrap();
+    scale(&mut doc, factor);
+    serde_json::to_vec(&doc).unwrap()
+}
+
+#[test]
+fn benchmarkdotnet_and_benchmarktools_versions_build_with_their_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("history");
+    let bdn = "benchmarkdotnet/needlr-TypeRegistrationBenchmarks-report-full-compressed.json";
+    let julia = "benchmarktools/mlogit-results.json";
+    for (version, factor) in [("1.0", 1.0), ("2.0", 2.0)] {
+        let v = input.join(version);
+        fs::create_dir_all(&v).unwrap();
+        fs::write(
+            v.join("Needlr-report-full-compressed.json"),
+            scaled(bdn, factor),
+        )
+        .unwrap();
+        fs::write(v.join("results.json"), scaled(julia, factor)).unwrap();
+    }
+    let site = dir.path().join("site");
+    let out = common::build(&input, &site, &[]);
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = text_of(&fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(index.contains("measurements (benchmarkdotnet)"), "{index}");
+    assert!(index.contains("measurements (benchmarktools)"), "{index}");
+    let prefix = "NexusLabs.Needlr.Benchmarks.Benchmarks.TypeRegistrationBenchmarks.";
+    for name in [
+        format!("{prefix}ManualDI_RegisterTypes mean of each of 2 versions"),
+        format!("{prefix}Needlr_SourceGen_RegisterTypes (B/op)"),
+        "mlogit mean of each of 2 versions".to_string(),
+        "mlogit (memory)".to_string(),
+    ] {
+        assert!(index.contains(&name), "{name} not on the index:\n{index}");
+    }
+    // The benchmarks' pages say their unit: ManualDI's mean, 94.84 ns in
+    // BenchmarkDotNet's own table, and its double in 2.0; mlogit's in ms.
+    let pages: Vec<(String, String)> = walk(&site)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .map(|p| {
+            let text = text_of(&fs::read_to_string(&p).unwrap());
+            (p.display().to_string(), text)
+        })
+        .collect();
+    let shows = |name: &str, figure: &str| {
+        pages
+            .iter()
+            .any(|(_, text)| text.contains(name) && text.contains(figure))
+    };
+    let manual = format!("{prefix}ManualDI_RegisterTypes");
+    let listed: Vec<&str> = pages
+        .iter()
+        .filter(|(p, _)| p.contains("ManualDI_Regis"))
+        .map(|(_, t)| &t[..t.len().min(1500)])
+        .collect();
+    // 1.5x the first version's mean bounds its first category.
+    assert!(shows(&manual, "below 142.26 ns"), "{listed:?}");
+    assert!(
+        shows(&manual, "94.84 ns") || shows(&manual, "94.8 ns"),
+        "{listed:?}"
+    );
+    assert!(
+        shows(&manual, "189.68 ns") || shows(&manual, "189.7 ns"),
+        "{listed:?}"
+    );
+    assert!(shows("mlogit", " ms"), "{listed:?}");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

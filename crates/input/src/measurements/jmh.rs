@@ -62,7 +62,7 @@ pub(super) fn sniff(head: &str) -> bool {
 
 /// The member names of the first element of the array `head` opens, as far
 /// as the head goes; none when `head` is not an array of objects.
-fn first_element_keys(head: &str) -> Vec<&str> {
+pub(super) fn first_element_keys(head: &str) -> Vec<&str> {
     let Some(rest) = head.strip_prefix('[') else {
         return Vec::new();
     };

@@ -1,7 +1,8 @@
 //! Repeated benchmark measurements: the timings that benchmark tools write
 //! (hyperfine, Criterion, Google Benchmark, pytest-benchmark, pyperf,
 //! `go test -bench`, libtest's `cargo bench`, benchmark.js, Catch2's XML,
-//! Bencher Metric Format, JMH) and perfatlas's own measurement
+//! Bencher Metric Format, JMH, BenchmarkDotNet, BenchmarkTools.jl) and
+//! perfatlas's own measurement
 //! JSON. They are not profiles: a file holds
 //! benchmarks, each with its runs and the raw samples inside each run, and
 //! nothing about where the time went.
@@ -17,7 +18,7 @@
 //! in [`Measured::note`] which figure of the tool's output it took.
 //!
 //! Most formats are JSON objects (`READERS`, sniffed by their keys); JMH's
-//! is a JSON array, and only the readers of arrays are asked about a file
+//! and BenchmarkTools.jl's are JSON arrays, and only the readers of arrays are asked about a file
 //! that opens with `[` (a Chrome trace's bare array of events is never
 //! taken for an object format). The ones written as lines of text
 //! (`TEXT_READERS`: `go test -bench`) are tried on files that open with
@@ -25,6 +26,8 @@
 //! by line instead of JSON path.
 
 pub mod benchmark_js;
+pub mod benchmarkdotnet;
+pub mod benchmarktools;
 pub mod bmf;
 pub mod catch2;
 pub mod criterion;
@@ -96,8 +99,8 @@ impl Measured {
 pub struct MeasurementFile {
     /// `hyperfine`, `criterion`, `google-benchmark`, `pytest-benchmark`,
     /// `pyperf`, `go-test-bench`, `libtest-bench`, `benchmark.js`,
-    /// `catch2-xml`, `bencher-metric-format`, `jmh` or
-    /// `native-measurements`.
+    /// `catch2-xml`, `bencher-metric-format`, `jmh`, `benchmarkdotnet`,
+    /// `benchmarktools` or `native-measurements`.
     pub format: &'static str,
     /// In the order the file lists them; names are unique (entries of the
     /// same name are merged).
@@ -181,11 +184,27 @@ static READERS: &[Reader] = &[
         fast: None,
     },
     Reader {
+        name: benchmarkdotnet::NAME,
+        label: "BenchmarkDotNet",
+        opener: '{',
+        sniff: benchmarkdotnet::sniff,
+        read: benchmarkdotnet::read,
+        fast: None,
+    },
+    Reader {
         name: jmh::NAME,
         label: "JMH",
         opener: '[',
         sniff: jmh::sniff,
         read: jmh::read,
+        fast: None,
+    },
+    Reader {
+        name: benchmarktools::NAME,
+        label: "BenchmarkTools.jl",
+        opener: '[',
+        sniff: benchmarktools::sniff,
+        read: benchmarktools::read,
         fast: None,
     },
     // Last: its signature is a shape (an object of objects of objects

@@ -8,7 +8,7 @@ use crate::{Format, Input, FORMATS};
 use model::error::Place;
 
 /// Every measurement fixture that is a measurement file.
-const FIXTURES: [(&str, &str); 13] = [
+const FIXTURES: [(&str, &str); 17] = [
     ("hyperfine.json", "hyperfine"),
     ("hyperfine-exit-codes.json", "hyperfine"),
     ("criterion/fib/fib 20/new/sample.json", "criterion"),
@@ -22,6 +22,16 @@ const FIXTURES: [(&str, &str); 13] = [
     ("bmf-tatami.json", "bencher-metric-format"),
     ("jmh/jmh-jcasbin.json", "jmh"),
     ("jmh/jmh-sample-pg-client.json", "jmh"),
+    (
+        "benchmarkdotnet/needlr-TypeRegistrationBenchmarks-report-full-compressed.json",
+        "benchmarkdotnet",
+    ),
+    (
+        "benchmarkdotnet/fantomas-codeprinter-report-full.json",
+        "benchmarkdotnet",
+    ),
+    ("benchmarktools/mlogit-results.json", "benchmarktools"),
+    ("benchmarktools/pioran-output.json", "benchmarktools"),
 ];
 
 /// The format `sniff_and_parse` picks, read or broken.
@@ -46,6 +56,30 @@ fn every_fixture_is_sniffed_as_its_format() {
         sniffed_format("0001_nodata.json", &saved),
         Some("pytest-benchmark")
     );
+}
+
+/// No reader but a fixture's own sniffs it, whatever the sniffing order:
+/// the new readers claim none of the older formats' files, and the older
+/// readers none of theirs.
+#[test]
+fn only_its_own_reader_sniffs_each_fixture() {
+    for (file, format) in FIXTURES {
+        let bytes = fixture(file);
+        let head = text::decode_text(crate::head(&bytes, HEAD));
+        let head = head.trim_start_matches('\u{feff}').trim_start();
+        let opener = head.chars().next();
+        let json = READERS
+            .iter()
+            .filter(|r| Some(r.opener) == opener)
+            .map(|r| (r.name, r.sniff));
+        let text = TEXT_READERS.iter().map(|r| (r.name, r.sniff));
+        let claims: Vec<&str> = json
+            .chain(text)
+            .filter(|(_, sniff)| sniff(head))
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(claims, [format], "{file}");
+    }
 }
 
 #[test]
