@@ -261,6 +261,15 @@ fn progress_is_shown_on_a_terminal_only() {
         !quiet.contains("reading inputs") && !quiet.contains("wrote"),
         "{quiet:?}"
     );
+    // A JFR recording is read by the JDK's `jfr`, seconds where the other
+    // files take milliseconds: the step says so (issue 43).
+    let jfr = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jfr/alloc.jfr");
+    fs::copy(jfr, input.join("v2/alloc.jfr")).unwrap();
+    let shown = on_terminal("");
+    assert!(
+        shown.contains("reading inputs (running `jfr print` on 1 JFR recording)"),
+        "{shown:?}"
+    );
 }
 
 fn which(program: &str) -> Result<PathBuf, ()> {

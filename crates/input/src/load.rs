@@ -84,7 +84,7 @@ pub fn load_history_cached(
         })
         .filter(|(_, _, inside)| !measurements::is_tool_byproduct(inside))
         .collect();
-    instrument::progress::stage("reading inputs", jobs.len());
+    instrument::progress::stage(&reading_stage(&jobs), jobs.len());
     let digested = |v: usize, f: &InputFile| f.digested.is_some() && versions[v].1.digest.is_some();
     let results: Vec<Result<(Loaded, Option<String>), ParseError>> = phase("load: files", || {
         budget::map_within_budget(
@@ -464,6 +464,18 @@ fn cached(
     }
     cache.put(key, &loaded);
     Ok((loaded, None))
+}
+
+/// The progress line's name for reading `jobs`: it says when JFR
+/// recordings are among them, which the JDK's `jfr` tool reads (seconds
+/// each, where other files take milliseconds).
+fn reading_stage(jobs: &[(usize, &InputFile, &str)]) -> String {
+    let recordings = jobs.iter().filter(|(_, f, _)| is_binary_jfr(&f.path)).count();
+    match recordings {
+        0 => "reading inputs".to_string(),
+        1 => "reading inputs (running `jfr print` on 1 JFR recording)".to_string(),
+        n => format!("reading inputs (running `jfr print` on {n} JFR recordings)"),
+    }
 }
 
 /// True when the file starts like a binary JFR recording. Those are read
