@@ -574,6 +574,10 @@ fn report_site_in_a_browser() {
             "no errors and no network",
             basics::step_no_errors_no_network,
         ),
+        (
+            "crawl a site given by PERFATLAS_CRAWL_SITE",
+            answer::step_crawl_given_site,
+        ),
     ];
     // BROWSER_STEPS=substring runs only the matching steps (while working
     // on one); CI runs them all.

@@ -132,6 +132,15 @@ pub fn step_answer_to_code(ctx: &Ctx) {
     crawl(ctx, &site);
 }
 
+/// The crawl below on a site built elsewhere (`PERFATLAS_CRAWL_SITE=DIR`),
+/// for a history kept outside the repository (the note's page weights
+/// and times per kind); nothing without the variable.
+pub fn step_crawl_given_site(ctx: &Ctx) {
+    if let Some(site) = std::env::var_os("PERFATLAS_CRAWL_SITE") {
+        crawl(ctx, Path::new(&site));
+    }
+}
+
 /// Every page: its links resolve (files and fragments), it links onward,
 /// it is under 1 MB. One page per kind is loaded in the browser and timed.
 fn crawl(ctx: &Ctx, site: &Path) {

@@ -470,7 +470,10 @@ fn cached(
 /// recordings are among them, which the JDK's `jfr` tool reads (seconds
 /// each, where other files take milliseconds).
 fn reading_stage(jobs: &[(usize, &InputFile, &str)]) -> String {
-    let recordings = jobs.iter().filter(|(_, f, _)| is_binary_jfr(&f.path)).count();
+    let recordings = jobs
+        .iter()
+        .filter(|(_, f, _)| is_binary_jfr(&f.path))
+        .count();
     match recordings {
         0 => "reading inputs".to_string(),
         1 => "reading inputs (running `jfr print` on 1 JFR recording)".to_string(),

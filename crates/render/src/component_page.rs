@@ -608,7 +608,7 @@ fn method_source(cx: &PageContext, comp: CompId, v: usize, root: &str) -> Option
         .filter_map(|&f| Some((f, cx.links.source(frames, v, f)?)))
         .min_by_key(|(f, _)| frames.get(*f).line.unwrap_or(u32::MAX))?;
     let f = frames.get(frame);
-    let file = crate::paths::file_name(f.file.as_deref().unwrap_or_default());
+    let file = crate::display_names::shown_file(f.file.as_deref().unwrap_or_default()).into_owned();
     // The line the link lands on: the method's hottest when its profiles
     // say where its time went.
     let line = href.rsplit_once("#L").map(|(_, l)| l.to_string());
