@@ -293,6 +293,45 @@ fn a_perf_data_file_gets_the_command_that_makes_it_readable() {
     );
 }
 
+/// Issue 39: a pprof round trip (`pprof → perfatlas → pprof`) shows the
+/// same `go tool pprof -top`, line for line (all but the `File:` line,
+/// the export's name), with and without `-sample_index`: figures, order
+/// and the `(inline)` marks of functions pprof records as inlined.
+#[test]
+fn a_pprof_round_trip_shows_the_same_top_with_its_inline_marks() {
+    if !go_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pprof/go-demo/1.0");
+    for (name, indices) in [("demo.cpu.pb.gz", 2), ("demo-heap.heap.pb.gz", 4)] {
+        let input = fixtures.join(name);
+        let out = dir.path().join(format!("{name}.out.pb.gz"));
+        convert(&input, "pprof", &out);
+        let top = |file: &Path, extra: &[&str]| -> String {
+            run_pprof_top_with(file, 100_000, extra, dir.path())
+                .lines()
+                .filter(|l| !l.starts_with("File:"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let choices: Vec<String> = std::iter::once(String::new())
+            .chain((0..indices).map(|i| format!("-sample_index={i}")))
+            .collect();
+        let mut marks = 0;
+        for choice in &choices {
+            let extra: Vec<&str> = Some(choice.as_str())
+                .filter(|c| !c.is_empty())
+                .into_iter()
+                .collect();
+            let original = top(&input, &extra);
+            assert_eq!(top(&out, &extra), original, "{name} {choice}");
+            marks += original.matches("(inline)").count();
+        }
+        assert!(marks > 0, "{name}: the fixture has inlined functions");
+    }
+}
+
 /// `go tool pprof`'s header lines (the sample type it opens on, when and
 /// for how long the profile was taken) of `file`, shown without asking
 /// for a sample type.

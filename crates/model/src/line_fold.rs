@@ -139,6 +139,7 @@ fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) 
         allocations,
         call_counts,
         line_self: _,
+        inlined,
         notes,
     } = profile;
     let metrics = old.metric_count();
@@ -172,6 +173,7 @@ fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) 
         }),
         allocations: allocations.map(|a| Box::new(fold_allocations(*a, &mapped, nodes))),
         call_counts: call_counts.map(|calls| summed_by_node(&calls, &mapped, nodes)),
+        inlined: inlined.map(|inlined| all_by_node(&inlined, &mapped, nodes)),
         tree,
         notes,
     }
@@ -185,6 +187,20 @@ fn summed_by_node(values: &[f64], mapped: &[NodeId], nodes: usize) -> Vec<f64> {
             out[n.index()] += v;
         }
     }
+    out
+}
+
+/// Per-node flags (indexed by old node): a node is flagged when every
+/// node that went to it was (a call inlined at one line and not at
+/// another is not an inlined call of the function).
+fn all_by_node(flags: &[bool], mapped: &[NodeId], nodes: usize) -> Vec<bool> {
+    let mut out = vec![true; nodes];
+    for (old, &flag) in flags.iter().enumerate() {
+        if let Some(n) = mapped.get(old) {
+            out[n.index()] &= flag;
+        }
+    }
+    out[NodeId::ROOT.index()] = false;
     out
 }
 

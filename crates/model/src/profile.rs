@@ -113,6 +113,12 @@ pub struct Profile {
     /// when the input says (V8's `positionTicks`); `None` elsewhere. The
     /// tree keeps one frame per function whatever the lines.
     pub line_self: Option<LineSelf>,
+    /// Per tree node, whether its function was inlined into its caller
+    /// (the parent's function) at this call, as pprof records inlining:
+    /// the lines of one location. Kept so an export gives `go tool pprof`
+    /// its `(inline)` marks back; `None` when the input does not say.
+    /// Indexed by node id.
+    pub inlined: Option<Vec<bool>>,
     /// What the reader of the profile's pages should know about the input
     /// that the tree cannot show and that is no fault of the file (a fault
     /// is a warning, and makes the input "skipped"): e.g. samples a V8 heap
@@ -133,6 +139,7 @@ impl Profile {
             allocations: None,
             call_counts: None,
             line_self: None,
+            inlined: None,
             notes: Vec::new(),
         }
     }

@@ -8,7 +8,10 @@
 //!   `name` is the frame's name (a C++ symbol's short label), its
 //!   `system_name` the full name when there is one; a location per
 //!   distinct frame, with one line (the frame's line, else 0); a mapping
-//!   per module named by a frame.
+//!   per module named by a frame. A call the profile records as inlined
+//!   ([`model::Profile::inlined`]) shares its caller's location, one line
+//!   per frame, innermost first, as pprof lists inlined calls (its
+//!   `(inline)` marks come back).
 //! * A sample per calling context with a non-zero self value, its
 //!   locations leaf first; where the profile's line table puts a context's
 //!   self value on lines of its function, a sample per line, whose leaf
@@ -32,7 +35,7 @@ use std::io::{self, Write};
 
 use crate::pprof::pb;
 use crate::Parsed;
-use model::{Frame, NodeId};
+use model::{Frame, FrameId, NodeId};
 
 /// Writes `parsed` as a gzipped `profile.proto`; `default` is the index of
 /// the metric viewers show first (pprof's `default_sample_type`), else the
@@ -101,16 +104,16 @@ fn samples(parsed: &Parsed, b: &mut Builder, locations: &[u64]) -> Vec<pb::Sampl
         if rest.iter().all(|&v| to_int(v) == 0) {
             continue;
         }
-        let stack = leaf_first(tree, node, locations);
+        let stack = leaf_first(parsed, b, node, locations);
         let on_lines = parsed
             .profile
             .line_self
             .iter()
             .flat_map(|t| t.lines_of(node));
         for (line, values) in on_lines {
-            let (Some(frame), Some(_)) = (tree.frame(node), stack.first()) else {
+            if stack.is_empty() {
                 break;
-            };
+            }
             let value: Vec<i64> = (0..metrics)
                 .map(|m| values.get(m).copied().unwrap_or(0.0))
                 .zip(rest.iter_mut())
@@ -120,7 +123,7 @@ fn samples(parsed: &Parsed, b: &mut Builder, locations: &[u64]) -> Vec<pb::Sampl
                 })
                 .collect();
             let mut location_id = stack.clone();
-            location_id[0] = b.line_location(parsed.frames.get(frame), frame.0, line);
+            location_id[0] = location_of(parsed, b, node, Some(line), locations).0;
             out.push(pb::Sample {
                 location_id,
                 value,
@@ -140,17 +143,55 @@ fn samples(parsed: &Parsed, b: &mut Builder, locations: &[u64]) -> Vec<pb::Sampl
 }
 
 /// The location ids of `node`'s stack, leaf first (the root has none).
-fn leaf_first(tree: &model::CallTree, node: NodeId, locations: &[u64]) -> Vec<u64> {
+fn leaf_first(parsed: &Parsed, b: &mut Builder, node: NodeId, locations: &[u64]) -> Vec<u64> {
+    let tree = &parsed.profile.tree;
     let mut ids = Vec::with_capacity(tree.depth(node) as usize);
-    let mut at = Some(node);
-    while let Some(n) = at {
-        match tree.frame(n) {
-            Some(frame) => ids.push(locations[frame.0 as usize]),
+    let mut at = node;
+    while tree.frame(at).is_some() {
+        let (id, top) = location_of(parsed, b, at, None, locations);
+        ids.push(id);
+        match tree.parent(top) {
+            Some(parent) => at = parent,
             None => break,
         }
-        at = tree.parent(n);
     }
     ids
+}
+
+/// The location of `node` (a node with a frame), at `line` when given,
+/// and the outermost node it holds: a call the profile records as inlined
+/// ([`model::Profile::inlined`]) shares its caller's location, as pprof
+/// lists inlined calls (its lines, innermost first).
+fn location_of(
+    parsed: &Parsed,
+    b: &mut Builder,
+    node: NodeId,
+    line: Option<u32>,
+    locations: &[u64],
+) -> (u64, NodeId) {
+    let tree = &parsed.profile.tree;
+    let inlined = |n: NodeId| {
+        let flags = parsed.profile.inlined.as_deref();
+        flags
+            .and_then(|f| f.get(n.index()))
+            .copied()
+            .unwrap_or(false)
+    };
+    let mut chain = Vec::new();
+    let mut at = node;
+    loop {
+        let Some(frame) = tree.frame(at) else { break };
+        chain.push((frame, if at == node { line } else { None }));
+        match tree.parent(at) {
+            Some(parent) if inlined(at) && tree.frame(parent).is_some() => at = parent,
+            _ => break,
+        }
+    }
+    let id = match chain.as_slice() {
+        [(frame, None)] => locations[frame.0 as usize],
+        _ => b.chain_location(parsed, &chain),
+    };
+    (id, at)
 }
 
 /// A value rounded to pprof's `int64` (saturating; NaN is 0).
@@ -168,8 +209,10 @@ struct Builder {
     mappings: Vec<pb::Mapping>,
     mapping_ids: HashMap<i64, u64>,
     locations: Vec<pb::Location>,
-    /// (frame id, line) → the location of that frame at that line.
-    line_locations: HashMap<(u32, u32), u64>,
+    /// The locations written for a frame at a sampled line or for an
+    /// inlined chain: (frame id, line or 0 for the frame's own), innermost
+    /// first → location id.
+    chains: HashMap<Vec<(u32, u32)>, u64>,
 }
 
 impl Builder {
@@ -183,34 +226,49 @@ impl Builder {
         id
     }
 
-    /// The location of frame `id` (`frame`) at `line`, added when new.
-    fn line_location(&mut self, frame: &Frame, id: u32, line: u32) -> u64 {
-        if let Some(&location) = self.line_locations.get(&(id, line)) {
+    /// The location of `chain` (frames innermost first, the first at a
+    /// sampled line when given), added when new: one line per frame.
+    fn chain_location(&mut self, parsed: &Parsed, chain: &[(FrameId, Option<u32>)]) -> u64 {
+        let key: Vec<(u32, u32)> = chain.iter().map(|(f, l)| (f.0, l.unwrap_or(0))).collect();
+        if let Some(&location) = self.chains.get(&key) {
             return location;
         }
-        let at_line = Frame {
-            line: Some(line),
-            ..frame.clone()
-        };
-        let location = self.location(&at_line);
-        self.line_locations.insert((id, line), location);
+        let frames: Vec<Frame> = chain
+            .iter()
+            .map(|&(f, line)| Frame {
+                line: line.or(parsed.frames.get(f).line),
+                ..parsed.frames.get(f).clone()
+            })
+            .collect();
+        let location = self.location_of_lines(&frames);
+        self.chains.insert(key, location);
         location
     }
 
     /// A new location for `frame` (frames are distinct already).
     fn location(&mut self, frame: &Frame) -> u64 {
-        let function_id = self.function(frame);
-        let mapping_id = frame.module.as_deref().map_or(0, |m| self.mapping(m));
+        self.location_of_lines(std::slice::from_ref(frame))
+    }
+
+    /// A new location with a line per frame (innermost first), in the
+    /// module of the innermost.
+    fn location_of_lines(&mut self, frames: &[Frame]) -> u64 {
+        let line = frames
+            .iter()
+            .map(|frame| pb::Line {
+                function_id: self.function(frame),
+                line: frame.line.map_or(0, i64::from),
+                column: 0,
+            })
+            .collect();
+        let module = frames.first().and_then(|f| f.module.as_deref());
+        let mapping_id = module.map_or(0, |m| self.mapping(m));
         let id = self.locations.len() as u64 + 1;
         self.locations.push(pb::Location {
             id,
             mapping_id,
             address: 0,
-            line: vec![pb::Line {
-                function_id,
-                line: frame.line.map_or(0, i64::from),
-                column: 0,
-            }],
+            line,
             is_folded: false,
         });
         id

@@ -157,8 +157,10 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
     })?;
     let header = header(bytes, &outline);
     drop(outline);
+    let inlined = inlined_calls(&tree, &dict);
     let mut profile = Profile::new(dict.metrics);
     profile.tree = tree;
+    profile.inlined = inlined;
     let (frames, mut profile) = model::fold_sampled_lines(dict.frames, profile);
     record_heap_allocations(&mut profile, &frames);
     Ok(Parsed {
@@ -167,6 +169,32 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
         warnings: dict.warnings,
         header,
     })
+}
+
+/// Per node, whether its call from its parent was inlined: the two frames
+/// are lines of one location (pprof's `(inline)`). A pair of frames (each
+/// at its line) is inlined wherever it occurs: the same call site is not
+/// both. `None` when no location has several lines.
+fn inlined_calls(tree: &model::CallTree, dict: &dictionary::Dictionary) -> Option<Vec<bool>> {
+    let mut pairs: std::collections::HashSet<(model::FrameId, model::FrameId)> = Default::default();
+    for &(start, end) in &dict.runs {
+        let run = &dict.expanded[start as usize..end as usize];
+        pairs.extend(run.windows(2).map(|w| (w[0], w[1])));
+    }
+    if pairs.is_empty() {
+        return None;
+    }
+    let flags = tree
+        .node_ids()
+        .map(|node| {
+            let caller = tree.parent(node).and_then(|p| tree.frame(p));
+            match (caller, tree.frame(node)) {
+                (Some(caller), Some(callee)) => pairs.contains(&(caller, callee)),
+                _ => false,
+            }
+        })
+        .collect();
+    Some(flags)
 }
 
 /// The header fields an export writes back. The default metric is the
