@@ -179,8 +179,7 @@ fn location_of(
     };
     let mut chain = Vec::new();
     let mut at = node;
-    loop {
-        let Some(frame) = tree.frame(at) else { break };
+    while let Some(frame) = tree.frame(at) {
         chain.push((frame, if at == node { line } else { None }));
         match tree.parent(at) {
             Some(parent) if inlined(at) && tree.frame(parent).is_some() => at = parent,
