@@ -31,6 +31,7 @@ pub mod perf_script;
 pub mod pprof;
 pub mod pstats;
 pub mod pyinstrument;
+pub mod pyisession;
 pub mod records;
 pub mod sniff;
 pub mod source_map;
@@ -122,6 +123,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &dhat::Dhat,
     &massif::Massif,
     &pyinstrument::Pyinstrument,
+    &pyisession::Pyisession,
     // Before pprof, which claims any binary `.prof` file.
     &pstats::Pstats,
     &pprof::Pprof,

@@ -32,10 +32,8 @@
 //! The tree is nested JSON, one object per frame: it is read with
 //! [`super::json_pull`], so deep recursion reads like any other stack.
 //!
-//! A saved session (`-r pyisession`, `.pyisession`: the raw samples with
-//! pyinstrument's own start-up frames, before its processors) is not
-//! read: it is recognised, and the error says to render it as a report
-//! with `pyinstrument --load FILE -r json`.
+//! A saved session (`-r pyisession`, `.pyisession`: the raw samples) is
+//! read by [`super::pyisession`].
 
 use super::json_pull::{Event, Pull};
 use super::sniff::{has_key, JsonHead};
@@ -51,40 +49,21 @@ impl Format for Pyinstrument {
     }
 
     /// A JSON object whose first keys are pyinstrument's run summary
-    /// (`duration`, `sample_count`) with a `root_frame`; or a saved
-    /// session (`start_call_stack`, `frame_records`), which is claimed
-    /// only to say how to turn it into a report.
+    /// (`duration`, `sample_count`) with a `root_frame` (a saved session
+    /// is [`super::pyisession`]'s).
     fn sniff(&self, input: &Input) -> bool {
         let Some(head) = JsonHead::object(input.bytes, 4096) else {
             return false;
         };
         let head = head.document();
-        has_key(head, "sample_count")
-            && has_key(head, "duration")
-            && ["root_frame", "start_call_stack", "frame_records"]
-                .iter()
-                .any(|key| has_key(head, key))
+        has_key(head, "sample_count") && has_key(head, "duration") && has_key(head, "root_frame")
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
-        if is_session(input.bytes) {
-            return Err(ParseError::whole(
-                "a pyinstrument session (`.pyisession`, its raw samples), which perfatlas does not read: run `pyinstrument --load FILE -r json -o FILE.json` and give that report instead",
-            ));
-        }
         let data = text::decode_text(input.bytes);
         let report = read(data.trim_start_matches('\u{feff}'))?;
         build(report)
     }
-}
-
-/// True for a saved session: its raw samples, not a report's tree.
-fn is_session(bytes: &[u8]) -> bool {
-    JsonHead::object(bytes, 4096).is_some_and(|head| {
-        let head = head.document();
-        !has_key(head, "root_frame")
-            && (has_key(head, "start_call_stack") || has_key(head, "frame_records"))
-    })
 }
 
 /// One frame of the tree, flattened (parents before children).

@@ -32,6 +32,7 @@ const PROFILE_KINDS: &[(&str, &[Kind])] = &[
     ("dhat", &[Kind::Json]),
     ("massif", &[Kind::Text]),
     ("pyinstrument", &[Kind::Json]),
+    ("pyisession", &[Kind::Json]),
     ("pstats", &[Kind::Binary]),
     ("pprof", &[Kind::Binary]),
     ("perf-script", &[Kind::Text]),
