@@ -470,9 +470,11 @@ fn cached(
 /// recordings are among them, which the JDK's `jfr` tool reads (seconds
 /// each, where other files take milliseconds).
 fn reading_stage(jobs: &[(usize, &InputFile, &str)]) -> String {
+    // Regular files only: opening a FIFO would wait for a writer.
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
     let recordings = jobs
         .iter()
-        .filter(|(_, f, _)| is_binary_jfr(&f.path))
+        .filter(|(_, f, _)| regular(&f.path) && is_binary_jfr(&f.path))
         .count();
     match recordings {
         0 => "reading inputs".to_string(),
