@@ -528,16 +528,18 @@ fn regression_to_diff_to_source_by_links() {
     // method names the file as profiles do, the repository path its
     // tooltip (issue 43).
     let sources = fs::read_to_string(out.join("diffs/2.18.0.html")).unwrap();
-    let header = sources
-        .split("<h3><code>")
-        .nth(1)
-        .expect("a changed file");
+    let header = sources.split("<h3><code>").nth(1).expect("a changed file");
     let (repo_path, rest) = header.split_once("</code>").unwrap();
     let profiled = rest
         .strip_prefix(" <span class=\"pa-muted\">profiled as <code>")
         .and_then(|r| r.split_once("</code>"))
         .map(|(name, _)| name)
-        .unwrap_or_else(|| panic!("the costliest changed file was profiled: {}", &header[..200]));
+        .unwrap_or_else(|| {
+            panic!(
+                "the costliest changed file was profiled: {}",
+                &header[..200]
+            )
+        });
     assert!(!profiled.contains("file://"), "{profiled}");
     assert!(
         component.contains(&format!(

@@ -236,7 +236,10 @@ mod tests {
             said.contains("a JSON object (keys `foo`, `bar`, `baz\\\"q`)"),
             "{said}"
         );
-        assert!(said.contains("speedscope, firefox-profiler, chrome-trace"), "{said}");
+        assert!(
+            said.contains("speedscope, firefox-profiler, chrome-trace"),
+            "{said}"
+        );
         assert!(said.contains("Criterion"), "{said}");
         assert!(!said.contains("folded"), "{said}");
         assert!(!said.contains("go test -bench"), "{said}");
