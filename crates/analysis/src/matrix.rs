@@ -125,15 +125,16 @@ pub fn build(
         }
     }
     // Containers take their most expensive method's cell.
+    // A method's row is its own cells (methods are leaves): moved, not
+    // copied, once its containers have seen it.
     let mut cells: HashMap<CompId, Vec<Option<Cell>>> = HashMap::new();
-    let mut methods: Vec<&CompId> = method_cells.keys().collect();
-    methods.sort();
-    for &m in &methods {
-        let own = &method_cells[m];
-        let mut at = Some(*m);
+    let mut methods: Vec<(CompId, Vec<Option<Cell>>)> = method_cells.into_iter().collect();
+    methods.sort_by_key(|(m, _)| *m);
+    for (m, own) in methods {
+        let mut at = hierarchy.get(m).parent;
         while let Some(c) = at {
             let slot = cells.entry(c).or_insert_with(|| vec![None; versions]);
-            for (dst, src) in slot.iter_mut().zip(own) {
+            for (dst, src) in slot.iter_mut().zip(&own) {
                 if let Some(s) = src {
                     if dst.as_ref().is_none_or(|d| s.mean > d.mean) {
                         *dst = Some(s.clone());
@@ -142,6 +143,7 @@ pub fn build(
             }
             at = hierarchy.get(c).parent;
         }
+        cells.insert(m, own);
     }
     let present: BTreeSet<CompId> = cells.keys().copied().collect();
     for (comp, row) in cells.iter_mut() {

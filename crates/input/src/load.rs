@@ -119,16 +119,14 @@ pub fn load_history_cached(
             Ok((Loaded::Profile(format, parsed), deferred_key)) => {
                 let parsed = *parsed;
                 skipped.extend(parsed.warnings.iter().map(|w| skip(&file.relative, w)));
-                let own_frames = deferred_key.as_ref().map(|_| parsed.frames.clone());
                 let map = history.frames.absorb(parsed.frames);
                 let mut profile = parsed.profile;
                 profile.tree.remap_frames(&map);
-                if let (Some(key), Some(frames)) = (deferred_key, own_frames) {
+                if let Some(key) = deferred_key {
                     deferred.push(deferred::DeferredProfile {
                         key,
                         source: file.relative.clone(),
                         format,
-                        frames,
                         global: map,
                         metrics: profile.metrics.len(),
                         warnings: parsed.warnings,

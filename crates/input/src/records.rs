@@ -149,12 +149,12 @@ pub fn encode(loaded: &Loaded) -> Vec<u8> {
     framed_entry(&entry)
 }
 
-/// What a profile's entry is made of: the file's own frame table, the
+/// What a profile's entry is made of: the file's own frames in its order, the
 /// profile (its first `metrics` metrics: those its parser gave, before
 /// derived metrics were added) and the warnings its parser gave.
 pub struct ProfileParts<'a> {
     pub format: &'a str,
-    pub frames: &'a FrameTable,
+    pub frames: Vec<&'a Frame>,
     pub profile: &'a Profile,
     pub metrics: usize,
     pub warnings: &'a [ParseError],
@@ -164,7 +164,7 @@ impl<'a> ProfileParts<'a> {
     fn of(format: &'a str, parsed: &'a Parsed) -> ProfileParts<'a> {
         ProfileParts {
             format,
-            frames: &parsed.frames,
+            frames: parsed.frames.iter().map(|(_, f)| f).collect(),
             profile: &parsed.profile,
             metrics: parsed.profile.metrics.len(),
             warnings: &parsed.warnings,
@@ -261,7 +261,7 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
         frames: parts
             .frames
             .iter()
-            .map(|(_, f)| {
+            .map(|f| {
                 (
                     f.function.clone(),
                     f.file.clone(),

@@ -126,13 +126,99 @@ pub fn shortened(text: &str, max: usize) -> Option<String> {
 pub struct FrameId(pub u32);
 
 /// Interns frames: equal frames get equal ids, ids are dense from 0.
+///
+/// Each frame is held once: the index holds ids only, hashed by the frame
+/// as the profiler wrote it, which is the stored frame itself unless
+/// [`visible_frame`] changed it (a control character, a name past the
+/// cut); only those few keep their written form beside it (`written`).
+/// Holding every frame twice, as key and as value, was most of the
+/// memory of a profile with a million distinct names.
 #[derive(Debug, Default, Clone)]
 pub struct FrameTable {
-    frames: Vec<Frame>,
-    index: FxHashMap<Frame, FrameId>,
+    frames: Frames,
+    index: hashbrown::HashTable<FrameId>,
+    /// The frame as written, for the frames stored changed.
+    written: FxHashMap<FrameId, Frame>,
     /// Most frames, for tables of one input file (see [`super::limits`]).
     max_frames: Option<usize>,
     limit_hit: bool,
+}
+
+/// A table's frames in id order: a clone shares those it has (the shape
+/// frames of a history start as a copy of its table, a million frames on
+/// a big input) and keeps only the frames added after it.
+#[derive(Debug, Default)]
+struct Frames {
+    shared: std::sync::Arc<Vec<Frame>>,
+    own: Vec<Frame>,
+}
+
+impl Clone for Frames {
+    fn clone(&self) -> Frames {
+        let shared = match self.own.is_empty() {
+            true => self.shared.clone(),
+            false => std::sync::Arc::new(self.iter().cloned().collect()),
+        };
+        Frames {
+            shared,
+            own: Vec::new(),
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Frames {
+    type Output = Frame;
+    fn index(&self, i: usize) -> &Frame {
+        match i.checked_sub(self.shared.len()) {
+            None => &self.shared[i],
+            Some(own) => &self.own[own],
+        }
+    }
+}
+
+impl Frames {
+    fn len(&self) -> usize {
+        self.shared.len() + self.own.len()
+    }
+
+    fn push(&mut self, frame: Frame) {
+        match std::sync::Arc::get_mut(&mut self.shared) {
+            Some(unshared) if self.own.is_empty() => unshared.push(frame),
+            _ => self.own.push(frame),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Frame> {
+        self.shared.iter().chain(&self.own)
+    }
+
+    fn into_vec(self) -> Vec<Frame> {
+        let mut all = std::sync::Arc::try_unwrap(self.shared).unwrap_or_else(|s| (*s).clone());
+        all.extend(self.own);
+        all
+    }
+}
+
+/// The hash the index keeps a frame under.
+fn frame_hash(frame: &Frame) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(frame)
+}
+
+/// Whether [`visible_frame`] keeps `frame` as it is.
+fn shown_as_written(frame: &Frame) -> bool {
+    let plain = |s: &str, max: usize| {
+        matches!(visible(s), std::borrow::Cow::Borrowed(_))
+            && (s.len() <= max || s.chars().nth(max).is_none())
+    };
+    let plain_path = |s: &Option<String>| s.as_deref().is_none_or(|s| plain(s, MAX_SHOWN_PATH));
+    plain(&frame.function, MAX_SHOWN_NAME)
+        && frame
+            .full_name
+            .as_deref()
+            .is_none_or(|n| plain(n, MAX_TOOLTIP_NAME))
+        && plain_path(&frame.file)
+        && plain_path(&frame.module)
 }
 
 impl FrameTable {
@@ -157,7 +243,10 @@ impl FrameTable {
 
     /// The id of `frame`, adding it when new.
     pub fn intern(&mut self, frame: Frame) -> FrameId {
-        if let Some(&id) = self.index.get(&frame) {
+        let hash = frame_hash(&frame);
+        let (frames, written) = (&self.frames, &self.written);
+        let key_of = |id: &FrameId| written.get(id).unwrap_or(&frames[id.0 as usize]);
+        if let Some(&id) = self.index.find(hash, |id| *key_of(id) == frame) {
             return id;
         }
         if self.max_frames.is_some_and(|max| self.frames.len() >= max) {
@@ -166,8 +255,15 @@ impl FrameTable {
             return FrameId(self.frames.len().saturating_sub(1) as u32);
         }
         let id = FrameId(self.frames.len() as u32);
-        self.frames.push(visible_frame(&frame));
-        self.index.insert(frame, id);
+        if shown_as_written(&frame) {
+            self.frames.push(frame);
+        } else {
+            self.frames.push(visible_frame(&frame));
+            self.written.insert(id, frame);
+        }
+        let (frames, written) = (&self.frames, &self.written);
+        let rehash = |id: &FrameId| frame_hash(written.get(id).unwrap_or(&frames[id.0 as usize]));
+        self.index.insert_unique(hash, id, rehash);
         id
     }
 
@@ -185,7 +281,7 @@ impl FrameTable {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.frames.is_empty()
+        self.frames.len() == 0
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
@@ -198,7 +294,12 @@ impl FrameTable {
     /// Adds every frame of `other` and returns, for each id of `other`, its
     /// id in `self`.
     pub fn absorb(&mut self, other: FrameTable) -> Vec<FrameId> {
-        other.frames.into_iter().map(|f| self.intern(f)).collect()
+        other
+            .frames
+            .into_vec()
+            .into_iter()
+            .map(|f| self.intern(f))
+            .collect()
     }
 }
 

@@ -3,9 +3,12 @@
 //! profile (tens of MB of postcard) then runs beside the analysis, on a
 //! core the analysis leaves idle, instead of on the load's critical path.
 //!
-//! An entry is encoded from the history's profile with the file's own
-//! frame table kept aside and the ids the history gave its frames; its
-//! bytes are those [`records::encode`] gives for the profile as parsed.
+//! An entry is encoded from the history's profile and the ids the history
+//! gave the file's frames, in the file's order: the history holds each of
+//! them as the file's table did (interning keeps a frame as it is once it
+//! is shown as written), so no copy of the file's table is kept aside.
+//! Its bytes are those [`records::encode`] gives for the profile as
+//! parsed.
 
 use std::collections::HashMap;
 
@@ -13,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::records::{self, ProfileParts};
 use model::error::ParseError;
-use model::{FrameId, FrameTable, History};
+use model::{FrameId, History};
 
 /// The profiles whose entries are still to be encoded.
 #[derive(Debug, Default)]
@@ -28,7 +31,6 @@ pub(super) struct DeferredProfile {
     pub key: String,
     pub source: String,
     pub format: &'static str,
-    pub frames: FrameTable,
     /// The history's id of each of `frames`.
     pub global: Vec<FrameId>,
     /// Metrics the parser gave (derived metrics come after them).
@@ -62,7 +64,7 @@ impl Deferred {
             let local = local_ids(&d.global, frame_count);
             let parts = ProfileParts {
                 format: d.format,
-                frames: &d.frames,
+                frames: d.global.iter().map(|&g| history.frames.get(g)).collect(),
                 profile: &history.profiles[at].profile,
                 metrics: d.metrics,
                 warnings: &d.warnings,

@@ -124,8 +124,20 @@ fn named<'a, 'b>(
 /// identity of their frames in `function_of` (indexed by frame id) to the
 /// function they continue. Returns what moved.
 pub fn follow_moves(history: &History, function_of: &mut [Frame]) -> Vec<Moved> {
-    let base: Vec<Frame> = function_of.to_vec();
-    let sampled = sampled(history, &base);
+    let (moved, rewritten) = matched_moves(history, function_of);
+    for (frame, identity) in rewritten {
+        function_of[frame as usize] = identity;
+    }
+    moved
+}
+
+/// What moved, and the new identity of each frame a move rewrites (the
+/// frames not in it keep theirs in `base`): kept aside and written after,
+/// instead of rewriting a copy of every frame's identity (a million
+/// frames on a big input).
+fn matched_moves(history: &History, base: &[Frame]) -> (Vec<Moved>, FxHashMap<u32, Frame>) {
+    let mut rewritten: FxHashMap<u32, Frame> = FxHashMap::default();
+    let sampled = sampled(history, base);
     let versions: Vec<usize> = sampled.keys().copied().collect();
     let mut moved: Vec<Moved> = Vec::new();
     let mut callers: Option<Callers> = None;
@@ -182,11 +194,12 @@ pub fn follow_moves(history: &History, function_of: &mut [Frame]) -> Vec<Moved> 
                 if matched.len() < 2 && before[from].len() > 1 {
                     continue;
                 }
-                let index = index.get_or_insert_with(|| by_file_and_name(history, &base));
+                let index = index.get_or_insert_with(|| by_file_and_name(history, base));
                 for (here, _, old_frame, _) in &matched {
-                    let identity = function_of[old_frame.0 as usize].clone();
+                    let old = old_frame.0;
+                    let identity = rewritten.get(&old).unwrap_or(&base[old as usize]).clone();
                     for f in index.get(&(new_file, *here)).into_iter().flatten() {
-                        function_of[f.0 as usize] = identity.clone();
+                        rewritten.insert(f.0, identity.clone());
                     }
                 }
                 let mut functions: Vec<String> = matched.iter().map(|m| m.1.to_string()).collect();
@@ -202,7 +215,7 @@ pub fn follow_moves(history: &History, function_of: &mut [Frame]) -> Vec<Moved> 
             }
         }
     }
-    moved
+    (moved, rewritten)
 }
 
 /// Every frame of the history by its (version-independent file, identity
