@@ -101,7 +101,7 @@ pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkRepo
             (series, categories, judging, tests)
         })
         .collect();
-    let tests: Vec<Vec<regression::PairTest>> = judged.iter().map(|j| j.3.clone()).collect();
+    let tests: Vec<&[regression::PairTest]> = judged.iter().map(|j| &j.3[..]).collect();
     let (verdicts, fdr) = regression::controlled(&tests, config.fdr, 1.0 - config.confidence);
     let benchmarks = judged
         .into_iter()

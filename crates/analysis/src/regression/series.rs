@@ -205,10 +205,14 @@ fn measured_series(
         sorted.sort_by_key(|m| m.version);
         &sorted[..]
     };
-    let points = entries
-        .chunk_by(|a, b| a.version == b.version)
-        .filter_map(|here| measured_point(history, here, &unit, confidence))
-        .collect();
+    // Sized to the versions (a long history's points are most of the
+    // analysis' memory: a growing vector would hold up to twice them).
+    let mut points = Vec::with_capacity(entries.chunk_by(|a, b| a.version == b.version).count());
+    points.extend(
+        entries
+            .chunk_by(|a, b| a.version == b.version)
+            .filter_map(|here| measured_point(history, here, &unit, confidence)),
+    );
     Some(Series {
         benchmark: benchmark.to_string(),
         unit: unit.to_string(),
@@ -259,9 +263,21 @@ fn measured_point(
             None
         },
         in_process: in_unit().any(|m| m.in_process) && in_unit().any(|m| m.multi_sample),
-        sources: in_unit().map(|m| m.source.clone()).collect(),
+        sources: sources_of(here, unit),
         notes,
     })
+}
+
+/// The files of a point's entries in `unit`, in a vector of their
+/// number (usually one: a collected filter would reserve four).
+fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Vec<Arc<str>> {
+    let mut sources = Vec::with_capacity(here.iter().filter(|m| m.unit == *unit).count());
+    sources.extend(
+        here.iter()
+            .filter(|m| m.unit == *unit)
+            .map(|m| m.source.clone()),
+    );
+    sources
 }
 
 fn profile_series(
