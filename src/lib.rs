@@ -171,7 +171,12 @@ pub fn build_with_progress(
         None
     };
     history.input_notes.extend(maps.1);
-    let (analysis, sources) = analyse(options, &config, &history)?;
+    // The series take the measurements out of the history: a long
+    // history's entries are freed as its series are made.
+    let series = phase("series", || {
+        analysis::regression::take_series(&mut history, &config)
+    });
+    let (analysis, sources) = analyse(options, &config, &history, series)?;
     let moved: Vec<model::Note> = analysis
         .ids
         .moved
@@ -356,6 +361,7 @@ fn analyse(
     options: &BuildOptions,
     config: &config::Config,
     history: &model::History,
+    series: Vec<analysis::regression::Series>,
 ) -> Result<(analysis::report::Analysis, vcs::sources::Sources), BuildError> {
     let repo = open_repo(options)?;
     let (ids, hierarchy) = identities(config, history);
@@ -369,6 +375,7 @@ fn analyse(
         modifications,
         &render::paths::MatrixPages,
         &sources.files.iter().map(|f| f.version).collect(),
+        series,
     );
     Ok((analysis, sources))
 }
