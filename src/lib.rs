@@ -119,9 +119,16 @@ pub fn build_with_progress(
     let _lock = claim_output(options, progress)?;
     let mut config = read_settings(&options.input, options.config.as_deref(), options.min_share)?;
     config.input.no_outside_links = options.no_follow_links;
+    // The new site is begun before the inputs are read, so the build
+    // cache's new entries go into it as they are made.
+    let staging = site::Staging::begin(&options.output, options.force)?;
     let parse_cache = match options.no_cache {
         true => site::parse_cache::Cache::disabled(),
-        false => site::parse_cache::Cache::for_site(&options.output),
+        false => {
+            let mut cache = site::parse_cache::Cache::for_site(&options.output);
+            cache.write_into(staging.dir());
+            cache
+        }
     };
     // The templates are parsed while the inputs are read: that leaves a
     // core idle at its end, the tree of a big file being built on one.
@@ -150,7 +157,6 @@ pub fn build_with_progress(
     let (mut history, deferred) = loaded?;
     let renderer = renderer?;
     instrument::progress::stage("analysing", 0);
-    let staging = site::Staging::begin(&options.output, options.force)?;
     // Frames of bundled JavaScript are mapped to their sources before
     // anything compares versions. The build cache keeps the profiles as
     // read (a map can change while the profile does not), so their
@@ -165,7 +171,12 @@ pub fn build_with_progress(
         None
     };
     history.input_notes.extend(maps.1);
-    let (analysis, sources) = analyse(options, &config, &history)?;
+    // The series take the measurements out of the history: a long
+    // history's entries are freed as its series are made.
+    let series = phase("series", || {
+        analysis::regression::take_series(&mut history, &config)
+    });
+    let (analysis, sources) = analyse(options, &config, &history, series)?;
     let moved: Vec<model::Note> = analysis
         .ids
         .moved
@@ -350,6 +361,7 @@ fn analyse(
     options: &BuildOptions,
     config: &config::Config,
     history: &model::History,
+    series: Vec<analysis::regression::Series>,
 ) -> Result<(analysis::report::Analysis, vcs::sources::Sources), BuildError> {
     let repo = open_repo(options)?;
     let (ids, hierarchy) = identities(config, history);
@@ -363,6 +375,7 @@ fn analyse(
         modifications,
         &render::paths::MatrixPages,
         &sources.files.iter().map(|f| f.version).collect(),
+        series,
     );
     Ok((analysis, sources))
 }

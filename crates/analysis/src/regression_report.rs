@@ -83,7 +83,11 @@ impl RegressionReport {
 
 /// Every benchmark's series and verdicts, with the false-discovery control
 /// over all of them: what the report and `check` both judge by.
-pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkReport>, Fdr) {
+pub fn verdicts(
+    history: &History,
+    all: &Config,
+    series: Vec<Series>,
+) -> (Settings, Vec<BenchmarkReport>, Fdr) {
     let (config, names) = (&all.regressions, &all.benchmarks[..]);
     let settings = Settings::from_config(config);
     type Judged = (
@@ -92,7 +96,7 @@ pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkRepo
         Judging,
         Vec<regression::PairTest>,
     );
-    let judged: Vec<Judged> = regression::series_named(history, all)
+    let judged: Vec<Judged> = series
         .into_par_iter()
         .map(|series| {
             let categories = Categories::for_series(&series, config);
@@ -101,7 +105,7 @@ pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkRepo
             (series, categories, judging, tests)
         })
         .collect();
-    let tests: Vec<Vec<regression::PairTest>> = judged.iter().map(|j| j.3.clone()).collect();
+    let tests: Vec<&[regression::PairTest]> = judged.iter().map(|j| &j.3[..]).collect();
     let (verdicts, fdr) = regression::controlled(&tests, config.fdr, 1.0 - config.confidence);
     let benchmarks = judged
         .into_iter()
@@ -121,15 +125,17 @@ pub fn verdicts(history: &History, all: &Config) -> (Settings, Vec<BenchmarkRepo
 }
 
 /// `modified(version, frame)`: the version changed the frame's method
-/// (against the version before it).
+/// (against the version before it). `series`: the benchmarks' series
+/// ([`regression::series_named`] or [`regression::take_series`]).
 pub fn build(
     history: &History,
     config: &Config,
     frames: &ShapeFrames,
     modified: &(dyn Fn(usize, FrameId) -> bool + Sync),
+    series: Vec<Series>,
 ) -> RegressionReport {
     let rc = &config.regressions;
-    let (settings, benchmarks, fdr) = verdicts(history, config);
+    let (settings, benchmarks, fdr) = verdicts(history, config, series);
     let mut changes: Vec<Change> = benchmarks
         .par_iter()
         .flat_map_iter(|b| {

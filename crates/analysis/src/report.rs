@@ -16,6 +16,7 @@ use crate::evolution::{EvolutionPlan, MatrixUrls};
 use crate::hierarchy::Hierarchy;
 use crate::line_costs::{self, VersionCosts};
 use crate::modifications::Modifications;
+use crate::regression::Series;
 use crate::regression_report::{self, RegressionReport};
 use crate::shapes::ShapeFrames;
 use instrument::timings::phase;
@@ -28,10 +29,11 @@ pub fn regressions(
     config: &Config,
     frames: &ShapeFrames,
     (hierarchy, modifications): (&Hierarchy, &Modifications),
+    series: Vec<Series>,
 ) -> RegressionReport {
     let modified =
         |version: usize, frame: FrameId| modified_in(modifications, hierarchy, version, frame);
-    regression_report::build(history, config, frames, &modified)
+    regression_report::build(history, config, frames, &modified, series)
 }
 
 /// Whether `version` modified the method of `frame`.
@@ -63,6 +65,7 @@ impl CauseFinder {
             config,
             &self.frames,
             (&self.hierarchy, &self.modifications),
+            crate::regression::series_named(history, config),
         )
     }
 
@@ -114,7 +117,9 @@ pub struct Analysis {
 impl Analysis {
     /// Analyses `history`; `modifications` come from the repository or
     /// the inputs' source hashes, `urls` names the matrices' pages, and
-    /// line costs are counted for `source_versions`.
+    /// line costs are counted for `source_versions`; `series` are the
+    /// benchmarks' series ([`crate::regression::take_series`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         history: &History,
         config: &Config,
@@ -123,10 +128,17 @@ impl Analysis {
         modifications: Modifications,
         urls: &dyn MatrixUrls,
         source_versions: &BTreeSet<usize>,
+        series: Vec<Series>,
     ) -> Analysis {
         let frames = phase("shapes", || ShapeFrames::new(&history.frames, &ids));
         let regressions = phase("regressions", || {
-            regressions(history, config, &frames, (&hierarchy, &modifications))
+            regressions(
+                history,
+                config,
+                &frames,
+                (&hierarchy, &modifications),
+                series,
+            )
         });
         let evolution = phase("evolution_plan", || {
             EvolutionPlan::new(history, &config.matrix, hierarchy, modifications, urls)

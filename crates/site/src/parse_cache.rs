@@ -53,6 +53,9 @@ pub struct Cache {
     previous: Option<PathBuf>,
     enabled: bool,
     written: Mutex<BTreeMap<String, Written>>,
+    /// The new site's cache directory, when new entries are written into
+    /// it as they are made ([`Cache::write_into`]).
+    staging: Option<PathBuf>,
     hits: AtomicUsize,
     parsed: AtomicUsize,
 }
@@ -67,6 +70,18 @@ impl Cache {
             previous: (ours && dir.is_dir()).then_some(dir),
             enabled: true,
             ..Cache::default()
+        }
+    }
+
+    /// New entries are written into the site being built at `site` (its
+    /// staging directory) as they are made, rather than held until the
+    /// site is written: a long measurement history's entries are a tenth
+    /// of the build's memory. Where the directory cannot be made, they are
+    /// held as before.
+    pub fn write_into(&mut self, site: &Path) {
+        let dir = site.join(DIR);
+        if self.enabled && std::fs::create_dir_all(&dir).is_ok() {
+            self.staging = Some(dir);
         }
     }
 
@@ -146,7 +161,18 @@ impl Cache {
     fn put_entry(&self, key: &str, loaded: &Loaded) {
         self.parsed.fetch_add(1, Ordering::Relaxed);
         if self.enabled {
-            self.remember(key, Written::New(encode(loaded)));
+            let bytes = encode(loaded);
+            let staged = self
+                .staging
+                .as_ref()
+                .is_some_and(|dir| std::fs::write(dir.join(key), &bytes).is_ok());
+            self.remember(
+                key,
+                match staged {
+                    true => Written::Staged,
+                    false => Written::New(bytes),
+                },
+            );
         }
     }
 

@@ -36,11 +36,19 @@ pub fn benjamini_hochberg(p_values: &[f64], tests: usize, rate: f64) -> Option<f
 /// control (when `in_force`) over all of them: a change whose p-value is
 /// above the Benjamini–Hochberg threshold is held back. Exact
 /// comparisons are no tests and are kept as they are.
-pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Vec<Verdict>>, Fdr) {
-    let family = tests.iter().flatten().filter(|t| t.tested()).count();
+pub fn controlled<T: AsRef<[PairTest]>>(
+    tests: &[T],
+    in_force: bool,
+    rate: f64,
+) -> (Vec<Vec<Verdict>>, Fdr) {
+    let family = tests
+        .iter()
+        .flat_map(AsRef::as_ref)
+        .filter(|t| t.tested())
+        .count();
     let candidates: Vec<f64> = tests
         .iter()
-        .flatten()
+        .flat_map(AsRef::as_ref)
         .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
         .filter_map(|t| t.p_value)
         .collect();
@@ -50,6 +58,7 @@ pub fn controlled(tests: &[Vec<PairTest>], in_force: bool, rate: f64) -> (Vec<Ve
         .iter()
         .map(|pairs| {
             pairs
+                .as_ref()
                 .iter()
                 .map(|t| {
                     let discovered = t.p_value.zip(threshold).is_some_and(|(p, th)| p <= th);

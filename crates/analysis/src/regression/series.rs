@@ -91,28 +91,85 @@ pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
 /// `display` names (`[[benchmarks]]`), in name order, each with its
 /// direction ([`direction_of`]).
 pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
-    let (config, configured) = (&settings.regressions, &settings.benchmarks[..]);
+    let measured = measured_of(
+        history,
+        &history.measurements,
+        settings.regressions.confidence,
+    );
+    named(history, measured, settings)
+}
+
+/// [`series_named()`], taking the history's measurements (it keeps none):
+/// the entries of a batch of benchmarks are freed as soon as their series
+/// are made, so a long history never holds its entries and its series'
+/// points at once (at 2,000 benchmarks x 1,000 versions the two were most
+/// of a build's memory). Measurements not in benchmark order are taken
+/// whole.
+pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
+    let mut entries = std::mem::take(&mut history.measurements);
+    let history = &*history;
+    let confidence = settings.regressions.confidence;
+    if !entries.is_sorted_by(|a, b| a.benchmark <= b.benchmark) {
+        let measured = measured_of(history, &entries, confidence);
+        drop(entries);
+        return named(history, measured, settings);
+    }
+    let batch = entries.len().div_ceil(TAKEN_BATCHES).max(1);
+    let mut measured = Vec::new();
+    while !entries.is_empty() {
+        let mut cut = entries.len().saturating_sub(batch);
+        while cut > 0 && entries[cut - 1].benchmark == entries[cut].benchmark {
+            cut -= 1;
+        }
+        let taken = entries.split_off(cut);
+        entries.shrink_to_fit();
+        measured.extend(measured_of(history, &taken, confidence));
+    }
+    named(history, measured, settings)
+}
+
+/// How many batches [`take_series`] frees a history's measurements in.
+const TAKEN_BATCHES: usize = 16;
+
+/// The series of the benchmarks measured in `entries`, each from its
+/// entries in history order, built in parallel. The measurements are in
+/// benchmark order already, so each benchmark's are found as runs of
+/// equal names rather than gathered one by one (millions of entries in a
+/// long history).
+fn measured_of(history: &History, entries: &[MeasurementEntry], confidence: f64) -> Vec<Series> {
     let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
-    for run in history
-        .measurements
-        .chunk_by(|a, b| a.benchmark == b.benchmark)
-    {
+    for run in entries.chunk_by(|a, b| a.benchmark == b.benchmark) {
         measured
             .entry(&run[0].benchmark)
             .or_default()
             .extend(run.iter());
     }
-    let profiled = group_by_benchmark(history.profiles.iter(), |p| &p.benchmark);
-    let mut names: Vec<&str> = measured.keys().chain(profiled.keys()).copied().collect();
-    names.sort_unstable();
-    names.dedup();
-    let mut all: Vec<Series> = names
+    measured
         .into_par_iter()
-        .filter_map(|name| match measured.get(name) {
-            Some(entries) => measured_series(history, name, entries, config.confidence),
-            None => profile_series(history, name, profiled.get(name)?, config),
-        })
+        .filter_map(|(name, entries)| measured_series(history, name, &entries, confidence))
+        .collect()
+}
+
+/// `measured` and the series of the benchmarks only profiled, directed
+/// and named as configured, in name order.
+fn named(history: &History, measured: Vec<Series>, settings: &Config) -> Vec<Series> {
+    let (config, configured) = (&settings.regressions, &settings.benchmarks[..]);
+    let profiled = group_by_benchmark(history.profiles.iter(), |p| &p.benchmark);
+    let have: rustc_hash::FxHashSet<&str> = measured.iter().map(|s| s.benchmark.as_str()).collect();
+    let only_profiled: Vec<(&str, &Vec<&ProfileEntry>)> = profiled
+        .iter()
+        .filter(|(name, _)| !have.contains(*name))
+        .map(|(name, entries)| (*name, entries))
         .collect();
+    let from_profiles: Vec<Series> = only_profiled
+        .into_par_iter()
+        .filter_map(|(name, entries)| profile_series(history, name, entries, config))
+        .collect();
+    drop(have);
+    let mut all = measured;
+    all.extend(from_profiles);
+    // Names are unique, so this is the order of their names.
+    all.sort_unstable_by(|a, b| a.benchmark.cmp(&b.benchmark));
     let shown = |b: &str| {
         names_of(b, configured)
             .and_then(|c| c.display.clone())
@@ -205,10 +262,14 @@ fn measured_series(
         sorted.sort_by_key(|m| m.version);
         &sorted[..]
     };
-    let points = entries
-        .chunk_by(|a, b| a.version == b.version)
-        .filter_map(|here| measured_point(history, here, &unit, confidence))
-        .collect();
+    // Sized to the versions (a long history's points are most of the
+    // analysis' memory: a growing vector would hold up to twice them).
+    let mut points = Vec::with_capacity(entries.chunk_by(|a, b| a.version == b.version).count());
+    points.extend(
+        entries
+            .chunk_by(|a, b| a.version == b.version)
+            .filter_map(|here| measured_point(history, here, &unit, confidence)),
+    );
     Some(Series {
         benchmark: benchmark.to_string(),
         unit: unit.to_string(),
@@ -259,9 +320,21 @@ fn measured_point(
             None
         },
         in_process: in_unit().any(|m| m.in_process) && in_unit().any(|m| m.multi_sample),
-        sources: in_unit().map(|m| m.source.clone()).collect(),
+        sources: sources_of(here, unit),
         notes,
     })
+}
+
+/// The files of a point's entries in `unit`, in a vector of their
+/// number (usually one: a collected filter would reserve four).
+fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Vec<Arc<str>> {
+    let mut sources = Vec::with_capacity(here.iter().filter(|m| m.unit == *unit).count());
+    sources.extend(
+        here.iter()
+            .filter(|m| m.unit == *unit)
+            .map(|m| m.source.clone()),
+    );
+    sources
 }
 
 fn profile_series(
