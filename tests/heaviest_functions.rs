@@ -114,12 +114,7 @@ fn a_firefox_profile_page_shows_its_hottest_function() {
     fs::create_dir_all(&version).unwrap();
     fs::copy(&fixture, version.join("processed-17a.json")).unwrap();
     let site = tmp.path().join("site");
-    let out = common::build(&tmp.path().join("input"), &site, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::build_ok(&tmp.path().join("input"), &site, &[]);
     let page = fs::read_to_string(site.join("profiles/processed-17a/1.0/r1.html")).unwrap();
     let rows = heaviest_rows(&page);
     assert_eq!(rows[0].0, "0x100000f84");

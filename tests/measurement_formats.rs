@@ -268,13 +268,7 @@ fn benchmarkdotnet_and_benchmarktools_versions_build_with_their_units() {
         fs::write(v.join("results.json"), scaled(julia, factor)).unwrap();
     }
     let site = dir.path().join("site");
-    let out = common::build(&input, &site, &[]);
-    assert!(
-        out.status.success(),
-        "exit {:?}\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::build_ok(&input, &site, &[]);
     let index = text_of(&fs::read_to_string(site.join("index.html")).unwrap());
     assert!(index.contains("measurements (benchmarkdotnet)"), "{index}");
     assert!(index.contains("measurements (benchmarktools)"), "{index}");

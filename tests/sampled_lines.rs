@@ -273,12 +273,7 @@ fn lines_switch_draws_a_box_per_line_on_the_profile_page() {
     let tmp = tempfile::tempdir().unwrap();
     let page_of = |name: &str, extra: &[&str]| {
         let site = tmp.path().join(name);
-        let out = common::build(&repo("tests/fixtures/pprof/go-demo"), &site, extra);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::build_ok(&repo("tests/fixtures/pprof/go-demo"), &site, extra);
         fs::read_to_string(site.join("profiles/demo/1.0/r1.html")).unwrap()
     };
     // The tree table's rows (readable without JS) give each box's

@@ -86,6 +86,18 @@ pub fn build_site(data: &Path, out: &Path) {
     build_site_with(data, out, &[]);
 }
 
+/// [`build`], asserting it succeeded (exit 0), with its stderr when not.
+pub fn build_ok(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let output = build(input, out, extra);
+    assert!(
+        output.status.success(),
+        "exit {:?}\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// [`build_site`] with extra arguments.
 pub fn build_site_with(data: &Path, out: &Path, extra: &[&std::ffi::OsStr]) {
     let output = Command::new(env!("CARGO_BIN_EXE_perfatlas"))
