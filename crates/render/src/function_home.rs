@@ -85,27 +85,34 @@ impl<'a> FunctionHomes<'a> {
     }
 
     /// A digest of the method sections the frames of `trees` link to in
-    /// `benchmark`'s matrix, node by node, for the reuse keys of pages
-    /// that link them: a page reused from the last build must not link a
-    /// section the matrix moved or dropped, and a page whose functions'
-    /// sections did not change is not rendered again when another
-    /// function gains one.
+    /// `benchmark`'s matrix, for the reuse keys of pages that link them: a
+    /// page reused from the last build must not link a section the matrix
+    /// moved or dropped, and a page whose functions' sections did not
+    /// change is not rendered again when another function gains one.
+    ///
+    /// Each distinct frame counts once, in the order the trees first
+    /// reach it (the trees' own digests say which frames those are): a
+    /// deep tree repeats its few thousand functions over millions of
+    /// nodes.
     pub fn links_digest<'t>(
         &self,
         benchmark: &str,
         trees: impl IntoIterator<Item = &'t CallTree>,
     ) -> u128 {
         let mut d = crate::reuse::KeyHasher::new("method sections linked");
-        let mut page_of: HashMap<FrameId, &str> = HashMap::new();
+        let mut seen: Vec<bool> = Vec::new();
         for tree in trees {
             for node in tree.node_ids() {
                 let Some(frame) = tree.frame(node) else {
                     continue;
                 };
-                let page = *page_of
-                    .entry(frame)
-                    .or_insert_with(|| self.method_page(benchmark, frame).unwrap_or(""));
-                d.str(page);
+                let i = frame.0 as usize;
+                if i >= seen.len() {
+                    seen.resize(i + 1, false);
+                }
+                if !std::mem::replace(&mut seen[i], true) {
+                    d.str(self.method_page(benchmark, frame).unwrap_or(""));
+                }
             }
         }
         d.finish()
