@@ -67,7 +67,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::{text, Format, Input, Parsed};
+use super::{text, Format, Input, Parsed, Unfinished};
 use model::error::ParseError;
 use model::limits::{LimitHit, MAX_DEPTH};
 use model::{
@@ -116,14 +116,19 @@ impl Format for Folded {
     }
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
+        self.parse_unfinished(input).map(Unfinished::finish)
+    }
+
+    fn parse_unfinished(&self, input: &Input) -> Result<Unfinished, ParseError> {
         // Big files are read in chunks of whole lines on every core (chunk
         // boundaries depend on the size only, so the result does not
         // depend on the number of threads), then built into one tree in
-        // file order.
-        match utf8_chunks(input.bytes, CHUNK_BYTES) {
+        // file order. The line fold is left for after the file is freed.
+        let parsed = match utf8_chunks(input.bytes, CHUNK_BYTES) {
             Some(chunks) => parse_text(&chunks),
             None => parse_text(&split_chunks(&text::decode_text(input.bytes), CHUNK_BYTES)),
-        }
+        }?;
+        Ok(Unfinished::then(parsed, crate::fold_lines))
     }
 }
 
@@ -171,9 +176,11 @@ fn reads_as_stack(line: &str) -> bool {
     })
 }
 
+/// The profile of `chunks`, one frame per sampled line (before the line
+/// fold).
 fn parse_text(chunks: &[&str]) -> Result<Parsed, ParseError> {
     let mode = survey(chunks.iter().flat_map(|c| c.split('\n')));
-    parse_chunks(chunks, mode)
+    parse_chunks_unfolded(chunks, mode)
 }
 
 /// Files larger than twice this are parsed in chunks of about this size.
@@ -230,11 +237,17 @@ fn chunk_bytes(bytes: &[u8], size: usize) -> Vec<&[u8]> {
     chunks
 }
 
+/// [`parse_chunks_unfolded`] and the line fold.
+#[cfg(test)]
+fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
+    parse_chunks_unfolded(chunks, mode).map(crate::fold_lines)
+}
+
 /// Reads `chunks` (consecutive pieces of one file, cut after a newline)
 /// into one profile: chunks are read into frame ids on every core while
 /// this thread builds the tree from them in file order, reading chunks
 /// itself whenever the next one is not ready.
-fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
+fn parse_chunks_unfolded(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
     let reads = ChunkQueue::new(chunks, mode);
     let mut builder = TreeBuilder::new(mode);
     let helpers = rayon::current_num_threads()
@@ -773,9 +786,8 @@ impl<'a> TreeBuilder<'a> {
         match self.profile {
             Some(mut profile) => {
                 profile.allocations = self.allocations.filter(|a| !a.is_empty()).map(Box::new);
-                let (frames, profile) = model::fold_sampled_lines(self.frames, profile);
                 Ok(Parsed {
-                    frames,
+                    frames: self.frames,
                     profile,
                     warnings: self.warnings,
                     header: Default::default(),

@@ -104,6 +104,50 @@ pub trait Format: Sync {
     fn sniff(&self, input: &Input) -> bool;
     /// Parses the whole input.
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError>;
+    /// [`Format::parse`] with its last steps, those that need the parsed
+    /// profile but not the input's bytes (the line fold), left to
+    /// [`Unfinished::finish`]: the loader frees a big file's bytes first,
+    /// so that they and the folded tree are never held at once.
+    fn parse_unfinished(&self, input: &Input) -> Result<Unfinished, ParseError> {
+        self.parse(input).map(Unfinished::done)
+    }
+}
+
+/// A parsed profile and the steps left to finish it (see
+/// [`Format::parse_unfinished`]).
+pub struct Unfinished {
+    parsed: Parsed,
+    finish: fn(Parsed) -> Parsed,
+}
+
+impl Unfinished {
+    /// A profile with nothing left to do.
+    pub fn done(parsed: Parsed) -> Unfinished {
+        Unfinished {
+            parsed,
+            finish: |p| p,
+        }
+    }
+
+    /// A profile that `finish` finishes.
+    pub fn then(parsed: Parsed, finish: fn(Parsed) -> Parsed) -> Unfinished {
+        Unfinished { parsed, finish }
+    }
+
+    pub fn finish(self) -> Parsed {
+        (self.finish)(self.parsed)
+    }
+}
+
+/// `parsed` with one frame per function ([`model::fold_sampled_lines`]):
+/// the last step of most readers.
+pub(crate) fn fold_lines(parsed: Parsed) -> Parsed {
+    let (frames, profile) = model::fold_sampled_lines(parsed.frames, parsed.profile);
+    Parsed {
+        frames,
+        profile,
+        ..parsed
+    }
 }
 
 /// Every format, in sniffing order: the most specific signatures first.
@@ -170,12 +214,52 @@ pub fn load_bytes(
     file_name: &str,
     bytes: &[u8],
 ) -> Result<Loaded, ParseError> {
+    load_bytes_unfinished(relative_path, file_name, bytes)?.finish()
+}
+
+/// [`load_bytes`] with a profile's last steps left to
+/// [`UnfinishedLoad::finish`], for a caller that frees `bytes` first (and
+/// with them the decompressed copy, already freed on return).
+pub fn load_bytes_unfinished(
+    relative_path: &str,
+    file_name: &str,
+    bytes: &[u8],
+) -> Result<UnfinishedLoad, ParseError> {
     let bytes = unwrapped(bytes)?;
     if let Some(read) = measurements::sniff_and_parse(relative_path, &bytes) {
-        return read.map(|file| Loaded::Measurements(measurements::Reduced::of(file)));
+        return read.map(|file| {
+            UnfinishedLoad::Done(Loaded::Measurements(measurements::Reduced::of(file)))
+        });
     }
-    let (format, parsed) = parse_profile(file_name, &bytes)?;
-    Ok(Loaded::Profile(format, Box::new(parsed)))
+    let input = Input {
+        file_name,
+        bytes: &bytes,
+    };
+    let format = sniffed_format(&input)?;
+    Ok(UnfinishedLoad::Profile(
+        format.name(),
+        format.parse_unfinished(&input)?,
+    ))
+}
+
+/// What [`load_bytes_unfinished`] read.
+pub enum UnfinishedLoad {
+    Done(Loaded),
+    Profile(&'static str, Unfinished),
+}
+
+impl UnfinishedLoad {
+    /// The profile finished and checked against the limits.
+    pub fn finish(self) -> Result<Loaded, ParseError> {
+        match self {
+            UnfinishedLoad::Done(loaded) => Ok(loaded),
+            UnfinishedLoad::Profile(format, unfinished) => {
+                let mut parsed = unfinished.finish();
+                check_limits(&mut parsed)?;
+                Ok(Loaded::Profile(format, Box::new(parsed)))
+            }
+        }
+    }
 }
 
 /// The bytes with gzip undone; an empty file is an error.
@@ -193,15 +277,21 @@ fn unwrapped(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ParseError> {
 
 fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
     let input = Input { file_name, bytes };
-    let format = FORMATS.iter().find(|f| f.sniff(&input)).ok_or_else(|| {
-        if let Some(hint) = known_unread_format(bytes) {
-            return ParseError::whole(hint);
-        }
-        ParseError::whole(unrecognised::message(bytes))
-    })?;
+    let format = sniffed_format(&input)?;
     let mut parsed = format.parse(&input)?;
     check_limits(&mut parsed)?;
     Ok((format.name(), parsed))
+}
+
+/// The first format whose signature `input` has, or why none reads it.
+fn sniffed_format(input: &Input) -> Result<&'static dyn Format, ParseError> {
+    let found = FORMATS.iter().find(|f| f.sniff(input)).copied();
+    found.ok_or_else(|| {
+        if let Some(hint) = known_unread_format(input.bytes) {
+            return ParseError::whole(hint);
+        }
+        ParseError::whole(unrecognised::message(input.bytes))
+    })
 }
 
 /// What a file is when it is a format people have that perfatlas does not

@@ -14,7 +14,9 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::walk::{self, InputFile, VersionDir};
-use super::{load_bytes, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed};
+use super::{
+    load_bytes_unfinished, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed,
+};
 use config::{Config, VersionConfig};
 use instrument::timings::phase;
 use model::error::{BuildError, ParseError};
@@ -235,9 +237,17 @@ pub(crate) fn read_input(
         true => cache.key(within_version, &name, &bytes),
         false => String::new(),
     };
-    let loaded = cached(cache, &key, || load_bytes(within_version, &name, &bytes));
+    if let Some(hit) = cache.get(&key) {
+        release(bytes);
+        return Ok((hit, None));
+    }
+    // The bytes are freed before the profile's last steps (the line
+    // fold builds a second tree): a big file, its tree and the folded
+    // tree are never held at once.
+    let unfinished = load_bytes_unfinished(within_version, &name, &bytes);
     release(bytes);
-    loaded
+    let loaded = unfinished?.finish()?;
+    Ok(stored(cache, &key, loaded))
 }
 
 /// Inputs at least this big are freed on a thread of their own.
@@ -456,12 +466,17 @@ fn cached(
     if let Some(hit) = cache.get(key) {
         return Ok((hit, None));
     }
-    let loaded = read()?;
+    Ok(stored(cache, key, read()?))
+}
+
+/// `loaded`, put in the cache under `key`, or with `key` for a profile
+/// whose entry the cache leaves to [`Deferred::encode_each`].
+fn stored(cache: &dyn ParseCache, key: &str, loaded: Loaded) -> (Loaded, Option<String>) {
     if cache.defers_profiles() && matches!(loaded, Loaded::Profile(..)) {
-        return Ok((loaded, Some(key.to_string())));
+        return (loaded, Some(key.to_string()));
     }
     cache.put(key, &loaded);
-    Ok((loaded, None))
+    (loaded, None)
 }
 
 /// The progress line's name for reading `jobs`: it says when JFR

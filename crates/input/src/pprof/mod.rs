@@ -42,7 +42,7 @@ mod reference;
 mod samples;
 mod wire;
 
-use super::{text, Format, Input, Parsed};
+use super::{text, Format, Input, Parsed, Unfinished};
 use model::error::ParseError;
 use model::{FrameTable, Profile};
 // The tests (tests.rs) name these through `super::*`.
@@ -63,6 +63,10 @@ impl Format for Pprof {
 
     fn parse(&self, input: &Input) -> Result<Parsed, ParseError> {
         read(input.bytes)
+    }
+
+    fn parse_unfinished(&self, input: &Input) -> Result<Unfinished, ParseError> {
+        read_unfinished(input.bytes)
     }
 }
 
@@ -142,6 +146,12 @@ fn looks_binary(head: &[u8]) -> bool {
 
 /// Reads a raw (not gzipped) profile.
 fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
+    read_unfinished(bytes).map(Unfinished::finish)
+}
+
+/// The profile of `bytes`, one frame per line of a location, with the
+/// line fold and what follows it ([`finish`]) left to do.
+fn read_unfinished(bytes: &[u8]) -> Result<Unfinished, ParseError> {
     let outline = outline::read(bytes).map_err(|stopped| {
         // Samples are checked in the second pass: one before the field
         // that stopped the first would have stopped a sequential read.
@@ -161,14 +171,20 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
     let mut profile = Profile::new(dict.metrics);
     profile.tree = tree;
     profile.inlined = inlined;
-    let (frames, mut profile) = model::fold_sampled_lines(dict.frames, profile);
-    record_heap_allocations(&mut profile, &frames);
-    Ok(Parsed {
-        frames,
+    let parsed = Parsed {
+        frames: dict.frames,
         profile,
         warnings: dict.warnings,
         header,
-    })
+    };
+    Ok(Unfinished::then(parsed, finish))
+}
+
+/// One frame per function, then the allocation sites of a heap profile.
+fn finish(parsed: Parsed) -> Parsed {
+    let mut parsed = crate::fold_lines(parsed);
+    record_heap_allocations(&mut parsed.profile, &parsed.frames);
+    parsed
 }
 
 /// Per node, whether its call from its parent was inlined: the two frames
