@@ -238,14 +238,14 @@ pub fn load_bytes_unfinished(
     let format = sniffed_format(&input)?;
     Ok(UnfinishedLoad::Profile(
         format.name(),
-        format.parse_unfinished(&input)?,
+        Box::new(format.parse_unfinished(&input)?),
     ))
 }
 
 /// What [`load_bytes_unfinished`] read.
 pub enum UnfinishedLoad {
     Done(Loaded),
-    Profile(&'static str, Unfinished),
+    Profile(&'static str, Box<Unfinished>),
 }
 
 impl UnfinishedLoad {
@@ -254,7 +254,7 @@ impl UnfinishedLoad {
         match self {
             UnfinishedLoad::Done(loaded) => Ok(loaded),
             UnfinishedLoad::Profile(format, unfinished) => {
-                let mut parsed = unfinished.finish();
+                let mut parsed = (*unfinished).finish();
                 check_limits(&mut parsed)?;
                 Ok(Loaded::Profile(format, Box::new(parsed)))
             }
