@@ -7,6 +7,11 @@
 #
 #   fuzz/run-all.sh                 # 30 s per target (what CI runs)
 #   SECONDS_PER_TARGET=600 fuzz/run-all.sh folded pprof   # longer, some targets
+#   FORKS=16 SECONDS_PER_TARGET=225 fuzz/run-all.sh pprof    # 16 processes: 1 CPU-hour
+#
+# FORKS=N runs each target as N fuzzing processes at once (libFuzzer's
+# -fork), so a machine of N cores gives a target N CPU-seconds a second;
+# each line then also says the CPU time the target had.
 #
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`); on a stable
 # toolchain RUSTC_BOOTSTRAP=1 unlocks the sanitizer flags it uses.
@@ -136,12 +141,23 @@ if [[ $# -gt 0 ]]; then
 else
     cargo fuzz build -O
 fi
+# CPU seconds used so far by this script's finished children (user +
+# system), from bash's `times`.
+cpu_seconds() {
+    times | tail -1 | awk '{
+        total = 0
+        for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] }
+        printf "%d\n", total
+    }'
+}
+
 status=0
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t"
     seed_dir=$(seeds "$t")
     log=$(mktemp)
-    if cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 -timeout=10 >"$log" 2>&1; then
+    cpu_before=$(cpu_seconds)
+    if cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 -timeout=10 ${FORKS:+-fork="$FORKS"} >"$log" 2>&1; then
         result=ok
     else
         result="CRASH (see fuzz/artifacts/$t/)"
@@ -149,7 +165,8 @@ for t in "${targets[@]}"; do
         tail -30 "$log" >&2
     fi
     runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | cut -d' ' -f2)
-    echo "$t: ${runs:-?} runs in ${PER} s: $result"
+    cpu=$(($(cpu_seconds) - cpu_before))
+    echo "$t: ${runs:-?} runs in ${PER} s (${cpu} CPU-seconds): $result"
     rm -f "$log"
 done
 exit $status
