@@ -3,7 +3,8 @@
 //! * No sample is ever held: each is decoded into two reused buffers
 //!   (location ids, values), checked, added to the tree and forgotten.
 //! * The samples are split at bookmarks of the first pass into one chunk
-//!   per thread (at most [`MAX_CHUNKS`]); each chunk builds its own tree
+//!   per thread (at most [`MAX_CHUNKS`], and fewer for a big file: see
+//!   [`PARTIAL_TREES_BUDGET`]); each chunk builds its own tree
 //!   and the trees are merged in chunk order, which gives the same nodes in
 //!   the same order as reading the samples one after the other.
 //! * A sample's callers (every location but the leaf) are looked up in a
@@ -27,6 +28,13 @@ use model::{CallTree, FrameId, NodeId};
 
 /// Most chunks (and partial trees held at once).
 pub const MAX_CHUNKS: usize = 8;
+/// Bytes the partial trees of one file may take together. A chunk's tree
+/// is reckoned at a third of the file's bytes, what each took on the
+/// 198 MB bench profile (65 MB), whose repeated stacks are spread over
+/// the whole file. Without the bound its peak grew with the cores: 463 MB
+/// on 2 threads, 597 MB on 4, 773 MB on 8; a file of 200 MB or more now
+/// has at most 3 chunks, 2 from 400 MB.
+const PARTIAL_TREES_BUDGET: usize = 256 << 20;
 /// Fewest samples worth a chunk of their own.
 const MIN_CHUNK_SAMPLES: usize = 16 * 1024;
 /// Most location ids the caller cache keeps per chunk (4 bytes each):
@@ -93,8 +101,10 @@ fn chunks(len: usize, outline: &Outline) -> Vec<(usize, usize, usize)> {
     let Some(&(first_pos, _)) = outline.bookmarks.first() else {
         return Vec::new();
     };
+    let affordable = (PARTIAL_TREES_BUDGET / (len / 3).max(1)).max(2);
     let wanted = rayon::current_num_threads()
         .min(MAX_CHUNKS)
+        .min(affordable)
         .min(outline.sample_count / MIN_CHUNK_SAMPLES)
         .max(1);
     let span = len - first_pos;
