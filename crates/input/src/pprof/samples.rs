@@ -387,3 +387,43 @@ fn merge(partials: Vec<Chunk>, dict: &Dictionary) -> CallTree {
     }
     tree
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An outline of `samples` samples spread evenly over `len` bytes.
+    fn outline(len: usize, samples: usize) -> Outline {
+        let bookmarks = (0..samples)
+            .step_by(crate::pprof::outline::BOOKMARK_EVERY)
+            .map(|i| (i * (len / samples), i))
+            .collect();
+        Outline {
+            sample_count: samples,
+            bookmarks,
+            ..Outline::default()
+        }
+    }
+
+    fn chunk_count(threads: usize, len: usize) -> usize {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool");
+        pool.install(|| chunks(len, &outline(len, 2_000_000)).len())
+    }
+
+    #[test]
+    fn a_big_profile_is_read_in_as_many_parts_as_its_partial_trees_afford() {
+        // Small files: one part a thread, at most MAX_CHUNKS.
+        assert_eq!(chunk_count(2, 50 << 20), 2);
+        assert_eq!(chunk_count(8, 50 << 20), 8);
+        assert_eq!(chunk_count(16, 50 << 20), MAX_CHUNKS);
+        // Big ones: as many partial trees as 256 MiB holds at a third of
+        // the file each, whatever the cores (at least two).
+        assert_eq!(chunk_count(8, 200 << 20), 3);
+        assert_eq!(chunk_count(16, 200 << 20), 3);
+        assert_eq!(chunk_count(8, 1 << 30), 2);
+        assert_eq!(chunk_count(2, 1 << 30), 2);
+    }
+}
