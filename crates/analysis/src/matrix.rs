@@ -23,7 +23,8 @@
 //!   Engine frames count for the method that ran them
 //!   ([`crate::code_owner`]).
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 use super::hierarchy::{CompId, Hierarchy, Level};
 use super::profile_facts::ProfileFacts;
@@ -94,7 +95,7 @@ pub fn build(
     min_share_percent: f64,
 ) -> Matrix {
     let versions = scope.versions.len();
-    let mut method_cells: HashMap<CompId, Vec<Option<Cell>>> = HashMap::new();
+    let mut method_cells: FxHashMap<CompId, Vec<Option<Cell>>> = FxHashMap::default();
     let mut totals = vec![None; versions];
     for (v, total) in totals.iter_mut().enumerate() {
         if !scope.has(v) {
@@ -127,7 +128,7 @@ pub fn build(
     // Containers take their most expensive method's cell.
     // A method's row is its own cells (methods are leaves): moved, not
     // copied, once its containers have seen it.
-    let mut cells: HashMap<CompId, Vec<Option<Cell>>> = HashMap::new();
+    let mut cells: FxHashMap<CompId, Vec<Option<Cell>>> = FxHashMap::default();
     let mut methods: Vec<(CompId, Vec<Option<Cell>>)> = method_cells.into_iter().collect();
     methods.sort_by_key(|(m, _)| *m);
     for (m, own) in methods {
@@ -162,7 +163,7 @@ pub fn build(
         changes_known,
     };
     if cells.contains_key(&CompId::PROJECT) {
-        let mut children: HashMap<CompId, Vec<CompId>> = HashMap::new();
+        let mut children: FxHashMap<CompId, Vec<CompId>> = FxHashMap::default();
         for &c in cells.keys() {
             if let Some(p) = hierarchy.get(c).parent {
                 children.entry(p).or_default().push(c);
@@ -241,12 +242,16 @@ type Stats = (f64, f64, f64, usize);
 
 /// Mean total, and per method (mean, min, max, repetitions), of version
 /// `v`: per benchmark over its repetitions, then summed over benchmarks.
-fn version_stats(scope: &Scope, facts: &[ProfileFacts], v: usize) -> (f64, HashMap<CompId, Stats>) {
+fn version_stats(
+    scope: &Scope,
+    facts: &[ProfileFacts],
+    v: usize,
+) -> (f64, FxHashMap<CompId, Stats>) {
     let mut total = 0.0;
-    let mut out: HashMap<CompId, Stats> = HashMap::new();
+    let mut out: FxHashMap<CompId, Stats> = FxHashMap::default();
     for reps in &scope.versions[v] {
         let n = reps.entries.len();
-        let mut values: HashMap<CompId, Vec<f64>> = HashMap::new();
+        let mut values: FxHashMap<CompId, Vec<f64>> = FxHashMap::default();
         for (r, &(entry, metric)) in reps.entries.iter().enumerate() {
             let f = &facts[entry];
             total += f.totals.get(metric).copied().unwrap_or(0.0) / n as f64;
@@ -308,9 +313,9 @@ fn fill_modified(
 /// What placing the rows needs besides the cells.
 struct Tree<'a> {
     hierarchy: &'a Hierarchy,
-    children: &'a HashMap<CompId, Vec<CompId>>,
+    children: &'a FxHashMap<CompId, Vec<CompId>>,
     /// Per component, [`Row::moved`].
-    moved: &'a HashMap<CompId, f64>,
+    moved: &'a FxHashMap<CompId, f64>,
     threshold: f64,
 }
 
@@ -319,11 +324,11 @@ struct Tree<'a> {
 /// methods'.
 fn largest_moves(
     hierarchy: &Hierarchy,
-    cells: &HashMap<CompId, Vec<Option<Cell>>>,
+    cells: &FxHashMap<CompId, Vec<Option<Cell>>>,
     totals: &[Option<f64>],
-) -> HashMap<CompId, f64> {
+) -> FxHashMap<CompId, f64> {
     let measured: Vec<usize> = (0..totals.len()).filter(|&v| totals[v].is_some()).collect();
-    let mut moved: HashMap<CompId, f64> = HashMap::new();
+    let mut moved: FxHashMap<CompId, f64> = FxHashMap::default();
     // Methods only: a container's cell is its most expensive method's,
     // and moves when another method becomes that, or when code moves to
     // another file, though no code changed.
@@ -348,7 +353,7 @@ fn largest_moves(
 fn add_rows(
     matrix: &mut Matrix,
     tree: &Tree,
-    cells: &mut HashMap<CompId, Vec<Option<Cell>>>,
+    cells: &mut FxHashMap<CompId, Vec<Option<Cell>>>,
     comp: CompId,
     parent: Option<usize>,
 ) {
