@@ -50,7 +50,7 @@ pub(super) fn gather(
                 source: here.source.clone(),
                 format: read.format,
                 note: here.notes[benchmark.note as usize].clone(),
-                interval: benchmark.interval,
+                interval: benchmark.interval.map(Box::new),
             }
         })
         .collect();
