@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::series_table;
+use super::series_table::Tally;
 use super::verdict_words::{change_row, untested_word, verdict_text, ChangeRow};
 use super::{paths, Common, Renderer};
 use crate::Link;
@@ -68,9 +68,9 @@ struct MethodLine {
 /// The verdicts of one version against the one before, benchmark by
 /// benchmark.
 #[derive(Default)]
-struct Judged<'a> {
-    /// Every benchmark's verdict here, in benchmark order.
-    verdicts: Vec<&'a Verdict>,
+struct Judged {
+    /// Every benchmark's verdict here, counted.
+    tally: Tally,
     /// (benchmark, point) of those that changed or could not be judged.
     listed: Vec<(usize, usize)>,
 }
@@ -78,7 +78,7 @@ struct Judged<'a> {
 /// Every version's [`Judged`], in one pass over the points (a version's
 /// page looking each benchmark's point up was most of a long history's
 /// page time: versions x benchmarks searches).
-fn judged_by_version(analysis: &Analysis, versions: usize) -> Vec<Judged<'_>> {
+fn judged_by_version(analysis: &Analysis, versions: usize) -> Vec<Judged> {
     let mut by_version: Vec<Judged> = (0..versions).map(|_| Judged::default()).collect();
     for (b, bench) in analysis.regressions.benchmarks.iter().enumerate() {
         for (i, p) in bench.series.points.iter().enumerate().skip(1) {
@@ -87,7 +87,7 @@ fn judged_by_version(analysis: &Analysis, versions: usize) -> Vec<Judged<'_>> {
             else {
                 continue;
             };
-            here.verdicts.push(verdict);
+            here.tally.add(verdict);
             if !matches!(verdict, Verdict::NoChange | Verdict::Negligible { .. }) {
                 here.listed.push((b, i));
             }
@@ -168,7 +168,7 @@ fn render(
         regressions: regressions.into_iter().map(|(_, r)| r).collect(),
         improvements: improvements.into_iter().map(|(_, r)| r).collect(),
         listed,
-        tally: series_table::tally(judged.verdicts.iter().copied()),
+        tally: judged.tally.words(),
         code_note: changes.map(|c| c.note.clone()).unwrap_or_default(),
         methods,
         methods_total,
