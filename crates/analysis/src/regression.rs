@@ -129,8 +129,8 @@ impl Categories {
                 better: Better::Lower,
             });
         }
-        let first = series.points.iter().find(|p| p.summary.is_some())?;
-        let base = first.summary?.mean;
+        let first = series.points.iter().find(|p| p.mean().is_some())?;
+        let base = first.mean()?;
         let mut names = vec!["as first measured".to_string()];
         let worse = match (series.better, series.unit.as_str()) {
             (Better::Higher, _) => "less or worse",
@@ -272,7 +272,7 @@ impl Judging {
 }
 
 fn mean(p: &Point) -> f64 {
-    p.summary.map(|s| s.mean).unwrap_or(f64::NAN)
+    p.mean().unwrap_or(f64::NAN)
 }
 
 /// Why a point cannot be judged, if it cannot.
@@ -336,8 +336,8 @@ pub fn verdict(
     }
     let significance = stats::significant_difference_of(
         settings.test,
-        (&a.values, a.values.moments()),
-        (&b.values, b.values.moments()),
+        (&a.values, &a.values.moments()),
+        (&b.values, &b.values.moments()),
         settings.confidence,
     );
     verdict_of(a, b, categories, better, significance, settings)
@@ -626,13 +626,12 @@ fn level_points(series: &Series, c: &ChangePoint) -> (Point, Point) {
         let values: Vec<f64> = series.points[range.clone()].iter().map(mean).collect();
         Point {
             version: series.points[range.end - 1].version,
-            summary: stats::summary(&values, c.comparison.confidence),
             samples: values.len(),
             values: values.into(),
             interval: None,
             in_process: false,
-            sources: Vec::new(),
-            notes: Vec::new(),
+            sources: Sources::default(),
+            notes: Box::default(),
         }
     };
     (level(c.from..c.index), level(c.index..c.to))

@@ -105,22 +105,30 @@ pub fn verdicts(
             (series, categories, judging, tests)
         })
         .collect();
-    let tests: Vec<&[regression::PairTest]> = judged.iter().map(|j| &j.3[..]).collect();
-    let (verdicts, fdr) = regression::controlled(&tests, config.fdr, 1.0 - config.confidence);
+    let mut control = regression::Control::over(
+        judged.iter().map(|j| &j.3[..]),
+        config.fdr,
+        1.0 - config.confidence,
+    );
+    // Each benchmark's tests are freed as its verdicts are made (a long
+    // history has millions of pairs).
     let benchmarks = judged
         .into_iter()
-        .zip(verdicts)
-        .map(
-            |((series, categories, judging, tests), adjacent)| BenchmarkReport {
+        .map(|(series, categories, judging, tests)| {
+            let adjacent = control.verdicts(&tests);
+            let untested = tests.iter().map(|t| t.untested).collect();
+            drop(tests);
+            BenchmarkReport {
                 explained_by: explaining_profiles(history, &series, names),
                 series,
                 categories,
                 judging,
                 adjacent,
-                untested: tests.iter().map(|t| t.untested).collect(),
-            },
-        )
+                untested,
+            }
+        })
         .collect();
+    let fdr = control.fdr();
     (settings, benchmarks, fdr)
 }
 

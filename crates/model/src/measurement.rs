@@ -35,8 +35,9 @@ pub struct MeasurementEntry {
     /// Which figure was taken, in the reader's words.
     pub note: Arc<str>,
     /// The interval the tool recorded around its figure, when it gives
-    /// one figure with its spread rather than the samples.
-    pub interval: Option<Interval>,
+    /// one figure with its spread rather than the samples (boxed: few
+    /// tools record one, and a long history has millions of entries).
+    pub interval: Option<Box<Interval>>,
 }
 
 /// An interval a tool recorded around a figure it reports alone, in the
@@ -134,36 +135,60 @@ impl Better {
 /// several share (a file's run means), with its [`Moments`] taken when it
 /// was made. Judging every version against the one before needs only the
 /// moments, so a long history's values are read once, file by file, and
-/// not again benchmark by benchmark.
+/// not again benchmark by benchmark. Kept small (48 bytes: the part's
+/// bounds as 32-bit numbers, its size the part's length): a long history
+/// holds millions.
 #[derive(Clone)]
 pub struct RunMeans {
     all: Arc<[f64]>,
-    range: Range<usize>,
-    moments: Moments,
+    start: u32,
+    end: u32,
+    mean: f64,
+    variance: f64,
+    largest: f64,
 }
 
 impl RunMeans {
     /// The means at `range` in `all`; a range outside `all` holds none.
+    /// A part whose bounds do not fit 32 bits is copied into an array of
+    /// its own.
     pub fn new(all: Arc<[f64]>, range: Range<usize>) -> RunMeans {
-        let range = if all.get(range.clone()).is_some() {
-            range
-        } else {
-            0..0
+        let Some(part) = all.get(range.clone()) else {
+            return RunMeans::of_part(all, 0, 0);
         };
-        let moments = Moments::of(&all[range.clone()]);
+        match (u32::try_from(range.start), u32::try_from(range.end)) {
+            (Ok(start), Ok(end)) => RunMeans::of_part(all, start, end),
+            _ => {
+                let own: Arc<[f64]> = part.into();
+                let end = u32::try_from(own.len()).unwrap_or(u32::MAX);
+                RunMeans::of_part(own, 0, end)
+            }
+        }
+    }
+
+    fn of_part(all: Arc<[f64]>, start: u32, end: u32) -> RunMeans {
+        let m = Moments::of(&all[start as usize..end as usize]);
         RunMeans {
             all,
-            range,
-            moments,
+            start,
+            end,
+            mean: m.mean,
+            variance: m.variance,
+            largest: m.largest,
         }
     }
 
     pub fn as_slice(&self) -> &[f64] {
-        &self.all[self.range.clone()]
+        &self.all[self.start as usize..self.end as usize]
     }
 
-    pub fn moments(&self) -> &Moments {
-        &self.moments
+    pub fn moments(&self) -> Moments {
+        Moments {
+            n: (self.end - self.start) as usize,
+            mean: self.mean,
+            variance: self.variance,
+            largest: self.largest,
+        }
     }
 }
 

@@ -118,6 +118,7 @@ pub fn render(
                     .map(|v| (v, untested_word(bench, i)))
                     .as_ref(),
                 bench.categories.as_ref(),
+                settings.confidence,
                 profile_of(series.points[i].version),
             ),
             Line::Gap { from, to } => gap_row(history, bench, from, to),
@@ -199,7 +200,7 @@ fn table_lines(
 fn gap_row(history: &History, bench: &BenchmarkReport, from: usize, to: usize) -> Row {
     let points = &bench.series.points[from..=to];
     let label = |p: &Point| history.versions[p.version].label.as_str();
-    let means = points.iter().filter_map(|p| p.summary.map(|s| s.mean));
+    let means = points.iter().filter_map(Point::mean);
     let (lo, hi) = means.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
         (lo.min(m), hi.max(m))
     });
@@ -233,9 +234,10 @@ fn row(
     p: &Point,
     verdict: Option<&Judged>,
     categories: Option<&Categories>,
+    confidence: f64,
     profile_href: Option<String>,
 ) -> Row {
-    let s = p.summary;
+    let s = p.summary(confidence);
     let (verdict, verdict_class) = match verdict {
         None => ("first".to_string(), "pa-muted"),
         Some((v, how)) => verdict_text(v, *how),

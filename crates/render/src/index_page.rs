@@ -17,7 +17,7 @@ use super::format::{grouped, with_unit};
 use super::verdict_words::{self, change_row, method_note, verdict_text, ChangeRow};
 use super::{series_table, Common};
 use crate::paths::{self, ScopePaths};
-use analysis::regression::{Direction, Settings, Verdict};
+use analysis::regression::{Direction, Point, Settings, Verdict};
 use analysis::regression_report::{BenchmarkReport, RegressionReport};
 use analysis::totals::cell_totals;
 use model::error::BuildError;
@@ -422,11 +422,7 @@ fn newest_summary(history: &History, benchmarks: &[&BenchmarkReport]) -> Option<
 
 /// The means of a benchmark's versions with figures, in version order.
 fn history_means(b: &BenchmarkReport) -> Vec<f64> {
-    b.series
-        .points
-        .iter()
-        .filter_map(|p| p.summary.map(|s| s.mean))
-        .collect()
+    b.series.points.iter().filter_map(Point::mean).collect()
 }
 
 /// A small line of `means` (the last one dotted), scaled from zero to the

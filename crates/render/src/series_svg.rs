@@ -64,7 +64,7 @@ pub fn chart(
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let step = plot_w / n as f64;
-    let top_value = top_of(series, categories);
+    let top_value = top_of(series, categories, confidence);
     let x = |i: usize| LEFT + (i as f64 + 0.5) * step;
     let y = |v: f64| TOP + plot_h * (1.0 - (v / top_value).clamp(0.0, 1.0));
     let mut w = SvgWriter::with_capacity(n * 400 + 2048);
@@ -95,17 +95,22 @@ pub fn chart(
     if detailed {
         mean_line(&mut w, series, &x, &y);
     } else {
-        let columns = columns(series, &x);
+        let columns = columns(series, &x, confidence);
         interval_band(&mut w, &columns, &y);
         column_line(&mut w, &columns, &y);
     }
     let is_marked = marked_points(series, marked, highlight);
     for (i, p) in series.points.iter().enumerate() {
-        let Some(s) = p.summary else { continue };
+        if p.mean().is_none() {
+            continue;
+        }
         if !detailed && !is_marked[i] {
             version_label(&mut w, &versions[p.version].label, x(i), n, i);
             continue;
         }
+        let Some(s) = p.summary(confidence) else {
+            continue;
+        };
         let role = match highlight {
             Some((_, after)) if after == p.version => "pa-responsible",
             Some((before, _)) if before == p.version => "pa-before",
@@ -212,11 +217,11 @@ fn marked_points(
 fn mean_line(w: &mut SvgWriter, series: &Series, x: &dyn Fn(usize) -> f64, y: &dyn Fn(f64) -> f64) {
     let mut means = String::with_capacity(series.points.len() * 14);
     for (i, p) in series.points.iter().enumerate() {
-        let Some(s) = p.summary else { continue };
+        let Some(mean) = p.mean() else { continue };
         if !means.is_empty() {
             means.push(' ');
         }
-        push_point(&mut means, x(i), y(s.mean));
+        push_point(&mut means, x(i), y(mean));
     }
     w.empty(
         "polyline",
@@ -237,7 +242,7 @@ struct Column {
 
 /// At most [`COLUMNS`] columns of consecutive points, in order; `None` for a
 /// column without figures.
-fn columns(series: &Series, x: &dyn Fn(usize) -> f64) -> Vec<Option<Column>> {
+fn columns(series: &Series, x: &dyn Fn(usize) -> f64, confidence: f64) -> Vec<Option<Column>> {
     let n = series.points.len();
     let count = n.min(COLUMNS);
     (0..count)
@@ -245,7 +250,9 @@ fn columns(series: &Series, x: &dyn Fn(usize) -> f64) -> Vec<Option<Column>> {
             let (from, to) = (k * n / count, (k + 1) * n / count);
             let mut column: Option<Column> = None;
             for p in &series.points[from..to] {
-                let Some(s) = p.summary else { continue };
+                let Some(s) = p.summary(confidence) else {
+                    continue;
+                };
                 let recorded = p.interval.map(|i| (i.low, i.high));
                 let (lo, hi) = s.ci.or(recorded).unwrap_or((s.mean, s.mean));
                 let c = column.get_or_insert(Column {
@@ -326,10 +333,10 @@ fn push_point(out: &mut String, x: f64, y: f64) {
 
 /// The value at the top of the plot: above every interval, run and band
 /// edge that matters.
-fn top_of(series: &Series, categories: Option<&Categories>) -> f64 {
+fn top_of(series: &Series, categories: Option<&Categories>, confidence: f64) -> f64 {
     let mut top = 0.0_f64;
     for p in &series.points {
-        if let Some(s) = p.summary {
+        if let Some(s) = p.summary(confidence) {
             top = top.max(s.ci.map_or(s.mean, |c| c.1));
         }
         if let Some(i) = p.interval {

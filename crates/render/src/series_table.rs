@@ -76,8 +76,19 @@ fn shown(n: usize, max_rows: usize, changes: &[(usize, usize)], steps: &[usize])
 /// How many verdicts of each kind a run of versions holds, in words,
 /// e.g. `309 no significant change, 2 not enough data`.
 pub fn tally<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> String {
-    let mut counts = [0usize; 8];
+    let mut counts = Tally::default();
     for v in verdicts {
+        counts.add(v);
+    }
+    counts.words()
+}
+
+/// Verdicts counted by kind, for [`tally`]'s words.
+#[derive(Default, Clone, Copy)]
+pub struct Tally([u32; 8]);
+
+impl Tally {
+    pub fn add(&mut self, v: &Verdict) {
         let k = match v {
             Verdict::NoChange => 0,
             Verdict::NotEnoughData { .. } => 1,
@@ -93,29 +104,35 @@ pub fn tally<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> String {
                 (Direction::Improvement, Severity::Minor) => 5,
             },
         };
-        counts[k] += 1;
+        self.0[k] += 1;
     }
-    let words = [
-        "no significant change",
-        "not enough data",
-        "major regression",
-        "minor regression",
-        "major improvement",
-        "minor improvement",
-        "held back by false-discovery control",
-        "below the practical size",
-    ];
-    let parts: Vec<String> = counts
-        .iter()
-        .zip(words)
-        .filter(|(&c, _)| c > 0)
-        .map(|(&c, w)| {
-            let plural =
-                c > 1 && (w.contains("change") || w.contains("ment") || w.contains("sion"));
-            format!("{c} {w}{}", if plural { "s" } else { "" })
-        })
-        .collect();
-    parts.join(", ")
+
+    /// The counts in words, e.g. `12 no significant changes, 1 major
+    /// regression`.
+    pub fn words(&self) -> String {
+        let counts = self.0;
+        let words = [
+            "no significant change",
+            "not enough data",
+            "major regression",
+            "minor regression",
+            "major improvement",
+            "minor improvement",
+            "held back by false-discovery control",
+            "below the practical size",
+        ];
+        let parts: Vec<String> = counts
+            .iter()
+            .zip(words)
+            .filter(|(&c, _)| c > 0)
+            .map(|(&c, w)| {
+                let plural =
+                    c > 1 && (w.contains("change") || w.contains("ment") || w.contains("sion"));
+                format!("{c} {w}{}", if plural { "s" } else { "" })
+            })
+            .collect();
+        parts.join(", ")
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::series_table;
+use super::series_table::Tally;
 use super::verdict_words::{change_row, untested_word, verdict_text, ChangeRow};
 use super::{paths, Common, Renderer};
 use crate::Link;
@@ -65,11 +65,43 @@ struct MethodLine {
     file: String,
 }
 
+/// The verdicts of one version against the one before, benchmark by
+/// benchmark.
+#[derive(Default)]
+struct Judged {
+    /// Every benchmark's verdict here, counted.
+    tally: Tally,
+    /// (benchmark, point) of those that changed or could not be judged.
+    listed: Vec<(usize, usize)>,
+}
+
+/// Every version's [`Judged`], in one pass over the points (a version's
+/// page looking each benchmark's point up was most of a long history's
+/// page time: versions x benchmarks searches).
+fn judged_by_version(analysis: &Analysis, versions: usize) -> Vec<Judged> {
+    let mut by_version: Vec<Judged> = (0..versions).map(|_| Judged::default()).collect();
+    for (b, bench) in analysis.regressions.benchmarks.iter().enumerate() {
+        for (i, p) in bench.series.points.iter().enumerate().skip(1) {
+            let (Some(here), Some(verdict)) =
+                (by_version.get_mut(p.version), bench.adjacent.get(i - 1))
+            else {
+                continue;
+            };
+            here.tally.add(verdict);
+            if !matches!(verdict, Verdict::NoChange | Verdict::Negligible { .. }) {
+                here.listed.push((b, i));
+            }
+        }
+    }
+    by_version
+}
+
 /// Renders the page of version `v` at `path`.
 fn render(
     history: &History,
     analysis: &Analysis,
     v: usize,
+    judged: &Judged,
     path: &str,
     renderer: &Renderer,
     site: &SitePlan,
@@ -89,20 +121,9 @@ fn render(
         })
         .partition(|(d, _)| *d == Direction::Regression);
     let settings = &report.settings;
-    let mut verdicts = Vec::new();
     let mut listed = Vec::new();
-    for b in &report.benchmarks {
-        // Points are in version order; a long history has thousands.
-        let Ok(i) = b.series.points.binary_search_by_key(&v, |p| p.version) else {
-            continue;
-        };
-        let Some(verdict) = i.checked_sub(1).and_then(|k| b.adjacent.get(k)) else {
-            continue;
-        };
-        verdicts.push(verdict.clone());
-        if matches!(verdict, Verdict::NoChange | Verdict::Negligible { .. }) {
-            continue;
-        }
+    for &(b, i) in &judged.listed {
+        let b = &report.benchmarks[b];
         // The test's figures, only for the benchmarks listed.
         if let Some(judged) = b.against_previous(i, settings) {
             let (verdict, class) = verdict_text(&judged, untested_word(b, i));
@@ -147,7 +168,7 @@ fn render(
         regressions: regressions.into_iter().map(|(_, r)| r).collect(),
         improvements: improvements.into_iter().map(|(_, r)| r).collect(),
         listed,
-        tally: series_table::tally(verdicts.iter()),
+        tally: judged.tally.words(),
         code_note: changes.map(|c| c.note.clone()).unwrap_or_default(),
         methods,
         methods_total,
@@ -192,11 +213,22 @@ impl PageKind for VersionPages {
     }
 
     fn jobs<'a>(&self, site: &'a SitePlan<'a>) -> Vec<Job<'a>> {
-        (0..site.history.versions.len())
+        let versions = site.history.versions.len();
+        let judged = std::sync::Arc::new(judged_by_version(site.analysis, versions));
+        (0..versions)
             .map(|v| {
+                let judged = judged.clone();
                 Job::file(move || {
                     let path = paths::version_page(&site.history.versions[v].name);
-                    let html = render(site.history, site.analysis, v, &path, site.renderer, site)?;
+                    let html = render(
+                        site.history,
+                        site.analysis,
+                        v,
+                        &judged[v],
+                        &path,
+                        site.renderer,
+                        site,
+                    )?;
                     Ok((path, html))
                 })
             })

@@ -41,46 +41,74 @@ pub fn controlled<T: AsRef<[PairTest]>>(
     in_force: bool,
     rate: f64,
 ) -> (Vec<Vec<Verdict>>, Fdr) {
-    let family = tests
-        .iter()
-        .flat_map(AsRef::as_ref)
-        .filter(|t| t.tested())
-        .count();
-    let candidates: Vec<f64> = tests
-        .iter()
-        .flat_map(AsRef::as_ref)
-        .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
-        .filter_map(|t| t.p_value)
-        .collect();
-    let threshold = benjamini_hochberg(&candidates, family, rate);
-    let mut held_back = 0;
+    let mut control = Control::over(tests.iter().map(AsRef::as_ref), in_force, rate);
     let verdicts = tests
         .iter()
-        .map(|pairs| {
-            pairs
-                .as_ref()
-                .iter()
-                .map(|t| {
-                    let discovered = t.p_value.zip(threshold).is_some_and(|(p, th)| p <= th);
-                    match &t.verdict {
-                        Verdict::Change { .. } if in_force && !t.untested && !discovered => {
-                            held_back += 1;
-                            Verdict::HeldBack {
-                                p_value: t.p_value.unwrap_or(f64::NAN),
-                            }
-                        }
-                        v => v.clone(),
-                    }
-                })
-                .collect()
-        })
+        .map(|pairs| control.verdicts(pairs.as_ref()))
         .collect();
-    let fdr = Fdr {
-        in_force,
-        rate,
-        tests: family,
-        threshold,
-        held_back: if in_force { held_back } else { 0 },
-    };
-    (verdicts, fdr)
+    (verdicts, control.fdr())
+}
+
+/// The false-discovery control of a build, applied benchmark by
+/// benchmark ([`Control::verdicts`]), so that a long history's tests can
+/// be freed as each benchmark's verdicts are made.
+pub struct Control {
+    in_force: bool,
+    rate: f64,
+    family: usize,
+    threshold: Option<f64>,
+    held_back: usize,
+}
+
+impl Control {
+    /// The threshold over every benchmark's tests.
+    pub fn over<'a>(
+        tests: impl Iterator<Item = &'a [PairTest]> + Clone,
+        in_force: bool,
+        rate: f64,
+    ) -> Control {
+        let family = tests.clone().flatten().filter(|t| t.tested()).count();
+        let candidates: Vec<f64> = tests
+            .flatten()
+            .filter(|t| matches!(t.verdict, Verdict::Change { .. }))
+            .filter_map(|t| t.p_value)
+            .collect();
+        Control {
+            in_force,
+            rate,
+            family,
+            threshold: benjamini_hochberg(&candidates, family, rate),
+            held_back: 0,
+        }
+    }
+
+    /// One benchmark's verdicts after the control.
+    pub fn verdicts(&mut self, pairs: &[PairTest]) -> Vec<Verdict> {
+        pairs
+            .iter()
+            .map(|t| {
+                let discovered = t.p_value.zip(self.threshold).is_some_and(|(p, th)| p <= th);
+                match &t.verdict {
+                    Verdict::Change { .. } if self.in_force && !t.untested && !discovered => {
+                        self.held_back += 1;
+                        Verdict::HeldBack {
+                            p_value: t.p_value.unwrap_or(f64::NAN),
+                        }
+                    }
+                    v => v.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The control's figures, once every benchmark's verdicts are made.
+    pub fn fdr(&self) -> Fdr {
+        Fdr {
+            in_force: self.in_force,
+            rate: self.rate,
+            tests: self.family,
+            threshold: self.threshold,
+            held_back: if self.in_force { self.held_back } else { 0 },
+        }
+    }
 }

@@ -121,13 +121,12 @@ pub fn judge_new_value(
     }
     let level = Point {
         version: series.points[window_end - 1].version,
-        summary: stats::summary(&window, settings.confidence),
         samples: n,
         values: window.into(),
         interval: None,
         in_process: false,
-        sources: Vec::new(),
-        notes: Vec::new(),
+        sources: Sources::default(),
+        notes: Box::default(),
     };
     let verdict = change_of_size(
         &level,

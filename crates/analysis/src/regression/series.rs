@@ -35,14 +35,72 @@ pub struct Point {
     pub samples: usize,
     /// Some run holds several in-process samples.
     pub in_process: bool,
-    pub summary: Option<Summary>,
     /// The interval the tool recorded around a figure it gave alone
     /// (asv's 99% confidence interval), when one file gave this point.
     pub interval: Option<Interval>,
     /// Files the figures came from.
-    pub sources: Vec<Arc<str>>,
+    pub sources: Sources,
     /// Readers' notes on which figure was taken.
-    pub notes: Vec<Arc<str>>,
+    pub notes: Box<[Arc<str>]>,
+}
+
+/// The files a point's figures came from: almost always one, held without
+/// an allocation of its own (a long history has millions of points).
+#[derive(Clone, PartialEq, Default)]
+pub enum Sources {
+    #[default]
+    None,
+    One(Arc<str>),
+    Many(Box<[Arc<str>]>),
+}
+
+impl From<Vec<Arc<str>>> for Sources {
+    fn from(mut files: Vec<Arc<str>>) -> Sources {
+        match files.len() {
+            0 => Sources::None,
+            1 => Sources::One(files.remove(0)),
+            _ => Sources::Many(files.into()),
+        }
+    }
+}
+
+impl std::ops::Deref for Sources {
+    type Target = [Arc<str>];
+
+    fn deref(&self) -> &[Arc<str>] {
+        match self {
+            Sources::None => &[],
+            Sources::One(file) => std::slice::from_ref(file),
+            Sources::Many(files) => files,
+        }
+    }
+}
+
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for Sources {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+
+impl Point {
+    /// The mean of the version's runs; `None` when it has none.
+    pub fn mean(&self) -> Option<f64> {
+        let m = self.values.moments();
+        (m.n > 0).then_some(m.mean)
+    }
+
+    /// The version's summary at `confidence`, from the moments its runs
+    /// were read with (not kept: a long history has millions of points,
+    /// and a page reads the summaries of a few).
+    pub fn summary(&self, confidence: f64) -> Option<Summary> {
+        stats::summary_of(&self.values.moments(), confidence)
+    }
 }
 
 /// A benchmark's points in version order (versions without data left out).
@@ -70,7 +128,7 @@ impl Series {
 
     /// The mean of a version's runs, when it has figures.
     pub fn mean_at(&self, version: usize) -> Option<f64> {
-        self.point_of(version)?.summary.map(|s| s.mean)
+        self.point_of(version)?.mean()
     }
 }
 
@@ -91,11 +149,7 @@ pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
 /// `display` names (`[[benchmarks]]`), in name order, each with its
 /// direction ([`direction_of`]).
 pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
-    let measured = measured_of(
-        history,
-        &history.measurements,
-        settings.regressions.confidence,
-    );
+    let measured = measured_of(history, &history.measurements);
     named(history, measured, settings)
 }
 
@@ -108,9 +162,8 @@ pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
 pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
     let mut entries = std::mem::take(&mut history.measurements);
     let history = &*history;
-    let confidence = settings.regressions.confidence;
     if !entries.is_sorted_by(|a, b| a.benchmark <= b.benchmark) {
-        let measured = measured_of(history, &entries, confidence);
+        let measured = measured_of(history, &entries);
         drop(entries);
         return named(history, measured, settings);
     }
@@ -123,7 +176,7 @@ pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
         }
         let taken = entries.split_off(cut);
         entries.shrink_to_fit();
-        measured.extend(measured_of(history, &taken, confidence));
+        measured.extend(measured_of(history, &taken));
     }
     named(history, measured, settings)
 }
@@ -136,7 +189,7 @@ const TAKEN_BATCHES: usize = 16;
 /// benchmark order already, so each benchmark's are found as runs of
 /// equal names rather than gathered one by one (millions of entries in a
 /// long history).
-fn measured_of(history: &History, entries: &[MeasurementEntry], confidence: f64) -> Vec<Series> {
+fn measured_of(history: &History, entries: &[MeasurementEntry]) -> Vec<Series> {
     let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
     for run in entries.chunk_by(|a, b| a.benchmark == b.benchmark) {
         measured
@@ -146,7 +199,7 @@ fn measured_of(history: &History, entries: &[MeasurementEntry], confidence: f64)
     }
     measured
         .into_par_iter()
-        .filter_map(|(name, entries)| measured_series(history, name, &entries, confidence))
+        .filter_map(|(name, entries)| measured_series(history, name, &entries))
         .collect()
 }
 
@@ -247,7 +300,6 @@ fn measured_series(
     history: &History,
     benchmark: &str,
     entries: &[&MeasurementEntry],
-    confidence: f64,
 ) -> Option<Series> {
     let unit = entries.first()?.unit.clone();
     let mut formats: Vec<&str> = entries.iter().map(|m| m.format).collect();
@@ -268,7 +320,7 @@ fn measured_series(
     points.extend(
         entries
             .chunk_by(|a, b| a.version == b.version)
-            .filter_map(|here| measured_point(history, here, &unit, confidence)),
+            .filter_map(|here| measured_point(history, here, &unit)),
     );
     Some(Series {
         benchmark: benchmark.to_string(),
@@ -281,12 +333,7 @@ fn measured_series(
 
 /// The point of one version from its entries (of one benchmark), counting
 /// only those in `unit`.
-fn measured_point(
-    history: &History,
-    here: &[&MeasurementEntry],
-    unit: &Arc<str>,
-    confidence: f64,
-) -> Option<Point> {
+fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &Arc<str>) -> Option<Point> {
     let version = here.first()?.version;
     if version >= history.versions.len() {
         return None;
@@ -311,30 +358,32 @@ fn measured_point(
     notes.dedup();
     Some(Point {
         version,
-        summary: stats::summary_of(values.moments(), confidence),
         values,
         samples: in_unit().map(|m| m.samples as usize).sum(),
         interval: if here.len() == 1 {
-            first.interval
+            first.interval.as_deref().copied()
         } else {
             None
         },
         in_process: in_unit().any(|m| m.in_process) && in_unit().any(|m| m.multi_sample),
         sources: sources_of(here, unit),
-        notes,
+        notes: notes.into(),
     })
 }
 
-/// The files of a point's entries in `unit`, in a vector of their
-/// number (usually one: a collected filter would reserve four).
-fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Vec<Arc<str>> {
-    let mut sources = Vec::with_capacity(here.iter().filter(|m| m.unit == *unit).count());
-    sources.extend(
-        here.iter()
-            .filter(|m| m.unit == *unit)
-            .map(|m| m.source.clone()),
-    );
-    sources
+/// The files of a point's entries in `unit`.
+fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Sources {
+    let mut in_unit = here.iter().filter(|m| m.unit == *unit);
+    match (in_unit.next(), in_unit.next()) {
+        (None, _) => Sources::None,
+        (Some(only), None) => Sources::One(only.source.clone()),
+        _ => Sources::Many(
+            here.iter()
+                .filter(|m| m.unit == *unit)
+                .map(|m| m.source.clone())
+                .collect(),
+        ),
+    }
 }
 
 fn profile_series(
@@ -382,13 +431,12 @@ fn profile_series(
         }
         points.push(Point {
             version,
-            summary: stats::summary(&values, config.confidence),
             samples: values.len(),
             values: values.into(),
             interval: None,
             in_process: false,
-            sources,
-            notes: Vec::new(),
+            sources: sources.into(),
+            notes: Box::default(),
         });
     }
     Some(Series {

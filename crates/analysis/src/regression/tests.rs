@@ -9,13 +9,12 @@ fn point(version: usize, level: f64) -> Point {
         .collect();
     Point {
         version,
-        summary: stats::summary(&values, 0.99),
         samples: values.len(),
         values: values.into(),
         interval: None,
         in_process: false,
-        sources: vec![],
-        notes: vec![],
+        sources: Sources::default(),
+        notes: Box::default(),
     }
 }
 
@@ -152,7 +151,6 @@ fn the_false_discovery_control_holds_back_a_borderline_pair_everywhere() {
         .collect();
     s.points[20].values = a.into();
     s.points[21].values = b.clone().into();
-    s.points[21].summary = stats::summary(&b, 0.99);
     let tests = pair_tests(&s, &Judging::Runs, None, &settings());
     let alone = tests
         .iter()
@@ -277,7 +275,7 @@ fn one_criterion_run_is_one_run_however_many_samples() {
                     source: format!("v{v}/criterion/fib/new/sample.json").into(),
                     format: "criterion",
                     note: read.note_of(b).into(),
-                    interval: b.interval,
+                    interval: b.interval.map(Box::new),
                 }
             })
             .collect(),
@@ -315,7 +313,6 @@ fn single_values(values: &[f64], unit: &str) -> Series {
     let mut s = series_of(values);
     for (p, &v) in s.points.iter_mut().zip(values) {
         p.values = vec![v].into();
-        p.summary = stats::summary(&[v], 0.99);
     }
     s.unit = unit.into();
     s
@@ -392,7 +389,6 @@ fn constant_counters_are_compared_exactly() {
     for p in &mut s.points {
         let v = p.values[0].round();
         p.values = vec![v; 5].into();
-        p.summary = stats::summary(&[v; 5], 0.99);
     }
     s.unit = "bytes".into();
     let judging = Judging::choose(&s, &settings());
@@ -425,7 +421,6 @@ fn a_significant_change_below_the_practical_size_is_negligible() {
             .iter()
             .map(|f| f * level)
             .collect();
-        p.summary = stats::summary(&values, 0.99);
         p.values = values.into();
     }
     let (verdict, c) = judge(&s.points[0], &s.points[1], None, Better::Lower, &settings());

@@ -7,7 +7,6 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::measurements::Reduced;
@@ -25,35 +24,7 @@ pub(super) fn gather(
 ) -> (Vec<MeasurementEntry>, Vec<(&'static str, String)>) {
     let mut names = Names::default();
     let ids: Vec<Vec<usize>> = names_of_files(&files, &mut names);
-    let origins = in_entry_order(&files, &ids, &names.shown);
-    let mut strings = Strings::default();
-    let shared: Vec<FileStrings> = files
-        .iter()
-        .map(|(_, file, read)| strings.of_file(file, read))
-        .collect();
-    // Made side by side: each entry reads another file than the one
-    // before it, so most of the time goes in waiting for memory.
-    let entries = origins
-        .par_iter()
-        .map(|&(f, b)| {
-            let (f, b) = (f as usize, b as usize);
-            let ((version, _, read), here) = (&files[f], &shared[f]);
-            let benchmark = &read.benchmarks[b];
-            MeasurementEntry {
-                version: *version,
-                benchmark: names.shown[ids[f][b]].clone(),
-                unit: here.units[benchmark.unit as usize].clone(),
-                run_means: benchmark.means.clone(),
-                samples: benchmark.samples,
-                in_process: benchmark.in_process,
-                multi_sample: benchmark.multi_sample,
-                source: here.source.clone(),
-                format: read.format,
-                note: here.notes[benchmark.note as usize].clone(),
-                interval: benchmark.interval,
-            }
-        })
-        .collect();
+    let places = places_of(&files, &ids, &names.shown);
     let mut sources: Vec<(&'static str, String)> = files
         .iter()
         .filter(|(_, _, read)| !read.benchmarks.is_empty())
@@ -61,7 +32,72 @@ pub(super) fn gather(
         .collect();
     sources.sort_unstable();
     sources.dedup();
+    let mut strings = Strings::default();
+    let mut entries = Vec::with_capacity(places.len());
+    // File by file, each file's benchmarks moved into its entries and
+    // freed: the files' benchmarks and the entries are never held whole
+    // at once (at 2,000 benchmarks x 1,000 versions the two were most of
+    // a build's memory).
+    for (f, ((version, file, read), of_file)) in files.into_iter().zip(ids).enumerate() {
+        let here = strings.of_file(file, &read);
+        for (b, id) in read.benchmarks.into_iter().zip(of_file) {
+            entries.push(MeasurementEntry {
+                version,
+                benchmark: names.shown[id].clone(),
+                unit: here.units[b.unit as usize].clone(),
+                run_means: b.means,
+                samples: b.samples,
+                in_process: b.in_process,
+                multi_sample: b.multi_sample,
+                source: here.source.clone(),
+                format: read.format,
+                note: here.notes[b.note as usize].clone(),
+                interval: b.interval.map(Box::new),
+            });
+        }
+        if f % RELEASE_EVERY == RELEASE_EVERY - 1 {
+            crate::memory::release_free();
+        }
+    }
+    crate::memory::release_free();
+    put_in_place(&mut entries, places);
     (entries, sources)
+}
+
+/// How many files' benchmarks are freed between two returns of free
+/// memory to the system.
+const RELEASE_EVERY: usize = 64;
+
+/// Moves every entry to its place: `places[i]` is where entry `i` goes
+/// (a permutation), followed cycle by cycle, so nothing is copied.
+fn put_in_place<T>(items: &mut [T], mut places: Vec<u32>) {
+    for i in 0..items.len() {
+        loop {
+            let to = places[i] as usize;
+            if to == i {
+                break;
+            }
+            items.swap(i, to);
+            places.swap(i, to);
+        }
+    }
+}
+
+/// Where each entry goes, by its position in file order (the files one
+/// after another, each in its own order): the entries end in (benchmark
+/// name, version, file) order ([`in_entry_order`]).
+fn places_of(files: &[MeasuredFile], ids: &[Vec<usize>], shown: &[Arc<str>]) -> Vec<u32> {
+    let mut first_of_file = Vec::with_capacity(ids.len());
+    let mut total = 0usize;
+    for of_file in ids {
+        first_of_file.push(total);
+        total += of_file.len();
+    }
+    let mut places = vec![0u32; total];
+    for (place, (f, b)) in in_entry_order(files, ids, shown).into_iter().enumerate() {
+        places[first_of_file[f as usize] + b as usize] = place as u32;
+    }
+    places
 }
 
 /// Where every entry comes from, as (file, benchmark) positions, in
