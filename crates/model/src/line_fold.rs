@@ -144,21 +144,28 @@ fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) 
     } = profile;
     let metrics = old.metric_count();
     let mut tree = CallTree::bounded(metrics);
+    // At most as many nodes as the old tree (pages never touched are not
+    // memory; the loader trims the rest).
+    tree.reserve_nodes(old.len());
     let mut mapped = vec![NodeId::ROOT; old.len()];
     let mut entries: Vec<(NodeId, u32, Vec<f64>)> = Vec::new();
+    // A node's values, in one buffer for all (a node without self value,
+    // most of a deep tree, allocates nothing).
+    let mut values: Vec<f64> = Vec::with_capacity(metrics);
     for node in old.node_ids() {
         if let (Some(parent), Some(frame)) = (old.parent(node), old.frame(node)) {
             let function = function_of[frame.0 as usize];
             mapped[node.index()] = tree.child(mapped[parent.index()], function);
         }
         let target = mapped[node.index()];
-        let values: Vec<f64> = (0..metrics).map(|m| old.self_value(node, m)).collect();
+        values.clear();
+        values.extend((0..metrics).map(|m| old.self_value(node, m)));
         for (m, v) in values.iter().enumerate() {
             tree.add_self(target, m, *v);
         }
         let line = old.frame(node).and_then(|f| frames.get(f).line);
         if let (Some(line), true) = (line, values.iter().any(|v| *v != 0.0)) {
-            entries.push((target, line, values));
+            entries.push((target, line, values.clone()));
         }
     }
     let nodes = tree.len();
