@@ -192,9 +192,7 @@ pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parse
 /// Reads the binary JFR recording at `path` (see [`jfr`]): unlike every
 /// other format it is read by the JDK's `jfr` tool, which needs the file.
 pub fn parse_jfr_recording(path: &std::path::Path) -> Result<(&'static str, Parsed), ParseError> {
-    let mut parsed = jfr::read_recording(path)?;
-    check_limits(&mut parsed)?;
-    Ok((jfr::Jfr.name(), parsed))
+    Ok((jfr::Jfr.name(), checked(jfr::read_recording(path)?)?))
 }
 
 /// What one input file held.
@@ -255,8 +253,7 @@ impl UnfinishedLoad {
         match self {
             UnfinishedLoad::Done(loaded) => Ok(loaded),
             UnfinishedLoad::Profile(format, unfinished) => {
-                let mut parsed = (*unfinished).finish();
-                check_limits(&mut parsed)?;
+                let parsed = checked((*unfinished).finish())?;
                 Ok(Loaded::Profile(format, Box::new(parsed)))
             }
         }
@@ -279,9 +276,7 @@ fn unwrapped(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ParseError> {
 fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed), ParseError> {
     let input = Input { file_name, bytes };
     let format = sniffed_format(&input)?;
-    let mut parsed = format.parse(&input)?;
-    check_limits(&mut parsed)?;
-    Ok((format.name(), parsed))
+    Ok((format.name(), checked(format.parse(&input)?)?))
 }
 
 /// The first format whose signature `input` has, or why none reads it.
@@ -310,6 +305,12 @@ fn known_unread_format(bytes: &[u8]) -> Option<String> {
 /// [`model::limits`]; otherwise lifts the limits, so the analysis
 /// can grow the structures further (merges, derived trees), and gives
 /// back the tree's spare capacity.
+/// `parsed`, checked against the limits ([`check_limits`]).
+fn checked(mut parsed: Parsed) -> Result<Parsed, ParseError> {
+    check_limits(&mut parsed)?;
+    Ok(parsed)
+}
+
 fn check_limits(parsed: &mut Parsed) -> Result<(), ParseError> {
     if parsed.frames.over_limit() {
         return Err(ParseError::whole(LimitHit::Frames.message()));
