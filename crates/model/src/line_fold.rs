@@ -143,31 +143,15 @@ fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) 
         notes,
     } = profile;
     let metrics = old.metric_count();
-    let mut tree = CallTree::bounded(metrics);
-    // At most as many nodes as the old tree (pages never touched are not
-    // memory; the loader trims the rest).
-    tree.reserve_nodes(old.len());
-    let mut mapped = vec![NodeId::ROOT; old.len()];
-    let mut entries: Vec<(NodeId, u32, Vec<f64>)> = Vec::new();
-    // A node's values, in one buffer for all (a node without self value,
-    // most of a deep tree, allocates nothing).
-    let mut values: Vec<f64> = Vec::with_capacity(metrics);
-    for node in old.node_ids() {
-        if let (Some(parent), Some(frame)) = (old.parent(node), old.frame(node)) {
-            let function = function_of[frame.0 as usize];
-            mapped[node.index()] = tree.child(mapped[parent.index()], function);
-        }
-        let target = mapped[node.index()];
-        values.clear();
-        values.extend((0..metrics).map(|m| old.self_value(node, m)));
-        for (m, v) in values.iter().enumerate() {
-            tree.add_self(target, m, *v);
-        }
-        let line = old.frame(node).and_then(|f| frames.get(f).line);
-        if let (Some(line), true) = (line, values.iter().any(|v| *v != 0.0)) {
-            entries.push((target, line, values.clone()));
-        }
-    }
+    // The sampled lines are read before the merge, which writes over the
+    // old nodes.
+    let entries = sampled_line_entries(frames, &old);
+    let mut tree = old;
+    let mapped = tree.merge_frames(function_of);
+    let entries: Vec<(NodeId, u32, Vec<f64>)> = entries
+        .into_iter()
+        .map(|(node, line, values)| (mapped[node.index()], line, values))
+        .collect();
     let nodes = tree.len();
     Profile {
         metrics: metric_list,
@@ -184,6 +168,23 @@ fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) 
         tree,
         notes,
     }
+}
+
+/// Every node of `tree` whose frame has a line and that has a self value:
+/// the node, the line and its values.
+fn sampled_line_entries(frames: &FrameTable, tree: &CallTree) -> Vec<(NodeId, u32, Vec<f64>)> {
+    let metrics = tree.metric_count();
+    let mut entries = Vec::new();
+    for node in tree.node_ids() {
+        let Some(line) = tree.frame(node).and_then(|f| frames.get(f).line) else {
+            continue;
+        };
+        let values = || (0..metrics).map(|m| tree.self_value(node, m));
+        if values().any(|v| v != 0.0) {
+            entries.push((node, line, values().collect()));
+        }
+    }
+    entries
 }
 
 /// Per-node values (indexed by old node) added up by the node each went to.
