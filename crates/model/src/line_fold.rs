@@ -59,20 +59,15 @@ pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, 
     if !has_sampled_lines || blocked {
         return (frames, profile);
     }
-    // Each frame's weight: the inclusive value (first metric) of its
-    // nodes; a frame no node has is not used.
-    let mut weight: Vec<Option<f64>> = vec![None; frames.len()];
-    let inclusive = match profile.tree.metric_count() {
-        0 => vec![0.0; profile.tree.len()],
-        _ => profile.tree.inclusive(0),
-    };
-    for node in profile.tree.node_ids() {
-        if let Some(f) = profile.tree.frame(node) {
-            *weight[f.0 as usize].get_or_insert(0.0) += inclusive[node.index()].abs();
-        }
-    }
-    let (table, function_of) = function_frames(&frames, &weight);
-    let folded = fold_profile(&frames, &function_of, profile);
+    let used = used_frames(frames.len(), &profile.tree);
+    let (functions, slots) = functions_of(&frames, &used);
+    // A function's line is chosen by weight among the lines it was
+    // sampled at; when every function has one, there is nothing to weigh,
+    // and no two nodes of a parent become one.
+    let one_frame_each = functions.len() == used.iter().filter(|u| **u).count();
+    let weight = (!one_frame_each).then(|| frame_weights(frames.len(), &profile.tree));
+    let (table, function_of) = function_table(&frames, &used, functions, &slots, weight.as_deref());
+    let folded = fold_profile(&frames, &function_of, profile, one_frame_each);
     (table, folded)
 }
 
@@ -84,46 +79,90 @@ fn function_key(frame: &Frame) -> Frame {
     }
 }
 
-/// One frame per function of the frames the tree uses (those with a
-/// `weight`), in the order functions are first seen, and for each frame of
-/// `frames` its function's id in the new table (any id for a frame not
-/// used). A function's line is its start line, else its line of most
-/// weight (the first of equals): where it spends its time, executing or
-/// calling.
-fn function_frames(frames: &FrameTable, weight: &[Option<f64>]) -> (FrameTable, Vec<FrameId>) {
+/// For each frame of a table of `frames`, whether a node of `tree` has it.
+fn used_frames(frames: usize, tree: &CallTree) -> Vec<bool> {
+    let mut used = vec![false; frames];
+    for node in tree.node_ids() {
+        if let Some(f) = tree.frame(node) {
+            used[f.0 as usize] = true;
+        }
+    }
+    used
+}
+
+/// Each frame's weight: the inclusive value (first metric) of its nodes.
+fn frame_weights(frames: usize, tree: &CallTree) -> Vec<f64> {
+    let mut weight = vec![0.0; frames];
+    let inclusive = match tree.metric_count() {
+        0 => vec![0.0; tree.len()],
+        _ => tree.inclusive(0),
+    };
+    for node in tree.node_ids() {
+        if let Some(f) = tree.frame(node) {
+            weight[f.0 as usize] += inclusive[node.index()].abs();
+        }
+    }
+    weight
+}
+
+/// The functions of the `used` frames, in the order first seen (their
+/// lines still to be chosen), and for each frame its function's index
+/// (any for a frame not used).
+fn functions_of(frames: &FrameTable, used: &[bool]) -> (Vec<Frame>, Vec<usize>) {
     let mut slot_of: HashMap<Frame, usize> = HashMap::new();
-    let mut functions: Vec<(Frame, Option<(f64, u32)>)> = Vec::new();
+    let mut functions = Vec::new();
     let mut slots = Vec::with_capacity(frames.len());
     for (id, frame) in frames.iter() {
-        let Some(w) = weight[id.0 as usize] else {
+        if !used[id.0 as usize] {
             slots.push(0);
             continue;
-        };
+        }
         let key = function_key(frame);
         let slot = *slot_of.entry(key.clone()).or_insert_with(|| {
-            functions.push((key, None));
+            functions.push(key);
             functions.len() - 1
         });
-        let best = &mut functions[slot].1;
-        if let Some(line) = frame.line {
-            let better = best.is_none_or(|(bw, bl)| w > bw || (w == bw && line < bl));
-            if better {
-                *best = Some((w, line));
-            }
-        }
         slots.push(slot);
+    }
+    (functions, slots)
+}
+
+/// The table of one frame per function (`functions`, each frame's in
+/// `slots`), and each frame's function's id in it (any id for a frame not
+/// `used`). A function's line is its start line, else its line of most
+/// `weight` (the first of equals; no weight: its one line): where it
+/// spends its time, executing or calling.
+fn function_table(
+    frames: &FrameTable,
+    used: &[bool],
+    functions: Vec<Frame>,
+    slots: &[usize],
+    weight: Option<&[f64]>,
+) -> (FrameTable, Vec<FrameId>) {
+    let mut best: Vec<Option<(f64, u32)>> = vec![None; functions.len()];
+    for (id, frame) in frames.iter() {
+        let i = id.0 as usize;
+        let (true, Some(line)) = (used[i], frame.line) else {
+            continue;
+        };
+        let w = weight.map_or(0.0, |w| w[i]);
+        let best = &mut best[slots[i]];
+        if best.is_none_or(|(bw, bl)| w > bw || (w == bw && line < bl)) {
+            *best = Some((w, line));
+        }
     }
     let mut table = FrameTable::new();
     let ids: Vec<FrameId> = functions
         .into_iter()
+        .zip(best)
         .map(|(mut f, best)| {
             f.line = f.start_line.or(best.map(|(_, line)| line));
             table.intern(f)
         })
         .collect();
     let function_of = slots
-        .into_iter()
-        .map(|s| ids.get(s).copied().unwrap_or(FrameId(0)))
+        .iter()
+        .map(|&s| ids.get(s).copied().unwrap_or(FrameId(0)))
         .collect();
     (table, function_of)
 }
@@ -131,7 +170,12 @@ fn function_frames(frames: &FrameTable, weight: &[Option<f64>]) -> (FrameTable, 
 /// The profile with every node's frame replaced by its function's
 /// (`function_of`), equal contexts merged, and the sampled lines of the
 /// old frames in a line table.
-fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) -> Profile {
+fn fold_profile(
+    frames: &FrameTable,
+    function_of: &[FrameId],
+    profile: Profile,
+    one_frame_each: bool,
+) -> Profile {
     let Profile {
         metrics: metric_list,
         tree: old,
@@ -147,7 +191,14 @@ fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) 
     // old nodes.
     let entries = sampled_line_entries(frames, &old);
     let mut tree = old;
-    let mapped = tree.merge_frames(function_of);
+    // One frame to a function: every node keeps its place.
+    let mapped = match one_frame_each {
+        true => {
+            tree.remap_frames(function_of);
+            tree.node_ids().collect()
+        }
+        false => tree.merge_frames(function_of),
+    };
     let entries: Vec<(NodeId, u32, Vec<f64>)> = entries
         .into_iter()
         .map(|(node, line, values)| (mapped[node.index()], line, values))
@@ -288,6 +339,47 @@ mod tests {
         assert_eq!(table.get(tree.frame(convert).unwrap()).line, Some(88));
         assert_eq!(of(convert), [(88, 4.0), (90, 2.0)]);
         assert_eq!(tree.total(0), 15.0);
+    }
+
+    /// Every function sampled at one line (a py-spy file whose every name
+    /// carries its line): frames are renamed in place, nothing merges, and
+    /// a frame no node has (interned by the reader, then cut) is left out.
+    #[test]
+    fn functions_of_one_line_each_keep_every_node() {
+        let mut frames = FrameTable::new();
+        let unused = frames.intern(at("gone", "g.py", 5, None));
+        let main = frames.intern(at("main", "app.py", 12, None));
+        let read = frames.intern(at("read", "io.py", 40, None));
+        let parse = frames.intern(at("parse", "p.py", 7, Some(2)));
+        let mut profile = Profile::new(vec![Metric::new("samples", Unit::Count)]);
+        let read_node = profile.tree.add_stack([main, read], &[2.0]);
+        profile.tree.add_stack([main, parse, read], &[3.0]);
+        profile.tree.add_stack([main], &[1.0]);
+        let before: Vec<_> = profile
+            .tree
+            .node_ids()
+            .map(|n| profile.tree.parent(n))
+            .collect();
+        let (table, folded) = fold_sampled_lines(frames, profile);
+        let tree = &folded.tree;
+        let after: Vec<_> = tree.node_ids().map(|n| tree.parent(n)).collect();
+        assert_eq!(after, before, "no node merged or moved");
+        assert_eq!(table.len(), 3, "{unused:?} is not a function of the tree");
+        let names: Vec<(String, Option<u32>)> = tree
+            .node_ids()
+            .filter_map(|n| tree.frame(n))
+            .map(|f| (table.get(f).function.clone(), table.get(f).line))
+            .collect();
+        let expected = [("main", 12), ("read", 40), ("parse", 2), ("read", 40)];
+        let expected: Vec<(String, Option<u32>)> = expected
+            .iter()
+            .map(|(f, l)| (f.to_string(), Some(*l)))
+            .collect();
+        assert_eq!(names, expected);
+        let lines = folded.line_self.as_ref().unwrap();
+        let of = |n| -> Vec<(u32, f64)> { lines.lines_of(n).map(|(l, v)| (l, v[0])).collect() };
+        assert_eq!(of(read_node), [(40, 2.0)]);
+        assert_eq!(of(tree.children(NodeId::ROOT)[0]), [(12, 1.0)]);
     }
 
     #[test]
