@@ -62,12 +62,11 @@ pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, 
     let used = used_frames(frames.len(), &profile.tree);
     let (functions, slots) = functions_of(&frames, &used);
     // A function's line is chosen by weight among the lines it was
-    // sampled at; when every function has one, there is nothing to weigh,
-    // and no two nodes of a parent become one.
+    // sampled at; when every function has one, there is nothing to weigh.
     let one_frame_each = functions.len() == used.iter().filter(|u| **u).count();
     let weight = (!one_frame_each).then(|| frame_weights(frames.len(), &profile.tree));
     let (table, function_of) = function_table(&frames, &used, functions, &slots, weight.as_deref());
-    let folded = fold_profile(&frames, &function_of, profile, one_frame_each);
+    let folded = fold_profile(&frames, &function_of, profile);
     (table, folded)
 }
 
@@ -170,12 +169,7 @@ fn function_table(
 /// The profile with every node's frame replaced by its function's
 /// (`function_of`), equal contexts merged, and the sampled lines of the
 /// old frames in a line table.
-fn fold_profile(
-    frames: &FrameTable,
-    function_of: &[FrameId],
-    profile: Profile,
-    one_frame_each: bool,
-) -> Profile {
+fn fold_profile(frames: &FrameTable, function_of: &[FrameId], profile: Profile) -> Profile {
     let Profile {
         metrics: metric_list,
         tree: old,
@@ -191,14 +185,7 @@ fn fold_profile(
     // old nodes.
     let entries = sampled_line_entries(frames, &old);
     let mut tree = old;
-    // One frame to a function: every node keeps its place.
-    let mapped = match one_frame_each {
-        true => {
-            tree.remap_frames(function_of);
-            tree.node_ids().collect()
-        }
-        false => tree.merge_frames(function_of),
-    };
+    let mapped = tree.merge_frames(function_of);
     let entries: Vec<(NodeId, u32, Vec<f64>)> = entries
         .into_iter()
         .map(|(node, line, values)| (mapped[node.index()], line, values))
