@@ -225,20 +225,83 @@ pub fn load_bytes_unfinished(
     bytes: &[u8],
 ) -> Result<UnfinishedLoad, ParseError> {
     let bytes = unwrapped(bytes)?;
-    if let Some(read) = measurements::sniff_and_parse(relative_path, &bytes) {
+    match staged_or_unfinished(relative_path, file_name, &bytes)? {
+        StagedLoad::Ready(load) => Ok(load),
+        StagedLoad::PprofSamples(staged) => {
+            let parsed = staged.read_samples(&pprof::Buffer(&bytes))?;
+            Ok(UnfinishedLoad::Profile(
+                pprof::Pprof.name(),
+                Box::new(parsed),
+            ))
+        }
+    }
+}
+
+/// [`load_bytes_unfinished`], but a raw (not gzipped) pprof profile is
+/// left before its samples ([`pprof::Staged`]): the caller frees `bytes`,
+/// then has the samples read from the file again
+/// ([`StagedLoad::PprofSamples`]), so that a big profile's bytes and its
+/// call tree are never held at once.
+pub fn load_bytes_staged(
+    relative_path: &str,
+    file_name: &str,
+    bytes: &[u8],
+) -> Result<StagedLoad, ParseError> {
+    if text::is_gzip(bytes) {
+        // The samples are in the decompressed copy, freed on return.
+        return load_bytes_unfinished(relative_path, file_name, bytes).map(StagedLoad::Ready);
+    }
+    let bytes = unwrapped(bytes)?;
+    staged_or_unfinished(relative_path, file_name, &bytes)
+}
+
+/// What [`load_bytes_staged`] read.
+pub enum StagedLoad {
+    Ready(UnfinishedLoad),
+    /// A pprof profile whose samples are still to be read from its bytes.
+    PprofSamples(Box<pprof::Staged>),
+}
+
+impl StagedLoad {
+    /// The load, with a pprof profile's samples read from `source` (the
+    /// bytes [`load_bytes_staged`] was given, or the same bytes again).
+    pub fn read_samples(self, source: &dyn pprof::Source) -> Result<UnfinishedLoad, ParseError> {
+        match self {
+            StagedLoad::Ready(load) => Ok(load),
+            StagedLoad::PprofSamples(staged) => {
+                let parsed = staged.read_samples(source)?;
+                Ok(UnfinishedLoad::Profile(
+                    pprof::Pprof.name(),
+                    Box::new(parsed),
+                ))
+            }
+        }
+    }
+}
+
+/// A measurement file or a profile read from `bytes` (decompressed), a
+/// pprof profile up to its samples.
+fn staged_or_unfinished(
+    relative_path: &str,
+    file_name: &str,
+    bytes: &[u8],
+) -> Result<StagedLoad, ParseError> {
+    if let Some(read) = measurements::sniff_and_parse(relative_path, bytes) {
         return read.map(|file| {
-            UnfinishedLoad::Done(Loaded::Measurements(measurements::Reduced::of(file)))
+            StagedLoad::Ready(UnfinishedLoad::Done(Loaded::Measurements(
+                measurements::Reduced::of(file),
+            )))
         });
     }
-    let input = Input {
-        file_name,
-        bytes: &bytes,
-    };
+    let input = Input { file_name, bytes };
     let format = sniffed_format(&input)?;
-    Ok(UnfinishedLoad::Profile(
+    if format.name() == pprof::Pprof.name() {
+        return Ok(StagedLoad::PprofSamples(Box::new(pprof::stage(bytes)?)));
+    }
+    Ok(StagedLoad::Ready(UnfinishedLoad::Profile(
         format.name(),
         Box::new(format.parse_unfinished(&input)?),
-    ))
+    )))
 }
 
 /// What [`load_bytes_unfinished`] read.
@@ -277,6 +340,25 @@ fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed)
     let input = Input { file_name, bytes };
     let format = sniffed_format(&input)?;
     Ok((format.name(), checked(format.parse(&input)?)?))
+}
+
+/// [`parse_bytes`], but a raw pprof profile is left before its samples,
+/// as [`load_bytes_staged`] leaves it.
+pub fn parse_bytes_staged(file_name: &str, bytes: &[u8]) -> Result<StagedLoad, ParseError> {
+    let unwrapped = unwrapped(bytes)?;
+    let input = Input {
+        file_name,
+        bytes: &unwrapped,
+    };
+    let format = sniffed_format(&input)?;
+    if format.name() == pprof::Pprof.name() && !text::is_gzip(bytes) {
+        return Ok(StagedLoad::PprofSamples(Box::new(pprof::stage(&unwrapped)?)));
+    }
+    let unfinished = format.parse_unfinished(&input)?;
+    Ok(StagedLoad::Ready(UnfinishedLoad::Profile(
+        format.name(),
+        Box::new(unfinished),
+    )))
 }
 
 /// The first format whose signature `input` has, or why none reads it.

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::walk::{self, InputFile, VersionDir};
 use super::{
     load_bytes_unfinished, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed,
+    StagedLoad, UnfinishedLoad,
 };
 use config::{Config, VersionConfig};
 use instrument::timings::phase;
@@ -243,11 +244,84 @@ pub(crate) fn read_input(
     }
     // The bytes are freed before the profile's last steps (the line
     // fold builds a second tree): a big file, its tree and the folded
-    // tree are never held at once.
-    let unfinished = load_bytes_unfinished(within_version, &name, &bytes);
+    // tree are never held at once. A big pprof profile's are freed before
+    // its samples are read (from the file again), which build the tree.
+    let len = bytes.len();
+    let staged = match cfg!(unix) && len >= REREAD_BYTES {
+        true => crate::load_bytes_staged(within_version, &name, &bytes),
+        false => load_bytes_unfinished(within_version, &name, &bytes).map(StagedLoad::Ready),
+    };
     release(bytes);
-    let loaded = unfinished?.finish()?;
+    let unfinished = match staged? {
+        StagedLoad::Ready(unfinished) => unfinished,
+        staged => read_samples_again(path, before, len, staged)?,
+    };
+    let loaded = unfinished.finish()?;
     Ok(stored(cache, &key, loaded))
+}
+
+/// Files at least this big are read again for their samples when they
+/// are raw pprof profiles ([`crate::load_bytes_staged`]), on Unix (which
+/// reads a part of a file at an offset without moving a shared cursor).
+const REREAD_BYTES: usize = 32 << 20;
+
+/// The samples of a staged profile read from the file at `path` again:
+/// the same file (`before`, `len` bytes) as the first read, unchanged
+/// until the samples are read.
+fn read_samples_again(
+    path: &Path,
+    before: Stamp,
+    len: usize,
+    staged: StagedLoad,
+) -> Result<UnfinishedLoad, ParseError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| ParseError::whole(format!("cannot be read again: {e}")))?;
+    let opened = file
+        .metadata()
+        .map_err(|e| ParseError::whole(format!("cannot be read again: {e}")))?;
+    if Stamp::of(&opened) != before {
+        // What changed, worded as any other change.
+        before.check_unchanged(path)?;
+    }
+    let read = staged.read_samples(&Reread { file, len });
+    // A file changed meanwhile is said so, rather than what its new
+    // bytes made the samples fail with.
+    before.check_unchanged(path)?;
+    read
+}
+
+/// A file read again, a part at a time.
+struct Reread {
+    file: std::fs::File,
+    len: usize,
+}
+
+impl crate::pprof::Source for Reread {
+    fn bytes<'s>(
+        &'s self,
+        start: usize,
+        end: usize,
+        buf: &'s mut Vec<u8>,
+    ) -> std::io::Result<&'s [u8]> {
+        buf.resize(end - start, 0);
+        read_exact_at(&self.file, buf, start as u64)?;
+        Ok(buf)
+    }
+
+    fn total_len(&self) -> usize {
+        self.len
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+/// Not reached: only Unix reads a file again ([`REREAD_BYTES`]).
+#[cfg(not(unix))]
+fn read_exact_at(_: &std::fs::File, _: &mut [u8], _: u64) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Inputs at least this big are freed on a thread of their own.
@@ -602,7 +676,22 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    parse_bytes(&name, &bytes)
+    let len = bytes.len();
+    if !cfg!(unix) || len < REREAD_BYTES {
+        return parse_bytes(&name, &bytes);
+    }
+    // As `read_input`: a big pprof profile's samples read again once the
+    // bytes are freed.
+    let staged = crate::parse_bytes_staged(&name, &bytes);
+    release(bytes);
+    let unfinished = match staged? {
+        StagedLoad::Ready(unfinished) => unfinished,
+        staged => read_samples_again(path, before, len, staged)?,
+    };
+    match unfinished.finish()? {
+        Loaded::Profile(format, parsed) => Ok((format, *parsed)),
+        Loaded::Measurements(_) => Err(ParseError::whole("not a profile")),
+    }
 }
 
 /// A text file's text.
@@ -713,5 +802,84 @@ mod tests {
         // A file longer or shorter than the size first seen.
         assert_eq!(read_in_parts(&path, 1000).unwrap(), bytes);
         assert_eq!(read_in_parts(&path, 4_000_000).unwrap(), bytes);
+    }
+
+    /// Go's demo CPU profile with its samples repeated past
+    /// [`REREAD_BYTES`], and how many times they are there.
+    fn big_pprof() -> (Vec<u8>, usize) {
+        use prost::Message;
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz"
+        );
+        let raw = crate::text::gunzip(&std::fs::read(fixture).unwrap()).unwrap();
+        let mut profile = crate::pprof::pb::Profile::decode(&*raw).unwrap();
+        let samples = std::mem::take(&mut profile.sample);
+        let per_copy: usize = samples
+            .iter()
+            .map(|s| prost::encoding::message::encoded_len(2, s))
+            .sum();
+        let copies = REREAD_BYTES / per_copy + 1;
+        for _ in 0..copies {
+            profile.sample.extend(samples.iter().cloned());
+        }
+        (profile.encode_to_vec(), copies)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_big_pprof_profile_read_again_for_its_samples_reads_as_in_one_piece() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cpu.pb");
+        let (bytes, copies) = big_pprof();
+        assert!(bytes.len() >= REREAD_BYTES);
+        std::fs::write(&path, &bytes).unwrap();
+        let (read, _) = read_input(&path, "1.0", &NoCache).unwrap();
+        let in_one_piece = crate::load_bytes("1.0", "cpu.pb", &bytes).unwrap();
+        assert_eq!(format!("{read:?}"), format!("{in_one_piece:?}"));
+        // The same for `convert`, which reads the one file.
+        let converted = read_and_parse(&path).unwrap();
+        let parsed_in_one_piece = crate::parse_bytes("cpu.pb", &bytes).unwrap();
+        assert_eq!(
+            format!("{converted:?}"),
+            format!("{parsed_in_one_piece:?}")
+        );
+        // The samples are all there: each copy's count.
+        let Loaded::Profile("pprof", parsed) = read else {
+            panic!("not read as pprof")
+        };
+        let (one, _) = crate::parse_bytes(
+            "demo.cpu.pb.gz",
+            &std::fs::read(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz"
+            ))
+            .unwrap(),
+        )
+        .map(|(_, p)| (p.profile.totals()[0], ()))
+        .unwrap();
+        assert_eq!(parsed.profile.totals()[0], one * copies as f64);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_profile_changed_before_its_samples_are_read_again_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cpu.pb");
+        let (bytes, _) = big_pprof();
+        std::fs::write(&path, &bytes).unwrap();
+        let before = Stamp::of_path(&path).unwrap();
+        let staged = crate::load_bytes_staged("1.0", "cpu.pb", &bytes).unwrap();
+        assert!(matches!(staged, StagedLoad::PprofSamples(_)));
+        // The profiler writes the file again meanwhile.
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let Err(e) = read_samples_again(&path, before, bytes.len(), staged) else {
+            panic!("read a changed file")
+        };
+        assert!(
+            e.message.starts_with("changed while it was read"),
+            "{}",
+            e.message
+        );
     }
 }

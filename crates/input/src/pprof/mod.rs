@@ -12,7 +12,7 @@
 //! * [`dictionary`]: mappings, functions and locations checked and expanded
 //!   into frames;
 //! * [`samples`]: second pass, the samples streamed into the call tree on
-//!   every core;
+//!   every core, from the buffer or from the file read again ([`Staged`]);
 //! * [`pb`]: the message structs, for building profiles in tests.
 //!
 //! * Every sample type becomes a [`model::Metric`], in file order (the
@@ -41,6 +41,8 @@ pub mod pb;
 mod reference;
 mod samples;
 mod wire;
+
+pub use samples::{Buffer, Source};
 
 use super::{text, Format, Input, Parsed, Unfinished};
 use model::error::ParseError;
@@ -152,6 +154,22 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
 /// The profile of `bytes`, one frame per line of a location, with the
 /// line fold and what follows it ([`finish`]) left to do.
 fn read_unfinished(bytes: &[u8]) -> Result<Unfinished, ParseError> {
+    stage(bytes)?.read_samples(&samples::Buffer(bytes))
+}
+
+/// A profile read but for its samples: what the second pass reads them
+/// against and where they are. It holds nothing of the bytes, so a loader
+/// can free them and let the samples be read from the file again
+/// ([`Staged::read_samples`]): a big profile's bytes and its call tree are
+/// then never held at once.
+pub struct Staged {
+    spans: outline::SampleSpans,
+    dict: dictionary::Dictionary,
+    header: crate::ProfileHeader,
+}
+
+/// The first pass over `bytes` and the dictionaries it found, checked.
+pub fn stage(bytes: &[u8]) -> Result<Staged, ParseError> {
     let outline = outline::read(bytes).map_err(|stopped| {
         // Samples are checked in the second pass: one before the field
         // that stopped the first would have stopped a sequential read.
@@ -161,23 +179,51 @@ fn read_unfinished(bytes: &[u8]) -> Result<Unfinished, ParseError> {
         // A malformed sample anywhere comes before a bad reference.
         samples::first_malformed(bytes, bytes.len()).map_or(e, not_valid)
     })?;
-    let tree = samples::tree(bytes, &outline, &dict).map_err(|failure| match failure {
-        samples::Failure::Malformed(e) => not_valid(e),
-        samples::Failure::Invalid(e) => e,
-    })?;
     let header = header(bytes, &outline);
-    drop(outline);
-    let inlined = inlined_calls(&tree, &dict);
-    let mut profile = Profile::new(dict.metrics);
-    profile.tree = tree;
-    profile.inlined = inlined;
-    let parsed = Parsed {
-        frames: dict.frames,
-        profile,
-        warnings: dict.warnings,
+    Ok(Staged {
+        spans: outline.samples,
+        dict,
         header,
-    };
-    Ok(Unfinished::then(parsed, finish))
+    })
+}
+
+impl Staged {
+    /// The samples read from `source` (the bytes [`stage`] was given, or
+    /// the same bytes again) into the profile.
+    pub fn read_samples(self, source: &dyn Source) -> Result<Unfinished, ParseError> {
+        self.read_samples_in_segments(source, samples::SEGMENT_BYTES)
+    }
+
+    fn read_samples_in_segments(
+        self,
+        source: &dyn Source,
+        segment_bytes: usize,
+    ) -> Result<Unfinished, ParseError> {
+        let Staged {
+            spans,
+            dict,
+            header,
+        } = self;
+        let tree =
+            samples::tree(source, &spans, &dict, segment_bytes).map_err(
+                |failure| match failure {
+                    samples::Failure::Malformed(e) => not_valid(e),
+                    samples::Failure::Invalid(e) => e,
+                },
+            )?;
+        drop(spans);
+        let inlined = inlined_calls(&tree, &dict);
+        let mut profile = Profile::new(dict.metrics);
+        profile.tree = tree;
+        profile.inlined = inlined;
+        let parsed = Parsed {
+            frames: dict.frames,
+            profile,
+            warnings: dict.warnings,
+            header,
+        };
+        Ok(Unfinished::then(parsed, finish))
+    }
 }
 
 /// One frame per function, then the allocation sites of a heap profile.

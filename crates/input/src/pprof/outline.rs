@@ -30,10 +30,7 @@ pub struct Outline {
     pub functions: Vec<Function>,
     /// Where each string of the string table is in the buffer.
     pub strings: Vec<(usize, usize)>,
-    pub sample_count: usize,
-    /// (position of the sample's key, sample index) for every
-    /// [`BOOKMARK_EVERY`]th sample.
-    pub bookmarks: Vec<(usize, usize)>,
+    pub samples: SampleSpans,
     /// The header fields an export writes back (see
     /// [`crate::ProfileHeader`]): `time_nanos`, `duration_nanos`,
     /// `period_type` (type, unit string indexes), `period` and
@@ -43,6 +40,17 @@ pub struct Outline {
     pub period_type: (i64, i64),
     pub period: i64,
     pub default_sample_type: i64,
+}
+
+/// Where the samples are: all the second pass needs of the first.
+#[derive(Default, Clone)]
+pub struct SampleSpans {
+    pub count: usize,
+    /// (position of the sample's key, sample index) for every
+    /// [`BOOKMARK_EVERY`]th sample.
+    pub bookmarks: Vec<(usize, usize)>,
+    /// Where the last sample ends.
+    pub end: usize,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -109,11 +117,13 @@ fn top_level_field(r: &mut Reader, o: &mut Outline) -> Result<()> {
             o.sample_types.push(vt);
         }
         2 => {
-            if o.sample_count.is_multiple_of(BOOKMARK_EVERY) {
-                o.bookmarks.push((at, o.sample_count));
+            let spans = &mut o.samples;
+            if spans.count.is_multiple_of(BOOKMARK_EVERY) {
+                spans.bookmarks.push((at, spans.count));
             }
             step_over_sample(r, wire).map_err(within("sample"))?;
-            o.sample_count += 1;
+            spans.count += 1;
+            spans.end = r.pos();
         }
         3 => {
             let m = mapping(r, wire, depth).map_err(within("mapping"))?;

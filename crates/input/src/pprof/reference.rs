@@ -622,6 +622,67 @@ mod tests {
         assert!(old.contains("sample[90000]"), "{old:.300}");
     }
 
+    /// The profile (or error, with its byte offset) of `bytes` with the
+    /// samples read `segment_bytes` at a time.
+    fn in_segments(bytes: &[u8], segment_bytes: usize) -> String {
+        let read = super::super::stage(bytes).and_then(|staged| {
+            staged.read_samples_in_segments(&super::super::Buffer(bytes), segment_bytes)
+        });
+        fingerprint(&read.map(crate::Unfinished::finish))
+    }
+
+    /// Where sample `index` starts, in a profile prost wrote (samples
+    /// one after the other, after the sample types).
+    fn sample_position(bytes: &[u8], index: usize) -> usize {
+        let mut r = super::super::wire::Reader::new(bytes);
+        let mut seen = 0;
+        loop {
+            let at = r.pos();
+            let (tag, wire) = r.key().unwrap();
+            if tag == 2 {
+                if seen == index {
+                    return at;
+                }
+                seen += 1;
+            }
+            r.skip(wire, tag, 100).unwrap();
+        }
+    }
+
+    #[test]
+    fn samples_read_a_segment_at_a_time_give_what_one_read_gives() {
+        let p = synthetic(150_000, 7);
+        let bytes = p.encode_to_vec();
+        let whole = fingerprint(&super::super::read(&bytes));
+        // One segment per bookmark (1,024 samples), a few, and one.
+        for segment_bytes in [1, 1 << 20, usize::MAX] {
+            assert!(
+                in_segments(&bytes, segment_bytes) == whole,
+                "{segment_bytes}"
+            );
+        }
+        // The last sample of the first segment, damaged: its location ids
+        // claim more bytes than the sample has, so a sequential read goes
+        // on into the next samples (the next segment) and fails there.
+        let at = sample_position(&bytes, crate::pprof::outline::BOOKMARK_EVERY - 1);
+        let mut damaged = bytes.clone();
+        // Key, length, then the packed location ids' key and length.
+        assert_eq!(damaged[at + 2], 0x0a, "location ids come first");
+        damaged[at + 3] += 60;
+        let old = fingerprint(&super::read(&damaged));
+        let new = super::super::read(&damaged);
+        let new_whole = fingerprint(&new);
+        assert_eq!(old, fingerprint(&without_offset(new, damaged.len())));
+        assert!(old.contains("not a valid pprof profile"), "{old:.300}");
+        for segment_bytes in [1, 1 << 20] {
+            assert_eq!(
+                in_segments(&damaged, segment_bytes),
+                new_whole,
+                "{segment_bytes}"
+            );
+        }
+    }
+
     #[test]
     fn a_limit_met_in_one_chunk_is_met_as_in_one_piece() {
         let mut p = synthetic(70_000, 17);

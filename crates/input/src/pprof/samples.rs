@@ -2,6 +2,10 @@
 //!
 //! * No sample is ever held: each is decoded into two reused buffers
 //!   (location ids, values), checked, added to the tree and forgotten.
+//! * The samples are read from a [`Source`]: the buffer the first pass
+//!   read, or the file again, a few megabytes at a time
+//!   ([`SEGMENT_BYTES`]), so that the loader can free the buffer before
+//!   the trees grow (the bytes and the trees are never held at once).
 //! * The samples are split at bookmarks of the first pass into one chunk
 //!   per thread (at most [`MAX_CHUNKS`], and fewer for a big file: see
 //!   [`PARTIAL_TREES_BUDGET`]); each chunk builds its own tree
@@ -21,7 +25,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
 use super::dictionary::Dictionary;
-use super::outline::Outline;
+use super::outline::SampleSpans;
 use super::wire::{self, DecodeError, Reader, WireType, RECURSION_LIMIT};
 use model::error::ParseError;
 use model::{CallTree, FrameId, NodeId};
@@ -43,22 +47,67 @@ const MIN_CHUNK_SAMPLES: usize = 16 * 1024;
 /// samples reads as fast with the smaller cache).
 const CACHE_CAPACITY: usize = 4 << 20;
 
+/// Bytes read from a [`Source`] at once, at least (up to the next
+/// bookmark); a thread holds one such segment at a time.
+pub const SEGMENT_BYTES: usize = 4 << 20;
+
+/// Where the second pass reads the profile from.
+pub trait Source: Sync {
+    /// The bytes `start..end` of the profile: borrowed, or read into `buf`.
+    fn bytes<'s>(
+        &'s self,
+        start: usize,
+        end: usize,
+        buf: &'s mut Vec<u8>,
+    ) -> std::io::Result<&'s [u8]>;
+    /// The profile's length in bytes.
+    fn total_len(&self) -> usize;
+}
+
+/// The buffer the first pass read.
+pub struct Buffer<'a>(pub &'a [u8]);
+
+impl Source for Buffer<'_> {
+    fn bytes<'s>(
+        &'s self,
+        start: usize,
+        end: usize,
+        _: &'s mut Vec<u8>,
+    ) -> std::io::Result<&'s [u8]> {
+        Ok(&self.0[start..end])
+    }
+
+    fn total_len(&self) -> usize {
+        self.0.len()
+    }
+}
+
 /// What reading the samples can fail with.
 pub enum Failure {
     /// A sample is not well-formed protobuf.
     Malformed(DecodeError),
     /// A sample refers to something missing, or has the wrong number of
-    /// values.
+    /// values; or the source could not be read again.
     Invalid(ParseError),
 }
 
-/// Builds the call tree of all samples.
-pub fn tree(bytes: &[u8], outline: &Outline, dict: &Dictionary) -> Result<CallTree, Failure> {
-    let chunks = chunks(bytes.len(), outline);
-    let mut partials: Vec<Chunk> = chunks
-        .par_iter()
-        .map(|&(start, end, first)| read_chunk(bytes, start, end, first, dict))
-        .collect();
+/// Builds the call tree of all samples, reading at least `segment_bytes`
+/// at once (see [`SEGMENT_BYTES`]).
+pub fn tree(
+    source: &dyn Source,
+    spans: &SampleSpans,
+    dict: &Dictionary,
+    segment_bytes: usize,
+) -> Result<CallTree, Failure> {
+    let chunks = chunks(source.total_len(), spans);
+    let read = |&(start, end, first): &(usize, usize, usize)| {
+        let segments = Segments::new(&spans.bookmarks, start, end, segment_bytes);
+        read_chunk(source, segments, first, dict)
+    };
+    let mut partials: Vec<Chunk> = chunks.par_iter().map(read).collect();
+    if let Some(e) = partials.iter_mut().find_map(|c| c.unreadable.take()) {
+        return Err(Failure::Invalid(e));
+    }
     if let Some(e) = partials.iter_mut().find_map(|c| c.malformed.take()) {
         return Err(Failure::Malformed(e));
     }
@@ -68,8 +117,7 @@ pub fn tree(bytes: &[u8], outline: &Outline, dict: &Dictionary) -> Result<CallTr
     if partials.len() > 1 && partials.iter().any(|c| c.tree.over_limit().is_some()) {
         // Which limit a sequential read meets first depends on the order:
         // read again in one piece (the file is rejected either way).
-        let whole = (chunks[0].0, bytes.len(), 0);
-        partials = vec![read_chunk(bytes, whole.0, whole.1, whole.2, dict)];
+        partials = vec![read(&(chunks[0].0, spans.end, 0))];
     }
     Ok(merge(partials, dict))
 }
@@ -96,29 +144,34 @@ pub fn first_malformed(bytes: &[u8], before: usize) -> Option<DecodeError> {
 }
 
 /// (start, end, index of the first sample) of each chunk: byte ranges of
-/// about equal size, starting at bookmarks.
-fn chunks(len: usize, outline: &Outline) -> Vec<(usize, usize, usize)> {
-    let Some(&(first_pos, _)) = outline.bookmarks.first() else {
+/// about equal size, starting at bookmarks, ending with the last sample.
+/// `len` is the whole profile's length.
+fn chunks(len: usize, spans: &SampleSpans) -> Vec<(usize, usize, usize)> {
+    let Some(&(first_pos, _)) = spans.bookmarks.first() else {
         return Vec::new();
     };
     let affordable = (PARTIAL_TREES_BUDGET / (len / 3).max(1)).max(2);
     let wanted = rayon::current_num_threads()
         .min(MAX_CHUNKS)
         .min(affordable)
-        .min(outline.sample_count / MIN_CHUNK_SAMPLES)
+        .min(spans.count / MIN_CHUNK_SAMPLES)
         .max(1);
-    let span = len - first_pos;
-    let mut starts = vec![outline.bookmarks[0]];
+    let span = spans.end - first_pos;
+    let mut starts = vec![spans.bookmarks[0]];
     for c in 1..wanted {
         let target = first_pos + span / wanted * c;
-        let next = outline.bookmarks.partition_point(|&(pos, _)| pos < target);
-        if let Some(&b) = outline.bookmarks.get(next) {
+        let next = spans.bookmarks.partition_point(|&(pos, _)| pos < target);
+        if let Some(&b) = spans.bookmarks.get(next) {
             if starts.last().is_some_and(|last| b.0 > last.0) {
                 starts.push(b);
             }
         }
     }
-    let ends = starts.iter().skip(1).map(|&(pos, _)| pos).chain([len]);
+    let ends = starts
+        .iter()
+        .skip(1)
+        .map(|&(pos, _)| pos)
+        .chain([spans.end]);
     starts
         .iter()
         .zip(ends)
@@ -126,56 +179,127 @@ fn chunks(len: usize, outline: &Outline) -> Vec<(usize, usize, usize)> {
         .collect()
 }
 
+/// The byte ranges a chunk is read in: from bookmark to bookmark, at
+/// least `at_least` bytes each but the last. Every range starts and ends
+/// between top-level fields.
+struct Segments<'a> {
+    bookmarks: &'a [(usize, usize)],
+    next: usize,
+    end: usize,
+    at_least: usize,
+}
+
+impl<'a> Segments<'a> {
+    fn new(bookmarks: &'a [(usize, usize)], start: usize, end: usize, at_least: usize) -> Self {
+        Segments {
+            bookmarks,
+            next: start,
+            end,
+            at_least: at_least.max(1),
+        }
+    }
+}
+
+impl Iterator for Segments<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let start = self.next;
+        if start >= self.end {
+            return None;
+        }
+        let wanted = start.saturating_add(self.at_least);
+        let at = self.bookmarks.partition_point(|&(pos, _)| pos < wanted);
+        let end = match self.bookmarks.get(at) {
+            Some(&(pos, _)) if pos < self.end => pos,
+            _ => self.end,
+        };
+        self.next = end;
+        Some((start, end))
+    }
+}
+
 /// The tree of one chunk and the first problems met in it.
 struct Chunk {
     tree: CallTree,
     malformed: Option<DecodeError>,
     invalid: Option<ParseError>,
+    /// The source failed to give a segment.
+    unreadable: Option<ParseError>,
 }
 
-fn read_chunk(bytes: &[u8], start: usize, end: usize, first: usize, dict: &Dictionary) -> Chunk {
+/// One top-level field read by the second pass: a sample (its location
+/// ids and values left in `ids` and `values`) or a field stepped over.
+#[inline]
+fn next_field(r: &mut Reader, ids: &mut Vec<u64>, values: &mut Vec<i64>) -> wire::Result<bool> {
+    let (tag, wire) = r.key()?;
+    if tag != 2 {
+        return r.skip(wire, tag, RECURSION_LIMIT).map(|_| false);
+    }
+    ids.clear();
+    values.clear();
+    sample(r, wire, ids, values)
+        .map_err(|e| e.within("Profile", "sample"))
+        .map(|_| true)
+}
+
+fn read_chunk(source: &dyn Source, segments: Segments, first: usize, dict: &Dictionary) -> Chunk {
     let mut builder = Builder::new(dict);
     let mut chunk = Chunk {
         tree: CallTree::bounded(dict.metrics.len()),
         malformed: None,
         invalid: None,
+        unreadable: None,
     };
-    let mut r = Reader::at(bytes, start);
+    let mut buf = Vec::new();
     let mut ids = Vec::new();
     let mut values = Vec::new();
     let mut index = first;
-    while r.pos() < end {
-        let at = r.pos();
-        let step = r.key().and_then(|(tag, wire)| {
-            if tag != 2 {
-                return r.skip(wire, tag, RECURSION_LIMIT).map(|_| false);
-            }
-            ids.clear();
-            values.clear();
-            sample(&mut r, wire, &mut ids, &mut values)
-                .map_err(|e| e.within("Profile", "sample"))
-                .map(|_| true)
-        });
-        match step {
+    'segments: for (base, end) in segments {
+        let bytes = match source.bytes(base, end, &mut buf) {
+            Ok(bytes) => bytes,
             Err(e) => {
-                chunk.malformed = Some(e);
+                chunk.unreadable = Some(ParseError::whole(format!("cannot be read again: {e}")));
                 break;
             }
-            Ok(false) => {}
-            Ok(true) => {
-                // After an invalid sample the rest is only checked for
-                // malformed ones, which would be reported first.
-                if chunk.invalid.is_none() {
-                    if let Err(mut e) = builder.add(&mut chunk.tree, index, &ids, &values) {
-                        e.message += &format!(" (at byte {at})");
-                        chunk.invalid = Some(e);
-                    }
+        };
+        let mut r = Reader::new(bytes);
+        while r.has_remaining() {
+            let at = base + r.pos();
+            match next_field(&mut r, &mut ids, &mut values) {
+                Err(e) => {
+                    chunk.malformed = Some(error_read_whole(source, at).unwrap_or(e.shifted(base)));
+                    break 'segments;
                 }
-                index += 1;
+                Ok(false) => {}
+                Ok(true) => {
+                    // After an invalid sample the rest is only checked for
+                    // malformed ones, which would be reported first.
+                    if chunk.invalid.is_none() {
+                        if let Err(mut e) = builder.add(&mut chunk.tree, index, &ids, &values) {
+                            e.message += &format!(" (at byte {at})");
+                            chunk.invalid = Some(e);
+                        }
+                    }
+                    index += 1;
+                }
             }
         }
     }
     chunk
+}
+
+/// The error of the field at `at`, read with everything after it in
+/// reach: a sub-message whose length runs past the segment reads on into
+/// the next fields, as a sequential read of the whole profile does (and
+/// fails as it does). `None` if the source cannot give the bytes.
+#[cold]
+fn error_read_whole(source: &dyn Source, at: usize) -> Option<DecodeError> {
+    let mut buf = Vec::new();
+    let rest = source.bytes(at, source.total_len(), &mut buf).ok()?;
+    let mut r = Reader::new(rest);
+    let error = next_field(&mut r, &mut Vec::new(), &mut Vec::new()).err()?;
+    Some(error.shifted(at))
 }
 
 /// One sample's fields: its location ids (leaf first) and values are
@@ -392,16 +516,16 @@ fn merge(partials: Vec<Chunk>, dict: &Dictionary) -> CallTree {
 mod tests {
     use super::*;
 
-    /// An outline of `samples` samples spread evenly over `len` bytes.
-    fn outline(len: usize, samples: usize) -> Outline {
+    /// `samples` samples spread evenly over `len` bytes.
+    fn spans(len: usize, samples: usize) -> SampleSpans {
         let bookmarks = (0..samples)
             .step_by(crate::pprof::outline::BOOKMARK_EVERY)
             .map(|i| (i * (len / samples), i))
             .collect();
-        Outline {
-            sample_count: samples,
+        SampleSpans {
+            count: samples,
             bookmarks,
-            ..Outline::default()
+            end: len,
         }
     }
 
@@ -410,7 +534,7 @@ mod tests {
             .num_threads(threads)
             .build()
             .expect("a thread pool");
-        pool.install(|| chunks(len, &outline(len, 2_000_000)).len())
+        pool.install(|| chunks(len, &spans(len, 2_000_000)).len())
     }
 
     #[test]

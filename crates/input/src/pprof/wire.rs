@@ -56,6 +56,16 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
+    /// The error of a reader over a part of the profile starting at byte
+    /// `base`, placed in the whole profile.
+    #[cold]
+    pub fn shifted(mut self, base: usize) -> DecodeError {
+        if let Some(at) = &mut self.at {
+            *at += base;
+        }
+        self
+    }
+
     /// Adds the field the error happened in (called on the way out).
     #[cold]
     pub fn within(mut self, message: &'static str, field: &'static str) -> DecodeError {
@@ -117,11 +127,6 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
         Reader { bytes, pos: 0 }
-    }
-
-    /// A cursor at `pos` (a position an earlier pass found a field at).
-    pub fn at(bytes: &'a [u8], pos: usize) -> Reader<'a> {
-        Reader { bytes, pos }
     }
 
     /// An error of `kind` at the cursor's position.
