@@ -20,16 +20,40 @@ pub(crate) enum EnvelopeError {
     Checksum,
 }
 
-/// `body` behind the header.
+/// `body` behind the header (for tests; entries are written by
+/// [`framed_by`]).
+#[cfg(test)]
 pub(crate) fn framed(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
+    framed_by(magic, format, body.len(), |mut out| {
+        out.extend_from_slice(body);
+        Some(out)
+    })
+}
+
+/// A body of about `body_len` bytes behind the header, appended by `write`
+/// to the vector it is given (the header in it): a big body (a profile's
+/// cache entry) is then never copied, nor held twice. An empty vector when
+/// `write` fails.
+pub(crate) fn framed_by(
+    magic: &[u8],
+    format: u32,
+    body_len: usize,
+    write: impl FnOnce(Vec<u8>) -> Option<Vec<u8>>,
+) -> Vec<u8> {
     let version = env!("CARGO_PKG_VERSION").as_bytes();
-    let mut out = Vec::with_capacity(body.len() + magic.len() + 24);
+    let mut out = Vec::with_capacity(body_len + magic.len() + 24);
     out.extend_from_slice(magic);
     out.extend_from_slice(&format.to_le_bytes());
     out.push(version.len() as u8);
     out.extend_from_slice(version);
-    out.extend_from_slice(&xxh3_64(body).to_le_bytes());
-    out.extend_from_slice(body);
+    let sum_at = out.len();
+    out.extend_from_slice(&[0; 8]);
+    let body_at = out.len();
+    let Some(mut out) = write(out).filter(|out| out.len() >= body_at) else {
+        return Vec::new();
+    };
+    let sum = xxh3_64(&out[body_at..]);
+    out[sum_at..body_at].copy_from_slice(&sum.to_le_bytes());
     out
 }
 
@@ -88,5 +112,20 @@ mod tests {
             unframed(b"MAGIC", 7, &other),
             Err(EnvelopeError::Version(_))
         ));
+    }
+
+    #[test]
+    fn a_body_written_behind_the_header_is_framed_as_a_copied_one() {
+        let written = framed_by(b"MAGIC", 7, 2, |mut out| {
+            out.extend_from_slice(b"a longer body than announced");
+            Some(out)
+        });
+        assert_eq!(
+            written,
+            framed(b"MAGIC", 7, b"a longer body than announced")
+        );
+        // A write that fails, or loses the header, gives nothing to keep.
+        assert!(framed_by(b"MAGIC", 7, 4, |_| None).is_empty());
+        assert!(framed_by(b"MAGIC", 7, 4, |_| Some(b"body".to_vec())).is_empty());
     }
 }

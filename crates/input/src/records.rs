@@ -180,12 +180,15 @@ pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) ->
     framed_entry(&Entry::Profile(profile_record(parts, local_of)))
 }
 
+/// The entry's bytes, encoded straight behind the envelope's header into
+/// a vector of their exact size: a big profile's entry is held once, not
+/// also in a vector grown by doubling and then copied. Empty when the
+/// entry cannot be encoded (it then reads as no entry).
 fn framed_entry(entry: &Entry) -> Vec<u8> {
-    crate::envelope::framed(
-        MAGIC,
-        FORMAT,
-        &postcard::to_stdvec(entry).unwrap_or_default(),
-    )
+    let size = postcard::experimental::serialized_size(entry).unwrap_or(0);
+    crate::envelope::framed_by(MAGIC, FORMAT, size, |out| {
+        postcard::to_extend(entry, out).ok()
+    })
 }
 
 /// The entry's contents, `None` when it cannot be trusted.
