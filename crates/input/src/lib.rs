@@ -352,7 +352,9 @@ pub fn parse_bytes_staged(file_name: &str, bytes: &[u8]) -> Result<StagedLoad, P
     };
     let format = sniffed_format(&input)?;
     if format.name() == pprof::Pprof.name() && !text::is_gzip(bytes) {
-        return Ok(StagedLoad::PprofSamples(Box::new(pprof::stage(&unwrapped)?)));
+        return Ok(StagedLoad::PprofSamples(Box::new(pprof::stage(
+            &unwrapped,
+        )?)));
     }
     let unfinished = format.parse_unfinished(&input)?;
     Ok(StagedLoad::Ready(UnfinishedLoad::Profile(

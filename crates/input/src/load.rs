@@ -840,10 +840,7 @@ mod tests {
         // The same for `convert`, which reads the one file.
         let converted = read_and_parse(&path).unwrap();
         let parsed_in_one_piece = crate::parse_bytes("cpu.pb", &bytes).unwrap();
-        assert_eq!(
-            format!("{converted:?}"),
-            format!("{parsed_in_one_piece:?}")
-        );
+        assert_eq!(format!("{converted:?}"), format!("{parsed_in_one_piece:?}"));
         // The samples are all there: each copy's count.
         let Loaded::Profile("pprof", parsed) = read else {
             panic!("not read as pprof")
