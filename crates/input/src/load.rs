@@ -5,6 +5,7 @@
 mod budget;
 mod deferred;
 mod gathered;
+mod reread;
 
 pub(crate) use budget::{map_within_budget, read_cost};
 pub use deferred::Deferred;
@@ -16,7 +17,7 @@ use rayon::prelude::*;
 use super::walk::{self, InputFile, VersionDir};
 use super::{
     load_bytes_unfinished, measurements, parse_bytes, parse_jfr_recording, Loaded, Parsed,
-    StagedLoad, UnfinishedLoad,
+    StagedLoad,
 };
 use config::{Config, VersionConfig};
 use instrument::timings::phase;
@@ -242,86 +243,36 @@ pub(crate) fn read_input(
         release(bytes);
         return Ok((hit, None));
     }
+    let (bytes, gzipped) = unzipped(bytes)?;
     // The bytes are freed before the profile's last steps (the line
     // fold builds a second tree): a big file, its tree and the folded
-    // tree are never held at once. A big pprof profile's are freed before
-    // its samples are read (from the file again), which build the tree.
+    // tree are never held at once. A big pprof profile's are freed
+    // before its samples are read (from the file again), which build the
+    // tree.
     let len = bytes.len();
-    let staged = match cfg!(unix) && len >= REREAD_BYTES {
+    let staged = match reread::worth_it(len) {
         true => crate::load_bytes_staged(within_version, &name, &bytes),
         false => load_bytes_unfinished(within_version, &name, &bytes).map(StagedLoad::Ready),
     };
     release(bytes);
     let unfinished = match staged? {
         StagedLoad::Ready(unfinished) => unfinished,
-        staged => read_samples_again(path, before, len, staged)?,
+        staged => reread::samples(path, before, (len, gzipped), staged)?,
     };
     let loaded = unfinished.finish()?;
     Ok(stored(cache, &key, loaded))
 }
 
-/// Files at least this big are read again for their samples when they
-/// are raw pprof profiles ([`crate::load_bytes_staged`]), on Unix (which
-/// reads a part of a file at an offset without moving a shared cursor).
-const REREAD_BYTES: usize = 32 << 20;
-
-/// The samples of a staged profile read from the file at `path` again:
-/// the same file (`before`, `len` bytes) as the first read, unchanged
-/// until the samples are read.
-fn read_samples_again(
-    path: &Path,
-    before: Stamp,
-    len: usize,
-    staged: StagedLoad,
-) -> Result<UnfinishedLoad, ParseError> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| ParseError::whole(format!("cannot be read again: {e}")))?;
-    let opened = file
-        .metadata()
-        .map_err(|e| ParseError::whole(format!("cannot be read again: {e}")))?;
-    if Stamp::of(&opened) != before {
-        // What changed, worded as any other change.
-        before.check_unchanged(path)?;
+/// A file's bytes, decompressed when they are gzipped (the compressed
+/// ones then freed: they are not held while the profile is read), and
+/// whether they were.
+fn unzipped(bytes: Vec<u8>) -> Result<(Vec<u8>, bool), ParseError> {
+    if !crate::text::is_gzip(&bytes) {
+        return Ok((bytes, false));
     }
-    let read = staged.read_samples(&Reread { file, len });
-    // A file changed meanwhile is said so, rather than what its new
-    // bytes made the samples fail with.
-    before.check_unchanged(path)?;
-    read
-}
-
-/// A file read again, a part at a time.
-struct Reread {
-    file: std::fs::File,
-    len: usize,
-}
-
-impl crate::pprof::Source for Reread {
-    fn bytes<'s>(
-        &'s self,
-        start: usize,
-        end: usize,
-        buf: &'s mut Vec<u8>,
-    ) -> std::io::Result<&'s [u8]> {
-        buf.resize(end - start, 0);
-        read_exact_at(&self.file, buf, start as u64)?;
-        Ok(buf)
-    }
-
-    fn total_len(&self) -> usize {
-        self.len
-    }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
-}
-
-/// Not reached: only Unix reads a file again ([`REREAD_BYTES`]).
-#[cfg(not(unix))]
-fn read_exact_at(_: &std::fs::File, _: &mut [u8], _: u64) -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
+    let unzipped = crate::text::gunzip(&bytes);
+    release(bytes);
+    Ok((unzipped?, true))
 }
 
 /// Inputs at least this big are freed on a thread of their own.
@@ -676,8 +627,9 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let (bytes, gzipped) = unzipped(bytes)?;
     let len = bytes.len();
-    if !cfg!(unix) || len < REREAD_BYTES {
+    if !reread::worth_it(len) {
         return parse_bytes(&name, &bytes);
     }
     // As `read_input`: a big pprof profile's samples read again once the
@@ -686,7 +638,7 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
     release(bytes);
     let unfinished = match staged? {
         StagedLoad::Ready(unfinished) => unfinished,
-        staged => read_samples_again(path, before, len, staged)?,
+        staged => reread::samples(path, before, (len, gzipped), staged)?,
     };
     match unfinished.finish()? {
         Loaded::Profile(format, parsed) => Ok((format, *parsed)),
@@ -805,7 +757,7 @@ mod tests {
     }
 
     /// Go's demo CPU profile with its samples repeated past
-    /// [`REREAD_BYTES`], and how many times they are there.
+    /// [`reread::REREAD_BYTES`], and how many times they are there.
     fn big_pprof() -> (Vec<u8>, usize) {
         use prost::Message;
         let fixture = concat!(
@@ -819,7 +771,7 @@ mod tests {
             .iter()
             .map(|s| prost::encoding::message::encoded_len(2, s))
             .sum();
-        let copies = REREAD_BYTES / per_copy + 1;
+        let copies = reread::REREAD_BYTES / per_copy + 1;
         for _ in 0..copies {
             profile.sample.extend(samples.iter().cloned());
         }
@@ -832,7 +784,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cpu.pb");
         let (bytes, copies) = big_pprof();
-        assert!(bytes.len() >= REREAD_BYTES);
+        assert!(bytes.len() >= reread::REREAD_BYTES);
         std::fs::write(&path, &bytes).unwrap();
         let (read, _) = read_input(&path, "1.0", &NoCache).unwrap();
         let in_one_piece = crate::load_bytes("1.0", "cpu.pb", &bytes).unwrap();
@@ -840,6 +792,15 @@ mod tests {
         // The same for `convert`, which reads the one file.
         let converted = read_and_parse(&path).unwrap();
         let parsed_in_one_piece = crate::parse_bytes("cpu.pb", &bytes).unwrap();
+        assert_eq!(format!("{converted:?}"), format!("{parsed_in_one_piece:?}"));
+        // Gzipped (decompressed again from the file, on each thread).
+        let gz_path = dir.path().join("cpu.pb.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &bytes).unwrap();
+        std::fs::write(&gz_path, encoder.finish().unwrap()).unwrap();
+        let (unzipped, _) = read_input(&gz_path, "1.0", &NoCache).unwrap();
+        assert_eq!(format!("{unzipped:?}"), format!("{in_one_piece:?}"));
+        let converted = read_and_parse(&gz_path).unwrap();
         assert_eq!(format!("{converted:?}"), format!("{parsed_in_one_piece:?}"));
         // The samples are all there: each copy's count.
         let Loaded::Profile("pprof", parsed) = read else {
@@ -870,7 +831,7 @@ mod tests {
         assert!(matches!(staged, StagedLoad::PprofSamples(_)));
         // The profiler writes the file again meanwhile.
         std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-        let Err(e) = read_samples_again(&path, before, bytes.len(), staged) else {
+        let Err(e) = reread::samples(&path, before, (bytes.len(), false), staged) else {
             panic!("read a changed file")
         };
         assert!(
