@@ -225,34 +225,21 @@ pub fn load_bytes_unfinished(
     bytes: &[u8],
 ) -> Result<UnfinishedLoad, ParseError> {
     let bytes = unwrapped(bytes)?;
-    match staged_or_unfinished(relative_path, file_name, &bytes)? {
-        StagedLoad::Ready(load) => Ok(load),
-        StagedLoad::PprofSamples(staged) => {
-            let parsed = staged.read_samples(&pprof::Buffer(&bytes))?;
-            Ok(UnfinishedLoad::Profile(
-                pprof::Pprof.name(),
-                Box::new(parsed),
-            ))
-        }
-    }
+    staged_or_unfinished(Some(relative_path), file_name, &bytes)?
+        .read_samples(&pprof::Buffer(&bytes))
 }
 
-/// [`load_bytes_unfinished`], but a raw (not gzipped) pprof profile is
-/// left before its samples ([`pprof::Staged`]): the caller frees `bytes`,
-/// then has the samples read from the file again
-/// ([`StagedLoad::PprofSamples`]), so that a big profile's bytes and its
-/// call tree are never held at once.
+/// [`load_bytes_unfinished`], but a pprof profile is left before its
+/// samples ([`pprof::Staged`]): the caller frees `bytes`, then has the
+/// samples read from the file again ([`StagedLoad::read_samples`]; from
+/// the decompressed stream when the file is gzipped), so that a big
+/// profile's bytes and its call tree are never held at once.
 pub fn load_bytes_staged(
     relative_path: &str,
     file_name: &str,
     bytes: &[u8],
 ) -> Result<StagedLoad, ParseError> {
-    if text::is_gzip(bytes) {
-        // The samples are in the decompressed copy, freed on return.
-        return load_bytes_unfinished(relative_path, file_name, bytes).map(StagedLoad::Ready);
-    }
-    let bytes = unwrapped(bytes)?;
-    staged_or_unfinished(relative_path, file_name, &bytes)
+    staged_or_unfinished(Some(relative_path), file_name, &unwrapped(bytes)?)
 }
 
 /// What [`load_bytes_staged`] read.
@@ -279,14 +266,16 @@ impl StagedLoad {
     }
 }
 
-/// A measurement file or a profile read from `bytes` (decompressed), a
-/// pprof profile up to its samples.
+/// A profile read from `bytes` (decompressed), a pprof profile up to its
+/// samples; or, given the file's path within its version, a measurement
+/// file.
 fn staged_or_unfinished(
-    relative_path: &str,
+    relative_path: Option<&str>,
     file_name: &str,
     bytes: &[u8],
 ) -> Result<StagedLoad, ParseError> {
-    if let Some(read) = measurements::sniff_and_parse(relative_path, bytes) {
+    let measured = relative_path.and_then(|path| measurements::sniff_and_parse(path, bytes));
+    if let Some(read) = measured {
         return read.map(|file| {
             StagedLoad::Ready(UnfinishedLoad::Done(Loaded::Measurements(
                 measurements::Reduced::of(file),
@@ -342,25 +331,10 @@ fn parse_profile(file_name: &str, bytes: &[u8]) -> Result<(&'static str, Parsed)
     Ok((format.name(), checked(format.parse(&input)?)?))
 }
 
-/// [`parse_bytes`], but a raw pprof profile is left before its samples,
-/// as [`load_bytes_staged`] leaves it.
+/// [`parse_bytes`] (a profile, never a measurement file), but a pprof
+/// profile is left before its samples, as [`load_bytes_staged`] leaves it.
 pub fn parse_bytes_staged(file_name: &str, bytes: &[u8]) -> Result<StagedLoad, ParseError> {
-    let unwrapped = unwrapped(bytes)?;
-    let input = Input {
-        file_name,
-        bytes: &unwrapped,
-    };
-    let format = sniffed_format(&input)?;
-    if format.name() == pprof::Pprof.name() && !text::is_gzip(bytes) {
-        return Ok(StagedLoad::PprofSamples(Box::new(pprof::stage(
-            &unwrapped,
-        )?)));
-    }
-    let unfinished = format.parse_unfinished(&input)?;
-    Ok(StagedLoad::Ready(UnfinishedLoad::Profile(
-        format.name(),
-        Box::new(unfinished),
-    )))
+    staged_or_unfinished(None, file_name, &unwrapped(bytes)?)
 }
 
 /// The first format whose signature `input` has, or why none reads it.

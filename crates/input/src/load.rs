@@ -243,23 +243,20 @@ pub(crate) fn read_input(
         release(bytes);
         return Ok((hit, None));
     }
-    let (bytes, gzipped) = unzipped(bytes)?;
     // The bytes are freed before the profile's last steps (the line
     // fold builds a second tree): a big file, its tree and the folded
-    // tree are never held at once. A big pprof profile's are freed
-    // before its samples are read (from the file again), which build the
-    // tree.
-    let len = bytes.len();
-    let staged = match reread::worth_it(len) {
-        true => crate::load_bytes_staged(within_version, &name, &bytes),
-        false => load_bytes_unfinished(within_version, &name, &bytes).map(StagedLoad::Ready),
+    // tree are never held at once.
+    let unzipped = unzipped(bytes)?;
+    let unfinished = if reread::worth_it(unzipped.0.len()) {
+        staged_then_read_again(path, before, unzipped, |bytes| {
+            crate::load_bytes_staged(within_version, &name, bytes)
+        })
+    } else {
+        let unfinished = load_bytes_unfinished(within_version, &name, &unzipped.0);
+        release(unzipped.0);
+        unfinished
     };
-    release(bytes);
-    let unfinished = match staged? {
-        StagedLoad::Ready(unfinished) => unfinished,
-        staged => reread::samples(path, before, (len, gzipped), staged)?,
-    };
-    let loaded = unfinished.finish()?;
+    let loaded = unfinished?.finish()?;
     Ok(stored(cache, &key, loaded))
 }
 
@@ -273,6 +270,25 @@ fn unzipped(bytes: Vec<u8>) -> Result<(Vec<u8>, bool), ParseError> {
     let unzipped = crate::text::gunzip(&bytes);
     release(bytes);
     Ok((unzipped?, true))
+}
+
+/// What `stage` reads of `bytes` (the file at `path`, decompressed when
+/// `gzipped`), with a pprof profile's samples read from the file again
+/// once the bytes are freed: a big profile's bytes and the call tree its
+/// samples build are never held at once.
+fn staged_then_read_again(
+    path: &Path,
+    before: Stamp,
+    (bytes, gzipped): (Vec<u8>, bool),
+    stage: impl FnOnce(&[u8]) -> Result<StagedLoad, ParseError>,
+) -> Result<crate::UnfinishedLoad, ParseError> {
+    let len = bytes.len();
+    let staged = stage(&bytes);
+    release(bytes);
+    match staged? {
+        StagedLoad::Ready(unfinished) => Ok(unfinished),
+        staged => reread::samples(path, before, (len, gzipped), staged),
+    }
 }
 
 /// Inputs at least this big are freed on a thread of their own.
@@ -627,19 +643,13 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (bytes, gzipped) = unzipped(bytes)?;
-    let len = bytes.len();
-    if !reread::worth_it(len) {
-        return parse_bytes(&name, &bytes);
+    let unzipped = unzipped(bytes)?;
+    if !reread::worth_it(unzipped.0.len()) {
+        return parse_bytes(&name, &unzipped.0);
     }
-    // As `read_input`: a big pprof profile's samples read again once the
-    // bytes are freed.
-    let staged = crate::parse_bytes_staged(&name, &bytes);
-    release(bytes);
-    let unfinished = match staged? {
-        StagedLoad::Ready(unfinished) => unfinished,
-        staged => reread::samples(path, before, (len, gzipped), staged)?,
-    };
+    let unfinished = staged_then_read_again(path, before, unzipped, |bytes| {
+        crate::parse_bytes_staged(&name, bytes)
+    })?;
     match unfinished.finish()? {
         Loaded::Profile(format, parsed) => Ok((format, *parsed)),
         Loaded::Measurements(_) => Err(ParseError::whole("not a profile")),
@@ -756,15 +766,20 @@ mod tests {
         assert_eq!(read_in_parts(&path, 4_000_000).unwrap(), bytes);
     }
 
-    /// Go's demo CPU profile with its samples repeated past
-    /// [`reread::REREAD_BYTES`], and how many times they are there.
-    fn big_pprof() -> (Vec<u8>, usize) {
-        use prost::Message;
+    /// Go's demo CPU profile, gzipped as Go writes it.
+    fn demo_cpu() -> Vec<u8> {
         let fixture = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz"
         );
-        let raw = crate::text::gunzip(&std::fs::read(fixture).unwrap()).unwrap();
+        std::fs::read(fixture).unwrap()
+    }
+
+    /// [`demo_cpu`] with its samples repeated past
+    /// [`reread::REREAD_BYTES`], and how many times they are there.
+    fn big_pprof() -> (Vec<u8>, usize) {
+        use prost::Message;
+        let raw = crate::text::gunzip(&demo_cpu()).unwrap();
         let mut profile = crate::pprof::pb::Profile::decode(&*raw).unwrap();
         let samples = std::mem::take(&mut profile.sample);
         let per_copy: usize = samples
@@ -806,16 +821,8 @@ mod tests {
         let Loaded::Profile("pprof", parsed) = read else {
             panic!("not read as pprof")
         };
-        let (one, _) = crate::parse_bytes(
-            "demo.cpu.pb.gz",
-            &std::fs::read(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz"
-            ))
-            .unwrap(),
-        )
-        .map(|(_, p)| (p.profile.totals()[0], ()))
-        .unwrap();
+        let (_, one) = crate::parse_bytes("demo.cpu.pb.gz", &demo_cpu()).unwrap();
+        let one = one.profile.totals()[0];
         assert_eq!(parsed.profile.totals()[0], one * copies as f64);
     }
 
