@@ -123,12 +123,13 @@ impl Format for Folded {
         // Big files are read in chunks of whole lines on every core (chunk
         // boundaries depend on the size only, so the result does not
         // depend on the number of threads), then built into one tree in
-        // file order. The line fold is left for after the file is freed.
+        // file order, with one node per function from the start (the line
+        // fold is done while the tree is built).
         let parsed = match utf8_chunks(input.bytes, CHUNK_BYTES) {
             Some(chunks) => parse_text(&chunks),
             None => parse_text(&split_chunks(&text::decode_text(input.bytes), CHUNK_BYTES)),
         }?;
-        Ok(Unfinished::then(parsed, crate::fold_lines))
+        Ok(Unfinished::done(parsed))
     }
 }
 
@@ -180,7 +181,7 @@ fn reads_as_stack(line: &str) -> bool {
 /// fold).
 fn parse_text(chunks: &[&str]) -> Result<Parsed, ParseError> {
     let mode = survey(chunks.iter().flat_map(|c| c.split('\n')));
-    parse_chunks_unfolded(chunks, mode)
+    parse_chunks(chunks, mode)
 }
 
 /// Files larger than twice this are parsed in chunks of about this size.
@@ -237,19 +238,22 @@ fn chunk_bytes(bytes: &[u8], size: usize) -> Vec<&[u8]> {
     chunks
 }
 
-/// [`parse_chunks_unfolded`] and the line fold.
-#[cfg(test)]
-fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
-    parse_chunks_unfolded(chunks, mode).map(crate::fold_lines)
-}
-
 /// Reads `chunks` (consecutive pieces of one file, cut after a newline)
 /// into one profile: chunks are read into frame ids on every core while
 /// this thread builds the tree from them in file order, reading chunks
 /// itself whenever the next one is not ready.
-fn parse_chunks_unfolded(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
+fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
+    parse_chunks_folding(chunks, mode, model::FoldWhileBuilding::new())
+}
+
+/// [`parse_chunks`] with the line fold `fold`.
+fn parse_chunks_folding(
+    chunks: &[&str],
+    mode: Mode,
+    fold: model::FoldWhileBuilding,
+) -> Result<Parsed, ParseError> {
     let reads = ChunkQueue::new(chunks, mode);
-    let mut builder = TreeBuilder::new(mode);
+    let mut builder = TreeBuilder::new(mode, fold);
     let helpers = rayon::current_num_threads()
         .saturating_sub(1)
         .min(chunks.len().saturating_sub(1));
@@ -543,9 +547,18 @@ struct ChunkStacks<'a> {
     /// Newlines in the chunk (line numbers of the next chunk start after).
     newlines: usize,
     mode: Mode,
-    /// The last stack read and where each of its non-empty frames ends.
+    /// The last stack read, where each of its non-empty frames ends, and
+    /// their ids.
     previous: &'a str,
     previous_ends: Vec<usize>,
+    path: Vec<FrameId>,
+    /// What the line fold needs of each frame: its line, whether a node
+    /// of the tree of lines would have it, and its weight there (see
+    /// [`model::FoldWhileBuilding`]); whether any frame has a line.
+    line_of: Vec<Option<u32>>,
+    used: Vec<bool>,
+    weight: Vec<f64>,
+    any_line: bool,
 }
 
 /// One line that holds a stack.
@@ -558,6 +571,9 @@ struct StackLine<'a> {
     /// Allocation output: the class leaf, and whether it was allocated
     /// outside a TLAB.
     class: Option<(&'a str, bool)>,
+    /// The line of the leaf's frame (of the frame the samples count in, past
+    /// the depth limit).
+    line: Option<u32>,
 }
 
 impl<'a> ChunkStacks<'a> {
@@ -572,6 +588,11 @@ impl<'a> ChunkStacks<'a> {
             mode,
             previous: "",
             previous_ends: Vec::new(),
+            path: Vec::new(),
+            line_of: Vec::new(),
+            used: Vec::new(),
+            weight: Vec::new(),
+            any_line: false,
         };
         let mut pieces = 0;
         for (i, line) in chunk.split('\n').enumerate() {
@@ -615,6 +636,7 @@ impl<'a> ChunkStacks<'a> {
         };
         let shared = self.shared_frames(stack);
         self.previous_ends.truncate(shared);
+        self.path.truncate(shared);
         // The frames after the shared ones; an empty stack (a sample with
         // no frames) counts at the root.
         let from = match shared {
@@ -635,22 +657,59 @@ impl<'a> ChunkStacks<'a> {
             }
             let id = match self.by_text.get(part) {
                 Some(&id) => id,
-                None => {
-                    let id = self.frames.intern(frame_from_text(part));
-                    self.by_text.insert(part.into(), id);
-                    id
-                }
+                None => self.new_frame(part),
             };
             self.ids.push(id);
+            // A frame past the depth limit names no node: its samples count
+            // in the cut node, which has its parent's frame.
+            if self.previous_ends.len() < MAX_DEPTH as usize {
+                self.used[id.0 as usize] = true;
+            }
             self.previous_ends.push(end);
+            self.path.push(id);
         }
         self.previous = stack;
+        let leaf = self.path.len().min(MAX_DEPTH as usize).checked_sub(1);
+        let line = leaf.and_then(|i| self.line_of[self.path[i].0 as usize]);
+        if self.any_line {
+            self.weigh_path(count);
+        }
         self.lines.push(StackLine {
             shared: shared as u32,
             ids_end: self.ids.len() as u32,
             count,
             class,
+            line,
         });
+    }
+
+    /// The id of a frame not seen before in this chunk.
+    fn new_frame(&mut self, text: &str) -> FrameId {
+        let frame = frame_from_text(text);
+        let line = frame.line;
+        let id = self.frames.intern(frame);
+        self.by_text.insert(text.into(), id);
+        if id.0 as usize >= self.line_of.len() {
+            self.line_of.resize(id.0 as usize + 1, None);
+            self.used.resize(id.0 as usize + 1, false);
+            self.weight.resize(id.0 as usize + 1, 0.0);
+        }
+        self.line_of[id.0 as usize] = line;
+        self.any_line |= line.is_some();
+        id
+    }
+
+    /// Adds `count` to the weight of every frame with a line on the
+    /// current stack, once per node of the tree of lines it names (past
+    /// the depth limit, the cut node names its parent's frame).
+    fn weigh_path(&mut self, count: f64) {
+        let last = MAX_DEPTH as usize - 1;
+        for depth in 0..self.path.len() {
+            let f = self.path[depth.min(last)].0 as usize;
+            if self.line_of[f].is_some() {
+                self.weight[f] += count;
+            }
+        }
     }
 
     /// How many leading non-empty frames `stack` shares with the previous
@@ -699,12 +758,15 @@ struct TreeBuilder<'a> {
     /// Allocation output only: the sites, and each class leaf's index.
     allocations: Option<Allocations>,
     class_of: FxHashMap<&'a str, u32>,
+    /// Nodes are one per function from the start.
+    fold: model::FoldWhileBuilding,
 }
 
 impl<'a> TreeBuilder<'a> {
-    fn new(mode: Mode) -> TreeBuilder<'a> {
+    fn new(mode: Mode, fold: model::FoldWhileBuilding) -> TreeBuilder<'a> {
         TreeBuilder {
             mode,
+            fold,
             frames: FrameTable::new(),
             profile: None,
             warnings: Vec::new(),
@@ -729,6 +791,16 @@ impl<'a> TreeBuilder<'a> {
             return Err(ParseError::whole(LimitHit::Frames.message()));
         }
         let map = self.frames.absorb(chunk.frames);
+        self.fold.add_frames(&self.frames);
+        for (i, &f) in map.iter().enumerate() {
+            if chunk.used.get(i) == Some(&true) {
+                self.fold.used(f);
+            }
+            if let Some(&w) = chunk.weight.get(i).filter(|w| **w != 0.0) {
+                self.fold.weigh(f, w);
+            }
+        }
+        let map: Vec<FrameId> = map.iter().map(|&f| self.fold.function(f)).collect();
         // Every frame of the chunk not shared with the line before may be
         // a new node (for sorted stacks nearly every one is).
         if !chunk.lines.is_empty() {
@@ -754,6 +826,14 @@ impl<'a> TreeBuilder<'a> {
             }
             start = line.ids_end as usize;
             profile.tree.add_self(node, 0, line.count);
+            if let Some(at) = line.line {
+                let outside = matches!(
+                    (line.class, mode),
+                    (Some((_, true)), Mode::Allocations { outside_tlab: true })
+                );
+                let values = [line.count, if outside { line.count } else { 0.0 }];
+                self.fold.sampled(node, at, values);
+            }
             if let Some((name, outside_tlab)) = line.class {
                 self.add_site(node, name, outside_tlab, line.count);
             }
@@ -786,8 +866,9 @@ impl<'a> TreeBuilder<'a> {
         match self.profile {
             Some(mut profile) => {
                 profile.allocations = self.allocations.filter(|a| !a.is_empty()).map(Box::new);
+                let (frames, profile) = self.fold.finish(self.frames, profile);
                 Ok(Parsed {
-                    frames: self.frames,
+                    frames,
                     profile,
                     warnings: self.warnings,
                     header: Default::default(),

@@ -29,7 +29,9 @@ pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, Note, ProfileEntry, Skipped, Version};
 pub use identity::{FunctionIds, PathRules};
-pub use line_fold::{fold_sampled_lines, line_granularity, set_line_granularity};
+pub use line_fold::{
+    fold_sampled_lines, line_granularity, set_line_granularity, FoldWhileBuilding,
+};
 pub use line_self::LineSelf;
 pub use measurement::{Better, Interval, MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};

@@ -70,6 +70,121 @@ pub fn fold_sampled_lines(frames: FrameTable, profile: Profile) -> (FrameTable, 
     (table, folded)
 }
 
+/// The fold done while a reader builds its tree, for readers that see
+/// each stack whole (the folded reader): nodes are made with the
+/// function's frame from the start, so the tree of one node per sampled
+/// line is never built and merged. The result is the tree, frame table and
+/// line table [`fold_sampled_lines`] makes of the tree of lines.
+///
+/// The reader interns frames of lines as before, tells the fold of every
+/// frame it adds ([`add_frames`](Self::add_frames)), builds nodes with
+/// [`function`](Self::function)'s ids, and reports what a tree of lines
+/// would have held: which frames name a node ([`used`](Self::used)), each
+/// frame's weight (its nodes' inclusive value, [`weigh`](Self::weigh)), and
+/// the self value each sample leaves at its leaf's line
+/// ([`sampled`](Self::sampled)).
+#[derive(Debug, Default)]
+pub struct FoldWhileBuilding {
+    /// Off when frames stay one per line ([`set_line_granularity`]).
+    on: bool,
+    /// Each function's provisional id: its rank among functions as their
+    /// first frames come. The final ids count used frames only; a frame
+    /// that names no node (a stack's frame past the depth limit) can shift
+    /// them, and the tree's ids are then mapped once at the end.
+    slot_of: HashMap<Frame, u32>,
+    /// Per frame of lines: its function's provisional id, whether a node
+    /// has it, its weight.
+    function: Vec<FrameId>,
+    used: Vec<bool>,
+    weight: Vec<f64>,
+    /// (node, line, self values) of every sample at a frame with a line.
+    entries: Vec<(NodeId, u32, [f64; 2])>,
+}
+
+impl FoldWhileBuilding {
+    /// A fold that is on unless profiles are read by line
+    /// ([`set_line_granularity`]).
+    pub fn new() -> FoldWhileBuilding {
+        FoldWhileBuilding::folding(!line_granularity())
+    }
+
+    /// A fold that is on when `on` is, whatever the granularity set.
+    pub fn folding(on: bool) -> FoldWhileBuilding {
+        FoldWhileBuilding {
+            on,
+            ..FoldWhileBuilding::default()
+        }
+    }
+
+    /// Takes the frames of `frames` it has not seen yet (frames are only
+    /// ever added to a table).
+    pub fn add_frames(&mut self, frames: &FrameTable) {
+        for (id, frame) in frames.iter().skip(self.function.len()) {
+            let function = match self.on {
+                true => {
+                    let next = self.slot_of.len() as u32;
+                    FrameId(*self.slot_of.entry(function_key(frame)).or_insert(next))
+                }
+                false => id,
+            };
+            self.function.push(function);
+        }
+        self.used.resize(self.function.len(), false);
+        self.weight.resize(self.function.len(), 0.0);
+    }
+
+    /// The id a node of `frame` gets.
+    pub fn function(&self, frame: FrameId) -> FrameId {
+        self.function[frame.0 as usize]
+    }
+
+    /// A node of the tree of lines has `frame`.
+    pub fn used(&mut self, frame: FrameId) {
+        self.used[frame.0 as usize] = true;
+    }
+
+    /// Adds `weight` (inclusive value, first metric) to `frame`'s.
+    pub fn weigh(&mut self, frame: FrameId, weight: f64) {
+        self.weight[frame.0 as usize] += weight;
+    }
+
+    /// A sample of `values` (per metric, up to two) at `node`, taken at
+    /// `line` of its function.
+    pub fn sampled(&mut self, node: NodeId, line: u32, values: [f64; 2]) {
+        if self.on && values.iter().any(|v| *v != 0.0) {
+            self.entries.push((node, line, values));
+        }
+    }
+
+    /// The table of one frame per function, and `profile` (built with
+    /// [`function`](Self::function)'s ids) with its frames' ids final and
+    /// its line table; both as they are when nothing was folded (no frame
+    /// has a line, or profiles are read by line) or when the table of
+    /// lines ran into its limit (the file is rejected then).
+    pub fn finish(self, frames: FrameTable, mut profile: Profile) -> (FrameTable, Profile) {
+        let has_sampled_lines = frames
+            .iter()
+            .any(|(_, f)| f.line.is_some() && f.line != f.start_line);
+        if !self.on || !has_sampled_lines || frames.over_limit() {
+            return (frames, profile);
+        }
+        let (functions, slots) = functions_of(&frames, &self.used);
+        let (table, function_of) =
+            function_table(&frames, &self.used, functions, &slots, Some(&self.weight));
+        let mut map: Vec<FrameId> = (0..self.slot_of.len() as u32).map(FrameId).collect();
+        for (i, &used) in self.used.iter().enumerate() {
+            if used {
+                map[self.function[i].0 as usize] = function_of[i];
+            }
+        }
+        profile.tree.remap_frames(&map);
+        let metrics = profile.tree.metric_count();
+        profile.line_self =
+            (!self.entries.is_empty()).then(|| LineSelf::from_entries(metrics, self.entries));
+        (table, profile)
+    }
+}
+
 /// The frame of `frame`'s function, its line still to be chosen.
 fn function_key(frame: &Frame) -> Frame {
     Frame {

@@ -456,3 +456,120 @@ fn text_that_is_not_utf8_is_decoded_whole_before_it_is_cut() {
         .unwrap();
     assert_eq!(p.profile.tree.total(0), 602.0);
 }
+
+/// `text` read in chunks of about `chunk` bytes twice: folded while its
+/// tree is built (the reader's way), and built as a tree of lines then
+/// folded (the way of the readers that see no whole stacks).
+fn folded_both_ways(text: &str, chunk: usize) -> (Parsed, Parsed) {
+    let chunks = split_chunks(text, chunk);
+    let mode = survey(chunks.iter().flat_map(|c| c.split('\n')));
+    let read = |on| parse_chunks_folding(&chunks, mode, model::FoldWhileBuilding::folding(on));
+    (read(true).unwrap(), crate::fold_lines(read(false).unwrap()))
+}
+
+/// Everything of a parsed profile a page can show: the frame table, every
+/// node (parent, frame id, children, self values), the cut nodes, the line
+/// table, the allocation sites and the warnings.
+fn everything(p: &Parsed) -> String {
+    let tree = &p.profile.tree;
+    let frames: Vec<_> = p.frames.iter().collect();
+    let nodes: Vec<_> = tree
+        .node_ids()
+        .map(|n| {
+            let values: Vec<f64> = (0..tree.metric_count())
+                .map(|m| tree.self_value(n, m))
+                .collect();
+            (
+                tree.parent(n),
+                tree.frame(n),
+                tree.children(n).to_vec(),
+                values,
+            )
+        })
+        .collect();
+    let lines: Option<Vec<_>> = p.profile.line_self.as_ref().map(|l| l.iter().collect());
+    // The sites and classes (not the index to them, a hash map).
+    let sites = p
+        .profile
+        .allocations
+        .as_ref()
+        .map(|a| (&a.sites, &a.classes));
+    format!(
+        "{frames:?}\n{nodes:?}\n{:?}\n{lines:?}\n{sites:?}\n{:?}",
+        tree.cut_nodes(),
+        p.warnings
+    )
+}
+
+#[test]
+fn the_fold_while_building_gives_what_folding_the_tree_of_lines_gives() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../sample-data"));
+    let mut files: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "folded"))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 10,
+        "py-spy profiles of sample-data: {files:?}"
+    );
+    let mut texts: Vec<(String, String)> = files
+        .iter()
+        .map(|f| (f.display().to_string(), std::fs::read_to_string(f).unwrap()))
+        .collect();
+    // A function at several lines and in recursion, a line with a zero
+    // count, fractions, a sample without frames, and frames without lines.
+    texts.push((
+        "mixed".into(),
+        "main (m.py:1);work (w.py:7);work (w.py:9) 3\nmain (m.py:1);work (w.py:9) 0\n\
+         main (m.py:2);helper 5\nmain (m.py:1);work (w.py:7) 2.5\n 4\n\
+         main (m.py:2);work (w.py:9);work (w.py:7);helper 0.25\n"
+            .into(),
+    ));
+    // Allocation output whose methods carry lines, some outside TLABs.
+    texts.push((
+        "allocations".into(),
+        "Main.run (Main.java:10);Main.make (Main.java:20);java.lang.String_[i] 3\n\
+         Main.run (Main.java:11);Main.make (Main.java:21);byte[]_[k] 2\n\
+         Main.run (Main.java:10);Main.make (Main.java:21);java.lang.String_[i] 4\n"
+            .into(),
+    ));
+    // A stack past the depth limit whose frame there is on no other
+    // stack: no node of the tree of lines names it, so it has no function
+    // id, and the functions after it get theirs one lower. Lines 4 and 5
+    // of `r` weigh the same but for the cut node, which holds the samples
+    // below the limit under the frame above it (line 5): it decides.
+    let mut deep = (0..MAX_DEPTH as usize)
+        .map(|i| format!("r (r.py:{})", 4 + i % 2))
+        .collect::<Vec<_>>()
+        .join(";");
+    deep.push_str(";only_here (o.py:5);below (b.py:1) 2\nlater (l.py:3) 1\nr (r.py:6) 1\n");
+    texts.push(("deep".into(), deep));
+    for (name, text) in &texts {
+        for chunk in [256, usize::MAX / 4] {
+            let (built, after) = folded_both_ways(text, chunk);
+            assert_eq!(
+                everything(&built),
+                everything(&after),
+                "{name}, chunks of {chunk}"
+            );
+        }
+    }
+    // Not equal by doing nothing: every one of them has a line table.
+    for (name, text) in &texts {
+        let (built, _) = folded_both_ways(text, usize::MAX / 4);
+        assert!(built.profile.line_self.is_some(), "{name}");
+    }
+    let (deep, _) = folded_both_ways(&texts.last().unwrap().1, usize::MAX / 4);
+    assert!(!deep.frames.iter().any(|(_, f)| f.function == "only_here"));
+    let r = deep
+        .frames
+        .iter()
+        .find(|(_, f)| f.function == "r")
+        .unwrap()
+        .1;
+    assert_eq!(r.line, Some(5));
+    assert_eq!(deep.profile.tree.cut_nodes().len(), 1);
+}
