@@ -74,6 +74,15 @@ fn sampled<'a>(
     history: &'a History,
     base: &'a [Frame],
 ) -> BTreeMap<usize, BTreeMap<&'a str, Functions<'a>>> {
+    // A move is between two versions' files: with profiles of one version
+    // only, or no frame in a file, there is none to find, and the nodes of
+    // a big profile need not be read to say so.
+    let mut versions = history.profiles.iter().map(|e| e.version);
+    let first = versions.next();
+    let one_version = versions.all(|v| Some(v) == first);
+    if one_version || !base.iter().any(|f| f.file.is_some()) {
+        return BTreeMap::new();
+    }
     let mut seen: Vec<Vec<usize>> = vec![Vec::new(); history.frames.len()];
     for entry in &history.profiles {
         let tree = &entry.profile.tree;
