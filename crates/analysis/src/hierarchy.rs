@@ -5,6 +5,7 @@
 //! Frames that differ only by line (or start line, or source hash) belong
 //! to the same method; the method is what [`component_path`] derives.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -103,20 +104,21 @@ impl Hierarchy {
     /// function as `ids` says (see [`model::identity`]). Component
     /// ids are assigned in key order, so they do not depend on load order.
     pub fn new(frames: &FrameTable, ids: &FunctionIds, project: &str) -> Hierarchy {
-        let mut places = Vec::with_capacity(frames.len());
-        let paths: Vec<[String; 3]> = frames
-            .iter()
-            .map(|(id, f)| {
-                let function = ids.function(id, f);
-                places.push(origin::place(&function));
+        // Each frame's component path, on every core (a name-rich profile
+        // has tens of thousands of frames).
+        let (paths, places): (Vec<[String; 3]>, Vec<_>) = (0..frames.len() as u32)
+            .into_par_iter()
+            .map(|i| {
+                let id = FrameId(i);
+                let function = ids.function(id, frames.get(id));
                 let c = component_path(&function);
                 let method = match function.file.is_none() && function.module.is_none() {
                     true => engine_method(c.method),
                     false => c.method,
                 };
-                [c.package, c.class, method]
+                ([c.package, c.class, method], origin::place(&function))
             })
-            .collect();
+            .unzip();
         // Sorted keys of every package, class and method (borrowed from
         // the paths: sorting and looking up owned keys was most of the
         // time on big histories).
@@ -136,7 +138,7 @@ impl Hierarchy {
             keys.push((p, c, m, Level::Method));
         }
         drop((packages, classes));
-        keys.sort_unstable();
+        keys.par_sort_unstable();
         keys.dedup();
         let mut comps = vec![Comp {
             level: Level::Project,
