@@ -21,18 +21,26 @@ pub fn is_placed(frame: &Frame) -> bool {
 /// it: its own frame when `placed`, else that of its nearest placed
 /// ancestor, else its own. The root has none.
 pub fn owners(tree: &CallTree, placed: impl Fn(FrameId) -> bool) -> Vec<Option<FrameId>> {
+    owners_as(tree, |f| (placed(f), f))
+}
+
+/// [`owners`], each owner given as what `of` says of its frame (whether
+/// it is placed, and a value standing for it, such as its method): one
+/// pass, without the frames' list in between.
+pub fn owners_as<T: Copy>(tree: &CallTree, of: impl Fn(FrameId) -> (bool, T)) -> Vec<Option<T>> {
     // The nearest placed frame on each node's path, itself included.
-    let mut nearest: Vec<Option<FrameId>> = vec![None; tree.len()];
-    let mut owner: Vec<Option<FrameId>> = vec![None; tree.len()];
+    let mut nearest: Vec<Option<T>> = vec![None; tree.len()];
+    let mut owner: Vec<Option<T>> = vec![None; tree.len()];
     for n in tree.node_ids().skip(1) {
         let Some(f) = tree.frame(n) else { continue };
         let inherited = tree.parent(n).and_then(|p| nearest[p.index()]);
-        if placed(f) {
-            nearest[n.index()] = Some(f);
-            owner[n.index()] = Some(f);
+        let (placed, value) = of(f);
+        if placed {
+            nearest[n.index()] = Some(value);
+            owner[n.index()] = Some(value);
         } else {
             nearest[n.index()] = inherited;
-            owner[n.index()] = inherited.or(Some(f));
+            owner[n.index()] = inherited.or(Some(value));
         }
     }
     owner

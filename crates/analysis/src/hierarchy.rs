@@ -233,6 +233,11 @@ impl Hierarchy {
         self.frame_method[frame.0 as usize]
     }
 
+    /// How many frames the hierarchy was built with (frame ids below it).
+    pub fn frame_count(&self) -> usize {
+        self.frame_method.len()
+    }
+
     /// The method component of a frame, `None` for a frame the hierarchy
     /// was not built with (a shape's frame made from no history frame).
     pub fn method_of_known(&self, frame: FrameId) -> Option<CompId> {

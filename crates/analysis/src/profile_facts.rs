@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::hierarchy::{CompId, Hierarchy, Level};
-use model::{CallTree, NodeId, Profile};
+use model::{CallTree, FrameId, NodeId, Profile};
 
 /// A call from one component to another at one level.
 pub type Edge = (CompId, CompId);
@@ -85,10 +85,17 @@ fn facts_walked_from(
 /// ([`crate::code_owner`]), which is then already on the path and so adds
 /// nothing twice.
 fn node_methods(tree: &CallTree, hierarchy: &Hierarchy) -> Vec<Option<CompId>> {
-    crate::code_owner::owners(tree, |f| hierarchy.is_placed(f))
-        .into_iter()
-        .map(|owner| owner.map(|f| hierarchy.method_of(f)))
-        .collect()
+    // Per frame, looked up once per node: whether it is placed, its method
+    // (a frame the hierarchy does not know counts for the project).
+    let of: Vec<(bool, CompId)> = (0..hierarchy.frame_count() as u32)
+        .map(FrameId)
+        .map(|f| (hierarchy.is_placed(f), hierarchy.method_of(f)))
+        .collect();
+    crate::code_owner::owners_as(tree, |f| {
+        of.get(f.0 as usize)
+            .copied()
+            .unwrap_or((true, CompId::PROJECT))
+    })
 }
 
 /// Trees with at least this many nodes are walked in two halves at once.
@@ -106,11 +113,11 @@ fn root_groups(tree: &CallTree, parallel_nodes: usize) -> Vec<&[NodeId]> {
         return vec![roots];
     }
     let sizes = subtree_sizes(tree);
-    let total: usize = roots.iter().map(|r| sizes[r.index()]).sum();
+    let total: usize = roots.iter().map(|r| sizes[r.index()] as usize).sum();
     // The split point whose two sides differ least in node count.
     let (mut before, mut split, mut best) = (0, 1, usize::MAX);
     for (i, r) in roots.iter().enumerate().take(roots.len() - 1) {
-        before += sizes[r.index()];
+        before += sizes[r.index()] as usize;
         let gap = (2 * before).abs_diff(total);
         if gap < best {
             (split, best) = (i + 1, gap);
@@ -122,8 +129,9 @@ fn root_groups(tree: &CallTree, parallel_nodes: usize) -> Vec<&[NodeId]> {
 
 /// Nodes in each node's subtree, itself included (parents are stored
 /// before their children).
-fn subtree_sizes(tree: &CallTree) -> Vec<usize> {
-    let mut size = vec![1; tree.len()];
+fn subtree_sizes(tree: &CallTree) -> Vec<u32> {
+    // Node ids are u32, so are counts of nodes.
+    let mut size = vec![1u32; tree.len()];
     for n in (1..tree.len()).rev().map(|i| NodeId(i as u32)) {
         if let Some(p) = tree.parent(n) {
             size[p.index()] += size[n.index()];
