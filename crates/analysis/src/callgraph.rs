@@ -51,8 +51,13 @@ impl Edges {
     fn of(map: HashMap<Edge, f64>) -> Edges {
         let mut from: Vec<(CompId, CompId, f64)> =
             map.into_iter().map(|((a, b), v)| (a, b, v)).collect();
-        let mut to: Vec<(CompId, CompId, f64)> = from.iter().map(|&(a, b, v)| (b, a, v)).collect();
         from.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        Edges::from_sorted(from)
+    }
+
+    /// The edges of `from`, sorted by caller then callee, each once.
+    fn from_sorted(from: Vec<(CompId, CompId, f64)>) -> Edges {
+        let mut to: Vec<(CompId, CompId, f64)> = from.iter().map(|&(a, b, v)| (b, a, v)).collect();
         to.sort_unstable_by_key(|&(b, a, _)| (b, a));
         Edges { from, to }
     }
@@ -79,16 +84,31 @@ pub fn version_edges(scope: &Scope, facts: &[ProfileFacts], v: usize, level: Lev
     let Some(l) = EDGE_LEVELS.iter().position(|x| *x == level) else {
         return Edges::default();
     };
-    let mut out: HashMap<Edge, f64> = HashMap::new();
+    // Every profile's edges are sorted: one profile's are the version's
+    // as they are; several profiles' are sorted together (stably, so each
+    // edge's values are added in profile order) and added up.
+    let mut pairs: Vec<(Edge, f64)> = Vec::new();
+    let mut profiles = 0;
     for reps in &scope.versions[v] {
         let n = reps.entries.len() as f64;
         for &(entry, metric) in &reps.entries {
-            for (edge, values) in &facts[entry].edges[l] {
-                *out.entry(*edge).or_insert(0.0) += values.get(metric).copied().unwrap_or(0.0) / n;
-            }
+            profiles += 1;
+            let edges = facts[entry].edges[l].iter();
+            pairs.extend(edges.map(|(e, values)| (*e, values.get(metric).copied().unwrap_or(0.0) / n)));
         }
     }
-    Edges::of(out)
+    if profiles > 1 {
+        pairs.sort_by_key(|p| p.0);
+    }
+    let mut from: Vec<(CompId, CompId, f64)> = Vec::with_capacity(pairs.len());
+    for ((a, b), value) in pairs {
+        match from.last_mut() {
+            Some(last) if (last.0, last.1) == (a, b) => last.2 += value,
+            // From 0.0 as a sum begins (a -0.0 value counts as 0.0).
+            _ => from.push((a, b, 0.0 + value)),
+        }
+    }
+    Edges::from_sorted(from)
 }
 
 /// Callers and callees of `comp`, largest first; with `before`, each edge
