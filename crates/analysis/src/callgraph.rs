@@ -94,7 +94,9 @@ pub fn version_edges(scope: &Scope, facts: &[ProfileFacts], v: usize, level: Lev
         for &(entry, metric) in &reps.entries {
             profiles += 1;
             let edges = facts[entry].edges[l].iter();
-            pairs.extend(edges.map(|(e, values)| (*e, values.get(metric).copied().unwrap_or(0.0) / n)));
+            pairs.extend(
+                edges.map(|(e, values)| (e, values.get(metric).copied().unwrap_or(0.0) / n)),
+            );
         }
     }
     if profiles > 1 {

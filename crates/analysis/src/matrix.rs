@@ -255,8 +255,8 @@ fn version_stats(
         for (r, &(entry, metric)) in reps.entries.iter().enumerate() {
             let f = &facts[entry];
             total += f.totals.get(metric).copied().unwrap_or(0.0) / n as f64;
-            for (comp, v) in &f.method_time {
-                values.entry(*comp).or_insert_with(|| vec![0.0; n])[r] +=
+            for (comp, v) in f.method_time.iter() {
+                values.entry(comp).or_insert_with(|| vec![0.0; n])[r] +=
                     v.get(metric).copied().unwrap_or(0.0);
             }
         }

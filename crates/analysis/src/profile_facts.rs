@@ -24,12 +24,100 @@ pub struct ProfileFacts {
     /// Total per metric.
     pub totals: Vec<f64>,
     /// Inclusive value per metric of every method that appears, sorted by id.
-    pub method_time: Vec<(CompId, Vec<f64>)>,
+    pub method_time: Keyed<CompId>,
     /// Per level of [`EDGE_LEVELS`]: value per metric of every call edge
     /// (caller ≠ callee at that level), sorted by edge.
-    pub edges: [Vec<(Edge, Vec<f64>)>; 3],
+    pub edges: [Keyed<Edge>; 3],
     /// With a timeline: every method's share (0–1) of each time frame, sorted.
     pub timeline: Option<Vec<(CompId, Vec<f64>)>>,
+}
+
+/// Values per metric of keys in sorted order, in two columns (a key's
+/// values follow each other): a name-rich profile has hundreds of
+/// thousands of call edges, which as a list of vectors took an allocation
+/// each to make, to add up and to free.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed<K> {
+    metrics: usize,
+    keys: Vec<K>,
+    values: Vec<f64>,
+}
+
+impl<K> Default for Keyed<K> {
+    fn default() -> Keyed<K> {
+        Keyed {
+            metrics: 0,
+            keys: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<K: Copy + Ord> Keyed<K> {
+    /// Keys (sorted, each once) and their values, `metrics` per key.
+    fn new(metrics: usize, keys: Vec<K>, values: Vec<f64>) -> Keyed<K> {
+        debug_assert_eq!(keys.len() * metrics, values.len());
+        Keyed {
+            metrics,
+            keys,
+            values,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Each key with its values, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, &[f64])> + '_ {
+        let m = self.metrics;
+        (0..self.keys.len()).map(move |i| (self.keys[i], &self.values[i * m..(i + 1) * m]))
+    }
+
+    /// The values of `key`, if it has any.
+    pub fn get(&self, key: K) -> Option<&[f64]> {
+        let i = self.keys.binary_search(&key).ok()?;
+        Some(&self.values[i * self.metrics..(i + 1) * self.metrics])
+    }
+
+    /// Both as one, values of equal keys added (`self`'s first).
+    fn added(self, other: Keyed<K>) -> Keyed<K> {
+        if other.is_empty() {
+            return self;
+        }
+        if self.is_empty() {
+            return other;
+        }
+        let m = self.metrics.max(other.metrics);
+        let mut out = Keyed::new(m, Vec::new(), Vec::new());
+        out.keys.reserve(self.len() + other.len());
+        out.values.reserve((self.len() + other.len()) * m);
+        let (mut a, mut b) = (self.iter().peekable(), other.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some((ka, _)), Some((kb, _))) if ka == kb => {
+                    if let (Some((k, x)), Some((_, y))) = (a.next(), b.next()) {
+                        out.keys.push(k);
+                        out.values.extend(x.iter().zip(y).map(|(x, y)| x + y));
+                    }
+                    continue;
+                }
+                (Some((ka, _)), Some((kb, _))) if kb < ka => b.next(),
+                (Some(_), _) => a.next(),
+                (None, Some(_)) => b.next(),
+                (None, None) => break,
+            };
+            if let Some((k, v)) = next {
+                out.keys.push(k);
+                out.values.extend_from_slice(v);
+            }
+        }
+        out
+    }
 }
 
 /// Computes the facts of `profile`, with `frames` time frames for its
@@ -141,7 +229,7 @@ fn subtree_sizes(tree: &CallTree) -> Vec<u32> {
 }
 
 /// Per method and per level per call edge, sorted, the values.
-type Sums = (Vec<(CompId, Vec<f64>)>, [Vec<(Edge, Vec<f64>)>; 3]);
+type Sums = (Keyed<CompId>, [Keyed<Edge>; 3]);
 
 /// The sums of the subtrees of `roots`, depth-first, parents before
 /// children in stored order (the order the sums are taken in); `Exit`
@@ -188,26 +276,9 @@ fn add_partials(partials: Vec<Sums>) -> Sums {
     let first = partials.next().unwrap_or_default();
     partials.fold(first, |(time, edges), (more_time, more_edges)| {
         let mut more_edges = more_edges.into_iter();
-        let edges = edges.map(|level| add_sorted(level, more_edges.next().unwrap_or_default()));
-        (add_sorted(time, more_time), edges)
+        let edges = edges.map(|level| level.added(more_edges.next().unwrap_or_default()));
+        (time.added(more_time), edges)
     })
-}
-
-/// Two lists sorted by key as one, values of equal keys added.
-fn add_sorted<K: Ord>(a: Vec<(K, Vec<f64>)>, b: Vec<(K, Vec<f64>)>) -> Vec<(K, Vec<f64>)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let mut b = b.into_iter().peekable();
-    for (k, mut v) in a {
-        while let Some(before) = b.next_if(|(kb, _)| *kb < k) {
-            out.push(before);
-        }
-        if let Some((_, w)) = b.next_if(|(kb, _)| *kb == k) {
-            v.iter_mut().zip(w).for_each(|(x, y)| *x += y);
-        }
-        out.push((k, v));
-    }
-    out.extend(b);
-    out
 }
 
 /// One step of the depth-first walk: entering a node (called from the
@@ -367,23 +438,33 @@ impl<'h> PathSums<'h> {
     }
 
     /// Per method seen, and per level per edge (sorted), the values.
-    #[allow(clippy::type_complexity)]
-    fn finish(self) -> (Vec<(CompId, Vec<f64>)>, [Vec<(Edge, Vec<f64>)>; 3]) {
+    fn finish(self) -> Sums {
         let m = self.metrics;
-        let method_time = (0..self.seen.len())
-            .filter(|&i| self.seen[i])
-            .map(|i| (CompId(i as u32), self.time[i * m..(i + 1) * m].to_vec()))
-            .collect();
+        let seen: Vec<usize> = (0..self.seen.len()).filter(|&i| self.seen[i]).collect();
+        let method_time = Keyed::new(
+            m,
+            seen.iter().map(|&i| CompId(i as u32)).collect(),
+            seen.iter()
+                .flat_map(|&i| &self.time[i * m..(i + 1) * m])
+                .copied()
+                .collect(),
+        );
         let mut levels = self.edge_keys.into_iter().zip(self.edge_rows);
         let edges = [(); 3].map(|_| {
             let (keys, rows) = levels.next().unwrap_or_default();
-            let mut v: Vec<(Edge, Vec<f64>)> = keys
-                .into_iter()
-                .zip(rows.chunks_exact(m + 1))
-                .map(|(k, row)| (k, row[ON_PATH + 1..].to_vec()))
-                .collect();
-            v.sort_by_key(|a| a.0);
-            v
+            // Ids in the order of their edges (each edge has one id).
+            let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+            order.sort_unstable_by_key(|&id| keys[id as usize]);
+            let values = order.iter().flat_map(|&id| {
+                let at = id as usize * (m + 1) + ON_PATH + 1;
+                &rows[at..at + m]
+            });
+            let values = values.copied().collect();
+            Keyed::new(
+                m,
+                order.iter().map(|&id| keys[id as usize]).collect(),
+                values,
+            )
         });
         (method_time, edges)
     }
@@ -517,7 +598,7 @@ mod tests {
         let facts = profile_facts(&p, &h, 0);
         let time = |fr| {
             let c = h.method_of(fr);
-            facts.method_time.iter().find(|(k, _)| *k == c).unwrap().1[0]
+            facts.method_time.get(c).unwrap()[0]
         };
         assert_eq!(time(main), 10.0);
         // f: outermost f covers 3 + 2; the inner f adds nothing.
@@ -526,10 +607,7 @@ mod tests {
         assert_eq!(time(g), 8.0);
         let edge = |a, b| {
             let k = (h.method_of(a), h.method_of(b));
-            facts.edges[0]
-                .iter()
-                .find(|(e, _)| *e == k)
-                .map(|(_, v)| v[0])
+            facts.edges[0].get(k).map(|v| v[0])
         };
         assert_eq!(edge(main, f), Some(5.0));
         assert_eq!(edge(f, g), Some(3.0));
