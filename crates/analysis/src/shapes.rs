@@ -11,7 +11,7 @@
 //! live in [`ShapeFrames`], one table for the whole history so that the same
 //! function has the same id in every profile and trees can be merged.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
@@ -452,7 +452,9 @@ pub struct ShapeInputs<'t> {
     with_self: OnceLock<Vec<NodeId>>,
     outermost: OnceLock<Vec<NodeId>>,
     /// Every node's inclusive value, per metric.
-    inclusive: OnceLock<Vec<Vec<f64>>>,
+    /// (Shared: the top-down view draws them too, after the other shapes'
+    /// inputs are freed.)
+    inclusive: OnceLock<Arc<Vec<Vec<f64>>>>,
 }
 
 impl<'t> ShapeInputs<'t> {
@@ -493,10 +495,18 @@ impl<'t> ShapeInputs<'t> {
     }
 
     fn inclusive(&self) -> &[Vec<f64>] {
+        self.inclusive_shared()
+    }
+
+    /// Every node's inclusive value, per metric, computed once for every
+    /// shape and view of the profile.
+    pub fn inclusive_shared(&self) -> &Arc<Vec<Vec<f64>>> {
         self.inclusive.get_or_init(|| {
-            (0..self.tree.metric_count())
-                .map(|m| self.tree.inclusive(m))
-                .collect()
+            Arc::new(
+                (0..self.tree.metric_count())
+                    .map(|m| self.tree.inclusive(m))
+                    .collect(),
+            )
         })
     }
 }

@@ -5,7 +5,7 @@
 //! page-reuse key of a profile's pages. Page kinds call it; it calls no
 //! page kind.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -239,7 +239,7 @@ pub(crate) fn lay_out_shapes<'a>(
             rayon::join(
                 || {
                     rayon::join(
-                        || lay(Shape::TopDown, ShapeTrees::top_down(entry)),
+                        || lay(Shape::TopDown, ShapeTrees::top_down(entry, &inputs)),
                         || {
                             let (exclusive, inclusive) = rayon::join(
                                 || shapes::flat_from(&inputs, Values::Exclusive),
@@ -677,7 +677,9 @@ struct ViewOf<'a> {
 }
 
 /// Inclusive and exclusive values of every node, one vector per metric.
-type NodeValues = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+/// Inclusive values (shared with the other shapes' inputs) and self values
+/// of every node, per metric.
+type NodeValues = (Arc<Vec<Vec<f64>>>, Vec<Vec<f64>>);
 
 /// The trees one view draws: for top-down the profile's own (with every
 /// node's values, shared by the page's graph and table); for the other
@@ -693,13 +695,17 @@ struct ShapeTrees<'a> {
 }
 
 impl<'a> ShapeTrees<'a> {
-    fn top_down(entry: &'a ProfileEntry) -> ShapeTrees<'a> {
+    fn top_down(entry: &'a ProfileEntry, inputs: &shapes::ShapeInputs) -> ShapeTrees<'a> {
+        let tree = &entry.profile.tree;
+        let exclusive = (0..tree.metric_count())
+            .map(|m| tree.node_ids().map(|n| tree.self_value(n, m)).collect())
+            .collect();
         ShapeTrees {
             entry,
             exclusive: None,
             inclusive: None,
             cut_depth: None,
-            values: Some(derived_metrics::tree_values(&entry.profile.tree)),
+            values: Some((inputs.inclusive_shared().clone(), exclusive)),
         }
     }
 
@@ -804,7 +810,7 @@ fn table(
     let totals = profile.totals();
     let caption = format!("Tree table, {}", view.shape.name());
     let (merged, derived_values);
-    let (tree, (inclusive, exclusive), words) =
+    let (tree, (inclusive, exclusive), words): (_, (&[Vec<f64>], &[Vec<f64>]), _) =
         match (&trees.inclusive, &trees.exclusive, &trees.values) {
             (Some(i), Some(e), _) => {
                 merged = shapes::merge(&[i, e], &[]);
@@ -813,12 +819,14 @@ fn table(
                 let exclusive: Vec<Vec<f64>> =
                     (0..per).map(|m| merged.inclusive(per + m)).collect();
                 derived_values = (inclusive, exclusive);
-                (&merged, &derived_values, ["inclusive", "exclusive"])
+                let values = (&derived_values.0[..], &derived_values.1[..]);
+                (&merged, values, ["inclusive", "exclusive"])
             }
-            (_, _, Some(values)) => (&profile.tree, values, ["total", "self"]),
+            (_, _, Some((i, e))) => (&profile.tree, (&i[..], &e[..]), ["total", "self"]),
             _ => {
                 derived_values = derived_metrics::tree_values(&profile.tree);
-                (&profile.tree, &derived_values, ["total", "self"])
+                let values = (&derived_values.0[..], &derived_values.1[..]);
+                (&profile.tree, values, ["total", "self"])
             }
         };
     let overlapping = words[0] == "inclusive";
