@@ -796,6 +796,9 @@ fn graph_specs<'a>(
     }
 }
 
+/// A tree's two columns of values per metric (inclusive and exclusive).
+type Columns<'v> = (&'v [Vec<f64>], &'v [Vec<f64>]);
+
 /// The tree table of the page's shape: total and self per metric for
 /// top-down, inclusive and exclusive per metric for the others, then the
 /// derived metrics that are not additive.
@@ -810,7 +813,7 @@ fn table(
     let totals = profile.totals();
     let caption = format!("Tree table, {}", view.shape.name());
     let (merged, derived_values);
-    let (tree, (inclusive, exclusive), words): (_, (&[Vec<f64>], &[Vec<f64>]), _) =
+    let (tree, (inclusive, exclusive), words): (_, Columns, _) =
         match (&trees.inclusive, &trees.exclusive, &trees.values) {
             (Some(i), Some(e), _) => {
                 merged = shapes::merge(&[i, e], &[]);
