@@ -93,9 +93,7 @@ enum Numbers {
 
 impl Numbers {
     fn of(values: Vec<f64>) -> Numbers {
-        let whole =
-            |v: f64| (0.0..=MAX_WHOLE).contains(&v) && (v as u64 as f64).to_bits() == v.to_bits();
-        match values.iter().all(|&v| whole(v)) {
+        match values.iter().all(|&v| is_whole(v)) {
             true => Numbers::Whole(values.iter().map(|&v| v as u64).collect()),
             false => Numbers::Any(values),
         }
@@ -111,6 +109,11 @@ impl Numbers {
 
 /// 2^53: every whole number up to it is exact in an f64.
 const MAX_WHOLE: f64 = 9_007_199_254_740_992.0;
+
+/// Whether `v` is kept as a whole number ([`Numbers::Whole`]).
+fn is_whole(v: f64) -> bool {
+    (0.0..=MAX_WHOLE).contains(&v) && (v as u64 as f64).to_bits() == v.to_bits()
+}
 
 #[derive(Serialize, Deserialize)]
 struct CachedAllocations {
@@ -140,13 +143,12 @@ struct CachedMeasurements {
 
 /// `loaded` as an entry.
 pub fn encode(loaded: &Loaded) -> Vec<u8> {
-    let entry = match loaded {
+    match loaded {
         Loaded::Profile(format, parsed) => {
-            Entry::Profile(profile_record(ProfileParts::of(format, parsed), |f| f.0))
+            encode_profile(ProfileParts::of(format, parsed), |f| f.0)
         }
-        Loaded::Measurements(m) => Entry::Measurements(measurements_record(m)),
-    };
-    framed_entry(&entry)
+        Loaded::Measurements(m) => framed_entry(&Entry::Measurements(measurements_record(m))),
+    }
 }
 
 /// What a profile's entry is made of: the file's own frames in its order, the
@@ -177,14 +179,16 @@ impl<'a> ProfileParts<'a> {
 /// table's id of each frame the tree names. The bytes are those
 /// [`encode`] gives for the profile as its parser returned it.
 pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Vec<u8> {
-    framed_entry(&Entry::Profile(profile_record(parts, local_of)))
+    framed_entry(&streamed::EntryOut::Profile(streamed::ProfileOut::of(
+        &parts, &local_of,
+    )))
 }
 
 /// The entry's bytes, encoded straight behind the envelope's header into
 /// a vector of their exact size: a big profile's entry is held once, not
 /// also in a vector grown by doubling and then copied. Empty when the
 /// entry cannot be encoded (it then reads as no entry).
-fn framed_entry(entry: &Entry) -> Vec<u8> {
+fn framed_entry(entry: &impl Serialize) -> Vec<u8> {
     let size = postcard::experimental::serialized_size(entry).unwrap_or(0);
     crate::envelope::framed_by(MAGIC, FORMAT, size, |out| {
         postcard::to_extend(entry, out).ok()
@@ -246,6 +250,7 @@ pub(crate) fn warning_of((tag, n, text, message): (u8, u64, String, String)) -> 
     Some(ParseError::new(place, message))
 }
 
+#[cfg(test)]
 fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> CachedProfile {
     let p = parts.profile;
     let tree = &p.tree;
@@ -573,6 +578,8 @@ fn rebuild_measurements(c: CachedMeasurements) -> Option<Loaded> {
             .collect::<Option<_>>()?,
     }))
 }
+
+mod streamed;
 
 #[cfg(test)]
 mod tests;

@@ -177,3 +177,43 @@ fn self_values_come_back_bit_for_bit() {
     assert!(!round_trip(vec![1.0, -3.0]));
     assert!(!round_trip(vec![1.0, 1e300]));
 }
+
+/// A profile's entry is written from the profile as it is read, without
+/// its record: the bytes are the record's, for every format (allocation
+/// sites, line tables, notes, warnings), with frames renumbered, and with
+/// self values that are not all whole numbers.
+#[test]
+fn a_profile_entry_written_as_it_is_read_is_its_records_bytes() {
+    let record_bytes = |parts: ProfileParts, local_of: &dyn Fn(FrameId) -> u32| {
+        framed_entry(&Entry::Profile(profile_record(parts, local_of)))
+    };
+    let mut profiles = 0;
+    for rel in FILES {
+        let Loaded::Profile(format, mut parsed) = load(rel) else {
+            continue;
+        };
+        profiles += 1;
+        let renumbered = |f: FrameId| f.0 ^ 1;
+        for local_of in [&(|f: FrameId| f.0) as &dyn Fn(FrameId) -> u32, &renumbered] {
+            let streamed = encode_profile(ProfileParts::of(format, &parsed), local_of);
+            let recorded = record_bytes(ProfileParts::of(format, &parsed), local_of);
+            assert!(!streamed.is_empty() && streamed == recorded, "{rel}");
+        }
+        // One fraction: every self value is written as an f64.
+        let last = NodeId(parsed.profile.tree.len() as u32 - 1);
+        parsed.profile.tree.add_self(last, 0, 0.25);
+        let streamed = encode_profile(ProfileParts::of(format, &parsed), |f| f.0);
+        assert_eq!(
+            streamed,
+            record_bytes(ProfileParts::of(format, &parsed), &|f| f.0),
+            "{rel}"
+        );
+        let again = decode(&streamed).unwrap();
+        assert_eq!(
+            describe(&again),
+            describe(&Loaded::Profile(format, parsed)),
+            "{rel}"
+        );
+    }
+    assert!(profiles >= 9);
+}

@@ -1,0 +1,167 @@
+//! A profile's entry written as its record ([`super::CachedProfile`])
+//! would be, byte for byte, with the columns of a node each (the tree's
+//! nodes and self values) and the frames read from the profile as they
+//! are written instead of collected into a record first: on a profile of
+//! millions of nodes the record was tens of megabytes held beside the
+//! entry's bytes, while the pages were being written.
+//!
+//! postcard writes a struct as its fields in order and an enum as its
+//! variant's index then its value, so these types serialize as the
+//! records they mirror (same field order, same variant index; `&str` as
+//! `String`, a slice as a `Vec`). A test compares the bytes with the
+//! record's on real profiles.
+
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
+
+use super::{
+    allocations_record, is_whole, lines_record, unit_record, warning_record, CachedAllocations,
+    CachedLines, ProfileParts,
+};
+use model::{CallTree, FrameId, NodeId};
+
+/// [`super::Entry`], with its profile variant only (index 0 in both).
+#[derive(Serialize)]
+#[serde(bound = "")]
+pub(super) enum EntryOut<'a, F: Fn(FrameId) -> u32> {
+    Profile(ProfileOut<'a, F>),
+}
+
+/// [`super::CachedProfile`], field for field.
+#[derive(Serialize)]
+#[serde(bound = "")]
+pub(super) struct ProfileOut<'a, F: Fn(FrameId) -> u32> {
+    format: &'a str,
+    metrics: Vec<(&'a str, u8, String)>,
+    frames: Frames<'a>,
+    nodes: Nodes<'a, F>,
+    self_values: SelfValues<'a>,
+    timeline: Option<Vec<(f64, f64, u32)>>,
+    allocations: Option<CachedAllocations>,
+    call_counts: Option<&'a [f64]>,
+    line_self: Option<CachedLines>,
+    notes: &'a [String],
+    warnings: Vec<(u8, u64, String, String)>,
+}
+
+impl<'a, F: Fn(FrameId) -> u32> ProfileOut<'a, F> {
+    /// The entry of `parts`, whose tree names its frames by the ids
+    /// `local_of` maps to the file's table.
+    pub(super) fn of(parts: &'a ProfileParts<'a>, local_of: &'a F) -> ProfileOut<'a, F> {
+        let p = parts.profile;
+        let tree = &p.tree;
+        let metric_count = parts.metrics.min(tree.metric_count());
+        ProfileOut {
+            format: parts.format,
+            metrics: p
+                .metrics
+                .iter()
+                .take(metric_count)
+                .map(|m| {
+                    let (tag, other) = unit_record(&m.unit);
+                    (m.name.as_str(), tag, other)
+                })
+                .collect(),
+            frames: Frames(&parts.frames),
+            nodes: Nodes { tree, local_of },
+            self_values: SelfValues { tree, metric_count },
+            timeline: p.timeline.as_ref().map(|t| {
+                t.samples
+                    .iter()
+                    .map(|s| (s.start_ns, s.duration_ns, s.node.0))
+                    .collect()
+            }),
+            allocations: p.allocations.as_deref().map(allocations_record),
+            call_counts: p.call_counts.as_deref(),
+            line_self: p.line_self.as_ref().map(lines_record),
+            notes: &p.notes,
+            warnings: parts.warnings.iter().map(warning_record).collect(),
+        }
+    }
+}
+
+/// The frames as [`super::FrameRecord`]s.
+struct Frames<'a>(&'a [&'a model::Frame]);
+
+impl Serialize for Frames<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|f| {
+            (
+                f.function.as_str(),
+                f.file.as_deref(),
+                f.line,
+                f.module.as_deref(),
+                (f.start_line, f.start_column),
+                f.source_hash.as_deref(),
+                f.full_name.as_deref(),
+            )
+        }))
+    }
+}
+
+/// (frame, node id − parent id) of every node after the root, in node
+/// order.
+struct Nodes<'a, F> {
+    tree: &'a CallTree,
+    local_of: &'a F,
+}
+
+impl<F: Fn(FrameId) -> u32> Serialize for Nodes<'_, F> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tree = self.tree;
+        let mut seq = serializer.serialize_seq(Some(tree.len().saturating_sub(1)))?;
+        for n in tree.node_ids().skip(1) {
+            let frame = tree.frame(n).map_or(0, self.local_of);
+            seq.serialize_element(&(frame, n.0 - tree.parent(n).unwrap_or(NodeId::ROOT).0))?;
+        }
+        seq.end()
+    }
+}
+
+/// [`super::Numbers`] of the tree's self values, node-major, the root
+/// first: whole numbers when every one is.
+struct SelfValues<'a> {
+    tree: &'a CallTree,
+    metric_count: usize,
+}
+
+impl SelfValues<'_> {
+    fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        let (tree, metrics) = (self.tree, self.metric_count);
+        tree.node_ids()
+            .flat_map(move |n| (0..metrics).map(move |m| tree.self_value(n, m)))
+    }
+}
+
+impl Serialize for SelfValues<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let len = self.tree.len() * self.metric_count;
+        match self.values().all(is_whole) {
+            true => serializer.serialize_newtype_variant(
+                "Numbers",
+                0,
+                "Whole",
+                &Column(len, || self.values().map(|v| v as u64)),
+            ),
+            false => serializer.serialize_newtype_variant(
+                "Numbers",
+                1,
+                "Any",
+                &Column(len, || self.values()),
+            ),
+        }
+    }
+}
+
+/// `len` values, as a `Vec` of them serializes.
+struct Column<G>(usize, G);
+
+impl<T: Serialize, I: Iterator<Item = T>, G: Fn() -> I> Serialize for Column<G> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0))?;
+        for v in (self.1)() {
+            seq.serialize_element(&v)?;
+        }
+        seq.end()
+    }
+}
