@@ -250,6 +250,20 @@ pub(crate) fn warning_of((tag, n, text, message): (u8, u64, String, String)) -> 
     Some(ParseError::new(place, message))
 }
 
+/// A metric's (name, unit tag, other unit's name).
+fn metric_record(m: &Metric) -> (&str, u8, String) {
+    let (tag, other) = unit_record(&m.unit);
+    (m.name.as_str(), tag, other)
+}
+
+/// A timeline's (start, duration, node) per sample.
+fn timeline_record(t: &Timeline) -> Vec<(f64, f64, u32)> {
+    t.samples
+        .iter()
+        .map(|s| (s.start_ns, s.duration_ns, s.node.0))
+        .collect()
+}
+
 #[cfg(test)]
 fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> CachedProfile {
     let p = parts.profile;
@@ -261,10 +275,8 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
             .metrics
             .iter()
             .take(metric_count)
-            .map(|m| {
-                let (tag, other) = unit_record(&m.unit);
-                (m.name.clone(), tag, other)
-            })
+            .map(metric_record)
+            .map(|(name, tag, other)| (name.to_string(), tag, other))
             .collect(),
         frames: parts
             .frames
@@ -294,12 +306,7 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
                 .flat_map(|n| (0..metric_count).map(move |m| tree.self_value(n, m)))
                 .collect(),
         ),
-        timeline: p.timeline.as_ref().map(|t| {
-            t.samples
-                .iter()
-                .map(|s| (s.start_ns, s.duration_ns, s.node.0))
-                .collect()
-        }),
+        timeline: p.timeline.as_ref().map(timeline_record),
         allocations: p.allocations.as_deref().map(allocations_record),
         call_counts: p.call_counts.clone(),
         line_self: p.line_self.as_ref().map(lines_record),

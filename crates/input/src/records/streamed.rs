@@ -15,8 +15,8 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
 use super::{
-    allocations_record, is_whole, lines_record, unit_record, warning_record, CachedAllocations,
-    CachedLines, ProfileParts,
+    allocations_record, is_whole, lines_record, metric_record, timeline_record, warning_record,
+    CachedAllocations, CachedLines, ProfileParts,
 };
 use model::{CallTree, FrameId, NodeId};
 
@@ -57,20 +57,12 @@ impl<'a, F: Fn(FrameId) -> u32> ProfileOut<'a, F> {
                 .metrics
                 .iter()
                 .take(metric_count)
-                .map(|m| {
-                    let (tag, other) = unit_record(&m.unit);
-                    (m.name.as_str(), tag, other)
-                })
+                .map(metric_record)
                 .collect(),
             frames: Frames(&parts.frames),
             nodes: Nodes { tree, local_of },
             self_values: SelfValues { tree, metric_count },
-            timeline: p.timeline.as_ref().map(|t| {
-                t.samples
-                    .iter()
-                    .map(|s| (s.start_ns, s.duration_ns, s.node.0))
-                    .collect()
-            }),
+            timeline: p.timeline.as_ref().map(timeline_record),
             allocations: p.allocations.as_deref().map(allocations_record),
             call_counts: p.call_counts.as_deref(),
             line_self: p.line_self.as_ref().map(lines_record),
