@@ -17,11 +17,52 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let (start, cpu) = (Instant::now(), process_cpu_seconds());
     let out = f();
     eprintln!(
-        "timing {name}: {:.3} s (CPU {:.3} s)",
+        "timing {name}: {:.3} s (CPU {:.3} s, resident {} MB, peak {} MB)",
         start.elapsed().as_secs_f64(),
-        process_cpu_seconds() - cpu
+        process_cpu_seconds() - cpu,
+        resident_mb(),
+        peak_resident_mb()
     );
     out
+}
+
+/// The process's resident memory now, in MB (0 where unknown).
+fn resident_mb() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * page_bytes() / 1_000_000
+}
+
+#[cfg(unix)]
+fn page_bytes() -> u64 {
+    // SAFETY: sysconf only reads a system setting.
+    u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
+}
+
+#[cfg(not(unix))]
+fn page_bytes() -> u64 {
+    4096
+}
+
+/// The process's peak resident memory so far, in MB (0 where unknown).
+#[cfg(unix)]
+fn peak_resident_mb() -> u64 {
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024 / 1_000_000
+}
+
+#[cfg(not(unix))]
+fn peak_resident_mb() -> u64 {
+    0
 }
 
 /// The process's user and system time so far, every thread's (what a
