@@ -338,6 +338,20 @@ pub fn parse_bytes_staged(file_name: &str, bytes: &[u8]) -> Result<StagedLoad, P
 }
 
 /// The first format whose signature `input` has, or why none reads it.
+/// Whether a file whose first bytes are `head` reads as pprof: not as
+/// measurements (given its path within its version), nor as a format
+/// sniffed before pprof.
+pub(crate) fn reads_as_pprof(relative_path: Option<&str>, file_name: &str, head: &[u8]) -> bool {
+    if relative_path.is_some_and(|path| measurements::sniff_and_parse(path, head).is_some()) {
+        return false;
+    }
+    let input = Input {
+        file_name,
+        bytes: head,
+    };
+    sniffed_format(&input).is_ok_and(|format| format.name() == pprof::Pprof.name())
+}
+
 fn sniffed_format(input: &Input) -> Result<&'static dyn Format, ParseError> {
     let found = FORMATS.iter().find(|f| f.sniff(input)).copied();
     found.ok_or_else(|| {

@@ -6,6 +6,7 @@ mod budget;
 mod deferred;
 mod gathered;
 mod reread;
+mod split_read;
 
 pub(crate) use budget::{map_within_budget, read_cost};
 pub use deferred::Deferred;
@@ -230,6 +231,11 @@ pub(crate) fn read_input(
         before.settled(path)?;
         return loaded;
     }
+    if let Some(big) = split_read::BigPprof::open(path, Some(within_version), &name) {
+        if let Some(read) = read_split(big, path, before, (within_version, &name), cache) {
+            return read;
+        }
+    }
     let bytes = read_stable_from(before, path, |p| {
         let bytes = read_bounded(p)?;
         instrument::pause::point("read");
@@ -258,6 +264,30 @@ pub(crate) fn read_input(
     };
     let loaded = unfinished?.finish()?;
     Ok(stored(cache, &key, loaded))
+}
+
+/// [`read_input`] of a big pprof profile read split
+/// ([`split_read`]): from the cache when its key is there; `None` when it
+/// does not read this way.
+fn read_split(
+    mut big: split_read::BigPprof,
+    path: &Path,
+    before: Stamp,
+    (within_version, name): (&str, &str),
+    cache: &dyn ParseCache,
+) -> Option<Result<(Loaded, Option<String>), ParseError>> {
+    let key = match cache.enabled() {
+        true => big.key(cache, within_version, name).ok()?,
+        false => String::new(),
+    };
+    if let Some(hit) = cache.get(&key) {
+        let unchanged = before
+            .check_unchanged(path)
+            .and_then(|()| before.settled(path));
+        return Some(unchanged.map(|()| (hit, None)));
+    }
+    let loaded = big.read(path, before)?.finish().ok()?;
+    Some(Ok(stored(cache, &key, loaded)))
 }
 
 /// A file's bytes, decompressed when they are gzipped (the compressed
@@ -637,12 +667,18 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
         before.check_unchanged(path)?;
         return parsed;
     }
-    let bytes = read_bounded(path)?;
-    before.check_unchanged(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let split = split_read::BigPprof::open(path, None, &name)
+        .and_then(|big| big.read(path, before))
+        .and_then(|unfinished| unfinished.finish().ok());
+    if let Some(Loaded::Profile(format, parsed)) = split {
+        return Ok((format, *parsed));
+    }
+    let bytes = read_bounded(path)?;
+    before.check_unchanged(path)?;
     let unzipped = unzipped(bytes)?;
     if !reread::worth_it(unzipped.0.len()) {
         return parse_bytes(&name, &unzipped.0);
@@ -824,6 +860,49 @@ mod tests {
         let (_, one) = crate::parse_bytes("demo.cpu.pb.gz", &demo_cpu()).unwrap();
         let one = one.profile.totals()[0];
         assert_eq!(parsed.profile.totals()[0], one * copies as f64);
+    }
+
+    /// A big raw or gzipped pprof file is read split (its bytes never held
+    /// whole); one that does not read so (cut short) is read whole, and
+    /// fails as it always has.
+    #[cfg(unix)]
+    #[test]
+    fn a_big_pprof_profile_is_read_split_and_a_broken_one_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bytes, _) = big_pprof();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &bytes).unwrap();
+        let gzipped = gz.finish().unwrap();
+        for (name, file) in [("cpu.pb", &bytes), ("cpu.pb.gz", &gzipped)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, file).unwrap();
+            let before = Stamp::of_path(&path).unwrap();
+            let big = split_read::BigPprof::open(&path, Some("1.0"), name);
+            let read = big.and_then(|big| big.read(&path, before));
+            assert!(read.is_some(), "{name} is read split");
+        }
+        // Cut inside its string table, at the end.
+        let path = dir.path().join("cut.pb");
+        let cut = &bytes[..bytes.len() - 3];
+        std::fs::write(&path, cut).unwrap();
+        let before = Stamp::of_path(&path).unwrap();
+        let big = split_read::BigPprof::open(&path, Some("1.0"), "cut.pb").unwrap();
+        assert!(big.read(&path, before).is_none());
+        let Err(e) = read_input(&path, "1.0", &NoCache) else {
+            panic!("read a cut profile")
+        };
+        let Err(whole) = crate::load_bytes("1.0", "cut.pb", cut) else {
+            panic!("read a cut profile whole")
+        };
+        assert_eq!(e.message, whole.message);
+        assert!(e.message.contains("(at byte "), "{}", e.message);
+        // Measurements and other formats are not taken for pprof.
+        let json = dir.path().join("timings.json");
+        let mut measured = br#"{"perfatlas_measurements": 1, "benchmarks": ["#.to_vec();
+        measured.resize(reread::REREAD_BYTES + 10, b' ');
+        measured.extend(b"]}");
+        std::fs::write(&json, &measured).unwrap();
+        assert!(split_read::BigPprof::open(&json, Some("1.0"), "timings.json").is_none());
     }
 
     #[cfg(unix)]

@@ -13,6 +13,8 @@
 //!   into frames;
 //! * [`samples`]: second pass, the samples streamed into the call tree on
 //!   every core, from the buffer or from the file read again ([`Staged`]);
+//! * [`split`]: a big file's samples stepped over as it is read, the rest
+//!   kept for the first pass ([`stage_split`]), so it is never held whole;
 //! * [`pb`]: the message structs, for building profiles in tests.
 //!
 //! * Every sample type becomes a [`model::Metric`], in file order (the
@@ -40,9 +42,11 @@ pub mod pb;
 #[cfg(test)]
 mod reference;
 mod samples;
+mod split;
 mod wire;
 
 pub use samples::{Buffer, Source};
+pub use split::{split, Split};
 
 use super::{text, Format, Input, Parsed, Unfinished};
 use model::error::ParseError;
@@ -151,6 +155,12 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
     read_unfinished(bytes).map(Unfinished::finish)
 }
 
+/// A raw profile read whole, as [`Pprof`] reads it once sniffed (for the
+/// fuzz target comparing it with the profile read [`split`]).
+pub fn read_whole(bytes: &[u8]) -> Result<Parsed, ParseError> {
+    read(bytes)
+}
+
 /// The profile of `bytes`, one frame per line of a location, with the
 /// line fold and what follows it ([`finish`]) left to do.
 fn read_unfinished(bytes: &[u8]) -> Result<Unfinished, ParseError> {
@@ -181,6 +191,25 @@ pub fn stage(bytes: &[u8]) -> Result<Staged, ParseError> {
     })?;
     let header = header(bytes, &outline);
     Ok(Staged {
+        spans: outline.samples,
+        dict,
+        header,
+    })
+}
+
+/// [`stage`] for a profile read as a stream and [`split`]: the first pass
+/// reads the bytes kept, the samples' places are the stream's. `None`
+/// when those bytes do not read: the whole file, read again by
+/// [`stage`], says why in its own positions.
+pub fn stage_split(split: &Split) -> Option<Staged> {
+    let mut outline = outline::read(&split.rest).ok()?;
+    if outline.samples.count != 0 {
+        return None;
+    }
+    outline.samples = split.samples.clone();
+    let dict = dictionary::build(&split.rest, &outline).ok()?;
+    let header = header(&split.rest, &outline);
+    Some(Staged {
         spans: outline.samples,
         dict,
         header,

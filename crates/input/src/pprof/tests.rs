@@ -498,3 +498,124 @@ fn cpp_names_get_a_label_and_system_names_stay_as_full_names() {
         ]
     );
 }
+
+/// The real profiles of the tests and the corpus, decompressed, plus one
+/// with inlined lines: Go's `runtime/pprof` writes each location and
+/// function just before the first sample that uses it, so samples and the
+/// other fields interleave.
+fn real_profiles() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .join("tests/fixtures/pprof/go-demo/1.0");
+    let mut all: Vec<Vec<u8>> = ["demo.cpu.pb.gz", "demo-heap.heap.pb.gz"]
+        .iter()
+        .map(|f| text::gunzip(&std::fs::read(dir.join(f)).unwrap()).unwrap())
+        .collect();
+    all.extend(corpus_bytes().map(|b| match text::is_gzip(&b) {
+        true => text::gunzip(&b).unwrap(),
+        false => b,
+    }));
+    let mut b = Builder::new(&[("cpu", "milliseconds")]);
+    b.function(1, "main", "main.go");
+    b.function(2, "outer", "lib.go");
+    b.location(10, 0, 0x10, &[(1, 5)]);
+    b.location(20, 0, 0x20, &[(2, 20), (1, 6)]);
+    b.sample(&[20, 10], &[3]);
+    all.push(b.bytes());
+    all
+}
+
+/// Everything of a profile as text, the allocation sites' hash-map
+/// indexes (whose order varies between runs) left out.
+fn canonical(parsed: &Parsed) -> String {
+    let mut parsed = parsed.clone();
+    let allocations = parsed.profile.allocations.take().map(|a| {
+        format!(
+            "{:?} {:?} {:?} {} {:?} {:?} {:?} {}",
+            a.classes,
+            a.sites,
+            a.count_kind,
+            a.bytes_known,
+            a.bytes_note,
+            a.class_source,
+            a.calls,
+            a.call_order
+        )
+    });
+    format!("{parsed:?} {allocations:?}")
+}
+
+/// `a` and `b` equal, else the place they first differ.
+fn assert_same(a: &str, b: &str, what: &str) {
+    if let Some(at) = a.bytes().zip(b.bytes()).position(|(x, y)| x != y) {
+        let around = |s: &str| s[at.saturating_sub(200)..(at + 200).min(s.len())].to_string();
+        panic!("{what}: split {}\nwhole {}", around(a), around(b));
+    }
+    assert_eq!(a.len(), b.len(), "{what}");
+}
+
+/// The profile of `bytes` read split as it is streamed, when it reads so.
+fn read_split(bytes: &[u8]) -> Option<Parsed> {
+    let split = split(bytes, u64::MAX).ok()??;
+    assert_eq!(split.len, bytes.len());
+    let staged = stage_split(&split)?;
+    staged
+        .read_samples(&Buffer(bytes))
+        .ok()
+        .map(Unfinished::finish)
+}
+
+#[test]
+fn a_profile_split_as_it_is_streamed_reads_as_when_read_whole() {
+    let profiles = real_profiles();
+    assert!(profiles.len() >= 3);
+    for bytes in &profiles {
+        let whole = read(bytes).unwrap();
+        let split = split(&bytes[..], u64::MAX).unwrap().unwrap();
+        // Only the samples are left out, and the samples are there.
+        assert!(split.rest.len() < bytes.len());
+        assert_eq!(
+            split.samples.count as usize,
+            pb::Profile::decode(&bytes[..]).unwrap().sample.len()
+        );
+        let streamed = read_split(bytes).expect("a valid profile reads split");
+        assert_same(&canonical(&streamed), &canonical(&whole), "a valid profile");
+    }
+    // A stream longer than its limit is not split.
+    let bytes = &profiles[0];
+    assert!(split(&bytes[..], bytes.len() as u64 - 1).unwrap().is_none());
+    assert!(split(&bytes[..], bytes.len() as u64).unwrap().is_some());
+}
+
+/// A broken profile is never read split unless it reads whole the same:
+/// the caller reads a profile that does not split whole, whose errors
+/// name the place in the file.
+#[test]
+fn a_broken_profile_reads_split_only_as_it_reads_whole() {
+    for bytes in real_profiles() {
+        let step = (bytes.len() / 400).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            let cut = &bytes[..cut];
+            if let Some(streamed) = read_split(cut) {
+                let whole = read(cut).expect("read split, so it reads whole");
+                assert_same(&canonical(&streamed), &canonical(&whole), "cut");
+            }
+        }
+        // One byte changed here and there.
+        for at in (0..bytes.len()).step_by(step) {
+            let mut changed = bytes.clone();
+            changed[at] ^= 0x5a;
+            if let Some(streamed) = read_split(&changed) {
+                let whole = read(&changed).expect("read split, so it reads whole");
+                assert_same(
+                    &canonical(&streamed),
+                    &canonical(&whole),
+                    &format!("byte {at} changed"),
+                );
+            }
+        }
+    }
+    // A group at the top level: prost reads it, splitting does not.
+    let mut grouped = real_profiles().remove(0);
+    grouped.extend([0x7b, 0x7c]); // field 15: start group, end group
+    assert!(split(&grouped[..], u64::MAX).unwrap().is_none());
+}
