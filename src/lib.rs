@@ -294,8 +294,8 @@ fn stage_cache_entries(
     cache: &site::parse_cache::Cache,
     staging: &site::Staging,
 ) -> Result<(), BuildError> {
-    deferred.encode_each(history, |key, bytes| {
-        staging.write(&format!("{}/{key}", site::parse_cache::DIR), &bytes)?;
+    deferred.encode_each(history, |key, entry| {
+        staging.write_with(&format!("{}/{key}", site::parse_cache::DIR), entry)?;
         cache.staged(key);
         Ok(())
     })

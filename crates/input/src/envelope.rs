@@ -57,6 +57,56 @@ pub(crate) fn framed_by(
     out
 }
 
+/// Writes the header and then the body `write` gives to `file` as it is
+/// given, through a buffer, the checksum computed on the way and put in
+/// the header at the end: a big body (a profile's cache entry) is never
+/// held in memory. The bytes are those [`framed_by`] gives.
+pub(crate) fn write_framed(
+    magic: &[u8],
+    format: u32,
+    file: &mut std::fs::File,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    let mut header = Vec::with_capacity(magic.len() + 13 + version.len());
+    header.extend_from_slice(magic);
+    header.extend_from_slice(&format.to_le_bytes());
+    header.push(version.len() as u8);
+    header.extend_from_slice(version);
+    let sum_at = header.len() as u64;
+    header.extend_from_slice(&[0; 8]);
+    file.write_all(&header)?;
+    let mut body = Summed {
+        out: std::io::BufWriter::with_capacity(1 << 20, &mut *file),
+        sum: xxhash_rust::xxh3::Xxh3::new(),
+    };
+    write(&mut body)?;
+    body.out.flush()?;
+    let sum = body.sum.digest();
+    drop(body);
+    file.seek(SeekFrom::Start(sum_at))?;
+    file.write_all(&sum.to_le_bytes())
+}
+
+/// A writer that hashes what it passes on.
+struct Summed<W> {
+    out: W,
+    sum: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<W: std::io::Write> std::io::Write for Summed<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.sum.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// The body of `bytes`, when its header is this perfatlas's and
 /// `format`, and the body matches its checksum.
 pub(crate) fn unframed<'a>(

@@ -92,6 +92,9 @@ enum Numbers {
 }
 
 impl Numbers {
+    /// The test oracle's ([`profile_record`]); entries are written by
+    /// [`streamed`].
+    #[cfg(test)]
     fn of(values: Vec<f64>) -> Numbers {
         match values.iter().all(|&v| is_whole(v)) {
             true => Numbers::Whole(values.iter().map(|&v| v as u64).collect()),
@@ -182,6 +185,21 @@ pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) ->
     framed_entry(&streamed::EntryOut::Profile(streamed::ProfileOut::of(
         &parts, &local_of,
     )))
+}
+
+/// [`encode_profile`] written to `file` as it is encoded: a big profile's
+/// entry is never held in memory.
+pub fn write_profile(
+    parts: &ProfileParts,
+    local_of: impl Fn(FrameId) -> u32,
+    file: &mut std::fs::File,
+) -> std::io::Result<()> {
+    let entry = streamed::EntryOut::Profile(streamed::ProfileOut::of(parts, &local_of));
+    crate::envelope::write_framed(MAGIC, FORMAT, file, |out| {
+        postcard::to_io(&entry, out)
+            .map(drop)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    })
 }
 
 /// The entry's bytes, encoded straight behind the envelope's header into
@@ -315,6 +333,7 @@ fn profile_record(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Cac
     }
 }
 
+#[cfg(test)]
 fn lines_record(table: &LineSelf) -> CachedLines {
     CachedLines {
         metrics: table.metric_count() as u32,

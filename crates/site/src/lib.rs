@@ -275,11 +275,22 @@ impl Staging {
 
     /// Writes one file of the site now.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
+        self.write_with(rel, &|file| std::io::Write::write_all(file, bytes))
+    }
+
+    /// Writes one file of the site now, as `write` writes it.
+    pub fn write_with(
+        &self,
+        rel: &str,
+        write: &dyn Fn(&mut fs::File) -> std::io::Result<()>,
+    ) -> Result<(), BuildError> {
         let path = self.dir.join(rel);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
         }
-        fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))
+        fs::File::create(&path)
+            .and_then(|mut file| write(&mut file))
+            .map_err(|e| BuildError::io(&path, e))
     }
 
     /// The staging directory: the new site as far as it is written.

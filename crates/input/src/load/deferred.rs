@@ -48,7 +48,7 @@ impl Deferred {
     pub fn encode_each<E: Send>(
         self,
         history: &History,
-        write: impl Fn(&str, Vec<u8>) -> Result<(), E> + Sync,
+        write: impl Fn(&str, &dyn Fn(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), E> + Sync,
     ) -> Result<(), E> {
         let by_source: HashMap<&str, usize> = history
             .profiles
@@ -69,10 +69,9 @@ impl Deferred {
                 metrics: d.metrics,
                 warnings: &d.warnings,
             };
-            write(
-                &d.key,
-                records::encode_profile(parts, |f| local[f.0 as usize]),
-            )
+            write(&d.key, &|file| {
+                records::write_profile(&parts, |f| local[f.0 as usize], file)
+            })
         })
     }
 }
@@ -174,7 +173,12 @@ mod tests {
         );
         assert_eq!(history.profiles.len(), 8);
         let entries = Mutex::new(Vec::new());
-        let kept = |key: &str, bytes| {
+        let kept = |key: &str, write: &dyn Fn(&mut std::fs::File) -> std::io::Result<()>| {
+            let mut file = tempfile::tempfile().unwrap();
+            write(&mut file).unwrap();
+            let mut bytes = Vec::new();
+            std::io::Seek::rewind(&mut file).unwrap();
+            std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
             entries.lock().unwrap().push((key.to_string(), bytes));
             Ok::<(), ()>(())
         };

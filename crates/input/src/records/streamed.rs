@@ -15,9 +15,10 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
 use super::{
-    allocations_record, is_whole, lines_record, metric_record, timeline_record, warning_record,
-    CachedAllocations, CachedLines, ProfileParts,
+    allocations_record, is_whole, metric_record, timeline_record, warning_record,
+    CachedAllocations, ProfileParts,
 };
+use model::LineSelf;
 use model::{CallTree, FrameId, NodeId};
 
 /// [`super::Entry`], with its profile variant only (index 0 in both).
@@ -39,7 +40,7 @@ pub(super) struct ProfileOut<'a, F: Fn(FrameId) -> u32> {
     timeline: Option<Vec<(f64, f64, u32)>>,
     allocations: Option<CachedAllocations>,
     call_counts: Option<&'a [f64]>,
-    line_self: Option<CachedLines>,
+    line_self: Option<Lines<'a>>,
     notes: &'a [String],
     warnings: Vec<(u8, u64, String, String)>,
 }
@@ -65,7 +66,7 @@ impl<'a, F: Fn(FrameId) -> u32> ProfileOut<'a, F> {
             timeline: p.timeline.as_ref().map(timeline_record),
             allocations: p.allocations.as_deref().map(allocations_record),
             call_counts: p.call_counts.as_deref(),
-            line_self: p.line_self.as_ref().map(lines_record),
+            line_self: p.line_self.as_ref().map(Lines),
             notes: &p.notes,
             warnings: parts.warnings.iter().map(warning_record).collect(),
         }
@@ -129,19 +130,44 @@ impl Serialize for SelfValues<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let len = self.tree.len() * self.metric_count;
         match self.values().all(is_whole) {
-            true => serializer.serialize_newtype_variant(
-                "Numbers",
-                0,
-                "Whole",
-                &Column(len, || self.values().map(|v| v as u64)),
-            ),
-            false => serializer.serialize_newtype_variant(
-                "Numbers",
-                1,
-                "Any",
-                &Column(len, || self.values()),
-            ),
+            true => Variant(0, "Whole", Column(len, || self.values().map(|v| v as u64)))
+                .serialize(serializer),
+            false => Variant(1, "Any", Column(len, || self.values())).serialize(serializer),
         }
+    }
+}
+
+/// A line table as [`super::CachedLines`]: its metric count, its (node,
+/// line) keys, then its values a row each, whole numbers when all are.
+struct Lines<'a>(&'a LineSelf);
+
+impl Serialize for Lines<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let table = self.0;
+        let values = || table.iter().flat_map(|(_, _, v)| v.iter().copied());
+        let len = table.len() * table.metric_count();
+        let mut record = serializer.serialize_struct("CachedLines", 3)?;
+        record.serialize_field("metrics", &(table.metric_count() as u32))?;
+        let keys = Column(table.len(), || table.iter().map(|(n, line, _)| (n.0, line)));
+        record.serialize_field("keys", &keys)?;
+        match values().all(is_whole) {
+            true => record.serialize_field(
+                "values",
+                &Variant(0, "Whole", Column(len, || values().map(|v| v as u64))),
+            )?,
+            false => record.serialize_field("values", &Variant(1, "Any", Column(len, values)))?,
+        }
+        record.end()
+    }
+}
+
+/// A value as the variant `index` of [`super::Numbers`] holding it.
+struct Variant<T>(u32, &'static str, T);
+
+impl<T: Serialize> Serialize for Variant<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_newtype_variant("Numbers", self.0, self.1, &self.2)
     }
 }
 

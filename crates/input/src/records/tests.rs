@@ -187,17 +187,31 @@ fn a_profile_entry_written_as_it_is_read_is_its_records_bytes() {
     let record_bytes = |parts: ProfileParts, local_of: &dyn Fn(FrameId) -> u32| {
         framed_entry(&Entry::Profile(profile_record(parts, local_of)))
     };
-    let mut profiles = 0;
+    let (mut profiles, mut with_lines) = (0, 0);
     for rel in FILES {
         let Loaded::Profile(format, mut parsed) = load(rel) else {
             continue;
         };
         profiles += 1;
+        with_lines += usize::from(
+            parsed
+                .profile
+                .line_self
+                .as_ref()
+                .is_some_and(|t| !t.is_empty()),
+        );
         let renumbered = |f: FrameId| f.0 ^ 1;
         for local_of in [&(|f: FrameId| f.0) as &dyn Fn(FrameId) -> u32, &renumbered] {
             let streamed = encode_profile(ProfileParts::of(format, &parsed), local_of);
             let recorded = record_bytes(ProfileParts::of(format, &parsed), local_of);
             assert!(!streamed.is_empty() && streamed == recorded, "{rel}");
+            // Written to a file as it is encoded: the same bytes.
+            let mut file = tempfile::tempfile().unwrap();
+            write_profile(&ProfileParts::of(format, &parsed), local_of, &mut file).unwrap();
+            let mut written = Vec::new();
+            std::io::Seek::rewind(&mut file).unwrap();
+            std::io::Read::read_to_end(&mut file, &mut written).unwrap();
+            assert!(written == streamed, "{rel}: the entry written to a file");
         }
         // One fraction: every self value is written as an f64.
         let last = NodeId(parsed.profile.tree.len() as u32 - 1);
@@ -211,9 +225,21 @@ fn a_profile_entry_written_as_it_is_read_is_its_records_bytes() {
         let again = decode(&streamed).unwrap();
         assert_eq!(
             describe(&again),
-            describe(&Loaded::Profile(format, parsed)),
+            describe(&Loaded::Profile(format, parsed.clone())),
             "{rel}"
         );
+        // A line table with one fraction: its values are written as f64s.
+        let metrics = parsed.profile.tree.metric_count();
+        let lines = [
+            (last, 7, vec![0.5; metrics]),
+            (NodeId::ROOT, 3, vec![2.0; metrics]),
+        ];
+        parsed.profile.line_self = Some(model::LineSelf::from_entries(metrics, lines));
+        let streamed = encode_profile(ProfileParts::of(format, &parsed), |f| f.0);
+        let recorded = record_bytes(ProfileParts::of(format, &parsed), &|f| f.0);
+        assert!(streamed == recorded, "{rel}: a fractional line table");
     }
     assert!(profiles >= 9);
+    // Real line tables (pprof, py-spy): whole numbers.
+    assert!(with_lines >= 2, "{with_lines} profiles with line tables");
 }
