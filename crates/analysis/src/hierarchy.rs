@@ -177,6 +177,7 @@ impl Hierarchy {
             .collect();
         let method_place = method_places(&comps, &frame_method, &places);
         set_origins(&mut comps, &method_place);
+        comps.shrink_to_fit();
         Hierarchy {
             comps,
             frame_method,

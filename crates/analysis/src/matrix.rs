@@ -180,6 +180,7 @@ pub fn build(
         add_rows(&mut matrix, &tree, &mut cells, CompId::PROJECT, None);
     }
     count_visible(&mut matrix);
+    matrix.rows.shrink_to_fit();
     matrix
 }
 

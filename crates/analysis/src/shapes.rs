@@ -86,6 +86,7 @@ impl ShapeFrames {
             .enumerate()
             .map(|(i, o)| o.unwrap_or(FrameId(i as u32)))
             .collect();
+        table.shrink_to_fit();
         ShapeFrames {
             table,
             no_stack,

@@ -149,6 +149,7 @@ pub fn load_history_cached(
             Err(e) => skipped.push(skip(&file.relative, &e)),
         }
     }
+    history.frames.shrink_to_fit();
     (history.measurements, history.measured_files) =
         phase("load: measurements", || gathered::gather(measured));
     for (v, (_, dir)) in versions.iter().enumerate() {

@@ -192,6 +192,13 @@ impl Frames {
         self.shared.iter().chain(&self.own)
     }
 
+    fn shrink_to_fit(&mut self) {
+        if let Some(unshared) = std::sync::Arc::get_mut(&mut self.shared) {
+            unshared.shrink_to_fit();
+        }
+        self.own.shrink_to_fit();
+    }
+
     fn into_vec(self) -> Vec<Frame> {
         let mut all = std::sync::Arc::try_unwrap(self.shared).unwrap_or_else(|s| (*s).clone());
         all.extend(self.own);
@@ -265,6 +272,16 @@ impl FrameTable {
         let rehash = |id: &FrameId| frame_hash(written.get(id).unwrap_or(&frames[id.0 as usize]));
         self.index.insert_unique(hash, id, rehash);
         id
+    }
+
+    /// Gives back the room kept for frames to come: a table complete
+    /// (the history's once loaded, the shape frames once made) holds up to
+    /// half as much again as its frames when its vector grew by doubling.
+    pub fn shrink_to_fit(&mut self) {
+        self.frames.shrink_to_fit();
+        let (frames, written) = (&self.frames, &self.written);
+        self.index
+            .shrink_to_fit(|id| frame_hash(written.get(id).unwrap_or(&frames[id.0 as usize])));
     }
 
     /// Shorthand for interning a frame that has only a function name.
