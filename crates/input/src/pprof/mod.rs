@@ -13,7 +13,7 @@
 //!   into frames;
 //! * [`samples`]: second pass, the samples streamed into the call tree on
 //!   every core, from the buffer or from the file read again ([`Staged`]);
-//! * [`split`]: a big file's samples stepped over as it is read, the rest
+//! * [`mod@split`]: a big file's samples stepped over as it is read, the rest
 //!   kept for the first pass ([`stage_split`]), so it is never held whole;
 //! * [`pb`]: the message structs, for building profiles in tests.
 //!
@@ -156,7 +156,7 @@ fn read(bytes: &[u8]) -> Result<Parsed, ParseError> {
 }
 
 /// A raw profile read whole, as [`Pprof`] reads it once sniffed (for the
-/// fuzz target comparing it with the profile read [`split`]).
+/// fuzz target comparing it with the profile read [`split()`]).
 pub fn read_whole(bytes: &[u8]) -> Result<Parsed, ParseError> {
     read(bytes)
 }
@@ -197,7 +197,7 @@ pub fn stage(bytes: &[u8]) -> Result<Staged, ParseError> {
     })
 }
 
-/// [`stage`] for a profile read as a stream and [`split`]: the first pass
+/// [`stage`] for a profile read as a stream and [`split()`]: the first pass
 /// reads the bytes kept, the samples' places are the stream's. `None`
 /// when those bytes do not read: the whole file, read again by
 /// [`stage`], says why in its own positions.
