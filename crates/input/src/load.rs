@@ -863,6 +863,80 @@ mod tests {
         assert_eq!(parsed.profile.totals()[0], one * copies as f64);
     }
 
+    /// A cache keyed by the file's whole bytes (their length and a sum),
+    /// that hands back a stand-in for what it was given under a key.
+    #[derive(Default)]
+    struct WholeBytesCache {
+        kept: std::sync::Mutex<Vec<(String, String)>>,
+    }
+
+    impl WholeBytesCache {
+        fn key_of(bytes: &[u8]) -> String {
+            let sum = bytes
+                .iter()
+                .fold(0u64, |s, &b| s.wrapping_mul(31).wrapping_add(u64::from(b)));
+            format!("{}-{sum}", bytes.len())
+        }
+    }
+
+    impl ParseCache for WholeBytesCache {
+        fn enabled(&self) -> bool {
+            true
+        }
+        fn key(&self, _: &str, _: &str, bytes: &[u8]) -> String {
+            WholeBytesCache::key_of(bytes)
+        }
+        fn key_of_reader(
+            &self,
+            _: &str,
+            _: &str,
+            reader: &mut dyn std::io::Read,
+        ) -> std::io::Result<String> {
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes)?;
+            Ok(WholeBytesCache::key_of(&bytes))
+        }
+        fn get(&self, key: &str) -> Option<Loaded> {
+            let kept = self.kept.lock().unwrap();
+            kept.iter().find(|(k, _)| k == key)?;
+            // A stand-in, told apart from the profile read.
+            crate::load_bytes("1.0", "kept.folded", b"kept 1\n").ok()
+        }
+        fn put(&self, key: &str, loaded: &Loaded) {
+            let what = match loaded {
+                Loaded::Profile(format, _) => format.to_string(),
+                Loaded::Measurements(_) => "measurements".to_string(),
+            };
+            self.kept.lock().unwrap().push((key.to_string(), what));
+        }
+    }
+
+    /// A big pprof file read split is keyed in the build cache by its
+    /// whole bytes, as one read whole: a rebuild finds it, and an entry
+    /// written by a build that read it whole.
+    #[cfg(unix)]
+    #[test]
+    fn a_big_pprof_profile_read_split_is_cached_under_its_whole_bytes_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cpu.pb");
+        let (bytes, _) = big_pprof();
+        std::fs::write(&path, &bytes).unwrap();
+        let cache = WholeBytesCache::default();
+        let (first, _) = read_input(&path, "1.0", &cache).unwrap();
+        assert!(matches!(first, Loaded::Profile("pprof", _)));
+        let kept = cache.kept.lock().unwrap().clone();
+        assert_eq!(
+            kept,
+            vec![(WholeBytesCache::key_of(&bytes), "pprof".to_string())]
+        );
+        // Read again: from the cache (the stand-in it hands back).
+        let (again, _) = read_input(&path, "1.0", &cache).unwrap();
+        assert!(
+            matches!(again, Loaded::Profile("folded", _)),
+            "not taken from the cache"
+        );
+    }
+
     /// A big raw or gzipped pprof file is read split (its bytes never held
     /// whole); one that does not read so (cut short) is read whole, and
     /// fails as it always has.
