@@ -14,9 +14,9 @@
 //! Blocks of 4 MiB and more now go to `mmap` again: the tree's columns
 //! and shapes of a big profile are far larger, and kept in the heap they
 //! left holes the pages then grew around. With 4 MiB the folded bench
-//! peaks at 260 MB instead of 276 MB at the same speed (0.75 s against
+//! peaks at 260 MiB instead of 276 MiB at the same speed (0.75 s against
 //! 0.77 s, 7 alternating runs; the 20,000-name shape 1.18 s against
-//! 1.15 s, 361 MB against 364 MB).
+//! 1.15 s, 361 MiB against 364 MiB).
 
 /// Blocks up to this size come from the heap and are reused once freed.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
