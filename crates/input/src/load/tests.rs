@@ -1,0 +1,216 @@
+//! Tests of the loader: whole directories, files changed while read,
+//! big pprof profiles read split or again.
+
+use super::*;
+
+#[cfg(unix)]
+#[test]
+fn parted_reads_give_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big");
+    let bytes: Vec<u8> = (0..3_000_001u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(read_in_parts(&path, bytes.len()).unwrap(), bytes);
+    // A file longer or shorter than the size first seen.
+    assert_eq!(read_in_parts(&path, 1000).unwrap(), bytes);
+    assert_eq!(read_in_parts(&path, 4_000_000).unwrap(), bytes);
+}
+
+/// Go's demo CPU profile, gzipped as Go writes it.
+fn demo_cpu() -> Vec<u8> {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/pprof/go-demo/1.0/demo.cpu.pb.gz"
+    );
+    std::fs::read(fixture).unwrap()
+}
+
+/// [`demo_cpu`] with its samples repeated past
+/// [`reread::REREAD_BYTES`], and how many times they are there.
+fn big_pprof() -> (Vec<u8>, usize) {
+    use prost::Message;
+    let raw = crate::text::gunzip(&demo_cpu()).unwrap();
+    let mut profile = crate::pprof::pb::Profile::decode(&*raw).unwrap();
+    let samples = std::mem::take(&mut profile.sample);
+    let per_copy: usize = samples
+        .iter()
+        .map(|s| prost::encoding::message::encoded_len(2, s))
+        .sum();
+    let copies = reread::REREAD_BYTES / per_copy + 1;
+    for _ in 0..copies {
+        profile.sample.extend(samples.iter().cloned());
+    }
+    (profile.encode_to_vec(), copies)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_big_pprof_profile_read_again_for_its_samples_reads_as_in_one_piece() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cpu.pb");
+    let (bytes, copies) = big_pprof();
+    assert!(bytes.len() >= reread::REREAD_BYTES);
+    std::fs::write(&path, &bytes).unwrap();
+    let (read, _) = read_input(&path, "1.0", &NoCache).unwrap();
+    let in_one_piece = crate::load_bytes("1.0", "cpu.pb", &bytes).unwrap();
+    assert_eq!(format!("{read:?}"), format!("{in_one_piece:?}"));
+    // The same for `convert`, which reads the one file.
+    let converted = read_and_parse(&path).unwrap();
+    let parsed_in_one_piece = crate::parse_bytes("cpu.pb", &bytes).unwrap();
+    assert_eq!(format!("{converted:?}"), format!("{parsed_in_one_piece:?}"));
+    // Gzipped (decompressed again from the file, on each thread).
+    let gz_path = dir.path().join("cpu.pb.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, &bytes).unwrap();
+    std::fs::write(&gz_path, encoder.finish().unwrap()).unwrap();
+    let (unzipped, _) = read_input(&gz_path, "1.0", &NoCache).unwrap();
+    assert_eq!(format!("{unzipped:?}"), format!("{in_one_piece:?}"));
+    let converted = read_and_parse(&gz_path).unwrap();
+    assert_eq!(format!("{converted:?}"), format!("{parsed_in_one_piece:?}"));
+    // The samples are all there: each copy's count.
+    let Loaded::Profile("pprof", parsed) = read else {
+        panic!("not read as pprof")
+    };
+    let (_, one) = crate::parse_bytes("demo.cpu.pb.gz", &demo_cpu()).unwrap();
+    let one = one.profile.totals()[0];
+    assert_eq!(parsed.profile.totals()[0], one * copies as f64);
+}
+
+/// A cache keyed by the file's whole bytes (their length and a sum),
+/// that hands back a stand-in for what it was given under a key.
+#[derive(Default)]
+struct WholeBytesCache {
+    kept: std::sync::Mutex<Vec<(String, String)>>,
+}
+
+impl WholeBytesCache {
+    fn key_of(bytes: &[u8]) -> String {
+        let sum = bytes
+            .iter()
+            .fold(0u64, |s, &b| s.wrapping_mul(31).wrapping_add(u64::from(b)));
+        format!("{}-{sum}", bytes.len())
+    }
+}
+
+impl ParseCache for WholeBytesCache {
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn key(&self, _: &str, _: &str, bytes: &[u8]) -> String {
+        WholeBytesCache::key_of(bytes)
+    }
+    fn key_of_reader(
+        &self,
+        _: &str,
+        _: &str,
+        reader: &mut dyn std::io::Read,
+    ) -> std::io::Result<String> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes)?;
+        Ok(WholeBytesCache::key_of(&bytes))
+    }
+    fn get(&self, key: &str) -> Option<Loaded> {
+        let kept = self.kept.lock().unwrap();
+        kept.iter().find(|(k, _)| k == key)?;
+        // A stand-in, told apart from the profile read.
+        crate::load_bytes("1.0", "kept.folded", b"kept 1\n").ok()
+    }
+    fn put(&self, key: &str, loaded: &Loaded) {
+        let what = match loaded {
+            Loaded::Profile(format, _) => format.to_string(),
+            Loaded::Measurements(_) => "measurements".to_string(),
+        };
+        self.kept.lock().unwrap().push((key.to_string(), what));
+    }
+}
+
+/// A big pprof file read split is keyed in the build cache by its
+/// whole bytes, as one read whole: a rebuild finds it, and an entry
+/// written by a build that read it whole.
+#[cfg(unix)]
+#[test]
+fn a_big_pprof_profile_read_split_is_cached_under_its_whole_bytes_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cpu.pb");
+    let (bytes, _) = big_pprof();
+    std::fs::write(&path, &bytes).unwrap();
+    let cache = WholeBytesCache::default();
+    let (first, _) = read_input(&path, "1.0", &cache).unwrap();
+    assert!(matches!(first, Loaded::Profile("pprof", _)));
+    let kept = cache.kept.lock().unwrap().clone();
+    assert_eq!(
+        kept,
+        vec![(WholeBytesCache::key_of(&bytes), "pprof".to_string())]
+    );
+    // Read again: from the cache (the stand-in it hands back).
+    let (again, _) = read_input(&path, "1.0", &cache).unwrap();
+    assert!(
+        matches!(again, Loaded::Profile("folded", _)),
+        "not taken from the cache"
+    );
+}
+
+/// A big raw or gzipped pprof file is read split (its bytes never held
+/// whole); one that does not read so (cut short) is read whole, and
+/// fails as it always has.
+#[cfg(unix)]
+#[test]
+fn a_big_pprof_profile_is_read_split_and_a_broken_one_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bytes, _) = big_pprof();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &bytes).unwrap();
+    let gzipped = gz.finish().unwrap();
+    for (name, file) in [("cpu.pb", &bytes), ("cpu.pb.gz", &gzipped)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, file).unwrap();
+        let before = Stamp::of_path(&path).unwrap();
+        let big = split_read::BigPprof::open(&path, Some("1.0"), name);
+        let read = big.and_then(|big| big.read(&path, before));
+        assert!(read.is_some(), "{name} is read split");
+    }
+    // Cut inside its string table, at the end.
+    let path = dir.path().join("cut.pb");
+    let cut = &bytes[..bytes.len() - 3];
+    std::fs::write(&path, cut).unwrap();
+    let before = Stamp::of_path(&path).unwrap();
+    let big = split_read::BigPprof::open(&path, Some("1.0"), "cut.pb").unwrap();
+    assert!(big.read(&path, before).is_none());
+    let Err(e) = read_input(&path, "1.0", &NoCache) else {
+        panic!("read a cut profile")
+    };
+    let Err(whole) = crate::load_bytes("1.0", "cut.pb", cut) else {
+        panic!("read a cut profile whole")
+    };
+    assert_eq!(e.message, whole.message);
+    assert!(e.message.contains("(at byte "), "{}", e.message);
+    // Measurements and other formats are not taken for pprof.
+    let json = dir.path().join("timings.json");
+    let mut measured = br#"{"perfatlas_measurements": 1, "benchmarks": ["#.to_vec();
+    measured.resize(reread::REREAD_BYTES + 10, b' ');
+    measured.extend(b"]}");
+    std::fs::write(&json, &measured).unwrap();
+    assert!(split_read::BigPprof::open(&json, Some("1.0"), "timings.json").is_none());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_profile_changed_before_its_samples_are_read_again_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cpu.pb");
+    let (bytes, _) = big_pprof();
+    std::fs::write(&path, &bytes).unwrap();
+    let before = Stamp::of_path(&path).unwrap();
+    let staged = crate::load_bytes_staged("1.0", "cpu.pb", &bytes).unwrap();
+    assert!(matches!(staged, StagedLoad::PprofSamples(_)));
+    // The profiler writes the file again meanwhile.
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let Err(e) = reread::samples(&path, before, (bytes.len(), false), staged) else {
+        panic!("read a changed file")
+    };
+    assert!(
+        e.message.starts_with("changed while it was read"),
+        "{}",
+        e.message
+    );
+}
