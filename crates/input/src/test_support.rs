@@ -52,3 +52,19 @@ pub fn history_from_folded(profiles: &[(&str, &str, u32, &str)]) -> model::Histo
     }
     history
 }
+
+/// A profile's allocation sites as text, without their hash-map indexes
+/// (whose `Debug` order varies between two maps of the same content).
+pub fn allocations_text(a: &model::Allocations) -> String {
+    format!(
+        "{:?} {:?} {:?} {} {:?} {:?} {:?} {}",
+        a.classes,
+        a.sites,
+        a.count_kind,
+        a.bytes_known,
+        a.bytes_note,
+        a.class_source,
+        a.calls,
+        a.call_order
+    )
+}

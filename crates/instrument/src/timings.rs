@@ -51,13 +51,18 @@ fn page_bytes() -> u64 {
 /// The process's peak resident memory so far, in MB (0 where unknown).
 #[cfg(unix)]
 fn peak_resident_mb() -> u64 {
+    u64::try_from(rusage().ru_maxrss).unwrap_or(0) * 1024 / 1_000_000
+}
+
+/// The process's resource use so far, every thread's.
+#[cfg(unix)]
+fn rusage() -> libc::rusage {
     // SAFETY: getrusage writes the struct it is given and nothing else.
-    let usage = unsafe {
+    unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_SELF, &mut usage);
         usage
-    };
-    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024 / 1_000_000
+    }
 }
 
 #[cfg(not(unix))]
@@ -69,12 +74,7 @@ fn peak_resident_mb() -> u64 {
 /// phase adds to it is the CPU it took, parallel work included).
 #[cfg(unix)]
 fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage writes the struct it is given and nothing else.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
+    let usage = rusage();
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }

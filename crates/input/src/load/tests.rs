@@ -60,9 +60,7 @@ fn a_big_pprof_profile_read_again_for_its_samples_reads_as_in_one_piece() {
     assert_eq!(format!("{converted:?}"), format!("{parsed_in_one_piece:?}"));
     // Gzipped (decompressed again from the file, on each thread).
     let gz_path = dir.path().join("cpu.pb.gz");
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut encoder, &bytes).unwrap();
-    std::fs::write(&gz_path, encoder.finish().unwrap()).unwrap();
+    std::fs::write(&gz_path, gzipped(&bytes)).unwrap();
     let (unzipped, _) = read_input(&gz_path, "1.0", &NoCache).unwrap();
     assert_eq!(format!("{unzipped:?}"), format!("{in_one_piece:?}"));
     let converted = read_and_parse(&gz_path).unwrap();
@@ -158,9 +156,7 @@ fn a_big_pprof_profile_read_split_is_cached_under_its_whole_bytes_key() {
 fn a_big_pprof_profile_is_read_split_and_a_broken_one_whole() {
     let dir = tempfile::tempdir().unwrap();
     let (bytes, _) = big_pprof();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &bytes).unwrap();
-    let gzipped = gz.finish().unwrap();
+    let gzipped = gzipped(&bytes);
     for (name, file) in [("cpu.pb", &bytes), ("cpu.pb.gz", &gzipped)] {
         let path = dir.path().join(name);
         std::fs::write(&path, file).unwrap();
@@ -213,4 +209,11 @@ fn a_profile_changed_before_its_samples_are_read_again_is_refused() {
         "{}",
         e.message
     );
+}
+
+/// `bytes` gzipped, fast.
+fn gzipped(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, bytes).unwrap();
+    encoder.finish().unwrap()
 }

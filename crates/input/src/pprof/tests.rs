@@ -528,19 +528,11 @@ fn real_profiles() -> Vec<Vec<u8>> {
 /// indexes (whose order varies between runs) left out.
 fn canonical(parsed: &Parsed) -> String {
     let mut parsed = parsed.clone();
-    let allocations = parsed.profile.allocations.take().map(|a| {
-        format!(
-            "{:?} {:?} {:?} {} {:?} {:?} {:?} {}",
-            a.classes,
-            a.sites,
-            a.count_kind,
-            a.bytes_known,
-            a.bytes_note,
-            a.class_source,
-            a.calls,
-            a.call_order
-        )
-    });
+    let allocations = parsed
+        .profile
+        .allocations
+        .take()
+        .map(|a| crate::test_support::allocations_text(&a));
     format!("{parsed:?} {allocations:?}")
 }
 

@@ -52,19 +52,10 @@ fn every_format_comes_back_exactly_as_parsed() {
         assert!(describe(&again) == describe(&loaded), "{rel} differs");
         if let (Loaded::Profile(_, a), Loaded::Profile(_, b)) = (&again, &loaded) {
             let seen = |p: &Parsed| {
-                p.profile.allocations.as_deref().map(|a| {
-                    format!(
-                        "{:?} {:?} {:?} {} {:?} {:?} {:?} {}",
-                        a.classes,
-                        a.sites,
-                        a.count_kind,
-                        a.bytes_known,
-                        a.bytes_note,
-                        a.class_source,
-                        a.calls,
-                        a.call_order
-                    )
-                })
+                p.profile
+                    .allocations
+                    .as_deref()
+                    .map(crate::test_support::allocations_text)
             };
             assert!(seen(a) == seen(b), "{rel}: allocations");
             assert!(
