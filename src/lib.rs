@@ -181,7 +181,7 @@ pub fn build_with_progress(
     // versions) leave freed blocks that the pages would not reuse.
     phase("release", input::memory::release_free);
     let moved: Vec<model::Note> = analysis
-        .ids
+        .identity
         .moved
         .iter()
         .map(|m| m.note(&history))
@@ -189,7 +189,7 @@ pub fn build_with_progress(
     history.input_notes.extend(moved);
     history
         .input_notes
-        .extend(numbered_notes(&analysis.ids.split));
+        .extend(numbered_notes(&analysis.identity.split));
     let page_cache = match options.no_cache {
         true => site::page_cache::PageReuse::disabled(),
         false => site::page_cache::PageReuse::for_site(&options.output),

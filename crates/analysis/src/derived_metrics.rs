@@ -116,26 +116,26 @@ pub struct Evaluated {
 /// The non-additive derived metrics that apply to `profile`, evaluated
 /// per node of a tree with `nodes` nodes whose per-metric inclusive and
 /// exclusive values (in the profile's metric order) are given.
-pub fn evaluate(
+pub fn evaluate<V: AsRef<[f64]>>(
     profile: &Profile,
     derived: &[DerivedMetric],
-    inclusive: &[Vec<f64>],
-    exclusive: &[Vec<f64>],
+    inclusive: &[V],
+    exclusive: &[V],
 ) -> Vec<Evaluated> {
     let names = names(profile);
-    let nodes = inclusive.first().map_or(0, Vec::len);
+    let nodes = inclusive.first().map_or(0, |v| v.as_ref().len());
     derived
         .iter()
         .filter(|d| !d.formula.is_additive())
         .filter_map(|d| Some((d, d.formula.bind(&names).ok()?)))
         .map(|(d, bound)| {
             let mut zero_division = None;
-            let mut column = |values: &[Vec<f64>]| -> Vec<Option<f64>> {
+            let mut column = |values: &[V]| -> Vec<Option<f64>> {
                 let mut row = vec![0.0; values.len()];
                 (0..nodes)
                     .map(|n| {
                         for (m, v) in row.iter_mut().enumerate() {
-                            *v = values[m][n];
+                            *v = values[m].as_ref()[n];
                         }
                         match bound.eval(&row) {
                             Ok(v) => Some(v),

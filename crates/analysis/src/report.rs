@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use config::Config;
-use model::{FrameId, FunctionIds, History};
+use model::{FrameId, FunctionIds, History, IdentityNotes};
 
 use crate::allocation::trees::Trees;
 use crate::evolution::{EvolutionPlan, MatrixUrls};
@@ -99,8 +99,9 @@ impl CauseFinder {
 
 /// The analysis of one history.
 pub struct Analysis {
-    /// One function across versions (identity rules of `[identity]`).
-    pub ids: FunctionIds,
+    /// What finding one function across versions (identity rules of
+    /// `[identity]`) changed, for the pages' notes.
+    pub identity: IdentityNotes,
     /// The frame table of the flame-graph shapes (functions, files,
     /// modules, and the frames standing for merged callers).
     pub frames: ShapeFrames,
@@ -131,6 +132,7 @@ impl Analysis {
         series: Vec<Series>,
     ) -> Analysis {
         let frames = phase("shapes", || ShapeFrames::new(&history.frames, &ids));
+        let identity = ids.into_notes();
         let regressions = phase("regressions", || {
             regressions(
                 history,
@@ -151,7 +153,7 @@ impl Analysis {
                 .collect()
         });
         Analysis {
-            ids,
+            identity,
             frames,
             regressions,
             evolution,

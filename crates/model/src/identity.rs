@@ -246,7 +246,31 @@ pub struct FunctionIds {
     pub moved: Vec<Moved>,
 }
 
+/// What finding the functions changed that a reader is told of: the
+/// rest of [`FunctionIds`] once the frame tables made from its function
+/// frames are made.
+#[derive(Debug, Clone, Default)]
+pub struct IdentityNotes {
+    /// Rule → the distinct prefixes it removed (for a page note).
+    pub normalised: BTreeMap<Rule, BTreeSet<String>>,
+    /// Function names split by start line: (name, file, how many).
+    pub split: Vec<(String, String, usize)>,
+    /// Files whose functions another file holds from a version on.
+    pub moved: Vec<Moved>,
+}
+
 impl FunctionIds {
+    /// Its notes, its function frames dropped: a copy of every frame's
+    /// name, as large as the history's frame table, not wanted past the
+    /// shapes' frame table and the hierarchy.
+    pub fn into_notes(self) -> IdentityNotes {
+        IdentityNotes {
+            normalised: self.normalised,
+            split: self.split,
+            moved: self.moved,
+        }
+    }
+
     /// The function of every frame of `history`.
     pub fn new(history: &History, rules: &PathRules) -> FunctionIds {
         let mut ids = FunctionIds::of_frames(&history.frames, rules);

@@ -28,7 +28,7 @@ pub use component::{component_path, stable_path, Component, Language};
 pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, Note, ProfileEntry, Skipped, Version};
-pub use identity::{FunctionIds, PathRules};
+pub use identity::{FunctionIds, IdentityNotes, PathRules};
 pub use line_fold::{
     fold_sampled_lines, line_granularity, set_line_granularity, FoldWhileBuilding,
 };

@@ -329,6 +329,12 @@ impl CallTree {
         self.self_values[node.index() * self.metric_count + metric]
     }
 
+    /// Every node's self value, in node order, when the tree has one
+    /// metric: the values as stored (of several metrics they interleave).
+    pub fn only_self_column(&self) -> Option<&[f64]> {
+        (self.metric_count == 1).then_some(self.self_values.as_slice())
+    }
+
     /// Node ids in creation order; every parent comes before its children.
     pub fn node_ids(&self) -> impl Iterator<Item = NodeId> {
         (0..self.nodes.len() as u32).map(NodeId)

@@ -15,10 +15,9 @@ use super::code_links::{CodeLinks, MethodHomes};
 use super::flame_svg::Words;
 use super::flame_view::{self, Derive, GraphSpec, GraphView, Tables};
 use super::format::{percent, with_unit};
-use super::tree_table::{self, Column, RowBudget, TableView};
+use super::tree_table::{self, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, profile_links, reuse, shape_source, Common};
-use analysis::derived_metrics;
 use analysis::flame::FlameGraph;
 use analysis::shapes::{self, ShapeFrames, Values};
 use model::error::BuildError;
@@ -27,6 +26,10 @@ use model::{CallTree, NodeId, ProfileEntry, Unit};
 use crate::flame_plan::{Context, PagePlan, Shape, SiteFiles};
 use crate::page_kind::SitePlan;
 use rayon::prelude::*;
+
+mod table;
+use table::{table, Merged};
+
 #[derive(Serialize)]
 struct TopRow {
     name: String,
@@ -219,6 +222,9 @@ pub(crate) fn lay_out_shapes<'a>(
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
     let lay = move |shape: Shape, trees: ShapeTrees<'a>| -> Vec<LaidOut<'a>> {
         let trees: &'a ShapeTrees<'a> = cells.trees[shape_index(shape)].get_or_init(|| trees);
+        // The shape's table tree, made by the first metric's table that
+        // wants it and freed once the shape is laid out.
+        let merged = OnceLock::new();
         (0..entry.profile.metrics.len())
             .into_par_iter()
             .map(|metric| {
@@ -228,7 +234,7 @@ pub(crate) fn lay_out_shapes<'a>(
                     shape,
                     page,
                 };
-                lay_out(cx, &view, (trees, total), code)
+                lay_out(cx, &view, (trees, &merged, total), code)
             })
             .collect()
     };
@@ -526,7 +532,12 @@ pub(crate) fn assemble(
                     shape: view.shape,
                     page,
                 };
-                let html = table(cx, &of, top_down, (code, tree_table::HTML_ROWS));
+                let html = table(
+                    cx,
+                    &of,
+                    (top_down, &OnceLock::new()),
+                    (code, tree_table::HTML_ROWS),
+                );
                 let (html, k) = views.derived_default_table((view.table, html), derive, ship_both);
                 default_table = Some(html);
                 k
@@ -590,7 +601,7 @@ pub(crate) struct LaidOut<'a> {
 fn lay_out<'a>(
     cx: &Context<'a>,
     view: &ViewOf,
-    (trees, total): (&'a ShapeTrees, f64),
+    (trees, merged, total): (&'a ShapeTrees, &OnceLock<Merged>, f64),
     code: &'a CodeLinks<'a>,
 ) -> LaidOut<'a> {
     let history = cx.history;
@@ -618,7 +629,7 @@ fn lay_out<'a>(
                 })
                 .collect()
         },
-        || table(cx, view, trees, (code, tree_table::ROWS)),
+        || table(cx, view, (trees, merged), (code, tree_table::ROWS)),
     );
     let shape = view.shape.name();
     LaidOut {
@@ -676,9 +687,10 @@ struct ViewOf<'a> {
     page: &'a PagePlan,
 }
 
-/// Inclusive and exclusive values of every node, one vector per metric.
 /// Inclusive values (shared with the other shapes' inputs) and self values
-/// of every node, per metric.
+/// of every node, per metric; the self values are copied out of the tree
+/// only when it has several metrics (one metric's are its own, borrowed
+/// by [`ShapeTrees::self_columns`]: 25 MB on a 3.2 M-node profile).
 type NodeValues = (Arc<Vec<Vec<f64>>>, Vec<Vec<f64>>);
 
 /// The trees one view draws: for top-down the profile's own (with every
@@ -697,15 +709,28 @@ struct ShapeTrees<'a> {
 impl<'a> ShapeTrees<'a> {
     fn top_down(entry: &'a ProfileEntry, inputs: &shapes::ShapeInputs) -> ShapeTrees<'a> {
         let tree = &entry.profile.tree;
-        let exclusive = (0..tree.metric_count())
-            .map(|m| tree.node_ids().map(|n| tree.self_value(n, m)).collect())
-            .collect();
+        let exclusive = match tree.only_self_column() {
+            Some(_) => Vec::new(),
+            None => (0..tree.metric_count())
+                .map(|m| tree.node_ids().map(|n| tree.self_value(n, m)).collect())
+                .collect(),
+        };
         ShapeTrees {
             entry,
             exclusive: None,
             inclusive: None,
             cut_depth: None,
             values: Some((inputs.inclusive_shared().clone(), exclusive)),
+        }
+    }
+
+    /// Top-down: the self values of every node, per metric.
+    fn self_columns(&self) -> Vec<&[f64]> {
+        let tree = &self.entry.profile.tree;
+        match (tree.only_self_column(), &self.values) {
+            (Some(only), _) => vec![only],
+            (None, Some((_, copied))) => copied.iter().map(Vec::as_slice).collect(),
+            (None, None) => Vec::new(),
         }
     }
 
@@ -793,129 +818,6 @@ fn graph_specs<'a>(
             Some("Each box is a function in a calling context; its width is its share of the total, and the gap under it is its own (exclusive) cost. Hover for details, click to zoom.".to_string()),
             0,
         )],
-    }
-}
-
-/// A tree's two columns of values per metric (inclusive and exclusive).
-type Columns<'v> = (&'v [Vec<f64>], &'v [Vec<f64>]);
-
-/// The tree table of the page's shape: total and self per metric for
-/// top-down, inclusive and exclusive per metric for the others, then the
-/// derived metrics that are not additive.
-fn table(
-    cx: &Context,
-    view: &ViewOf,
-    trees: &ShapeTrees,
-    (code, rows): (&CodeLinks, RowBudget),
-) -> TableView {
-    let profile = &trees.entry.profile;
-    let frames = &cx.frames.table;
-    let totals = profile.totals();
-    let caption = format!("Tree table, {}", view.shape.name());
-    let (merged, derived_values);
-    let (tree, (inclusive, exclusive), words): (_, Columns, _) =
-        match (&trees.inclusive, &trees.exclusive, &trees.values) {
-            (Some(i), Some(e), _) => {
-                merged = shapes::merge(&[i, e], &[]);
-                let per = profile.metrics.len();
-                let inclusive: Vec<Vec<f64>> = (0..per).map(|m| merged.inclusive(m)).collect();
-                let exclusive: Vec<Vec<f64>> =
-                    (0..per).map(|m| merged.inclusive(per + m)).collect();
-                derived_values = (inclusive, exclusive);
-                let values = (&derived_values.0[..], &derived_values.1[..]);
-                (&merged, values, ["inclusive", "exclusive"])
-            }
-            (_, _, Some((i, e))) => (&profile.tree, (&i[..], &e[..]), ["total", "self"]),
-            _ => {
-                derived_values = derived_metrics::tree_values(&profile.tree);
-                let values = (&derived_values.0[..], &derived_values.1[..]);
-                (&profile.tree, values, ["total", "self"])
-            }
-        };
-    let overlapping = words[0] == "inclusive";
-    let mut columns = Vec::new();
-    for (m, metric) in profile.metrics.iter().enumerate() {
-        for (word, values) in words.iter().zip([&inclusive[m], &exclusive[m]]) {
-            let mut column = Column {
-                heading: format!("{} {word}", metric.name),
-                values: values.into(),
-                unit: &metric.unit,
-                percent_of: Some(totals[m]),
-            };
-            if overlapping && *word == "inclusive" {
-                shares_overlap(&mut column, totals[m]);
-            }
-            columns.push(column);
-        }
-    }
-    let derived = derived_metrics::parse_all(&cx.config.formulas()).unwrap_or_default();
-    let evaluated = derived_metrics::evaluate(profile, &derived, inclusive, exclusive);
-    let mut notes = Vec::new();
-    for e in &evaluated {
-        for (word, values) in words.iter().zip([&e.inclusive, &e.exclusive]) {
-            columns.push(Column {
-                heading: format!("{} {word}", e.name),
-                values: values
-                    .iter()
-                    .map(|v| v.unwrap_or(f64::NAN))
-                    .collect::<Vec<f64>>()
-                    .into(),
-                unit: &Unit::Count,
-                percent_of: None,
-            });
-        }
-        notes.push(match &e.zero_division {
-            Some(z) => format!(
-                "{} = {}; \"n/a\" where the formula divides by zero ({z}).",
-                e.name, e.text
-            ),
-            None => format!("{} = {}.", e.name, e.text),
-        });
-    }
-    if let Some(calls) = call_counts(profile, tree) {
-        columns.push(Column {
-            heading: "calls".to_string(),
-            values: calls.into(),
-            unit: &Unit::Count,
-            percent_of: None,
-        });
-        notes.push("calls: as the profiler counted them (cProfile's callers table), from the row's caller into its function over every calling context, not in this context alone; for a top-level row, every call of its function.".to_string());
-    }
-    if overlapping {
-        notes.insert(0, "Inclusive shares overlap: in this shape a sample counts once for every function on its stack, so a column of them adds up to more than 100%. Each is a share of the profile's total, which the root row shows.".to_string());
-    }
-    let mut table = tree_table::build(
-        caption,
-        tree,
-        frames,
-        (view.metric, Some(&inclusive[view.metric])),
-        &columns,
-        2 * view.metric,
-        (Some(code), rows),
-    );
-    table.notes = notes;
-    if view.shape == Shape::BottomUp {
-        // Roots are where the time is spent: by their own cost.
-        table.sort_by(2 * view.metric + 1);
-    }
-    table
-}
-
-/// The profile's call counts per node, when the table shows the profile's
-/// own tree (top-down) and the input counted calls.
-fn call_counts<'a>(profile: &'a model::Profile, tree: &CallTree) -> Option<&'a [f64]> {
-    let calls = profile.call_counts.as_deref()?;
-    (std::ptr::eq(tree, &profile.tree) && calls.len() == tree.len()).then_some(calls)
-}
-
-/// A bottom-up or flat inclusive column: its heading says the shares
-/// overlap, and its root row shows the profile's total (the sum of every
-/// function's inclusive value is not a figure a reader can use).
-fn shares_overlap(column: &mut Column, total: f64) {
-    column.heading.push_str(" (shares overlap)");
-    let values = column.values.to_mut();
-    if let Some(root) = values.first_mut() {
-        *root = total;
     }
 }
 
