@@ -1,6 +1,6 @@
 //! Giving freed memory back to the system while a build runs.
 //!
-//! glibc's malloc keeps blocks of up to 32 MiB in its heap (see the
+//! glibc's malloc keeps blocks of up to 4 MiB in its heap (see the
 //! binary's allocator settings) and keeps the pages of freed ones: memory
 //! freed while a step fills a new structure of its own (a long
 //! measurement history's per-file benchmarks, moved into the history's
