@@ -304,6 +304,9 @@ const NO_EDGE: u32 = u32::MAX;
 /// The count is an f64 holding a small integer, exact.
 const ON_PATH: usize = 0;
 
+/// In a component's row, 1 once the component was on the path.
+const SEEN: usize = 1;
+
 /// Callers with more callees than this find them through a hash map.
 const SCANNED_CALLEES: usize = 16;
 
@@ -315,10 +318,10 @@ const SCANNED_CALLEES: usize = 16;
 struct PathSums<'h> {
     hierarchy: &'h Hierarchy,
     metrics: usize,
-    /// Per component: times on the current path, inclusive values, seen.
-    on_path: Vec<u32>,
-    time: Vec<f64>,
-    seen: Vec<bool>,
+    /// Per component a row: times on the current path ([`ON_PATH`]),
+    /// whether it was ever on it ([`SEEN`], 1 or 0), then its values
+    /// (`metrics`): one place in memory per component a node touches.
+    comp_rows: Vec<f64>,
     /// Per caller method: its callees so far with the call's edge ids;
     /// for callers with many, also by method pair.
     callees: Vec<Vec<(CompId, EdgeIds)>>,
@@ -337,9 +340,7 @@ impl<'h> PathSums<'h> {
         PathSums {
             hierarchy,
             metrics,
-            on_path: vec![0; comps],
-            time: vec![0.0; comps * metrics],
-            seen: vec![false; comps],
+            comp_rows: vec![0.0; comps * (metrics + 2)],
             callees: vec![Vec::new(); comps],
             pair_ids: FxHashMap::default(),
             edge_ids: Default::default(),
@@ -358,12 +359,13 @@ impl<'h> PathSums<'h> {
         mut add: impl FnMut(&mut [f64]),
     ) -> EdgeIds {
         let m = self.metrics;
-        let i = c.index();
-        if self.on_path[i] == 0 {
-            self.seen[i] = true;
-            add(&mut self.time[i * m..(i + 1) * m]);
+        let at = c.index() * (m + 2);
+        let row = &mut self.comp_rows[at..at + m + 2];
+        if row[ON_PATH] == 0.0 {
+            row[SEEN] = 1.0;
+            add(&mut row[SEEN + 1..]);
         }
-        self.on_path[i] += 1;
+        row[ON_PATH] += 1.0;
         let ids = match parent {
             Some(p) if p != c => self.edge_ids_of(p, c),
             _ => [NO_EDGE; 3],
@@ -382,8 +384,8 @@ impl<'h> PathSums<'h> {
     }
 
     fn leave(&mut self, c: CompId, ids: EdgeIds) {
-        let i = c.index();
-        self.on_path[i] = self.on_path[i].saturating_sub(1);
+        let n = &mut self.comp_rows[c.index() * (self.metrics + 2) + ON_PATH];
+        *n = (*n - 1.0).max(0.0);
         for (l, &e) in ids.iter().enumerate() {
             if e != NO_EDGE {
                 let n = &mut self.edge_rows[l][e as usize * (self.metrics + 1) + ON_PATH];
@@ -440,12 +442,15 @@ impl<'h> PathSums<'h> {
     /// Per method seen, and per level per edge (sorted), the values.
     fn finish(self) -> Sums {
         let m = self.metrics;
-        let seen: Vec<usize> = (0..self.seen.len()).filter(|&i| self.seen[i]).collect();
+        let row = m + 2;
+        let seen: Vec<usize> = (0..self.comp_rows.len() / row)
+            .filter(|&i| self.comp_rows[i * row + SEEN] != 0.0)
+            .collect();
         let method_time = Keyed::new(
             m,
             seen.iter().map(|&i| CompId(i as u32)).collect(),
             seen.iter()
-                .flat_map(|&i| &self.time[i * m..(i + 1) * m])
+                .flat_map(|&i| &self.comp_rows[i * row + SEEN + 1..(i + 1) * row])
                 .copied()
                 .collect(),
         );
