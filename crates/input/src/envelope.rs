@@ -77,14 +77,20 @@ pub(crate) fn write_framed(
     let sum_at = header.len() as u64;
     header.extend_from_slice(&[0; 8]);
     file.write_all(&header)?;
-    let mut body = Summed {
-        out: std::io::BufWriter::with_capacity(1 << 20, &mut *file),
-        sum: xxhash_rust::xxh3::Xxh3::new(),
-    };
+    // Hashed as the buffer is written out, in chunks of up to 1 MiB: the
+    // serializer's writes are a few bytes each, and hashing each on its
+    // own cost more than the hash of the whole.
+    let mut body = std::io::BufWriter::with_capacity(
+        1 << 20,
+        Summed {
+            out: &mut *file,
+            sum: xxhash_rust::xxh3::Xxh3::new(),
+        },
+    );
     write(&mut body)?;
-    body.out.flush()?;
-    let sum = body.sum.digest();
-    drop(body);
+    let summed = body.into_inner().map_err(|e| e.into_error())?;
+    let sum = summed.sum.digest();
+    drop(summed);
     file.seek(SeekFrom::Start(sum_at))?;
     file.write_all(&sum.to_le_bytes())
 }
