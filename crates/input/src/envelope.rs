@@ -90,7 +90,6 @@ pub(crate) fn write_framed(
     write(&mut body)?;
     let summed = body.into_inner().map_err(|e| e.into_error())?;
     let sum = summed.sum.digest();
-    drop(summed);
     file.seek(SeekFrom::Start(sum_at))?;
     file.write_all(&sum.to_le_bytes())
 }
