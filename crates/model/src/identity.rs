@@ -237,6 +237,14 @@ fn looks_temporary(segment: &str) -> bool {
 pub struct FunctionIds {
     /// Frame id → its function frame.
     function_of: Vec<Frame>,
+    pub notes: IdentityNotes,
+}
+
+/// What finding the functions changed that a reader is told of: all of
+/// [`FunctionIds`] kept once the frame tables made from its function
+/// frames are made.
+#[derive(Debug, Clone, Default)]
+pub struct IdentityNotes {
     /// Rule → the distinct prefixes it removed (for a page note).
     pub normalised: BTreeMap<Rule, BTreeSet<String>>,
     /// Function names split by start line: (name, file, how many).
@@ -246,29 +254,12 @@ pub struct FunctionIds {
     pub moved: Vec<Moved>,
 }
 
-/// What finding the functions changed that a reader is told of: the
-/// rest of [`FunctionIds`] once the frame tables made from its function
-/// frames are made.
-#[derive(Debug, Clone, Default)]
-pub struct IdentityNotes {
-    /// Rule → the distinct prefixes it removed (for a page note).
-    pub normalised: BTreeMap<Rule, BTreeSet<String>>,
-    /// Function names split by start line: (name, file, how many).
-    pub split: Vec<(String, String, usize)>,
-    /// Files whose functions another file holds from a version on.
-    pub moved: Vec<Moved>,
-}
-
 impl FunctionIds {
     /// Its notes, its function frames dropped: a copy of every frame's
     /// name, as large as the history's frame table, not wanted past the
     /// shapes' frame table and the hierarchy.
     pub fn into_notes(self) -> IdentityNotes {
-        IdentityNotes {
-            normalised: self.normalised,
-            split: self.split,
-            moved: self.moved,
-        }
+        self.notes
     }
 
     /// The function of every frame of `history`.
@@ -280,8 +271,8 @@ impl FunctionIds {
                 frame.function = format!("{}#{k}", frame.function);
             }
         }
-        ids.split = split;
-        ids.moved = moves::follow_moves(history, &mut ids.function_of);
+        ids.notes.split = split;
+        ids.notes.moved = moves::follow_moves(history, &mut ids.function_of);
         ids
     }
 
@@ -314,9 +305,10 @@ impl FunctionIds {
         }
         FunctionIds {
             function_of: base,
-            normalised,
-            split: Vec::new(),
-            moved: Vec::new(),
+            notes: IdentityNotes {
+                normalised,
+                ..IdentityNotes::default()
+            },
         }
     }
 

@@ -25,6 +25,16 @@ fn demo_cpu() -> Vec<u8> {
     std::fs::read(fixture).unwrap()
 }
 
+/// [`big_pprof`] written as `cpu.pb` in a new directory (kept while the
+/// returned handle lives), with its bytes.
+fn big_pprof_file() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cpu.pb");
+    let (bytes, _) = big_pprof();
+    std::fs::write(&path, &bytes).unwrap();
+    (dir, path, bytes)
+}
+
 /// [`demo_cpu`] with its samples repeated past
 /// [`reread::REREAD_BYTES`], and how many times they are there.
 fn big_pprof() -> (Vec<u8>, usize) {
@@ -128,10 +138,7 @@ impl ParseCache for WholeBytesCache {
 #[cfg(unix)]
 #[test]
 fn a_big_pprof_profile_read_split_is_cached_under_its_whole_bytes_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cpu.pb");
-    let (bytes, _) = big_pprof();
-    std::fs::write(&path, &bytes).unwrap();
+    let (_dir, path, bytes) = big_pprof_file();
     let cache = WholeBytesCache::default();
     let (first, _) = read_input(&path, "1.0", &cache).unwrap();
     assert!(matches!(first, Loaded::Profile("pprof", _)));
@@ -192,10 +199,7 @@ fn a_big_pprof_profile_is_read_split_and_a_broken_one_whole() {
 #[cfg(unix)]
 #[test]
 fn a_profile_changed_before_its_samples_are_read_again_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cpu.pb");
-    let (bytes, _) = big_pprof();
-    std::fs::write(&path, &bytes).unwrap();
+    let (_dir, path, bytes) = big_pprof_file();
     let before = Stamp::of_path(&path).unwrap();
     let staged = crate::load_bytes_staged("1.0", "cpu.pb", &bytes).unwrap();
     assert!(matches!(staged, StagedLoad::PprofSamples(_)));

@@ -328,17 +328,7 @@ mod tests {
         );
         // Not the struct's Debug: its hash-map indexes print in any order.
         if let Some(a) = &p.profile.allocations {
-            out += &format!(
-                "allocations {:?} {:?} {:?} {} {:?} {:?} {:?} {}\n",
-                a.classes,
-                a.sites,
-                a.count_kind,
-                a.bytes_known,
-                a.bytes_note,
-                a.class_source,
-                a.calls,
-                a.call_order
-            );
+            out += &format!("allocations {}\n", crate::test_support::allocations_text(a));
         }
         for (id, frame) in p.frames.iter() {
             out += &format!("frame {} {frame:?}\n", id.0);

@@ -177,7 +177,7 @@ mod same_names {
             "lex: one function whatever its line"
         );
         assert_eq!(
-            ids.split,
+            ids.notes.split,
             [("list".to_string(), "marked/lib/marked.cjs".to_string(), 2)]
         );
     }
@@ -190,7 +190,7 @@ mod same_names {
         let ids = FunctionIds::new(&h, &PathRules::default());
         assert_eq!(ids.get(FrameId(0)).unwrap().function, "lex");
         assert_eq!(ids.get(FrameId(0)), ids.get(FrameId(1)));
-        assert!(ids.split.is_empty());
+        assert!(ids.notes.split.is_empty());
     }
 }
 
@@ -270,8 +270,8 @@ mod moves {
         assert_eq!(id(after[1][1]), id(before[1][1]), "parse");
         assert_eq!(id(after[1][2]), id(before[1][2]), "tokenize");
         assert_eq!(id(after[1][2]).file.as_deref(), Some("/w/src/tokenize.js"));
-        assert_eq!(ids.moved.len(), 2, "{:?}", ids.moved);
-        let note = ids.moved[0].note(&h).text;
+        assert_eq!(ids.notes.moved.len(), 2, "{:?}", ids.notes.moved);
+        let note = ids.notes.moved[0].note(&h).text;
         assert!(
             note.starts_with("from 1.1.0 on, 1 function (parse) sampled in `/w/lib/kit.esm.js` is matched by name to `/w/src/parse.js`"),
             "{note}"
@@ -320,7 +320,11 @@ mod moves {
         assert_eq!(id(after[0][1]), id(before[0][1]), "the tokenizer's list");
         assert_eq!(id(after[1][1]), id(before[1][1]), "the renderer's list");
         assert_ne!(id(after[0][1]), id(after[1][1]));
-        assert!(ids.moved.iter().any(|m| m.by_callers), "{:?}", ids.moved);
+        assert!(
+            ids.notes.moved.iter().any(|m| m.by_callers),
+            "{:?}",
+            ids.notes.moved
+        );
     }
 
     #[test]
@@ -344,6 +348,6 @@ mod moves {
         let id = |f: FrameId| ids.get(f).unwrap().clone();
         assert_ne!(id(after[0][1]), id(before[0][1]));
         assert_ne!(id(after[0][0]), id(before[0][0]));
-        assert!(ids.moved.is_empty(), "{:?}", ids.moved);
+        assert!(ids.notes.moved.is_empty(), "{:?}", ids.notes.moved);
     }
 }
