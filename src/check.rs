@@ -275,7 +275,12 @@ fn judge_newest(
     let (verdict, c) =
         regression::judge_new_value(series, judging, window_end, n, categories, settings);
     let window = regression::window_before(series, judging, window_end, settings);
-    let recorded = |i: usize| series.points.get(i).and_then(|p| p.interval);
+    let recorded = |i: usize| {
+        series
+            .points
+            .get(i)
+            .and_then(|p| p.interval.as_deref().copied())
+    };
     if window.len() < 3 && recorded(window_end.wrapping_sub(1)).is_some() && recorded(n).is_some() {
         let words = format!(
             "the intervals the tool recorded around the two values, apart or not, as `asv compare` reads them ({})",

@@ -407,8 +407,8 @@ pub fn interval_verdict(
     better: Better,
     settings: &Settings,
 ) -> Option<Verdict> {
-    let (x, y) = (a.interval?, b.interval?);
-    Some(match x.overlaps(&y) {
+    let (x, y) = (a.interval.as_deref()?, b.interval.as_deref()?);
+    Some(match x.overlaps(y) {
         true => Verdict::NoChange,
         false => change_of_size(a, b, categories, better, mean(b) - mean(a), settings),
     })
@@ -630,8 +630,8 @@ fn level_points(series: &Series, c: &ChangePoint) -> (Point, Point) {
             values: values.into(),
             interval: None,
             in_process: false,
-            sources: Sources::default(),
-            notes: Box::default(),
+            sources: Names::default(),
+            notes: Names::default(),
         }
     };
     (level(c.from..c.index), level(c.index..c.to))

@@ -254,7 +254,7 @@ fn row(
         runs: p.values.len(),
         samples: (p.samples != p.values.len()).then_some(p.samples),
         mean: s.map(|s| measured(s.mean, unit)).unwrap_or_default(),
-        interval: match (s.and_then(|s| s.ci), p.interval) {
+        interval: match (s.and_then(|s| s.ci), p.interval.as_deref()) {
             (Some((lo, hi)), _) => format!("{} – {}", measured(lo, unit), measured(hi, unit)),
             (None, Some(i)) => format!(
                 "{} – {} (recorded)",

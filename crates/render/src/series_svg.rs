@@ -253,7 +253,7 @@ fn columns(series: &Series, x: &dyn Fn(usize) -> f64, confidence: f64) -> Vec<Op
                 let Some(s) = p.summary(confidence) else {
                     continue;
                 };
-                let recorded = p.interval.map(|i| (i.low, i.high));
+                let recorded = p.interval.as_deref().map(|i| (i.low, i.high));
                 let (lo, hi) = s.ci.or(recorded).unwrap_or((s.mean, s.mean));
                 let c = column.get_or_insert(Column {
                     x: (x(from) + x(to - 1)) / 2.0,
@@ -339,7 +339,7 @@ fn top_of(series: &Series, categories: Option<&Categories>, confidence: f64) -> 
         if let Some(s) = p.summary(confidence) {
             top = top.max(s.ci.map_or(s.mean, |c| c.1));
         }
-        if let Some(i) = p.interval {
+        if let Some(i) = &p.interval {
             top = top.max(i.high);
         }
         top = top.max(p.values.moments().largest);

@@ -138,8 +138,8 @@ pub fn find_changes(
         };
         let (a, b) = (&w[0], &w[1]);
         let comparison = pair_comparison(series, judging, i + 1, settings);
-        let apart = match (a.interval, b.interval) {
-            (Some(before), Some(after)) => Some(Basis::Intervals { before, after }),
+        let apart = match (a.interval.as_deref(), b.interval.as_deref()) {
+            (Some(&before), Some(&after)) => Some(Basis::Intervals { before, after }),
             _ => None,
         };
         let (basis, levels) = match judging {

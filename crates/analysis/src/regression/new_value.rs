@@ -125,8 +125,8 @@ pub fn judge_new_value(
         values: window.into(),
         interval: None,
         in_process: false,
-        sources: Sources::default(),
-        notes: Box::default(),
+        sources: Names::default(),
+        notes: Names::default(),
     };
     let verdict = change_of_size(
         &level,

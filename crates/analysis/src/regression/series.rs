@@ -36,53 +36,55 @@ pub struct Point {
     /// Some run holds several in-process samples.
     pub in_process: bool,
     /// The interval the tool recorded around a figure it gave alone
-    /// (asv's 99% confidence interval), when one file gave this point.
-    pub interval: Option<Interval>,
+    /// (asv's 99% confidence interval), when one file gave this point
+    /// (boxed: few tools record one, and a long history has millions of
+    /// points).
+    pub interval: Option<Box<Interval>>,
     /// Files the figures came from.
-    pub sources: Sources,
+    pub sources: Names,
     /// Readers' notes on which figure was taken.
-    pub notes: Box<[Arc<str>]>,
+    pub notes: Names,
 }
 
-/// The files a point's figures came from: almost always one, held without
-/// an allocation of its own (a long history has millions of points).
+/// A point's files, or its notes: almost always one, held without an
+/// allocation of its own (a long history has millions of points).
 #[derive(Clone, PartialEq, Default)]
-pub enum Sources {
+pub enum Names {
     #[default]
     None,
     One(Arc<str>),
     Many(Box<[Arc<str>]>),
 }
 
-impl From<Vec<Arc<str>>> for Sources {
-    fn from(mut files: Vec<Arc<str>>) -> Sources {
-        match files.len() {
-            0 => Sources::None,
-            1 => Sources::One(files.remove(0)),
-            _ => Sources::Many(files.into()),
+impl From<Vec<Arc<str>>> for Names {
+    fn from(mut names: Vec<Arc<str>>) -> Names {
+        match names.len() {
+            0 => Names::None,
+            1 => Names::One(names.remove(0)),
+            _ => Names::Many(names.into()),
         }
     }
 }
 
-impl std::ops::Deref for Sources {
+impl std::ops::Deref for Names {
     type Target = [Arc<str>];
 
     fn deref(&self) -> &[Arc<str>] {
         match self {
-            Sources::None => &[],
-            Sources::One(file) => std::slice::from_ref(file),
-            Sources::Many(files) => files,
+            Names::None => &[],
+            Names::One(name) => std::slice::from_ref(name),
+            Names::Many(names) => names,
         }
     }
 }
 
-impl std::fmt::Debug for Sources {
+impl std::fmt::Debug for Names {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         (**self).fmt(f)
     }
 }
 
-impl Serialize for Sources {
+impl Serialize for Names {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(serializer)
     }
@@ -154,15 +156,15 @@ pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
 }
 
 /// [`series_named()`], taking the history's measurements (it keeps none):
-/// the entries of a batch of benchmarks are freed as soon as their series
-/// are made, so a long history never holds its entries and its series'
-/// points at once (at 2,000 benchmarks x 1,000 versions the two were most
-/// of a build's memory). Measurements not in benchmark order are taken
-/// whole.
+/// the entries of a batch of benchmarks are moved into their points, and
+/// their room freed, batch after batch, so a long history never holds its
+/// entries and its series' points at once (at 2,000 benchmarks x 1,000
+/// versions the two were most of a build's memory). Measurements not in
+/// (benchmark, version) order are taken whole.
 pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
     let mut entries = std::mem::take(&mut history.measurements);
     let history = &*history;
-    if !entries.is_sorted_by(|a, b| a.benchmark <= b.benchmark) {
+    if !entries.is_sorted_by(|a, b| (&a.benchmark, a.version) <= (&b.benchmark, b.version)) {
         let measured = measured_of(history, &entries);
         drop(entries);
         return named(history, measured, settings);
@@ -174,11 +176,89 @@ pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
         while cut > 0 && entries[cut - 1].benchmark == entries[cut].benchmark {
             cut -= 1;
         }
-        let taken = entries.split_off(cut);
+        let benchmarks: Vec<(usize, usize)> = entries[cut..]
+            .chunk_by(|a, b| a.benchmark == b.benchmark)
+            .map(|run| {
+                (
+                    run.len(),
+                    run.chunk_by(|a, b| a.version == b.version).count(),
+                )
+            })
+            .collect();
+        // The batch is the vector's end: drained, its room is given back
+        // without a copy of what stays.
+        let mut taken = entries.drain(cut..);
+        for (len, versions) in benchmarks {
+            measured.extend(owned_series(history, taken.by_ref().take(len), versions));
+        }
+        drop(taken);
         entries.shrink_to_fit();
-        measured.extend(measured_of(history, &taken));
     }
     named(history, measured, settings)
+}
+
+/// The series of one benchmark from its entries, given in version order
+/// (`versions` distinct ones), each moved into its point: a version that
+/// one file measured, as almost all are, takes the entry's figures, file
+/// and note as they are.
+fn owned_series(
+    history: &History,
+    entries: impl Iterator<Item = MeasurementEntry>,
+    versions: usize,
+) -> Option<Series> {
+    let mut entries = entries.peekable();
+    let first = entries.peek()?;
+    let benchmark = first.benchmark.to_string();
+    let unit = first.unit.clone();
+    let mut formats: Vec<&'static str> = Vec::new();
+    let mut points = Vec::with_capacity(versions);
+    let mut here: Vec<MeasurementEntry> = Vec::new();
+    while let Some(entry) = entries.next() {
+        if !formats.contains(&entry.format) {
+            formats.push(entry.format);
+        }
+        let last_of_version = entries.peek().is_none_or(|n| n.version != entry.version);
+        if here.is_empty() && last_of_version {
+            points.extend(point_of_entry(history, entry, &unit));
+            continue;
+        }
+        here.push(entry);
+        if last_of_version {
+            let refs: Vec<&MeasurementEntry> = here.iter().collect();
+            points.extend(measured_point(history, &refs, &unit));
+            here.clear();
+        }
+    }
+    formats.sort_unstable();
+    Some(Series {
+        benchmark,
+        unit: unit.to_string(),
+        origin: Origin::Measurements {
+            formats: formats.into_iter().map(str::to_string).collect(),
+        },
+        better: Better::Lower,
+        points,
+    })
+}
+
+/// The point of a version that one entry measured, when in `unit`: what
+/// [`measured_point`] makes of one entry, moved rather than copied.
+fn point_of_entry(history: &History, entry: MeasurementEntry, unit: &Arc<str>) -> Option<Point> {
+    if entry.version >= history.versions.len() || entry.unit != *unit {
+        return None;
+    }
+    Some(Point {
+        version: entry.version,
+        values: entry.run_means,
+        samples: entry.samples as usize,
+        in_process: entry.in_process && entry.multi_sample,
+        interval: entry.interval,
+        sources: Names::One(entry.source),
+        notes: match entry.note.is_empty() {
+            true => Names::None,
+            false => Names::One(entry.note),
+        },
+    })
 }
 
 /// How many batches [`take_series`] frees a history's measurements in.
@@ -361,7 +441,7 @@ fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &Arc<str>
         values,
         samples: in_unit().map(|m| m.samples as usize).sum(),
         interval: if here.len() == 1 {
-            first.interval.as_deref().copied()
+            first.interval.clone()
         } else {
             None
         },
@@ -372,12 +452,12 @@ fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &Arc<str>
 }
 
 /// The files of a point's entries in `unit`.
-fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Sources {
+fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Names {
     let mut in_unit = here.iter().filter(|m| m.unit == *unit);
     match (in_unit.next(), in_unit.next()) {
-        (None, _) => Sources::None,
-        (Some(only), None) => Sources::One(only.source.clone()),
-        _ => Sources::Many(
+        (None, _) => Names::None,
+        (Some(only), None) => Names::One(only.source.clone()),
+        _ => Names::Many(
             here.iter()
                 .filter(|m| m.unit == *unit)
                 .map(|m| m.source.clone())
@@ -436,7 +516,7 @@ fn profile_series(
             interval: None,
             in_process: false,
             sources: sources.into(),
-            notes: Box::default(),
+            notes: Names::default(),
         });
     }
     Some(Series {

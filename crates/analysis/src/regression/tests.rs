@@ -13,8 +13,8 @@ fn point(version: usize, level: f64) -> Point {
         values: values.into(),
         interval: None,
         in_process: false,
-        sources: Sources::default(),
-        notes: Box::default(),
+        sources: Names::default(),
+        notes: Names::default(),
     }
 }
 
@@ -299,6 +299,93 @@ fn one_criterion_run_is_one_run_however_many_samples() {
     );
 }
 
+/// An entry of `benchmark` in version `v` from `file`, of runs `runs`.
+fn entry(
+    benchmark: &str,
+    v: usize,
+    file: &str,
+    unit: &str,
+    runs: &[f64],
+) -> model::MeasurementEntry {
+    model::MeasurementEntry {
+        version: v,
+        benchmark: benchmark.into(),
+        unit: unit.into(),
+        run_means: runs.to_vec().into(),
+        samples: runs.len() as u64,
+        in_process: false,
+        multi_sample: false,
+        source: format!("v{v}/{file}").into(),
+        format: if file.ends_with(".csv") {
+            "native"
+        } else {
+            "hyperfine"
+        },
+        note: String::new().into(),
+        interval: None,
+    }
+}
+
+#[test]
+fn taking_the_measurements_gives_the_series_read_from_them() {
+    let history = mixed_measurements();
+    let read = series_named(&history, &Config::default());
+    let a = &read[0];
+    assert_eq!(
+        a.points.iter().map(|p| p.version).collect::<Vec<_>>(),
+        [0, 1, 3]
+    );
+    assert_eq!(&a.points[0].notes[..], [Arc::from("hyperfine mean")]);
+    assert_eq!(a.points[1].values.len(), 3, "two files' runs joined");
+    assert_eq!(a.points[1].sources.len(), 2);
+    assert_eq!(
+        a.points[2].interval.as_deref(),
+        model::Interval::new(1.9, 2.1).as_ref()
+    );
+    assert!(read[1].points[0].in_process);
+    let Origin::Measurements { formats } = &a.origin else {
+        panic!("{:?}", a.origin)
+    };
+    assert_eq!(formats, &["hyperfine", "native"]);
+
+    assert_eq!(
+        take_series(&mut mixed_measurements(), &Config::default()),
+        read
+    );
+    let mut shuffled = mixed_measurements();
+    // Out of benchmark order (a version's files keep theirs).
+    shuffled.measurements.rotate_right(1);
+    assert_eq!(take_series(&mut shuffled, &Config::default()), read);
+    assert!(shuffled.measurements.is_empty(), "the history keeps none");
+}
+
+/// Two benchmarks' entries: versions measured by one file, by two, in
+/// another unit, with an interval, and past the history's versions.
+fn mixed_measurements() -> History {
+    let mut a0 = entry("a", 0, "a.json", "s", &[1.0, 1.1, 0.9]);
+    a0.note = "hyperfine mean".into();
+    let mut a3 = entry("a", 3, "a.json", "s", &[2.0]);
+    a3.interval = model::Interval::new(1.9, 2.1).map(Box::new);
+    let mut b0 = entry("b", 0, "b.json", "s", &[5.0, 5.5]);
+    (b0.in_process, b0.multi_sample) = (true, true);
+    History {
+        versions: vec![Default::default(); 5],
+        // In the order a build gathers them: benchmark, version, file.
+        measurements: vec![
+            a0,
+            entry("a", 1, "a.json", "s", &[1.0, 1.2]),
+            entry("a", 1, "more.csv", "s", &[1.4]),
+            // Another unit than the series' first: counted in its formats only.
+            entry("a", 2, "a.csv", "ms", &[900.0]),
+            a3,
+            // A version the history does not have.
+            entry("a", 7, "a.json", "s", &[1.0]),
+            b0,
+        ],
+        ..History::default()
+    }
+}
+
 #[test]
 fn linear_probe_weights_follow_the_paper() {
     // N = 5 (r2..r6 between r1 and r6): weights 1,2,2,1,0 → r3 (index 2).
@@ -459,7 +546,7 @@ fn a_new_single_value_is_judged_against_the_window_before_it() {
 fn with_intervals(values: &[(f64, f64, f64)]) -> Series {
     let mut s = single_values(&values.iter().map(|v| v.0).collect::<Vec<_>>(), "s");
     for (p, &(_, low, high)) in s.points.iter_mut().zip(values) {
-        p.interval = model::Interval::new(low, high);
+        p.interval = model::Interval::new(low, high).map(Box::new);
     }
     s
 }
