@@ -179,7 +179,7 @@ pub fn build_with_progress(
     let (analysis, sources) = analyse(options, &config, &history, series)?;
     // The analysis' passes over a long history (a test per pair of
     // versions) leave freed blocks that the pages would not reuse.
-    phase("release", input::memory::release_free);
+    phase("release", instrument::memory::release_free);
     let moved: Vec<model::Note> = analysis
         .identity
         .moved

@@ -21,7 +21,9 @@ use serde::Serialize;
 use super::change_points::{self, relative_size, ChangePoint};
 use super::stats::{self, Comparison, Summary, Test};
 use config::{BenchmarkConfig, Config, RegressionConfig};
-use model::{Better, History, Interval, MeasurementEntry, ProfileEntry, RunMeans, Unit};
+use model::{
+    Better, History, Interval, MeasuredBenchmark, MeasurementEntry, ProfileEntry, RunMeans, Unit,
+};
 
 mod changes;
 mod fdr;

@@ -25,7 +25,6 @@ pub mod json_pull;
 pub mod load;
 pub mod massif;
 pub mod measurements;
-pub mod memory;
 pub mod names;
 pub mod native;
 pub mod perf_script;

@@ -109,9 +109,9 @@ pub struct History {
     pub frames: FrameTable,
     /// Sorted by (benchmark, version, repetition, source).
     pub profiles: Vec<ProfileEntry>,
-    /// Repeated measurements from benchmark tools, sorted by (benchmark,
-    /// version, source).
-    pub measurements: Vec<super::MeasurementEntry>,
+    /// Repeated measurements from benchmark tools: each benchmark's, in
+    /// name order.
+    pub measurements: Vec<super::MeasuredBenchmark>,
     /// (format, file) of every file that gave measurements, sorted, each
     /// once.
     pub measured_files: Vec<(&'static str, String)>,

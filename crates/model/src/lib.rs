@@ -33,7 +33,7 @@ pub use line_fold::{
     fold_sampled_lines, line_granularity, set_line_granularity, FoldWhileBuilding,
 };
 pub use line_self::LineSelf;
-pub use measurement::{Better, Interval, MeasurementEntry, Moments, RunMeans};
+pub use measurement::{Better, Interval, MeasuredBenchmark, MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
 pub use tree::{CallTree, NodeId};
 pub use visible::visible;

@@ -10,12 +10,21 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+/// One benchmark's measurements: every file's entry of it, in (version,
+/// file) order, as a build reads them. A long history's series are made
+/// benchmark by benchmark, each freeing its entries as it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredBenchmark {
+    /// As shown ([`super::visible`]).
+    pub name: Arc<str>,
+    pub entries: Vec<MeasurementEntry>,
+}
+
 /// One file's measurements of one benchmark in one version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasurementEntry {
     /// Index into [`super::History::versions`].
     pub version: usize,
-    pub benchmark: Arc<str>,
     /// `s` for any time (values are normalised to seconds), else the unit
     /// as the tool gave it.
     pub unit: Arc<str>,

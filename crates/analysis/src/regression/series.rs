@@ -136,9 +136,7 @@ impl Series {
 
 /// Every benchmark's series: from its measurement files when it has any,
 /// else from its profiles' totals. In benchmark-name order, built in
-/// parallel. The measurements are in benchmark order already, so each
-/// benchmark's are found as runs of equal names rather than gathered one
-/// by one (millions of entries in a long history).
+/// parallel.
 pub fn series(history: &History, config: &RegressionConfig) -> Vec<Series> {
     let config = Config {
         regressions: config.clone(),
@@ -156,60 +154,71 @@ pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
 }
 
 /// [`series_named()`], taking the history's measurements (it keeps none):
-/// the entries of a batch of benchmarks are moved into their points, and
-/// their room freed, batch after batch, so a long history never holds its
-/// entries and its series' points at once (at 2,000 benchmarks x 1,000
-/// versions the two were most of a build's memory). Measurements not in
-/// (benchmark, version) order are taken whole.
+/// each benchmark's entries are moved into its points and freed as its
+/// series is made, so a long history never holds its entries and its
+/// series' points at once (at 2,000 benchmarks x 1,000 versions the two
+/// were most of a build's memory). Measurements not in (name, version)
+/// order are taken whole.
 pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
-    let mut entries = std::mem::take(&mut history.measurements);
+    let taken = std::mem::take(&mut history.measurements);
     let history = &*history;
-    if !entries.is_sorted_by(|a, b| (&a.benchmark, a.version) <= (&b.benchmark, b.version)) {
-        let measured = measured_of(history, &entries);
-        drop(entries);
+    let in_order = taken.windows(2).all(|w| w[0].name < w[1].name)
+        && taken
+            .iter()
+            .all(|b| b.entries.is_sorted_by_key(|e| e.version));
+    if !in_order {
+        let measured = measured_of(history, &taken);
+        drop(taken);
         return named(history, measured, settings);
     }
-    let batch = entries.len().div_ceil(TAKEN_BATCHES).max(1);
-    let mut measured = Vec::new();
-    while !entries.is_empty() {
-        let mut cut = entries.len().saturating_sub(batch);
-        while cut > 0 && entries[cut - 1].benchmark == entries[cut].benchmark {
-            cut -= 1;
-        }
-        let benchmarks: Vec<(usize, usize)> = entries[cut..]
-            .chunk_by(|a, b| a.benchmark == b.benchmark)
-            .map(|run| {
-                (
-                    run.len(),
-                    run.chunk_by(|a, b| a.version == b.version).count(),
-                )
-            })
-            .collect();
-        // The batch is the vector's end: drained, its room is given back
-        // without a copy of what stays.
-        let mut taken = entries.drain(cut..);
-        for (len, versions) in benchmarks {
-            measured.extend(owned_series(history, taken.by_ref().take(len), versions));
-        }
-        drop(taken);
-        entries.shrink_to_fit();
+    // In batches, their freed entries given back before the next: the
+    // threads that make the points free entries another thread allocated,
+    // whose room they would not reuse.
+    let mut taken = taken;
+    let batch = taken.len().div_ceil(TAKEN_BATCHES).max(1);
+    let mut measured = Vec::with_capacity(taken.len());
+    while !taken.is_empty() {
+        let last = taken.split_off(taken.len().saturating_sub(batch));
+        measured.par_extend(
+            last.into_par_iter()
+                .filter_map(|b| owned_series(history, b)),
+        );
+        instrument::memory::release_free();
     }
     named(history, measured, settings)
 }
 
-/// The series of one benchmark from its entries, given in version order
-/// (`versions` distinct ones), each moved into its point: a version that
-/// one file measured, as almost all are, takes the entry's figures, file
-/// and note as they are.
-fn owned_series(
-    history: &History,
-    entries: impl Iterator<Item = MeasurementEntry>,
-    versions: usize,
-) -> Option<Series> {
-    let mut entries = entries.peekable();
-    let first = entries.peek()?;
-    let benchmark = first.benchmark.to_string();
-    let unit = first.unit.clone();
+/// How many batches [`take_series`] makes a history's series in.
+const TAKEN_BATCHES: usize = 16;
+
+/// The series of the benchmarks measured in `measured`, each from its
+/// entries in history order (a name given twice is one benchmark), built
+/// in parallel.
+fn measured_of(history: &History, measured: &[MeasuredBenchmark]) -> Vec<Series> {
+    let mut by_name: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
+    for benchmark in measured {
+        by_name
+            .entry(&benchmark.name)
+            .or_default()
+            .extend(&benchmark.entries);
+    }
+    by_name
+        .into_par_iter()
+        .filter_map(|(name, entries)| measured_series(history, name, &entries))
+        .collect()
+}
+
+/// The series of one benchmark from its entries, given in version order,
+/// each moved into its point: a version that one file measured, as almost
+/// all are, takes the entry's figures, file and note as they are.
+fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series> {
+    let versions = measured
+        .entries
+        .chunk_by(|a, b| a.version == b.version)
+        .count();
+    let benchmark = measured.name.to_string();
+    let mut entries = measured.entries.into_iter().peekable();
+    let unit = entries.peek()?.unit.clone();
     let mut formats: Vec<&'static str> = Vec::new();
     let mut points = Vec::with_capacity(versions);
     let mut here: Vec<MeasurementEntry> = Vec::new();
@@ -259,28 +268,6 @@ fn point_of_entry(history: &History, entry: MeasurementEntry, unit: &Arc<str>) -
             false => Names::One(entry.note),
         },
     })
-}
-
-/// How many batches [`take_series`] frees a history's measurements in.
-const TAKEN_BATCHES: usize = 16;
-
-/// The series of the benchmarks measured in `entries`, each from its
-/// entries in history order, built in parallel. The measurements are in
-/// benchmark order already, so each benchmark's are found as runs of
-/// equal names rather than gathered one by one (millions of entries in a
-/// long history).
-fn measured_of(history: &History, entries: &[MeasurementEntry]) -> Vec<Series> {
-    let mut measured: FxHashMap<&str, Vec<&MeasurementEntry>> = FxHashMap::default();
-    for run in entries.chunk_by(|a, b| a.benchmark == b.benchmark) {
-        measured
-            .entry(&run[0].benchmark)
-            .or_default()
-            .extend(run.iter());
-    }
-    measured
-        .into_par_iter()
-        .filter_map(|(name, entries)| measured_series(history, name, &entries))
-        .collect()
 }
 
 /// `measured` and the series of the benchmarks only profiled, directed

@@ -247,38 +247,42 @@ fn too_few_runs_give_no_verdict() {
 fn one_criterion_run_is_one_run_however_many_samples() {
     let history = History {
         versions: vec![Default::default(), Default::default()],
-        measurements: (0..2)
-            .map(|v| {
-                // As a build reads Criterion's sample.json: one run of 100
-                // in-process samples, reduced to its mean.
-                let read = Reduced::of(MeasurementFile {
-                    format: "criterion",
-                    benchmarks: vec![Measured {
-                        name: "fib".into(),
-                        unit: "s".into(),
-                        runs: vec![(0..100).map(|i| 1.0 + v as f64 + i as f64 * 1e-3).collect()],
-                        in_process: true,
-                        note: String::new(),
-                        interval: None,
-                    }],
-                    warnings: Vec::new(),
-                });
-                let b = &read.benchmarks[0];
-                model::MeasurementEntry {
-                    version: v,
-                    benchmark: "fib".into(),
-                    unit: read.unit_of(b).into(),
-                    run_means: b.means.clone(),
-                    samples: b.samples,
-                    in_process: b.in_process,
-                    multi_sample: b.multi_sample,
-                    source: format!("v{v}/criterion/fib/new/sample.json").into(),
-                    format: "criterion",
-                    note: read.note_of(b).into(),
-                    interval: b.interval.map(Box::new),
-                }
-            })
-            .collect(),
+        measurements: vec![model::MeasuredBenchmark {
+            name: "fib".into(),
+            entries: (0..2)
+                .map(|v| {
+                    // As a build reads Criterion's sample.json: one run of 100
+                    // in-process samples, reduced to its mean.
+                    let read = Reduced::of(MeasurementFile {
+                        format: "criterion",
+                        benchmarks: vec![Measured {
+                            name: "fib".into(),
+                            unit: "s".into(),
+                            runs: vec![(0..100)
+                                .map(|i| 1.0 + v as f64 + i as f64 * 1e-3)
+                                .collect()],
+                            in_process: true,
+                            note: String::new(),
+                            interval: None,
+                        }],
+                        warnings: Vec::new(),
+                    });
+                    let b = &read.benchmarks[0];
+                    model::MeasurementEntry {
+                        version: v,
+                        unit: read.unit_of(b).into(),
+                        run_means: b.means.clone(),
+                        samples: b.samples,
+                        in_process: b.in_process,
+                        multi_sample: b.multi_sample,
+                        source: format!("v{v}/criterion/fib/new/sample.json").into(),
+                        format: "criterion",
+                        note: read.note_of(b).into(),
+                        interval: b.interval.map(Box::new),
+                    }
+                })
+                .collect(),
+        }],
         ..History::default()
     };
     let all = series(&history, &RegressionConfig::default());
@@ -299,17 +303,10 @@ fn one_criterion_run_is_one_run_however_many_samples() {
     );
 }
 
-/// An entry of `benchmark` in version `v` from `file`, of runs `runs`.
-fn entry(
-    benchmark: &str,
-    v: usize,
-    file: &str,
-    unit: &str,
-    runs: &[f64],
-) -> model::MeasurementEntry {
+/// An entry of version `v` from `file`, of runs `runs`.
+fn entry(v: usize, file: &str, unit: &str, runs: &[f64]) -> model::MeasurementEntry {
     model::MeasurementEntry {
         version: v,
-        benchmark: benchmark.into(),
         unit: unit.into(),
         run_means: runs.to_vec().into(),
         samples: runs.len() as u64,
@@ -353,34 +350,49 @@ fn taking_the_measurements_gives_the_series_read_from_them() {
         read
     );
     let mut shuffled = mixed_measurements();
-    // Out of benchmark order (a version's files keep theirs).
-    shuffled.measurements.rotate_right(1);
+    shuffled.measurements.reverse();
     assert_eq!(take_series(&mut shuffled, &Config::default()), read);
     assert!(shuffled.measurements.is_empty(), "the history keeps none");
+    // One benchmark's entries given in two parts are one series.
+    let mut split = mixed_measurements();
+    let later = split.measurements[0].entries.split_off(4);
+    split.measurements.push(model::MeasuredBenchmark {
+        name: "a".into(),
+        entries: later,
+    });
+    assert_eq!(take_series(&mut split, &Config::default()), read);
 }
 
 /// Two benchmarks' entries: versions measured by one file, by two, in
 /// another unit, with an interval, and past the history's versions.
 fn mixed_measurements() -> History {
-    let mut a0 = entry("a", 0, "a.json", "s", &[1.0, 1.1, 0.9]);
+    let mut a0 = entry(0, "a.json", "s", &[1.0, 1.1, 0.9]);
     a0.note = "hyperfine mean".into();
-    let mut a3 = entry("a", 3, "a.json", "s", &[2.0]);
+    let mut a3 = entry(3, "a.json", "s", &[2.0]);
     a3.interval = model::Interval::new(1.9, 2.1).map(Box::new);
-    let mut b0 = entry("b", 0, "b.json", "s", &[5.0, 5.5]);
+    let mut b0 = entry(0, "b.json", "s", &[5.0, 5.5]);
     (b0.in_process, b0.multi_sample) = (true, true);
     History {
         versions: vec![Default::default(); 5],
         // In the order a build gathers them: benchmark, version, file.
         measurements: vec![
-            a0,
-            entry("a", 1, "a.json", "s", &[1.0, 1.2]),
-            entry("a", 1, "more.csv", "s", &[1.4]),
-            // Another unit than the series' first: counted in its formats only.
-            entry("a", 2, "a.csv", "ms", &[900.0]),
-            a3,
-            // A version the history does not have.
-            entry("a", 7, "a.json", "s", &[1.0]),
-            b0,
+            model::MeasuredBenchmark {
+                name: "a".into(),
+                entries: vec![
+                    a0,
+                    entry(1, "a.json", "s", &[1.0, 1.2]),
+                    entry(1, "more.csv", "s", &[1.4]),
+                    // Another unit than the series' first: counted in its formats only.
+                    entry(2, "a.csv", "ms", &[900.0]),
+                    a3,
+                    // A version the history does not have.
+                    entry(7, "a.json", "s", &[1.0]),
+                ],
+            },
+            model::MeasuredBenchmark {
+                name: "b".into(),
+                entries: vec![b0],
+            },
         ],
         ..History::default()
     }

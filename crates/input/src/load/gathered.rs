@@ -1,30 +1,30 @@
-//! Gathers the measurements of every file into the history's entries:
+//! Gathers the measurements of every file into each benchmark's entries:
 //! names, units, notes and file paths shared rather than copied (a long
 //! benchmark history has millions of entries and a few thousand distinct
-//! strings), and the entries made once, straight in (benchmark, version,
-//! file) order: where each one goes is worked out first, on small
-//! records, by counting the entries of every name.
+//! strings), and each benchmark's entries made once, straight into a
+//! vector of their number, in (version, file) order.
 
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use crate::measurements::Reduced;
-use model::{visible, MeasurementEntry};
+use model::{visible, MeasuredBenchmark, MeasurementEntry};
 
 /// One file's measurements: its version, its path relative to the input
 /// directory, and what it held.
 pub(super) type MeasuredFile<'a> = (usize, &'a str, Reduced);
 
-/// The entries of every file in (benchmark, version, file) order, and the
-/// (format, file) of every file that gave measurements, sorted. `files`
-/// come in (version, file) order.
+/// The entries of every benchmark, in name order, each benchmark's in
+/// (version, file) order, and the (format, file) of every file that gave
+/// measurements, sorted.
 pub(super) fn gather(
-    files: Vec<MeasuredFile>,
-) -> (Vec<MeasurementEntry>, Vec<(&'static str, String)>) {
+    mut files: Vec<MeasuredFile>,
+) -> (Vec<MeasuredBenchmark>, Vec<(&'static str, String)>) {
+    // Stable: a file's benchmarks keep their order.
+    files.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let mut names = Names::default();
     let ids: Vec<Vec<usize>> = names_of_files(&files, &mut names);
-    let places = places_of(&files, &ids, &names.shown);
     let mut sources: Vec<(&'static str, String)> = files
         .iter()
         .filter(|(_, _, read)| !read.benchmarks.is_empty())
@@ -32,19 +32,29 @@ pub(super) fn gather(
         .collect();
     sources.sort_unstable();
     sources.dedup();
+    let mut counts = vec![0usize; names.shown.len()];
+    for &id in ids.iter().flatten() {
+        counts[id] += 1;
+    }
+    let mut measured: Vec<MeasuredBenchmark> = names
+        .shown
+        .iter()
+        .zip(counts)
+        .map(|(name, count)| MeasuredBenchmark {
+            name: name.clone(),
+            entries: Vec::with_capacity(count),
+        })
+        .collect();
     let mut strings = Strings::default();
-    let mut entries = Slots::new(places.len(), names.shown.len());
     // File by file, each file's benchmarks moved into their entries and
     // freed: the files' benchmarks and the entries are never held whole
     // at once (at 2,000 benchmarks x 1,000 versions the two were most of
     // a build's memory).
-    let mut place = places.into_iter();
     for (f, ((version, file, read), of_file)) in files.into_iter().zip(ids).enumerate() {
         let here = strings.of_file(file, &read);
-        for ((b, id), at) in read.benchmarks.into_iter().zip(of_file).zip(&mut place) {
-            let entry = MeasurementEntry {
+        for (b, id) in read.benchmarks.into_iter().zip(of_file) {
+            measured[id].entries.push(MeasurementEntry {
                 version,
-                benchmark: names.shown[id].clone(),
                 unit: here.units[b.unit as usize].clone(),
                 run_means: b.means,
                 samples: b.samples,
@@ -54,170 +64,20 @@ pub(super) fn gather(
                 format: read.format,
                 note: here.notes[b.note as usize].clone(),
                 interval: b.interval.map(Box::new),
-            };
-            entries.put(id, at as usize, entry);
+            });
         }
         if f % RELEASE_EVERY == RELEASE_EVERY - 1 {
-            crate::memory::release_free();
+            instrument::memory::release_free();
         }
     }
-    crate::memory::release_free();
-    (entries.filled(), sources)
+    instrument::memory::release_free();
+    measured.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    (measured, sources)
 }
 
 /// How many files' benchmarks are freed between two returns of free
 /// memory to the system.
 const RELEASE_EVERY: usize = 64;
-
-/// Entries of one benchmark held back before they are written to their
-/// places together.
-const BATCH: usize = 8;
-
-/// The entries being put in their places: a vector of their final length
-/// whose slots are written in any order, each once. A benchmark's entries
-/// are written a few at a time, near each other (its range, version
-/// after version): one file's entries go to every benchmark's range, and
-/// written one by one, each would land on a page of its own. (Pushing
-/// them in file order and then moving them into place, a cycle-following
-/// permutation of 160-byte entries over hundreds of megabytes, took half
-/// of the gathering at 2,000 x 1,000: 0.27–0.32 s.)
-struct Slots {
-    slots: Vec<std::mem::MaybeUninit<MeasurementEntry>>,
-    written: Vec<bool>,
-    count: usize,
-    /// Per benchmark, entries not written yet and their places.
-    held: Vec<Vec<(usize, MeasurementEntry)>>,
-}
-
-impl Slots {
-    fn new(len: usize, benchmarks: usize) -> Slots {
-        let mut slots = Vec::with_capacity(len);
-        slots.resize_with(len, std::mem::MaybeUninit::uninit);
-        Slots {
-            slots,
-            written: vec![false; len],
-            count: 0,
-            held: (0..benchmarks).map(|_| Vec::new()).collect(),
-        }
-    }
-
-    /// Puts `entry` of benchmark `id` at `at`.
-    fn put(&mut self, id: usize, at: usize, entry: MeasurementEntry) {
-        let Some(held) = self.held.get_mut(id) else {
-            self.write(at, entry);
-            return;
-        };
-        held.push((at, entry));
-        if held.len() == BATCH {
-            self.flush(id);
-        }
-    }
-
-    fn flush(&mut self, id: usize) {
-        let mut held = std::mem::take(&mut self.held[id]);
-        for (at, entry) in held.drain(..) {
-            self.write(at, entry);
-        }
-        self.held[id] = held;
-    }
-
-    /// Writes `entry` at `at`; a slot already written keeps its entry (the
-    /// places are a permutation: none is).
-    fn write(&mut self, at: usize, entry: MeasurementEntry) {
-        let (Some(slot), Some(written)) = (self.slots.get_mut(at), self.written.get_mut(at)) else {
-            return;
-        };
-        if !*written {
-            slot.write(entry);
-            *written = true;
-            self.count += 1;
-        }
-    }
-
-    /// The entries in their places, once every slot is written; else
-    /// (never: the places are a permutation) those written, in order.
-    fn filled(mut self) -> Vec<MeasurementEntry> {
-        for id in 0..self.held.len() {
-            self.flush(id);
-        }
-        let Slots {
-            slots,
-            written,
-            count,
-            held: _,
-        } = self;
-        if count == slots.len() {
-            let mut slots = std::mem::ManuallyDrop::new(slots);
-            let (ptr, len, capacity) = (slots.as_mut_ptr(), slots.len(), slots.capacity());
-            // SAFETY: every one of the `len` slots was written (`count`
-            // counts first writes only), and `MaybeUninit<T>` has `T`'s
-            // size and alignment, so the allocation holds `len`
-            // initialized entries laid out as a `Vec<T>` of this capacity.
-            return unsafe { Vec::from_raw_parts(ptr.cast::<MeasurementEntry>(), len, capacity) };
-        }
-        slots
-            .into_iter()
-            .zip(written)
-            .filter(|(_, w)| *w)
-            // SAFETY: a slot marked written holds an initialized entry.
-            .map(|(slot, _)| unsafe { slot.assume_init() })
-            .collect()
-    }
-}
-
-/// Where each entry goes, by its position in file order (the files one
-/// after another, each in its own order): the entries end in (benchmark
-/// name, version, file) order ([`in_entry_order`]).
-fn places_of(files: &[MeasuredFile], ids: &[Vec<usize>], shown: &[Arc<str>]) -> Vec<u32> {
-    let mut first_of_file = Vec::with_capacity(ids.len());
-    let mut total = 0usize;
-    for of_file in ids {
-        first_of_file.push(total);
-        total += of_file.len();
-    }
-    let mut places = vec![0u32; total];
-    for (place, (f, b)) in in_entry_order(files, ids, shown).into_iter().enumerate() {
-        places[first_of_file[f as usize] + b as usize] = place as u32;
-    }
-    places
-}
-
-/// Where every entry comes from, as (file, benchmark) positions, in
-/// (benchmark name, version, file) order: a counting sort by the rank of
-/// the name (stable, so each name's entries stay in version order), then
-/// several files of one version ordered by path.
-fn in_entry_order(
-    files: &[MeasuredFile],
-    ids: &[Vec<usize>],
-    shown: &[Arc<str>],
-) -> Vec<(u32, u32)> {
-    let mut by_name: Vec<usize> = (0..shown.len()).collect();
-    by_name.sort_unstable_by(|&a, &b| shown[a].cmp(&shown[b]));
-    let mut rank = vec![0; shown.len()];
-    for (r, &id) in by_name.iter().enumerate() {
-        rank[id] = r;
-    }
-    let mut next = vec![0usize; shown.len() + 1];
-    for &id in ids.iter().flatten() {
-        next[rank[id] + 1] += 1;
-    }
-    for r in 1..next.len() {
-        next[r] += next[r - 1];
-    }
-    let starts = next.clone();
-    let mut origins = vec![(0u32, 0u32); next[shown.len()]];
-    for (f, of_file) in ids.iter().enumerate() {
-        for (b, &id) in of_file.iter().enumerate() {
-            origins[next[rank[id]]] = (f as u32, b as u32);
-            next[rank[id]] += 1;
-        }
-    }
-    let place = |&(f, _): &(u32, u32)| (files[f as usize].0, files[f as usize].1);
-    for w in starts.windows(2) {
-        origins[w[0]..w[1]].sort_by(|a, b| place(a).cmp(&place(b)));
-    }
-    origins
-}
 
 /// The name id of every benchmark of every file. Consecutive files mostly
 /// list the same names in the same order, so a name is first compared
@@ -340,10 +200,14 @@ mod tests {
         })
     }
 
-    fn order(entries: &[MeasurementEntry]) -> Vec<String> {
-        entries
+    fn order(measured: &[MeasuredBenchmark]) -> Vec<String> {
+        measured
             .iter()
-            .map(|e| format!("{} {} {}", e.benchmark, e.version, e.source))
+            .flat_map(|b| {
+                b.entries
+                    .iter()
+                    .map(|e| format!("{} {} {}", b.name, e.version, e.source))
+            })
             .collect()
     }
 
@@ -406,14 +270,13 @@ mod tests {
 
     #[test]
     fn strings_are_shared_and_names_shown_alike_are_one_benchmark() {
-        let (entries, _) = gather(vec![
+        let (measured, _) = gather(vec![
             (0, "1.0/t.json", file(&["x\u{1}", "x\u{2401}"], "s")),
             (1, "2.0/t.json", file(&["x\u{1}"], "s")),
         ]);
+        assert_eq!(measured.len(), 1);
+        let entries = &measured[0].entries;
         assert_eq!(entries.len(), 3);
-        assert!(entries
-            .iter()
-            .all(|e| Arc::ptr_eq(&e.benchmark, &entries[0].benchmark)));
         assert!(entries
             .iter()
             .all(|e| Arc::ptr_eq(&e.unit, &entries[0].unit)));

@@ -4,7 +4,7 @@
 //! binary's allocator settings) and keeps the pages of freed ones: memory
 //! freed while a step fills a new structure of its own (a long
 //! measurement history's per-file benchmarks, moved into the history's
-//! entries) would stay counted until reused, so the step's peak would be
+//! entries, and those moved into its series' points) would stay counted until reused, so the step's peak would be
 //! both structures whole. [`release_free`] hands those pages back.
 
 /// Returns the pages of freed blocks to the system (glibc's
