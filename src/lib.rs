@@ -234,6 +234,7 @@ pub fn build_with_progress(
     let warnings = write_site(options, staging, &files, caches)?;
     phase("drop", || drop(files));
     let findings = findings(&analysis.regressions);
+    drop_in_background(analysis);
     let mut built = report(history, pages, cached, page_cache.counts());
     built.findings = findings;
     built.warnings = warnings;
@@ -516,15 +517,16 @@ fn report(
     report
 }
 
-/// Frees the history on a thread of its own: a long measurement history is
-/// millions of small allocations, and freeing them took seconds the build's
-/// caller does not need to wait for (a process that exits first leaves the
-/// freeing to the system).
-fn drop_in_background(history: model::History) {
-    // When no thread can be started, `spawn` drops the history here.
+/// Frees `value` (the history, the analysis) on a thread of its own: a
+/// long measurement history and its series are millions of small
+/// allocations, and freeing them took time the build's caller does not
+/// need to wait for (a process that exits first leaves the freeing to the
+/// system).
+fn drop_in_background<T: Send + 'static>(value: T) {
+    // When no thread can be started, `spawn` drops the value here.
     let _ = std::thread::Builder::new()
         .name("perfatlas-drop".into())
-        .spawn(move || drop(history));
+        .spawn(move || drop(value));
 }
 
 /// The input must be an existing directory.
