@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// benchmark by benchmark, each freeing its entries as it goes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasuredBenchmark {
-    /// As shown ([`super::visible`]).
+    /// As shown ([`super::visible()`]).
     pub name: Arc<str>,
     pub entries: Vec<MeasurementEntry>,
 }
