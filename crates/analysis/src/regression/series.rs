@@ -157,24 +157,13 @@ pub fn series_named(history: &History, settings: &Config) -> Vec<Series> {
 /// each benchmark's entries are moved into its points and freed as its
 /// series is made, so a long history never holds its entries and its
 /// series' points at once (at 2,000 benchmarks x 1,000 versions the two
-/// were most of a build's memory). Measurements not in (name, version)
-/// order are taken whole.
+/// were most of a build's memory).
 pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
-    let taken = std::mem::take(&mut history.measurements);
+    let mut taken = in_series_order(std::mem::take(&mut history.measurements));
     let history = &*history;
-    let in_order = taken.windows(2).all(|w| w[0].name < w[1].name)
-        && taken
-            .iter()
-            .all(|b| b.entries.is_sorted_by_key(|e| e.version));
-    if !in_order {
-        let measured = measured_of(history, &taken);
-        drop(taken);
-        return named(history, measured, settings);
-    }
     // In batches, their freed entries given back before the next: the
     // threads that make the points free entries another thread allocated,
     // whose room they would not reuse.
-    let mut taken = taken;
     let batch = taken.len().div_ceil(TAKEN_BATCHES).max(1);
     let mut measured = Vec::with_capacity(taken.len());
     while !taken.is_empty() {
@@ -190,6 +179,29 @@ pub fn take_series(history: &mut History, settings: &Config) -> Vec<Series> {
 
 /// How many batches [`take_series`] makes a history's series in.
 const TAKEN_BATCHES: usize = 16;
+
+/// `measured` in the order a build gathers it: names in order, each once
+/// (a name given twice has its parts joined in the order given), each
+/// benchmark's entries in version order (a version's keep theirs).
+fn in_series_order(mut measured: Vec<MeasuredBenchmark>) -> Vec<MeasuredBenchmark> {
+    if !measured.is_sorted_by(|a, b| a.name < b.name) {
+        // Stable, so the parts of one name stay in the order given.
+        measured.sort_by(|a, b| a.name.cmp(&b.name));
+        measured.dedup_by(|later, kept| {
+            let same = later.name == kept.name;
+            if same {
+                kept.entries.append(&mut later.entries);
+            }
+            same
+        });
+    }
+    for benchmark in &mut measured {
+        if !benchmark.entries.is_sorted_by_key(|e| e.version) {
+            benchmark.entries.sort_by_key(|e| e.version);
+        }
+    }
+    measured
+}
 
 /// The series of the benchmarks measured in `measured`, each from its
 /// entries in history order (a name given twice is one benchmark), built

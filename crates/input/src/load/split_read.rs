@@ -39,9 +39,9 @@ impl BigPprof {
         let size = file.metadata().ok()?.len();
         // Its magic first: most files are small, and a build opens every
         // one (1,000 small measurement files read 64 MB more without it).
-        let mut head = Vec::new();
-        (&mut file).take(2).read_to_end(&mut head).ok()?;
-        let gzipped = text::is_gzip(&head);
+        let mut magic = Vec::with_capacity(2);
+        (&mut file).take(2).read_to_end(&mut magic).ok()?;
+        let gzipped = text::is_gzip(&magic);
         let least = reread::REREAD_BYTES as u64;
         let big = match gzipped {
             _ if size > model::limits::MAX_INPUT_BYTES => false,
@@ -52,16 +52,14 @@ impl BigPprof {
             return None;
         }
         file.rewind().ok()?;
-        head.clear();
-        match gzipped {
-            true => {
-                let unzipped = flate2::read::MultiGzDecoder::new(&mut file);
-                unzipped.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
-            }
-            false => {
-                (&mut file).take(HEAD_BYTES).read_to_end(&mut head).ok()?;
-            }
-        }
+        let mut head = Vec::new();
+        let read = match gzipped {
+            true => flate2::read::MultiGzDecoder::new(&mut file)
+                .take(HEAD_BYTES)
+                .read_to_end(&mut head),
+            false => (&mut file).take(HEAD_BYTES).read_to_end(&mut head),
+        };
+        read.ok()?;
         crate::reads_as_pprof(relative_path, name, &head).then_some(BigPprof { file, gzipped })
     }
 
