@@ -5,11 +5,12 @@
 # fuzz/artifacts/TARGET/; each one found should become a regression test
 # named after it.
 #
-#   fuzz/run-all.sh                 # 30 s per target (what CI runs)
+#   fuzz/run-all.sh                 # 30 s per target (CI sets 20)
 #   SECONDS_PER_TARGET=600 fuzz/run-all.sh folded pprof   # longer, some targets
 #   FORKS=16 SECONDS_PER_TARGET=225 fuzz/run-all.sh pprof    # 16 processes: 1 CPU-hour
 #
-# FORKS=N runs each target as N fuzzing processes at once (libFuzzer's
+# JOBS=N runs N targets at once (default: the number of cores, 1 with
+# FORKS). FORKS=N runs each target as N fuzzing processes at once (libFuzzer's
 # -fork), so a machine of N cores gives a target N CPU-seconds a second;
 # each line then also says the CPU time the target had. TIMEOUT (seconds,
 # default 10) is libFuzzer's wall-clock limit per input: raise it when the
@@ -144,32 +145,42 @@ if [[ $# -gt 0 ]]; then
 else
     cargo fuzz build -O
 fi
-# CPU seconds used so far by this script's finished children (user +
-# system), from bash's `times`.
-cpu_seconds() {
-    times | tail -1 | awk '{
-        total = 0
-        for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] }
-        printf "%d\n", total
-    }'
-}
-
-status=0
-for t in "${targets[@]}"; do
+# One target: seeded, run for PER seconds, one line said as it ends (runs,
+# CPU seconds from bash's `time`, result) and its result kept in
+# $results/TARGET for the exit status. A crash's log tail goes to stderr.
+run_target() {
+    local t=$1 seed_dir log cpu runs result
     mkdir -p "corpus/$t"
     seed_dir=$(seeds "$t")
     log=$(mktemp)
-    cpu_before=$(cpu_seconds)
-    if cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 -timeout="${TIMEOUT:-10}" ${FORKS:+-fork="$FORKS"} >"$log" 2>&1; then
+    local TIMEFORMAT='%U %S'
+    if { time cargo fuzz run -O "$t" "corpus/$t" "$seed_dir" -- -max_total_time="$PER" -rss_limit_mb=4096 -timeout="${TIMEOUT:-10}" ${FORKS:+-fork="$FORKS"} >"$log" 2>&1; } 2>"$log.time"; then
         result=ok
     else
         result="CRASH (see fuzz/artifacts/$t/)"
-        status=1
         tail -30 "$log" >&2
     fi
-    runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | cut -d' ' -f2)
-    cpu=$(($(cpu_seconds) - cpu_before))
+    cpu=$(awk '{ printf "%d", $1 + $2 }' "$log.time" 2>/dev/null || echo '?')
+    runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | cut -d' ' -f2 || true)
     echo "$t: ${runs:-?} runs in ${PER} s (${cpu} CPU-seconds): $result"
-    rm -f "$log"
+    echo "$result" >"$results/$t"
+    rm -f "$log" "$log.time"
+}
+
+# JOBS targets at once (default: one per core, or one when FORKS gives
+# each target the cores itself). Each libFuzzer process is one thread, so
+# two targets on two cores each get what one got alone: the same fuzzing,
+# in half the wall time.
+JOBS=${JOBS:-$([[ -n ${FORKS:-} ]] && echo 1 || nproc)}
+results=$(mktemp -d)
+for t in "${targets[@]}"; do
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    run_target "$t" &
 done
+wait
+status=0
+for t in "${targets[@]}"; do
+    [[ $(cat "$results/$t" 2>/dev/null) == ok ]] || status=1
+done
+rm -rf "$results"
 exit $status
