@@ -12,8 +12,6 @@
 //! one process (Criterion's iterations, pytest-benchmark's rounds) are
 //! averaged into their run's one value and never counted as runs.
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;

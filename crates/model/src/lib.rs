@@ -15,6 +15,7 @@ pub mod field;
 mod frame;
 mod history;
 pub mod identity;
+mod interned;
 pub mod limits;
 mod line_fold;
 mod line_self;
@@ -29,6 +30,7 @@ pub use error::{BuildError, ErrorKind, InputError, ParseError, Place};
 pub use frame::{Frame, FrameId, FrameTable};
 pub use history::{skipped_files, Benchmark, History, Note, ProfileEntry, Skipped, Version};
 pub use identity::{FunctionIds, IdentityNotes, PathRules};
+pub use interned::intern;
 pub use line_fold::{
     fold_sampled_lines, line_granularity, set_line_granularity, FoldWhileBuilding,
 };

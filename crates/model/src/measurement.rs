@@ -5,7 +5,8 @@
 //!
 //! A long benchmark history has millions of entries and a few thousand
 //! distinct names, units, notes and files, so those are shared, not copied
-//! into every entry.
+//! into every entry: names by `Arc` (one per benchmark), units, notes and
+//! files [interned](super::intern) (copied per entry without a count).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ pub struct MeasurementEntry {
     pub version: usize,
     /// `s` for any time (values are normalised to seconds), else the unit
     /// as the tool gave it.
-    pub unit: Arc<str>,
+    pub unit: &'static str,
     /// The mean of each independent run's samples (a run is a separate
     /// process), in run order.
     pub run_means: RunMeans,
@@ -38,11 +39,11 @@ pub struct MeasurementEntry {
     /// Some run holds more than one sample.
     pub multi_sample: bool,
     /// Path relative to the input directory.
-    pub source: Arc<str>,
+    pub source: &'static str,
     /// The tool that wrote it, e.g. `hyperfine`.
     pub format: &'static str,
     /// Which figure was taken, in the reader's words.
-    pub note: Arc<str>,
+    pub note: &'static str,
     /// The interval the tool recorded around its figure, when it gives
     /// one figure with its spread rather than the samples (boxed: few
     /// tools record one, and a long history has millions of entries).

@@ -278,7 +278,7 @@ fn row(
     }
 }
 
-fn summarise_sources(sources: &[std::sync::Arc<str>]) -> String {
+fn summarise_sources(sources: &[&str]) -> String {
     match sources.len() {
         0 => String::new(),
         1..=3 => sources.join(", "),

@@ -52,12 +52,12 @@ pub struct Point {
 pub enum Names {
     #[default]
     None,
-    One(Arc<str>),
-    Many(Box<[Arc<str>]>),
+    One(&'static str),
+    Many(Box<[&'static str]>),
 }
 
-impl From<Vec<Arc<str>>> for Names {
-    fn from(mut names: Vec<Arc<str>>) -> Names {
+impl From<Vec<&'static str>> for Names {
+    fn from(mut names: Vec<&'static str>) -> Names {
         match names.len() {
             0 => Names::None,
             1 => Names::One(names.remove(0)),
@@ -67,9 +67,9 @@ impl From<Vec<Arc<str>>> for Names {
 }
 
 impl std::ops::Deref for Names {
-    type Target = [Arc<str>];
+    type Target = [&'static str];
 
-    fn deref(&self) -> &[Arc<str>] {
+    fn deref(&self) -> &[&'static str] {
         match self {
             Names::None => &[],
             Names::One(name) => std::slice::from_ref(name),
@@ -230,7 +230,7 @@ fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series
         .count();
     let benchmark = measured.name.to_string();
     let mut entries = measured.entries.into_iter().peekable();
-    let unit = entries.peek()?.unit.clone();
+    let unit = entries.peek()?.unit;
     let mut formats: Vec<&'static str> = Vec::new();
     let mut points = Vec::with_capacity(versions);
     let mut here: Vec<MeasurementEntry> = Vec::new();
@@ -240,13 +240,13 @@ fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series
         }
         let last_of_version = entries.peek().is_none_or(|n| n.version != entry.version);
         if here.is_empty() && last_of_version {
-            points.extend(point_of_entry(history, entry, &unit));
+            points.extend(point_of_entry(history, entry, unit));
             continue;
         }
         here.push(entry);
         if last_of_version {
             let refs: Vec<&MeasurementEntry> = here.iter().collect();
-            points.extend(measured_point(history, &refs, &unit));
+            points.extend(measured_point(history, &refs, unit));
             here.clear();
         }
     }
@@ -264,8 +264,8 @@ fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series
 
 /// The point of a version that one entry measured, when in `unit`: what
 /// [`measured_point`] makes of one entry, moved rather than copied.
-fn point_of_entry(history: &History, entry: MeasurementEntry, unit: &Arc<str>) -> Option<Point> {
-    if entry.version >= history.versions.len() || entry.unit != *unit {
+fn point_of_entry(history: &History, entry: MeasurementEntry, unit: &str) -> Option<Point> {
+    if entry.version >= history.versions.len() || entry.unit != unit {
         return None;
     }
     Some(Point {
@@ -380,7 +380,7 @@ fn measured_series(
     benchmark: &str,
     entries: &[&MeasurementEntry],
 ) -> Option<Series> {
-    let unit = entries.first()?.unit.clone();
+    let unit = entries.first()?.unit;
     let mut formats: Vec<&str> = entries.iter().map(|m| m.format).collect();
     formats.sort_unstable();
     formats.dedup();
@@ -399,7 +399,7 @@ fn measured_series(
     points.extend(
         entries
             .chunk_by(|a, b| a.version == b.version)
-            .filter_map(|here| measured_point(history, here, &unit)),
+            .filter_map(|here| measured_point(history, here, unit)),
     );
     Some(Series {
         benchmark: benchmark.to_string(),
@@ -412,12 +412,12 @@ fn measured_series(
 
 /// The point of one version from its entries (of one benchmark), counting
 /// only those in `unit`.
-fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &Arc<str>) -> Option<Point> {
+fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &str) -> Option<Point> {
     let version = here.first()?.version;
     if version >= history.versions.len() {
         return None;
     }
-    let in_unit = || here.iter().filter(|m| m.unit == *unit);
+    let in_unit = || here.iter().filter(|m| m.unit == unit);
     let first = in_unit().next()?;
     // One file's runs are shared as they are, with the moments taken
     // when the file was read; several files' runs are joined.
@@ -429,9 +429,9 @@ fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &Arc<str>
             .collect::<Vec<f64>>()
             .into()
     };
-    let mut notes: Vec<Arc<str>> = in_unit()
+    let mut notes: Vec<&'static str> = in_unit()
         .filter(|m| !m.note.is_empty())
-        .map(|m| m.note.clone())
+        .map(|m| m.note)
         .collect();
     notes.sort();
     notes.dedup();
@@ -451,15 +451,15 @@ fn measured_point(history: &History, here: &[&MeasurementEntry], unit: &Arc<str>
 }
 
 /// The files of a point's entries in `unit`.
-fn sources_of(here: &[&MeasurementEntry], unit: &Arc<str>) -> Names {
-    let mut in_unit = here.iter().filter(|m| m.unit == *unit);
+fn sources_of(here: &[&MeasurementEntry], unit: &str) -> Names {
+    let mut in_unit = here.iter().filter(|m| m.unit == unit);
     match (in_unit.next(), in_unit.next()) {
         (None, _) => Names::None,
-        (Some(only), None) => Names::One(only.source.clone()),
+        (Some(only), None) => Names::One(only.source),
         _ => Names::Many(
             here.iter()
-                .filter(|m| m.unit == *unit)
-                .map(|m| m.source.clone())
+                .filter(|m| m.unit == unit)
+                .map(|m| m.source)
                 .collect(),
         ),
     }
@@ -503,7 +503,7 @@ fn profile_series(
                 continue;
             };
             values.push(entry.profile.tree.total(m) * scale);
-            sources.push(Arc::from(entry.source.as_str()));
+            sources.push(model::intern(&entry.source));
         }
         if values.is_empty() {
             continue;

@@ -270,14 +270,14 @@ fn one_criterion_run_is_one_run_however_many_samples() {
                     let b = &read.benchmarks[0];
                     model::MeasurementEntry {
                         version: v,
-                        unit: read.unit_of(b).into(),
+                        unit: model::intern(read.unit_of(b)),
                         run_means: b.means.clone(),
                         samples: b.samples,
                         in_process: b.in_process,
                         multi_sample: b.multi_sample,
-                        source: format!("v{v}/criterion/fib/new/sample.json").into(),
+                        source: model::intern(&format!("v{v}/criterion/fib/new/sample.json")),
                         format: "criterion",
-                        note: read.note_of(b).into(),
+                        note: model::intern(read.note_of(b)),
                         interval: b.interval.map(Box::new),
                     }
                 })
@@ -307,18 +307,18 @@ fn one_criterion_run_is_one_run_however_many_samples() {
 fn entry(v: usize, file: &str, unit: &str, runs: &[f64]) -> model::MeasurementEntry {
     model::MeasurementEntry {
         version: v,
-        unit: unit.into(),
+        unit: model::intern(unit),
         run_means: runs.to_vec().into(),
         samples: runs.len() as u64,
         in_process: false,
         multi_sample: false,
-        source: format!("v{v}/{file}").into(),
+        source: model::intern(&format!("v{v}/{file}")),
         format: if file.ends_with(".csv") {
             "native"
         } else {
             "hyperfine"
         },
-        note: String::new().into(),
+        note: "",
         interval: None,
     }
 }
@@ -332,7 +332,7 @@ fn taking_the_measurements_gives_the_series_read_from_them() {
         a.points.iter().map(|p| p.version).collect::<Vec<_>>(),
         [0, 1, 3]
     );
-    assert_eq!(&a.points[0].notes[..], [Arc::from("hyperfine mean")]);
+    assert_eq!(&a.points[0].notes[..], ["hyperfine mean"]);
     assert_eq!(a.points[1].values.len(), 3, "two files' runs joined");
     assert_eq!(a.points[1].sources.len(), 2);
     assert_eq!(
@@ -367,7 +367,7 @@ fn taking_the_measurements_gives_the_series_read_from_them() {
 /// another unit, with an interval, and past the history's versions.
 fn mixed_measurements() -> History {
     let mut a0 = entry(0, "a.json", "s", &[1.0, 1.1, 0.9]);
-    a0.note = "hyperfine mean".into();
+    a0.note = "hyperfine mean";
     let mut a3 = entry(3, "a.json", "s", &[2.0]);
     a3.interval = model::Interval::new(1.9, 2.1).map(Box::new);
     let mut b0 = entry(0, "b.json", "s", &[5.0, 5.5]);

@@ -1,5 +1,5 @@
 //! Gathers the measurements of every file into each benchmark's entries:
-//! names, units, notes and file paths shared rather than copied (a long
+//! names shared and units, notes and file paths interned rather than copied (a long
 //! benchmark history has millions of entries and a few thousand distinct
 //! strings), and each benchmark's entries made once, straight into a
 //! vector of their number, in (version, file) order.
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::measurements::Reduced;
-use model::{visible, MeasuredBenchmark, MeasurementEntry};
+use model::{intern, visible, MeasuredBenchmark, MeasurementEntry};
 
 /// One file's measurements: its version, its path relative to the input
 /// directory, and what it held.
@@ -45,24 +45,23 @@ pub(super) fn gather(
             entries: Vec::with_capacity(count),
         })
         .collect();
-    let mut strings = Strings::default();
     // File by file, each file's benchmarks moved into their entries and
     // freed: the files' benchmarks and the entries are never held whole
     // at once (at 2,000 benchmarks x 1,000 versions the two were most of
     // a build's memory).
     for (f, ((version, file, read), of_file)) in files.into_iter().zip(ids).enumerate() {
-        let here = strings.of_file(file, &read);
+        let here = FileStrings::of(file, &read);
         for (b, id) in read.benchmarks.into_iter().zip(of_file) {
             measured[id].entries.push(MeasurementEntry {
                 version,
-                unit: here.units[b.unit as usize].clone(),
+                unit: here.units[b.unit as usize],
                 run_means: b.means,
                 samples: b.samples,
                 in_process: b.in_process,
                 multi_sample: b.multi_sample,
-                source: here.source.clone(),
+                source: here.source,
                 format: read.format,
-                note: here.notes[b.note as usize].clone(),
+                note: here.notes[b.note as usize],
                 interval: b.interval.map(Box::new),
             });
         }
@@ -135,46 +134,21 @@ impl Names {
     }
 }
 
-/// Units and notes, shared across files.
-#[derive(Default)]
-struct Strings {
-    units: FxHashMap<String, Arc<str>>,
-    notes: FxHashMap<String, Arc<str>>,
-}
-
-/// One file's path, units and notes, shared.
+/// One file's path, units and notes, interned.
 struct FileStrings {
-    source: Arc<str>,
-    units: Vec<Arc<str>>,
-    notes: Vec<Arc<str>>,
+    source: &'static str,
+    units: Vec<&'static str>,
+    notes: Vec<&'static str>,
 }
 
-impl Strings {
-    fn of_file(&mut self, file: &str, read: &Reduced) -> FileStrings {
+impl FileStrings {
+    fn of(file: &str, read: &Reduced) -> FileStrings {
         FileStrings {
-            source: Arc::from(file),
-            units: read
-                .units
-                .iter()
-                .map(|u| shared(&mut self.units, u))
-                .collect(),
-            notes: read
-                .notes
-                .iter()
-                .map(|n| shared(&mut self.notes, n))
-                .collect(),
+            source: intern(file),
+            units: read.units.iter().map(|u| intern(u)).collect(),
+            notes: read.notes.iter().map(|n| intern(n)).collect(),
         }
     }
-}
-
-/// `value` from `table`, added when new.
-fn shared(table: &mut FxHashMap<String, Arc<str>>, value: &str) -> Arc<str> {
-    if let Some(known) = table.get(value) {
-        return known.clone();
-    }
-    let new: Arc<str> = Arc::from(value);
-    table.insert(value.to_string(), new.clone());
-    new
 }
 
 #[cfg(test)]
@@ -279,8 +253,8 @@ mod tests {
         assert_eq!(entries.len(), 3);
         assert!(entries
             .iter()
-            .all(|e| Arc::ptr_eq(&e.unit, &entries[0].unit)));
-        assert!(Arc::ptr_eq(&entries[0].source, &entries[1].source));
+            .all(|e| std::ptr::eq(e.unit, entries[0].unit)));
+        assert!(std::ptr::eq(entries[0].source, entries[1].source));
         assert_eq!(
             entries.iter().map(|e| e.version).collect::<Vec<_>>(),
             [0, 0, 1]
