@@ -224,20 +224,64 @@ fn measured_of(history: &History, measured: &[MeasuredBenchmark]) -> Vec<Series>
 /// each moved into its point: a version that one file measured, as almost
 /// all are, takes the entry's figures, file and note as they are.
 fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series> {
-    let versions = measured
-        .entries
-        .chunk_by(|a, b| a.version == b.version)
-        .count();
-    let benchmark = measured.name.to_string();
-    let mut entries = measured.entries.into_iter().peekable();
-    let unit = entries.peek()?.unit;
+    let entries = measured.entries;
+    let unit = entries.first()?.unit;
     let mut formats: Vec<&'static str> = Vec::new();
-    let mut points = Vec::with_capacity(versions);
-    let mut here: Vec<MeasurementEntry> = Vec::new();
-    while let Some(entry) = entries.next() {
+    for entry in &entries {
         if !formats.contains(&entry.format) {
             formats.push(entry.format);
         }
+    }
+    formats.sort_unstable();
+    let versions = entries.chunk_by(|a, b| a.version == b.version).count();
+    let points = if versions == entries.len() {
+        points_in_place(history, entries, unit)
+    } else {
+        points_joined(history, entries, unit, versions)
+    };
+    Some(Series {
+        benchmark: measured.name.to_string(),
+        unit: unit.to_string(),
+        origin: Origin::Measurements {
+            formats: formats.into_iter().map(str::to_string).collect(),
+        },
+        better: Better::Lower,
+        points,
+    })
+}
+
+/// The points of entries of one version each, made where the entries
+/// were: a point is no larger than an entry, so the standard library's
+/// in-place collection reuses the entries' memory rather than asking for
+/// (and faulting in) as much again; the tail a point leaves unused is
+/// given back.
+fn points_in_place(history: &History, entries: Vec<MeasurementEntry>, unit: &str) -> Vec<Point> {
+    // What the standard library needs to collect in place; a point grown
+    // past an entry would silently double this phase's memory.
+    const _: () = assert!(
+        size_of::<Point>() <= size_of::<MeasurementEntry>()
+            && align_of::<Point>() == align_of::<MeasurementEntry>()
+    );
+    let mut points: Vec<Point> = entries
+        .into_iter()
+        .filter_map(|entry| point_of_entry(history, entry, unit))
+        .collect();
+    points.shrink_to_fit();
+    points
+}
+
+/// The points of entries in version order, the entries of a version that
+/// several files measured joined into one point.
+fn points_joined(
+    history: &History,
+    entries: Vec<MeasurementEntry>,
+    unit: &str,
+    versions: usize,
+) -> Vec<Point> {
+    let mut points = Vec::with_capacity(versions);
+    let mut entries = entries.into_iter().peekable();
+    let mut here: Vec<MeasurementEntry> = Vec::new();
+    while let Some(entry) = entries.next() {
         let last_of_version = entries.peek().is_none_or(|n| n.version != entry.version);
         if here.is_empty() && last_of_version {
             points.extend(point_of_entry(history, entry, unit));
@@ -250,16 +294,7 @@ fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series
             here.clear();
         }
     }
-    formats.sort_unstable();
-    Some(Series {
-        benchmark,
-        unit: unit.to_string(),
-        origin: Origin::Measurements {
-            formats: formats.into_iter().map(str::to_string).collect(),
-        },
-        better: Better::Lower,
-        points,
-    })
+    points
 }
 
 /// The point of a version that one entry measured, when in `unit`: what
