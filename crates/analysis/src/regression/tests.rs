@@ -340,6 +340,17 @@ fn taking_the_measurements_gives_the_series_read_from_them() {
         model::Interval::new(1.9, 2.1).as_ref()
     );
     assert!(read[1].points[0].in_process);
+    let c = &read[2];
+    assert_eq!(
+        c.points.iter().map(|p| p.version).collect::<Vec<_>>(),
+        [0, 3]
+    );
+    assert_eq!(&c.points[0].notes[..], ["hyperfine mean"]);
+    assert_eq!(&c.points[1].sources[..], ["v3/c.json"]);
+    assert_eq!(
+        c.points[1].interval.as_deref(),
+        model::Interval::new(3.9, 4.1).as_ref()
+    );
     let Origin::Measurements { formats } = &a.origin else {
         panic!("{:?}", a.origin)
     };
@@ -363,7 +374,7 @@ fn taking_the_measurements_gives_the_series_read_from_them() {
     assert_eq!(take_series(&mut split, &Config::default()), read);
 }
 
-/// Two benchmarks' entries: versions measured by one file, by two, in
+/// Three benchmarks' entries: versions measured by one file, by two, in
 /// another unit, with an interval, and past the history's versions.
 fn mixed_measurements() -> History {
     let mut a0 = entry(0, "a.json", "s", &[1.0, 1.1, 0.9]);
@@ -372,6 +383,10 @@ fn mixed_measurements() -> History {
     a3.interval = model::Interval::new(1.9, 2.1).map(Box::new);
     let mut b0 = entry(0, "b.json", "s", &[5.0, 5.5]);
     (b0.in_process, b0.multi_sample) = (true, true);
+    let mut c0 = entry(0, "c.json", "s", &[3.0, 3.1]);
+    c0.note = "hyperfine mean";
+    let mut c3 = entry(3, "c.json", "s", &[4.0]);
+    c3.interval = model::Interval::new(3.9, 4.1).map(Box::new);
     History {
         versions: vec![Default::default(); 5],
         // In the order a build gathers them: benchmark, version, file.
@@ -392,6 +407,17 @@ fn mixed_measurements() -> History {
             model::MeasuredBenchmark {
                 name: "b".into(),
                 entries: vec![b0],
+            },
+            // One file a version: its points made in its entries' memory,
+            // with the same entries left out.
+            model::MeasuredBenchmark {
+                name: "c".into(),
+                entries: vec![
+                    c0,
+                    entry(2, "c.csv", "ms", &[900.0]),
+                    c3,
+                    entry(7, "c.json", "s", &[1.0]),
+                ],
             },
         ],
         ..History::default()

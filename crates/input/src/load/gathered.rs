@@ -1,8 +1,8 @@
 //! Gathers the measurements of every file into each benchmark's entries:
-//! names shared and units, notes and file paths interned rather than copied (a long
-//! benchmark history has millions of entries and a few thousand distinct
-//! strings), and each benchmark's entries made once, straight into a
-//! vector of their number, in (version, file) order.
+//! names shared, and units, notes and file paths interned, rather than
+//! copied (a long benchmark history has millions of entries and a few
+//! thousand distinct strings), and each benchmark's entries made once,
+//! straight into a vector of their number, in (version, file) order.
 
 use std::sync::Arc;
 
