@@ -158,7 +158,8 @@ run_target() {
         result=ok
     else
         result="CRASH (see fuzz/artifacts/$t/)"
-        tail -30 "$log" >&2
+        # Targets run side by side: the tail says whose it is.
+        { echo "== $t: last lines of its log"; tail -30 "$log"; } >&2
     fi
     cpu=$(awk '{ printf "%d", $1 + $2 }' "$log.time" 2>/dev/null || echo '?')
     runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | cut -d' ' -f2 || true)

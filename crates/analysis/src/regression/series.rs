@@ -226,13 +226,7 @@ fn measured_of(history: &History, measured: &[MeasuredBenchmark]) -> Vec<Series>
 fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series> {
     let entries = measured.entries;
     let unit = entries.first()?.unit;
-    let mut formats: Vec<&'static str> = Vec::new();
-    for entry in &entries {
-        if !formats.contains(&entry.format) {
-            formats.push(entry.format);
-        }
-    }
-    formats.sort_unstable();
+    let formats = formats_of(entries.iter().map(|e| e.format));
     let versions = entries.chunk_by(|a, b| a.version == b.version).count();
     let points = if versions == entries.len() {
         points_in_place(history, entries, unit)
@@ -242,12 +236,18 @@ fn owned_series(history: &History, measured: MeasuredBenchmark) -> Option<Series
     Some(Series {
         benchmark: measured.name.to_string(),
         unit: unit.to_string(),
-        origin: Origin::Measurements {
-            formats: formats.into_iter().map(str::to_string).collect(),
-        },
+        origin: Origin::Measurements { formats },
         better: Better::Lower,
         points,
     })
+}
+
+/// The tools that wrote a benchmark's entries, each once, sorted.
+fn formats_of(formats: impl Iterator<Item = &'static str>) -> Vec<String> {
+    let mut formats: Vec<&str> = formats.collect();
+    formats.sort_unstable();
+    formats.dedup();
+    formats.into_iter().map(str::to_string).collect()
 }
 
 /// The points of entries of one version each, made where the entries
@@ -416,10 +416,7 @@ fn measured_series(
     entries: &[&MeasurementEntry],
 ) -> Option<Series> {
     let unit = entries.first()?.unit;
-    let mut formats: Vec<&str> = entries.iter().map(|m| m.format).collect();
-    formats.sort_unstable();
-    formats.dedup();
-    let formats: Vec<String> = formats.into_iter().map(str::to_string).collect();
+    let formats = formats_of(entries.iter().map(|m| m.format));
     let mut sorted;
     let entries = if entries.windows(2).all(|w| w[0].version <= w[1].version) {
         entries
