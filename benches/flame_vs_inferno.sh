@@ -24,6 +24,15 @@
 #   cpp      200k stacks, 20k names `nsN::ClassN::method_N` (8 methods to a
 #            class), ~3.2M tree nodes, mean depth 23.4, 126 MB: deep trees of
 #            long qualified names, the common shape of C++/Java/Rust profiles
+#   java     the cpp shape with Java names `com.acme.subN.ClassN.methodN`
+#            (157 MB: longer names)
+#   wide     600k short stacks (depth 2-8), 60k names, callers of 10-60
+#            callees: ~0.9M nodes, mean depth 5.7, 111 MB
+#   deep     18k stacks of depth 60-400: ~3.5M nodes, mean depth 203, 129 MB
+#   recursive  60k stacks, half with a recursive run (the last 1-3
+#            functions repeated up to 80 times): ~2.5M nodes, mean depth
+#            49, 104 MB
+#   (SHAPES=all runs all six.)
 #
 # Steps: build perfatlas (release), install inferno from crates.io when
 # `inferno-flamegraph` is not on PATH, then for each shape generate the input
@@ -35,7 +44,8 @@
 # Environment:
 #   BENCH_DIR         scratch directory, outside git (default /tmp/perfatlas-bench)
 #   RUNS              runs per tool (default 3)
-#   SHAPES            which shapes, space-separated (default "default cpp")
+#   SHAPES            which shapes, space-separated (default "default cpp";
+#                     "all" for the six above)
 #   GEN_ARGS          instead of SHAPES: one shape "custom" with these
 #                     gen_folded.py arguments (e.g. "--lines 20000")
 #   CARGO_TARGET_DIR  where cargo builds perfatlas (default: the repo's target/)
@@ -59,12 +69,17 @@ PERFATLAS=${PERFATLAS_BIN:-$TARGET_DIR/release/perfatlas}
 declare -A SHAPE_ARGS=(
     [default]=""
     [cpp]="--vocab 20000 --names cpp --min-depth 5 --mode-depth 15 --max-depth 50 --fanout-max 8"
+    [java]="--vocab 20000 --names java --min-depth 5 --mode-depth 15 --max-depth 50 --fanout-max 8"
+    [wide]="--lines 600000 --vocab 60000 --min-depth 2 --mode-depth 4 --max-depth 8 --fanout-min 10 --fanout-max 60"
+    [deep]="--lines 18000 --min-depth 60 --mode-depth 150 --max-depth 400"
+    [recursive]="--lines 60000 --recursion 0.5 --recursion-depth 80"
 )
 if [[ -n ${GEN_ARGS:-} ]]; then
     SHAPE_ARGS[custom]=$GEN_ARGS
     SHAPES=custom
 fi
 SHAPES=${SHAPES:-default cpp}
+[[ $SHAPES == all ]] && SHAPES="default cpp java wide deep recursive"
 for shape in $SHAPES; do
     [[ -v SHAPE_ARGS[$shape] ]] || { echo "unknown shape '$shape' (known: ${!SHAPE_ARGS[*]})" >&2; exit 2; }
 done

@@ -22,7 +22,8 @@ The shape is adjustable: `--vocab` (distinct names), `--names` (`plain`, the
 mixed vocabulary above; `cpp`, numbered `nsN::ClassN::method_N`; `java`,
 numbered `com.acme.subN.ClassN.methodN`), `--min-depth`/`--mode-depth`/
 `--max-depth`, `--fanout-min`/`--fanout-max` (callees per function) and
-`--reach`. `--stats` prints the call tree's node count and mean depth.
+`--reach`; `--recursion` (a share of stacks) and `--recursion-depth` add
+recursive runs. `--stats` prints the call tree's node count and mean depth.
 
 Same seed and arguments -> byte-identical output.
 """
@@ -219,6 +220,13 @@ def main():
     ap.add_argument("--fanout-max", type=int, default=7, help="most callees of a function (default 7)")
     ap.add_argument("--reach", type=int, default=400,
                     help="how far down the vocabulary a callee may be (default 400)")
+    ap.add_argument("--recursion", type=float, default=0.0,
+                    help="share of stacks (0-1) with a recursive run: the last one to three "
+                         "functions of the walk repeated, as a recursive-descent parser or a "
+                         "tree visitor recurses (default 0: none)")
+    ap.add_argument("--recursion-depth", type=int, default=100,
+                    help="most repeats of a recursive run (triangular, mode a tenth of it; "
+                         "default 100)")
     ap.add_argument("--stats", action="store_true",
                     help="also print the call tree's node count and mean stack depth")
     a = ap.parse_args()
@@ -248,6 +256,10 @@ def main():
             # The first callee of each function is the hot one.
             cur = outs[min(len(outs) - 1, int(len(outs) * r.random() ** 1.7))]
             stack.append(cur)
+        # Random numbers are drawn only with --recursion, so the other
+        # shapes' files stay byte-identical.
+        if a.recursion > 0 and r.random() < a.recursion:
+            stack = recursed(r, stack, callees, a.recursion_depth)
         key = tuple(stack)
         if key in seen:
             continue
@@ -265,6 +277,20 @@ def main():
     if a.stats:
         print("gen_folded: %d call tree nodes, mean depth %.1f frames (per stack), %.1f (per sample)"
               % tree_stats(seen, lines), file=sys.stderr)
+
+
+def recursed(r, stack, callees, most):
+    """`stack` with its last one to three functions (never a root) repeated
+    up to `most` times, then a few more calls down the graph: the shape of
+    a recursive-descent parser (expr;term;factor;expr;...) or a visitor."""
+    cycle = stack[-min(r.randint(1, 3), len(stack) - 1):]
+    repeats = int(round(r.triangular(1, most, max(1, most / 10))))
+    stack = stack + cycle * repeats
+    cur = stack[-1]
+    for _ in range(r.randint(1, 4)):
+        cur = callees[cur][0]
+        stack.append(cur)
+    return stack
 
 
 def tree_stats(stacks, lines):
