@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Are two perfatlas binaries' sites byte-identical? Builds every sample-data
-# report with each (the sample histories with and without --repo, and one
-# --zip) and compares the trees and the zip byte for byte. For refactors
-# that must not change the output.
+# report with each (the sample histories with and without --repo, one
+# --zip and one --svg-files) and compares the trees and the zip byte for
+# byte. For refactors that must not change the output.
 #
 #   benches/compare_sites.sh OLD_BINARY NEW_BINARY
 #
@@ -41,12 +41,13 @@ build_all() {
     b markdown "$DATA/python-markdown"
     b markdown-repo "$DATA/python-markdown" --repo "$WORK/repos/python-markdown"
     b markdown-zip "$DATA/python-markdown" --zip "$out/markdown.zip"
+    b markdown-svg "$DATA/python-markdown" --svg-files
 }
 
 build_all "$1" "$WORK/old"
 build_all "$2" "$WORK/new"
 if diff -r -q "$WORK/old" "$WORK/new"; then
-    echo "identical: $(find "$WORK/new" -type f | wc -l) files in 7 sites and a zip ($WORK)"
+    echo "identical: $(find "$WORK/new" -type f | wc -l) files in 8 sites and a zip ($WORK)"
 else
     echo "sites differ ($WORK)" >&2
     exit 1

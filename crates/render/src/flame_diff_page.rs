@@ -266,7 +266,14 @@ pub fn render(
             .par_iter()
             .map(|&shape| {
                 let view = view_of(shape);
-                prepare(history, config, frames, (&code, ship_both), &view)
+                let drawn_svg = renderer.svg_files();
+                prepare(
+                    history,
+                    config,
+                    frames,
+                    (&code, ship_both, drawn_svg),
+                    &view,
+                )
             })
             .collect();
         for (shape, prepared) in Shape::ALL.into_iter().zip(prepared) {
@@ -430,11 +437,12 @@ struct Prepared {
     html_table: Option<TableView>,
 }
 
-/// A view's graph drawn on one version's widths, with its decoration and
-/// per-frame data (see [`decorate`]).
+/// A view's graph drawn on one version's widths, with its per-frame data
+/// (see [`frame_data`]) and, where an SVG of it is written, its decoration
+/// (see [`decorate`]).
 struct SideGraph {
     graph: analysis::flame::FlameGraph,
-    decor: Vec<Decor>,
+    decor: Option<Vec<Decor>>,
     data: Vec<serde_json::Value>,
 }
 
@@ -442,7 +450,7 @@ fn prepare(
     history: &History,
     config: &Config,
     frames: &ShapeFrames,
-    (code, ship_both): (&CodeLinks, bool),
+    (code, ship_both, svg_files): (&CodeLinks, bool, bool),
     view: &DiffOf,
 ) -> Prepared {
     let min_fraction = flame_view::budget(&config.flame).min_fraction;
@@ -464,12 +472,18 @@ fn prepare(
     let show = |v: f64| value_text(v, &unit, normalise);
     let (old_v, new_v) = (&history.versions[view.p.old], &history.versions[view.p.new]);
     let labels = (!normalise).then_some((old_v.label.as_str(), new_v.label.as_str()));
+    // Only the newer side is ever drawn as SVG: inline on the default
+    // view, and as a file of every view with `--svg-files`. Tooltips are
+    // text for each of up to `max_frames` boxes, most of a page's work
+    // when written for views nobody draws.
+    let drawn = |side: Side| side == Side::New && (view.is_default() || svg_files);
     let side_graph = |side: Side| {
         let graph = flame_view::layout(
             &spec(history, frames, code, view, (&diff, &shown_unit, side)),
             flame_view::budget(&config.flame),
         );
-        let (decor, data) = decorate(&diff, &graph, &show, labels);
+        let decor = drawn(side).then(|| decorate(&diff, &graph, &show, labels));
+        let data = frame_data(&diff, &graph);
         SideGraph { graph, decor, data }
     };
     let (newer, older) = (side_graph(Side::New), side_graph(Side::Old));
@@ -572,7 +586,7 @@ fn finish(
         extra.insert("older", serde_json::to_value(data).unwrap_or_default());
     }
     let spec = spec_of(Side::New);
-    let decor = Some(p.newer.decor.as_slice());
+    let decor = p.newer.decor.as_deref();
     let graph = &p.newer.graph;
     let (script, svg) =
         flame_view::script_graph(&spec, graph, (decor, extra), &mut views.tables, renderer);
@@ -618,23 +632,43 @@ fn tag_counts(diff: &FlameDiff, graphs: [&analysis::flame::FlameGraph; 2]) -> Ve
         .collect()
 }
 
-/// Per rectangle: its decoration in the SVG and its data for the page
-/// script (`[old, new, old self, new self]`, from which the script writes
-/// tags, colours and changes as [`decorate`] does). With the versions'
-/// labels (values not normalised), tooltips give each frame's share of
-/// both versions' totals.
+/// Per rectangle, its data for the page script: `[old, new, old self,
+/// new self]`, from which the script writes tags, colours and changes as
+/// [`decorate`] does (`null` for the root and merged boxes).
+fn frame_data(diff: &FlameDiff, graph: &analysis::flame::FlameGraph) -> Vec<serde_json::Value> {
+    graph
+        .rects
+        .iter()
+        .map(|rect| match rect.node.filter(|_| rect.frame.is_some()) {
+            Some(node) => {
+                let (inc, exc) = (
+                    as_shown(diff.inclusive(node)),
+                    as_shown(diff.exclusive(node)),
+                );
+                serde_json::Value::Array(
+                    [inc.old, inc.new, exc.old, exc.new]
+                        .map(flame_view::number_json)
+                        .to_vec(),
+                )
+            }
+            None => serde_json::Value::Null,
+        })
+        .collect()
+}
+
+/// Per rectangle, its decoration in the SVG: colour and tag classes, and
+/// tooltip numbers. With the versions' labels (values not normalised),
+/// tooltips give each frame's share of both versions' totals.
 fn decorate(
     diff: &FlameDiff,
     graph: &analysis::flame::FlameGraph,
     show: &dyn Fn(f64) -> String,
     labels: Option<(&str, &str)>,
-) -> (Vec<Decor>, Vec<serde_json::Value>) {
-    let mut decor = Vec::with_capacity(graph.rects.len());
-    let mut data = Vec::with_capacity(graph.rects.len());
+) -> Vec<Decor> {
     let totals = [Side::Old, Side::New].map(|side| flame_view::significant(side.total(diff)));
-    for rect in &graph.rects {
+    let decor_of = |rect: &analysis::flame::FlameRect| {
         let Some(node) = rect.node.filter(|_| rect.frame.is_some()) else {
-            decor.push(Decor {
+            return Decor {
                 class: if rect.node.is_none() {
                     "m".into()
                 } else {
@@ -642,9 +676,7 @@ fn decorate(
                 },
                 prefix: String::new(),
                 numbers: root_numbers(diff, show),
-            });
-            data.push(serde_json::Value::Null);
-            continue;
+            };
         };
         let (inc, exc) = (
             as_shown(diff.inclusive(node)),
@@ -658,7 +690,7 @@ fn decorate(
             ),
             None => String::new(),
         };
-        decor.push(Decor {
+        Decor {
             class: format!("{} t{}", colour_class(inc), tag_letter(inc.tag())),
             prefix: inc.tag().mark().to_string(),
             numbers: format!(
@@ -668,14 +700,9 @@ fn decorate(
                 exc.tag().word(),
                 change_text(exc, show)
             ),
-        });
-        data.push(serde_json::Value::Array(
-            [inc.old, inc.new, exc.old, exc.new]
-                .map(flame_view::number_json)
-                .to_vec(),
-        ));
-    }
-    (decor, data)
+        }
+    };
+    graph.rects.iter().map(decor_of).collect()
 }
 
 /// The page-reuse key of a differential page: its plan, both versions,
