@@ -220,6 +220,10 @@ pub(crate) fn lay_out_shapes<'a>(
     let entry: &'a ProfileEntry = cx.entry(page.entry);
     let tree = &entry.profile.tree;
     let min_fraction = flame_view::budget(&cx.config.flame).min_fraction;
+    // Known before the bottom-up trees are built: then they cannot be cut,
+    // and `assemble` finds the views derivable.
+    let script_derives =
+        !cx.renderer.ship_derived() && shape_source::derivable_from_the_start(tree);
     let lay = move |shape: Shape, trees: ShapeTrees<'a>| -> Vec<LaidOut<'a>> {
         let trees: &'a ShapeTrees<'a> = cells.trees[shape_index(shape)].get_or_init(|| trees);
         // The shape's table tree, made by the first metric's table that
@@ -234,7 +238,7 @@ pub(crate) fn lay_out_shapes<'a>(
                     shape,
                     page,
                 };
-                lay_out(cx, &view, (trees, &merged, total), code)
+                lay_out(cx, &view, (trees, &merged, total), (code, script_derives))
             })
             .collect()
     };
@@ -536,7 +540,7 @@ pub(crate) fn assemble(
                     cx,
                     &of,
                     (top_down, &OnceLock::new()),
-                    (code, tree_table::HTML_ROWS),
+                    (code, tree_table::HTML_ROWS, false),
                 );
                 let (html, k) = views.derived_default_table((view.table, html), derive, ship_both);
                 default_table = Some(html);
@@ -602,7 +606,7 @@ fn lay_out<'a>(
     cx: &Context<'a>,
     view: &ViewOf,
     (trees, merged, total): (&'a ShapeTrees, &OnceLock<Merged>, f64),
-    code: &'a CodeLinks<'a>,
+    (code, script_derives): (&'a CodeLinks<'a>, bool),
 ) -> LaidOut<'a> {
     let history = cx.history;
     let entry = cx.entry(view.page.entry);
@@ -629,7 +633,10 @@ fn lay_out<'a>(
                 })
                 .collect()
         },
-        || table(cx, view, (trees, merged), (code, tree_table::ROWS)),
+        || {
+            let rows = (code, tree_table::ROWS, script_derives);
+            table(cx, view, (trees, merged), rows)
+        },
     );
     let shape = view.shape.name();
     LaidOut {

@@ -131,20 +131,65 @@ pub fn build(
     pruned_by: usize,
     (code, row_budget): (Option<&CodeLinks>, RowBudget),
 ) -> TableView {
+    let graph = row_layout(tree, frames, (metric, inclusive), row_budget);
+    let rows = rows_of(&graph, frames, (columns, pruned_by), code);
+    table_view(caption, columns, rows, (&graph, pruned_by), row_budget)
+}
+
+/// [`build`] without rows, for a table the page's script writes from the
+/// page's trees and whose rows the page does not store (see
+/// `Views::derived_table`): its columns and count of merged rows are
+/// [`build`]'s, with none of the rows' names, links and formatted cells.
+pub fn build_rowless(
+    caption: String,
+    tree: &CallTree,
+    frames: &FrameTable,
+    (metric, inclusive): (usize, Option<&[f64]>),
+    columns: &[Column],
+    pruned_by: usize,
+    row_budget: RowBudget,
+) -> TableView {
+    let graph = row_layout(tree, frames, (metric, inclusive), row_budget);
+    table_view(
+        caption,
+        columns,
+        Vec::new(),
+        (&graph, pruned_by),
+        row_budget,
+    )
+}
+
+/// The nodes a table of `row_budget` lists: a flame-graph layout with
+/// rows for boxes.
+fn row_layout(
+    tree: &CallTree,
+    frames: &FrameTable,
+    (metric, inclusive): (usize, Option<&[f64]>),
+    row_budget: RowBudget,
+) -> flame::FlameGraph {
     let budget = FlameBudget {
         max_frames: row_budget.max_rows,
         min_fraction: row_budget.min_share,
     };
-    let graph = match inclusive {
+    match inclusive {
         Some(inclusive) => flame::layout_with(tree, frames, metric, inclusive, budget),
         None => flame::layout(tree, frames, metric, budget),
-    };
+    }
+}
+
+/// The rows of `graph`'s boxes, heaviest first among siblings.
+fn rows_of(
+    graph: &flame::FlameGraph,
+    frames: &FrameTable,
+    (columns, pruned_by): (&[Column], usize),
+    code: Option<&CodeLinks>,
+) -> Vec<Row> {
     let order = heaviest_first(&graph.rects);
     let mut row_of = vec![0usize; order.len()];
     for (row, &rect) in order.iter().enumerate() {
         row_of[rect] = row;
     }
-    let rows = order
+    order
         .iter()
         .enumerate()
         .map(|(i, &at)| {
@@ -188,7 +233,18 @@ pub fn build(
                 histogram: None,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The table of `rows`, laid out as `graph` (its merged boxes are the
+/// table's merged rows).
+fn table_view(
+    caption: String,
+    columns: &[Column],
+    rows: Vec<Row>,
+    (graph, pruned_by): (&flame::FlameGraph, usize),
+    row_budget: RowBudget,
+) -> TableView {
     TableView {
         id: "pa-table".to_string(),
         caption,

@@ -44,11 +44,17 @@ fn slices(columns: &[Vec<f64>]) -> Vec<&[f64]> {
 /// The tree table of the page's shape: total and self per metric for
 /// top-down, inclusive and exclusive per metric for the others, then the
 /// derived metrics that are not additive.
+///
+/// With `script_derives` (the page's script writes the profile's tables
+/// from its trees and the page stores none of their rows), a table of
+/// those two columns per metric is built without rows: the page would
+/// drop them (see `assemble`). Other columns (derived metrics, calls) are
+/// not the script's to compute, so their tables keep their rows.
 pub(super) fn table(
     cx: &Context,
     view: &ViewOf,
     (trees, merged): (&ShapeTrees, &OnceLock<Merged>),
-    (code, rows): (&CodeLinks, RowBudget),
+    (code, rows, script_derives): (&CodeLinks, RowBudget, bool),
 ) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
@@ -124,15 +130,28 @@ pub(super) fn table(
     if overlapping {
         notes.insert(0, "Inclusive shares overlap: in this shape a sample counts once for every function on its stack, so a column of them adds up to more than 100%. Each is a share of the profile's total, which the root row shows.".to_string());
     }
-    let mut table = tree_table::build(
-        caption,
-        tree,
-        frames,
-        (view.metric, Some(inclusive[view.metric])),
-        &columns,
-        2 * view.metric,
-        (Some(code), rows),
-    );
+    let pruned = (view.metric, Some(inclusive[view.metric]));
+    let mut table = if script_derives && columns.len() == 2 * profile.metrics.len() {
+        tree_table::build_rowless(
+            caption,
+            tree,
+            frames,
+            pruned,
+            &columns,
+            2 * view.metric,
+            rows,
+        )
+    } else {
+        tree_table::build(
+            caption,
+            tree,
+            frames,
+            pruned,
+            &columns,
+            2 * view.metric,
+            (Some(code), rows),
+        )
+    };
     table.notes = notes;
     if view.shape == Shape::BottomUp {
         // Roots are where the time is spent: by their own cost.
