@@ -477,13 +477,20 @@ fn prepare(
     // text for each of up to `max_frames` boxes, most of a page's work
     // when written for views nobody draws.
     let drawn = |side: Side| side == Side::New && (view.is_default() || svg_files);
+    // A page whose script derives its views stores neither side's numbers
+    // per frame nor its tables' rows (see `derive_instead` and
+    // `Views::derived_table`): they are not made.
+    let script_derives = view.derived && !ship_both;
     let side_graph = |side: Side| {
         let graph = flame_view::layout(
             &spec(history, frames, code, view, (&diff, &shown_unit, side)),
             flame_view::budget(&config.flame),
         );
         let decor = drawn(side).then(|| decorate(&diff, &graph, &show, labels));
-        let data = frame_data(&diff, &graph);
+        let data = match script_derives {
+            true => Vec::new(),
+            false => frame_data(&diff, &graph),
+        };
         SideGraph { graph, decor, data }
     };
     let (newer, older) = (side_graph(Side::New), side_graph(Side::Old));
@@ -491,10 +498,14 @@ fn prepare(
     // frames (drawn only on the older widths) are counted too.
     let counts = tag_counts(&diff, [&newer.graph, &older.graph]);
     let older = (!view.derived || ship_both).then_some(older);
-    let table_of = |rows| table(&diff, &frames.table, (&unit, normalise), (code, rows));
-    let html_table = (view.is_default() && view.derived).then(|| table_of(tree_table::HTML_ROWS));
+    let table_of = |rows, with_rows| {
+        let rows = (code, rows, with_rows);
+        table(&diff, &frames.table, (&unit, normalise), rows)
+    };
+    let html_table =
+        (view.is_default() && view.derived).then(|| table_of(tree_table::HTML_ROWS, true));
     Prepared {
-        table: table_of(tree_table::ROWS),
+        table: table_of(tree_table::ROWS, !script_derives),
         html_table,
         diff,
         unit,
@@ -817,7 +828,7 @@ fn table(
     diff: &FlameDiff,
     frames: &model::FrameTable,
     (unit, normalised): (&Unit, bool),
-    (code, rows): (&CodeLinks, RowBudget),
+    (code, rows, with_rows): (&CodeLinks, RowBudget, bool),
 ) -> TableView {
     let tree = &diff.tree;
     let (old_inc, new_inc) = (tree.inclusive(0), tree.inclusive(1));
@@ -855,11 +866,24 @@ fn table(
         column("new self", new_self.clone()),
         column("self change", delta(&old_self, &new_self)),
     ];
+    let caption = "Tree table of the difference".to_string();
+    let pruned = (TABLE_METRIC, None);
+    if !with_rows {
+        return tree_table::build_rowless(
+            caption,
+            tree,
+            frames,
+            pruned,
+            &columns,
+            usize::MAX,
+            rows,
+        );
+    }
     let mut view = tree_table::build(
-        "Tree table of the difference".to_string(),
+        caption,
         tree,
         frames,
-        (TABLE_METRIC, None),
+        pruned,
         &columns,
         usize::MAX,
         (Some(code), rows),
