@@ -234,11 +234,16 @@ fn merged_page(
         let labels = profile_labels(history, profiles, page, entries);
         let spec = graph_spec(history, &merged, &agg, &unit, &code);
         let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
-        let (decor, extra) = decorate(history, &agg, &graph, &labels, &unit);
+        // Decorations are drawn in the SVG: inline for the first metric,
+        // and as a file of every metric with `--svg-files`.
+        let decor = (m == 0 || renderer.svg_files())
+            .then(|| decorate(history, &agg, &graph, &labels, &unit));
+        let script_derives = derived && !ship_both;
+        let extra = profile_values(&agg, &graph, &labels, script_derives);
         let (mut script, svg) = flame_view::script_graph(
             &spec,
             &graph,
-            (Some(&decor), extra),
+            (decor.as_deref(), extra),
             &mut views.tables,
             renderer,
         );
@@ -256,24 +261,18 @@ fn merged_page(
                 max_frames: budget.max_frames,
             };
             script.data.derive_instead(derive, ship_both);
-            if !ship_both {
-                // Each frame's value in each profile is derived too.
-                script
-                    .data
-                    .set_extra("agg", serde_json::json!({ "labels": labels }));
-            }
         }
         files.extend(svg);
         let table_view = table(
             &agg,
             &history.frames,
             (&unit, &labels),
-            (&code, tree_table::ROWS),
+            (&code, tree_table::ROWS, !script_derives),
         );
         let heading = heading(page, agg.count);
         let table_index = match m {
             0 if derived => {
-                let inline = flame_view::inline_view(&spec, &script, &graph, Some(&decor));
+                let inline = flame_view::inline_view(&spec, &script, &graph, decor.as_deref());
                 let derive = TableDerive {
                     shape: "top-down",
                     metric: 0,
@@ -282,14 +281,14 @@ fn merged_page(
                     &agg,
                     &history.frames,
                     (&unit, &labels),
-                    (&code, tree_table::HTML_ROWS),
+                    (&code, tree_table::HTML_ROWS, true),
                 );
                 let (html, k) = views.derived_default_table((table_view, html), derive, ship_both);
                 shown = Some((inline, html, heading.clone()));
                 k
             }
             0 => {
-                let inline = flame_view::inline_view(&spec, &script, &graph, Some(&decor));
+                let inline = flame_view::inline_view(&spec, &script, &graph, decor.as_deref());
                 shown = Some((inline, table_view, heading.clone()));
                 -1
             }
@@ -461,21 +460,18 @@ fn graph_spec<'a>(
     }
 }
 
-/// Per rectangle: its colour and tooltip numbers, and (for the page
-/// script) its value in each profile.
+/// Per rectangle, its colour and tooltip numbers in the SVG.
 fn decorate(
     history: &History,
     agg: &Aggregate,
     graph: &analysis::flame::FlameGraph,
     labels: &[String],
     unit: &Unit,
-) -> (Vec<Decor>, flame_view::Extra) {
-    let mut decor = Vec::with_capacity(graph.rects.len());
-    let mut values = Vec::with_capacity(graph.rects.len());
-    for rect in &graph.rects {
+) -> Vec<Decor> {
+    let decor_of = |rect: &analysis::flame::FlameRect| {
         let name = frame_label(&history.frames, rect);
         let per_profile = rect.node.map(|n| agg.values(n));
-        decor.push(Decor {
+        Decor {
             class: match (rect.node, rect.frame) {
                 (None, _) => "m".to_string(),
                 (_, None) => "r".to_string(),
@@ -489,15 +485,33 @@ fn decorate(
                 labels,
                 unit,
             ),
-        });
-        values.push(per_profile);
-    }
+        }
+    };
+    graph.rects.iter().map(decor_of).collect()
+}
+
+/// The page script's data of the merged graph: the profiles' labels and,
+/// unless the script derives them, each rectangle's value in each profile.
+fn profile_values(
+    agg: &Aggregate,
+    graph: &analysis::flame::FlameGraph,
+    labels: &[String],
+    derived: bool,
+) -> flame_view::Extra {
     let mut extra = flame_view::Extra::new();
-    extra.insert(
-        "agg",
-        serde_json::json!({ "labels": labels, "values": values }),
-    );
-    (decor, extra)
+    let data = match derived {
+        true => serde_json::json!({ "labels": labels }),
+        false => {
+            let values: Vec<Option<Vec<f64>>> = graph
+                .rects
+                .iter()
+                .map(|rect| rect.node.map(|n| agg.values(n)))
+                .collect();
+            serde_json::json!({ "labels": labels, "values": values })
+        }
+    };
+    extra.insert("agg", data);
+    extra
 }
 
 /// Links to the views of the metric of the profiles merged.
@@ -649,7 +663,7 @@ fn table(
     agg: &Aggregate,
     frames: &FrameTable,
     (unit, labels): (&Unit, &[String]),
-    (code, rows): (&CodeLinks, RowBudget),
+    (code, rows, with_rows): (&CodeLinks, RowBudget, bool),
 ) -> TableView {
     let stats = agg.all_stats();
     let mean_total = stats.first().map_or(0.0, |s| s.mean);
@@ -665,15 +679,21 @@ fn table(
         column("max", |s| s.max, false),
         column("sum", |s| s.sum, false),
     ];
-    let mut view = tree_table::build(
-        "Tree table of the merged profiles".to_string(),
-        &agg.tree,
-        frames,
-        (agg.mean_metric(), None),
-        &columns,
-        0,
-        (Some(code), rows),
-    );
+    let caption = "Tree table of the merged profiles".to_string();
+    let pruned = (agg.mean_metric(), None);
+    let mut view = match with_rows {
+        true => tree_table::build(
+            caption,
+            &agg.tree,
+            frames,
+            pruned,
+            &columns,
+            0,
+            (Some(code), rows),
+        ),
+        // A table the script writes from the page's trees: no rows stored.
+        false => tree_table::build_rowless(caption, &agg.tree, frames, pruned, &columns, 0, rows),
+    };
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {
         if let Some(n) = row.node {
