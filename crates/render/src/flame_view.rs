@@ -528,18 +528,16 @@ fn page_data(
                 .frame
                 .and_then(|f| spec.frames.get(f).full_name.as_deref());
             let name = tables.name_with_full(label, full);
-            let location = r
-                .frame
-                .and_then(|f| spec.frames.get(f).location())
-                .unwrap_or_default();
-            let loc = tables.frame_location(
-                r.frame,
-                || location,
-                || match (spec.code, r.frame) {
-                    (Some(code), Some(f)) => code.of(spec.frames, f),
-                    _ => Default::default(),
-                },
-            );
+            // Made only for a frame the tables do not hold yet.
+            let location = || {
+                r.frame
+                    .and_then(|f| spec.frames.get(f).location())
+                    .unwrap_or_default()
+            };
+            let loc = tables.frame_location(r.frame, location, || match (spec.code, r.frame) {
+                (Some(code), Some(f)) => code.of(spec.frames, f),
+                _ => Default::default(),
+            });
             (
                 r.parent.map_or(-1, |p| p as i64),
                 name,
