@@ -496,10 +496,10 @@ fn profile_values(
     agg: &Aggregate,
     graph: &analysis::flame::FlameGraph,
     labels: &[String],
-    derived: bool,
+    script_derives: bool,
 ) -> flame_view::Extra {
     let mut extra = flame_view::Extra::new();
-    let data = match derived {
+    let data = match script_derives {
         true => serde_json::json!({ "labels": labels }),
         false => {
             let values: Vec<Option<Vec<f64>>> = graph

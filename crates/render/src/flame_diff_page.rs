@@ -266,12 +266,12 @@ pub fn render(
             .par_iter()
             .map(|&shape| {
                 let view = view_of(shape);
-                let drawn_svg = renderer.svg_files();
+                let svg_files = renderer.svg_files();
                 prepare(
                     history,
                     config,
                     frames,
-                    (&code, ship_both, drawn_svg),
+                    (&code, ship_both, svg_files),
                     &view,
                 )
             })
