@@ -515,6 +515,52 @@ mod tests {
         assert_eq!(table.sorted_by, 0);
     }
 
+    /// The table the page's script writes again: everything but its rows
+    /// is the full table's, the count of merged rows included.
+    #[test]
+    fn a_rowless_table_is_the_table_without_its_rows() {
+        let tiny: Vec<String> = (0..400).map(|i| format!("main;t{i}")).collect();
+        let mut stacks = vec![("main;a", 10.0), ("main;b;x", 60.0)];
+        stacks.extend(tiny.iter().map(|s| (s.as_str(), 0.001)));
+        let (tree, frames) = tree_of(&stacks);
+        let unit = Unit::Count;
+        let columns = [
+            Column {
+                heading: "total".into(),
+                values: tree.inclusive(0).into(),
+                unit: &unit,
+                percent_of: Some(tree.total(0)),
+            },
+            Column {
+                heading: "self".into(),
+                values: tree
+                    .node_ids()
+                    .map(|n| tree.self_value(n, 0))
+                    .collect::<Vec<f64>>()
+                    .into(),
+                unit: &unit,
+                percent_of: Some(tree.total(0)),
+            },
+        ];
+        let pruned = (0, None);
+        let mut full = build(
+            "t".into(),
+            &tree,
+            &frames,
+            pruned,
+            &columns,
+            0,
+            (None, ROWS),
+        );
+        let rowless = build_rowless("t".into(), &tree, &frames, pruned, &columns, 0, ROWS);
+        assert!(!full.rows.is_empty() && rowless.rows.is_empty());
+        assert_eq!(rowless.merged_rows, 400);
+        full.rows.clear();
+        let json = |t: &TableView| serde_json::to_value(t).unwrap();
+        assert_eq!(json(&full), json(&rowless));
+        assert_eq!(full.kinds.len(), rowless.kinds.len());
+    }
+
     #[test]
     fn a_table_sorted_by_another_column_keeps_its_tree() {
         // `a` is heavier inclusive, `b` heavier by its own cost.
