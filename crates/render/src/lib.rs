@@ -12,7 +12,6 @@ pub mod callgraph_svg;
 pub mod code_links;
 pub mod compare_page;
 pub mod component_page;
-pub mod coord_writer;
 pub mod diff_page;
 pub mod display_names;
 pub mod field_page;

@@ -11,9 +11,8 @@
 //! the versions given as `marked` and the highlighted pair are points with
 //! a tooltip. A chart of 1,000 versions stays near 15 kB.
 
-use super::coord_writer::push_coord;
 use super::format::{grouped, measured};
-use super::svg::{coord, SvgWriter};
+use super::svg::{coord, push_coord, SvgWriter};
 use analysis::regression::{Categories, Series};
 use model::Version;
 
