@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::code_links::{CodeLinks, MethodHomes};
 use super::flame_plan::{self, AggregatePlan, PagePlan, Plan, SiteFiles};
-use super::flame_svg::{colour_index, frame_label, Decor, Words};
+use super::flame_svg::{self, colour_index, frame_label, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{grouped, percent, with_unit};
 use super::profile_views::{self, RepetitionView};
@@ -236,8 +236,9 @@ fn merged_page(
         let graph = flame_view::layout(&spec, flame_view::budget(&config.flame));
         // Decorations are drawn in the SVG: inline for the first metric,
         // and as a file of every metric with `--svg-files`.
-        let decor = (m == 0 || renderer.svg_files())
-            .then(|| decorate(history, &agg, &graph, &labels, &unit));
+        let svg_files = renderer.svg_files();
+        let decor = (m == 0 || svg_files)
+            .then(|| decorate(history, &agg, &graph, (&labels, &unit), svg_files));
         let script_derives = derived && !ship_both;
         let extra = profile_values(&agg, &graph, &labels, script_derives);
         let (mut script, svg) = flame_view::script_graph(
@@ -460,31 +461,42 @@ fn graph_spec<'a>(
     }
 }
 
-/// Per rectangle, its colour and tooltip numbers in the SVG.
+/// Per rectangle, its colour and tooltip numbers in the SVG. Without
+/// `every_line` (no standalone file is written), only what a page's
+/// inline graph shows: the first line, for the frames it titles.
 fn decorate(
     history: &History,
     agg: &Aggregate,
     graph: &analysis::flame::FlameGraph,
-    labels: &[String],
-    unit: &Unit,
+    (labels, unit): (&[String], &Unit),
+    every_line: bool,
 ) -> Vec<Decor> {
     let decor_of = |rect: &analysis::flame::FlameRect| {
         let name = frame_label(&history.frames, rect);
-        let per_profile = rect.node.map(|n| agg.values(n));
-        Decor {
-            class: match (rect.node, rect.frame) {
-                (None, _) => "m".to_string(),
-                (_, None) => "r".to_string(),
-                _ => format!("c{}", colour_index(&name)),
-            },
-            prefix: String::new(),
-            numbers: numbers(
-                per_profile.as_deref(),
+        let class = match (rect.node, rect.frame) {
+            (None, _) => "m".to_string(),
+            (_, None) => "r".to_string(),
+            _ => format!("c{}", colour_index(&name)),
+        };
+        let per_profile = || rect.node.map(|n| agg.values(n));
+        let numbers = match (every_line, flame_svg::titled_in_page(rect)) {
+            (true, _) => numbers(
+                per_profile().as_deref(),
                 rect.total,
                 graph.total,
                 labels,
                 unit,
             ),
+            (false, true) => {
+                let mean = per_profile().map_or(rect.total, |v| aggregate::stats(&v).mean);
+                mean_line(mean, graph.total, unit)
+            }
+            (false, false) => String::new(),
+        };
+        Decor {
+            class,
+            prefix: String::new(),
+            numbers,
         }
     };
     graph.rects.iter().map(decor_of).collect()
@@ -640,7 +652,7 @@ fn numbers(
     unit: &Unit,
 ) -> String {
     let Some(values) = values else {
-        return format!("mean: {} ({})", with_unit(mean, unit), percent(mean, total));
+        return mean_line(mean, total, unit);
     };
     let s = aggregate::stats(values);
     let each: Vec<String> = labels
@@ -649,14 +661,18 @@ fn numbers(
         .map(|(l, v)| format!("{l} {}", grouped(*v)))
         .collect();
     format!(
-        "mean: {} ({})\nmin: {}  max: {}  sum: {}\neach: {}",
-        with_unit(s.mean, unit),
-        percent(s.mean, total),
+        "{}\nmin: {}  max: {}  sum: {}\neach: {}",
+        mean_line(s.mean, total, unit),
         with_unit(s.min, unit),
         with_unit(s.max, unit),
         with_unit(s.sum, unit),
         each.join(", ")
     )
+}
+
+/// The first line of a frame's tooltip numbers: its mean and share.
+fn mean_line(mean: f64, total: f64, unit: &Unit) -> String {
+    format!("mean: {} ({})", with_unit(mean, unit), percent(mean, total))
 }
 
 fn table(

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::code_links::{CodeLinks, MethodHomes, SourceLinks};
 use super::flame_plan::{neighbour_links, DiffPlan, Shape};
-use super::flame_svg::{Decor, Words};
+use super::flame_svg::{self, Decor, Words};
 use super::flame_view::{self, Derive, GraphSpec, GraphView};
 use super::format::{percent, with_unit};
 use super::shape_source::{self, DiffSource, PageTrees, SourceBuilder};
@@ -486,7 +486,7 @@ fn prepare(
             &spec(history, frames, code, view, (&diff, &shown_unit, side)),
             flame_view::budget(&config.flame),
         );
-        let decor = drawn(side).then(|| decorate(&diff, &graph, &show, labels));
+        let decor = drawn(side).then(|| decorate(&diff, &graph, &show, (labels, svg_files)));
         let data = match script_derives {
             true => Vec::new(),
             false => frame_data(&diff, &graph),
@@ -669,12 +669,14 @@ fn frame_data(diff: &FlameDiff, graph: &analysis::flame::FlameGraph) -> Vec<serd
 
 /// Per rectangle, its decoration in the SVG: colour and tag classes, and
 /// tooltip numbers. With the versions' labels (values not normalised),
-/// tooltips give each frame's share of both versions' totals.
+/// tooltips give each frame's share of both versions' totals. Without
+/// `every_line` (no standalone file is written), only what a page's
+/// inline graph shows: the first line, for the frames it titles.
 fn decorate(
     diff: &FlameDiff,
     graph: &analysis::flame::FlameGraph,
     show: &dyn Fn(f64) -> String,
-    labels: Option<(&str, &str)>,
+    (labels, every_line): (Option<(&str, &str)>, bool),
 ) -> Vec<Decor> {
     let totals = [Side::Old, Side::New].map(|side| flame_view::significant(side.total(diff)));
     let decor_of = |rect: &analysis::flame::FlameRect| {
@@ -693,6 +695,19 @@ fn decorate(
             as_shown(diff.inclusive(node)),
             as_shown(diff.exclusive(node)),
         );
+        let class = format!("{} t{}", colour_class(inc), tag_letter(inc.tag()));
+        let prefix = inc.tag().mark().to_string();
+        if !every_line {
+            let numbers = match flame_svg::titled_in_page(rect) {
+                true => format!("{}: {}", inc.tag().word(), change_text(inc, show)),
+                false => String::new(),
+            };
+            return Decor {
+                class,
+                prefix,
+                numbers,
+            };
+        }
         let shares = match labels {
             Some((old, new)) => format!(
                 "\nshare: {} of {old} → {} of {new}",
@@ -702,8 +717,8 @@ fn decorate(
             None => String::new(),
         };
         Decor {
-            class: format!("{} t{}", colour_class(inc), tag_letter(inc.tag())),
-            prefix: inc.tag().mark().to_string(),
+            class,
+            prefix,
             numbers: format!(
                 "{}: {}\nself {}: {}{shares}",
                 inc.tag().word(),

@@ -200,7 +200,7 @@ fn write_frame(
     } else {
         w.open("g", &[("class", &class)]);
     }
-    if width >= markup.min_title {
+    if titled(rect, markup) {
         let title = tooltip(input, rect, &tagged, decor, markup.full_titles);
         w.element("title", &[], &title);
     }
@@ -223,6 +223,19 @@ fn write_frame(
         .close("text");
     }
     w.close("g");
+}
+
+/// Whether a frame gets a native tooltip: when wide enough to hover.
+fn titled(rect: &FlameRect, markup: Markup) -> bool {
+    rect.width * WIDTH >= markup.min_title
+}
+
+/// Whether a frame drawn inline in a page gets a tooltip, and so needs
+/// its decoration's numbers; that tooltip shows only their first line
+/// (see [`Markup::full_titles`]). A standalone file titles every frame
+/// with every line.
+pub fn titled_in_page(rect: &FlameRect) -> bool {
+    titled(rect, IN_PAGE)
 }
 
 /// The name a rectangle shows.
