@@ -695,21 +695,16 @@ fn table(
         column("max", |s| s.max, false),
         column("sum", |s| s.sum, false),
     ];
-    let caption = "Tree table of the merged profiles".to_string();
-    let pruned = (agg.mean_metric(), None);
-    let mut view = match with_rows {
-        true => tree_table::build(
-            caption,
-            &agg.tree,
-            frames,
-            pruned,
-            &columns,
-            0,
-            (Some(code), rows),
-        ),
-        // A table the script writes from the page's trees: no rows stored.
-        false => tree_table::build_rowless(caption, &agg.tree, frames, pruned, &columns, 0, rows),
-    };
+    // A table the script writes from the page's trees stores no rows.
+    let mut view = tree_table::build(
+        "Tree table of the merged profiles".to_string(),
+        &agg.tree,
+        frames,
+        (agg.mean_metric(), None),
+        &columns,
+        0,
+        (Some(code), rows, with_rows),
+    );
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {
         if let Some(n) = row.node {

@@ -881,27 +881,14 @@ fn table(
         column("new self", new_self.clone()),
         column("self change", delta(&old_self, &new_self)),
     ];
-    let caption = "Tree table of the difference".to_string();
-    let pruned = (TABLE_METRIC, None);
-    if !with_rows {
-        return tree_table::build_rowless(
-            caption,
-            tree,
-            frames,
-            pruned,
-            &columns,
-            usize::MAX,
-            rows,
-        );
-    }
     let mut view = tree_table::build(
-        caption,
+        "Tree table of the difference".to_string(),
         tree,
         frames,
-        pruned,
+        (TABLE_METRIC, None),
         &columns,
         usize::MAX,
-        (Some(code), rows),
+        (Some(code), rows, with_rows),
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {

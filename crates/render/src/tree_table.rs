@@ -122,6 +122,12 @@ pub struct Cell {
 /// inclusive values of `metric` (given with them when the caller has
 /// them), which `columns[pruned_by]` shows (merged rows carry only that
 /// value).
+///
+/// Without `listed`, for a table the page's script writes from the page's
+/// trees and whose rows the page does not store (see
+/// `Views::derived_table`), the table has no rows: its columns and count
+/// of merged rows are the same, and none of the rows' names, links and
+/// formatted cells are made.
 pub fn build(
     caption: String,
     tree: &CallTree,
@@ -129,34 +135,14 @@ pub fn build(
     (metric, inclusive): (usize, Option<&[f64]>),
     columns: &[Column],
     pruned_by: usize,
-    (code, row_budget): (Option<&CodeLinks>, RowBudget),
+    (code, row_budget, listed): (Option<&CodeLinks>, RowBudget, bool),
 ) -> TableView {
     let graph = row_layout(tree, frames, (metric, inclusive), row_budget);
-    let rows = rows_of(&graph, frames, (columns, pruned_by), code);
+    let rows = match listed {
+        true => rows_of(&graph, frames, (columns, pruned_by), code),
+        false => Vec::new(),
+    };
     table_view(caption, columns, rows, (&graph, pruned_by), row_budget)
-}
-
-/// [`build`] without rows, for a table the page's script writes from the
-/// page's trees and whose rows the page does not store (see
-/// `Views::derived_table`): its columns and count of merged rows are
-/// [`build`]'s, with none of the rows' names, links and formatted cells.
-pub fn build_rowless(
-    caption: String,
-    tree: &CallTree,
-    frames: &FrameTable,
-    (metric, inclusive): (usize, Option<&[f64]>),
-    columns: &[Column],
-    pruned_by: usize,
-    row_budget: RowBudget,
-) -> TableView {
-    let graph = row_layout(tree, frames, (metric, inclusive), row_budget);
-    table_view(
-        caption,
-        columns,
-        Vec::new(),
-        (&graph, pruned_by),
-        row_budget,
-    )
 }
 
 /// The nodes a table of `row_budget` lists: a flame-graph layout with
@@ -497,7 +483,7 @@ mod tests {
             (0, None),
             &[column],
             0,
-            (None, ROWS),
+            (None, ROWS, true),
         );
         let rows: Vec<(&str, i64, bool)> = table
             .rows
@@ -550,9 +536,17 @@ mod tests {
             pruned,
             &columns,
             0,
-            (None, ROWS),
+            (None, ROWS, true),
         );
-        let rowless = build_rowless("t".into(), &tree, &frames, pruned, &columns, 0, ROWS);
+        let rowless = build(
+            "t".into(),
+            &tree,
+            &frames,
+            pruned,
+            &columns,
+            0,
+            (None, ROWS, false),
+        );
         assert!(!full.rows.is_empty() && rowless.rows.is_empty());
         assert_eq!(rowless.merged_rows, 400);
         full.rows.clear();
@@ -581,7 +575,7 @@ mod tests {
             (0, None),
             &[column("total", inclusive), column("self", own)],
             0,
-            (None, ROWS),
+            (None, ROWS, true),
         );
         let names = |t: &TableView| {
             t.rows

@@ -130,28 +130,16 @@ pub(super) fn table(
     if overlapping {
         notes.insert(0, "Inclusive shares overlap: in this shape a sample counts once for every function on its stack, so a column of them adds up to more than 100%. Each is a share of the profile's total, which the root row shows.".to_string());
     }
-    let pruned = (view.metric, Some(inclusive[view.metric]));
-    let mut table = if script_derives && columns.len() == 2 * profile.metrics.len() {
-        tree_table::build_rowless(
-            caption,
-            tree,
-            frames,
-            pruned,
-            &columns,
-            2 * view.metric,
-            rows,
-        )
-    } else {
-        tree_table::build(
-            caption,
-            tree,
-            frames,
-            pruned,
-            &columns,
-            2 * view.metric,
-            (Some(code), rows),
-        )
-    };
+    let listed = !(script_derives && columns.len() == 2 * profile.metrics.len());
+    let mut table = tree_table::build(
+        caption,
+        tree,
+        frames,
+        (view.metric, Some(inclusive[view.metric])),
+        &columns,
+        2 * view.metric,
+        (Some(code), rows, listed),
+    );
     table.notes = notes;
     if view.shape == Shape::BottomUp {
         // Roots are where the time is spent: by their own cost.
