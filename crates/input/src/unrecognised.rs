@@ -194,11 +194,15 @@ fn xml_description(bytes: &[u8]) -> String {
     }
 }
 
-/// "text in which N of the first M lines read as folded stacks (…)".
+/// "text in which N of the first M lines read as folded stacks (…)", when
+/// at least a tenth of them do; otherwise "text that no text format reads".
+/// Prose has the odd line that ends in a number ("… 200 versions × 3"), and
+/// such a line reads as a one-frame stack: counting it would point a
+/// changelog's reader at the folded format.
 fn text_description(bytes: &[u8]) -> String {
     let (stacks, lines) = folded::stack_lines_at_start(bytes);
     match stacks {
-        0 => "text that no text format reads".to_string(),
+        _ if stacks == 0 || stacks * 10 < lines => "text that no text format reads".to_string(),
         _ => format!(
             "text in which {stacks} of the first {lines} lines read as folded stacks \
              (`frame;frame;… count`), where at least half must"
@@ -251,6 +255,22 @@ mod tests {
         let said = message(br#"[{"name": "a", "value": 1}, {"name": "b", "unit": "ms"}]"#);
         assert!(
             said.contains("a JSON array (keys `name`, `value`, `unit`)"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn prose_with_one_line_ending_in_a_number_is_text_no_format_reads() {
+        let mut prose = String::from("A history of 200 versions × 3\n");
+        for i in 0..18 {
+            prose.push_str(&format!("Line {i} of the changelog, in words.\n"));
+        }
+        let said = message(prose.as_bytes());
+        assert!(said.contains("text that no text format reads"), "{said}");
+        // Two lines in twenty are a tenth: counted.
+        let said = message(format!("main;work 5\n{prose}").as_bytes());
+        assert!(
+            said.contains("2 of the first 20 lines read as folded stacks"),
             "{said}"
         );
     }
