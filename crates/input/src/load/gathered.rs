@@ -45,17 +45,54 @@ pub(super) fn gather(
             entries: Vec::with_capacity(count),
         })
         .collect();
-    // File by file, each file's benchmarks moved into their entries and
-    // freed: the files' benchmarks and the entries are never held whole
-    // at once (at 2,000 benchmarks x 1,000 versions the two were most of
-    // a build's memory).
-    for (f, ((version, file, read), of_file)) in files.into_iter().zip(ids).enumerate() {
-        let here = FileStrings::of(file, &read);
-        for (b, id) in read.benchmarks.into_iter().zip(of_file) {
-            measured[id].entries.push(MeasurementEntry {
-                version,
+    // Some files at a time, each block's benchmarks copied into their
+    // entries and freed: the files' benchmarks and the entries are never
+    // held whole at once (at 2,000 benchmarks x 1,000 versions the two
+    // were most of a build's memory). The entries are filled in two
+    // halves at once, by benchmark: each half writes its own benchmarks'
+    // entries (fresh memory, a few hundred MB over a long history, most of
+    // the time being the first touch of its pages), in file order.
+    let half = measured.len() / 2;
+    let (low, high) = measured.split_at_mut(half);
+    let mut files = files.into_iter().zip(ids);
+    loop {
+        let block: Vec<(MeasuredFile, Vec<usize>)> = files.by_ref().take(RELEASE_EVERY).collect();
+        if block.is_empty() {
+            break;
+        }
+        let strings: Vec<FileStrings> = block
+            .iter()
+            .map(|((_, file, read), _)| FileStrings::of(file, read))
+            .collect();
+        rayon::join(
+            || fill_entries(low, 0, &block, &strings),
+            || fill_entries(high, half, &block, &strings),
+        );
+        drop(block);
+        instrument::memory::release_free();
+    }
+    measured.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    (measured, sources)
+}
+
+/// Appends to `part` (the benchmarks from id `first` on) the entries of
+/// its benchmarks in `block`'s files, in file order.
+fn fill_entries(
+    part: &mut [MeasuredBenchmark],
+    first: usize,
+    block: &[(MeasuredFile, Vec<usize>)],
+    strings: &[FileStrings],
+) {
+    let end = first + part.len();
+    for (((version, _, read), of_file), here) in block.iter().zip(strings) {
+        for (b, &id) in read.benchmarks.iter().zip(of_file) {
+            if !(first..end).contains(&id) {
+                continue;
+            }
+            part[id - first].entries.push(MeasurementEntry {
+                version: *version,
                 unit: here.units[b.unit as usize],
-                run_means: b.means,
+                run_means: b.means.clone(),
                 samples: b.samples,
                 in_process: b.in_process,
                 multi_sample: b.multi_sample,
@@ -65,13 +102,7 @@ pub(super) fn gather(
                 interval: b.interval.map(Box::new),
             });
         }
-        if f % RELEASE_EVERY == RELEASE_EVERY - 1 {
-            instrument::memory::release_free();
-        }
     }
-    instrument::memory::release_free();
-    measured.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    (measured, sources)
 }
 
 /// How many files' benchmarks are freed between two returns of free
