@@ -13,34 +13,61 @@
 #   BENCHMARKS=200 VERSIONS=200 benches/measurement_history.sh
 #   PERFATLAS_TIMINGS=1 benches/measurement_history.sh   # phase timings
 #   RUNS=1 benches/measurement_history.sh     # one value per version (change points)
+#   SITE_IN=/dev/shm PLUS1_RUNS=5 PREVIOUS=/path/to/old/perfatlas \
+#       benches/measurement_history.sh
+#
+# SITE_IN puts the site in another directory (tmpfs: no file system's
+# inode search in the figures, see the README's "Writing on this
+# machine's disk"). PLUS1_RUNS times the +1 version that many more times,
+# each from a copy of the site as the full build left it, alternating
+# with the PREVIOUS binary when given (both must read the same cache).
 set -euo pipefail
 BENCHMARKS=${BENCHMARKS:-2000}
 VERSIONS=${VERSIONS:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 work=$(mktemp -d /tmp/perfatlas-history.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+site_root=$(mktemp -d "${SITE_IN:-/tmp}/perfatlas-history-site.XXXXXX")
+trap 'rm -rf "$work" "$site_root"' EXIT
+site=$site_root/site
 
 (cd "$root" && cargo build --release --locked --quiet)
 bin=${CARGO_TARGET_DIR:-$root/target}/release/perfatlas
 
 python3 "$here/gen_measurements.py" "$work/in" "$BENCHMARKS" "$VERSIONS" 2> "$work/planted"
+# A file written less than half a second before it is read is looked at
+# again once it has stood that long (perfatlas_input::load::SETTLE): a
+# build started at once would time that wait, not the build.
+sleep 1
 echo "input: $BENCHMARKS benchmarks x $VERSIONS versions, $(du -sh "$work/in" | cut -f1)," \
     "$(wc -l < "$work/planted") planted changes"
 
 echo "full build:"
-/usr/bin/time -f '  %e s %M KB' "$bin" build "$work/in" -o "$work/site" 2>&1 | grep -v '^perfatlas: wrote'
+/usr/bin/time -f '  %e s %M KB' "$bin" build "$work/in" -o "$site" 2>&1 | grep -v '^perfatlas: wrote'
+if [ "${PLUS1_RUNS:-0}" -gt 0 ]; then cp -a "$site" "$site_root/base"; fi
 
 python3 "$here/gen_measurements.py" "$work/in" "$BENCHMARKS" $((VERSIONS + 1)) "$VERSIONS"
+sleep 1
 echo "rebuild after adding version $VERSIONS (build cache):"
-/usr/bin/time -f '  %e s %M KB' "$bin" build "$work/in" -o "$work/site" 2>&1 | grep -v '^perfatlas: wrote'
+/usr/bin/time -f '  %e s %M KB' "$bin" build "$work/in" -o "$site" 2>&1 | grep -v '^perfatlas: wrote'
 
-echo "site: $(find "$work/site" -name '*.html' | wc -l) pages," \
-    "$(du -sh --exclude=.perfatlas-cache "$work/site" | cut -f1) without the cache," \
-    "cache $(du -sh "$work/site/.perfatlas-cache" | cut -f1)"
+# The +1 version again, alternating binaries, each from the full build's site.
+for _ in $(seq "${PLUS1_RUNS:-0}"); do
+    for b in "$bin" ${PREVIOUS:+"$PREVIOUS"}; do
+        rm -rf "$site_root/again"
+        cp -a "$site_root/base" "$site_root/again"
+        /usr/bin/time -f "  +1 again, $b: %e s %M KB" "$b" build "$work/in" -o "$site_root/again" 2>&1 |
+            grep -v '^perfatlas: '
+    done
+done
+rm -rf "$site_root/base" "$site_root/again"
+
+echo "site: $(find "$site" -name '*.html' | wc -l) pages," \
+    "$(du -sh --exclude=.perfatlas-cache "$site" | cut -f1) without the cache," \
+    "cache $(du -sh "$site/.perfatlas-cache" | cut -f1)"
 # The largest page of each kind (README, "Page budgets").
 for kind in index.html benchmarks regressions; do
-    [ -e "$work/site/$kind" ] || continue
-    find "$work/site/$kind" -name '*.html' -printf '%s %p\n' | sort -n | tail -1 |
+    [ -e "$site/$kind" ] || continue
+    find "$site/$kind" -name '*.html' -printf '%s %p\n' | sort -n | tail -1 |
         awk -v kind="$kind" '{ sub(".*/site/", "", $2); printf "  largest page of %s: %d KB (%s)\n", kind, $1 / 1024, $2 }'
 done
