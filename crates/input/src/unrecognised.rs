@@ -201,13 +201,13 @@ fn xml_description(bytes: &[u8]) -> String {
 /// changelog's reader at the folded format.
 fn text_description(bytes: &[u8]) -> String {
     let (stacks, lines) = folded::stack_lines_at_start(bytes);
-    match stacks {
-        _ if stacks == 0 || stacks * 10 < lines => "text that no text format reads".to_string(),
-        _ => format!(
-            "text in which {stacks} of the first {lines} lines read as folded stacks \
-             (`frame;frame;… count`), where at least half must"
-        ),
+    if stacks == 0 || stacks * 10 < lines {
+        return "text that no text format reads".to_string();
     }
+    format!(
+        "text in which {stacks} of the first {lines} lines read as folded stacks \
+         (`frame;frame;… count`), where at least half must"
+    )
 }
 
 /// At most 40 characters of a name from the file, for the message.
