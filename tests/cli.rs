@@ -278,7 +278,7 @@ fn cache_entries(site: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(site.join(".perfatlas-cache"))
         .map(|d| {
             d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|name| name != "pages.manifest")
+                .filter(|name| name != "pages.manifest" && !name.starts_with("gathered-"))
                 .collect()
         })
         .unwrap_or_default();
@@ -475,6 +475,9 @@ fn rebuilds_parse_only_new_files_and_give_the_same_site() {
         to.join("timings.1.json"),
     )
     .unwrap();
+    // Without the gathered measurements, every unchanged file is read
+    // from its own entry (they have their own test below).
+    fs::remove_file(site.join(".perfatlas-cache/gathered-measurements")).unwrap();
     let damaged = site.join(".perfatlas-cache").join(&entries[0]);
     let mut bytes = fs::read(&damaged).unwrap();
     let last = bytes.len() - 1;
@@ -519,6 +522,96 @@ fn rebuilds_parse_only_new_files_and_give_the_same_site() {
     fs::remove_dir_all(&to).unwrap();
     build(&input, &site, &[]);
     assert_eq!(cache_entries(&site), entries);
+}
+
+/// A measurement history grown by a version takes its unchanged files'
+/// entries from the gathered measurements the previous build kept (the
+/// base file kept as it was, the rest written beside it), and gives the
+/// site a build without any cache gives; so does a build whose gathered
+/// measurements are damaged, or whose older file changed.
+#[cfg(unix)]
+#[test]
+fn a_grown_measurement_history_takes_its_unchanged_files_from_the_gathered_measurements() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    let moment = sample_data().join("../moment");
+    let mut versions: Vec<PathBuf> = fs::read_dir(&moment)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    versions.sort();
+    let (last, older) = versions.split_last().unwrap();
+    let copy_version = |from: &Path| {
+        let to = input.join(from.file_name().unwrap());
+        fs::create_dir_all(&to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("bench.") || name == "version.toml" {
+                fs::copy(&path, to.join(name)).unwrap();
+            }
+        }
+    };
+    older.iter().for_each(|v| copy_version(v));
+    let site = dir.path().join("site");
+    let cache = site.join(".perfatlas-cache");
+    let first = build(&input, &site, &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let base = inode(&cache.join("gathered-measurements"));
+    assert!(!cache.join("gathered-measurements-since").exists());
+    let n = cache_entries(&site).len();
+
+    copy_version(last);
+    let grown = build(&input, &site, &[]);
+    assert!(
+        stderr(&grown).contains(&format!("({n} of "))
+            && stderr(&grown).contains("input files unchanged"),
+        "{}",
+        stderr(&grown)
+    );
+    assert_eq!(inode(&cache.join("gathered-measurements")), base);
+    assert!(cache.join("gathered-measurements-since").is_file());
+    let fresh = dir.path().join("fresh");
+    build(&input, &fresh, &["--no-cache"]);
+    assert_same_site_pages(&site, &fresh);
+
+    // An older file changed, and the file since the base damaged.
+    let older_file = input
+        .join(older[1].file_name().unwrap())
+        .join("bench.1.json");
+    let text = fs::read_to_string(&older_file).unwrap();
+    fs::remove_file(&older_file).unwrap();
+    fs::write(
+        &older_file,
+        text.replacen("\"mean\": 0.", "\"mean\": 9.", 1)
+            .replace("\n        0.", "\n        7."),
+    )
+    .unwrap();
+    let since = cache.join("gathered-measurements-since");
+    let mut bytes = fs::read(&since).unwrap();
+    bytes[20] ^= 0xff;
+    fs::remove_file(&since).unwrap();
+    fs::write(&since, bytes).unwrap();
+    let changed = build(&input, &site, &[]);
+    assert!(changed.status.code() != Some(2), "{}", stderr(&changed));
+    let fresh = dir.path().join("fresh2");
+    build(&input, &fresh, &["--no-cache"]);
+    assert_same_site_pages(&site, &fresh);
+}
+
+/// [`assert_same_site`] for the pages: a rebuild's site holds its build
+/// cache, a build without one does not.
+fn assert_same_site_pages(rebuilt: &Path, fresh: &Path) {
+    let (mut a, b) = (read_tree(rebuilt), read_tree(fresh));
+    a.retain(|k, _| !k.starts_with(".perfatlas-cache"));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(
+            v == &b[k],
+            "{k} differs between the rebuilt and the fresh site"
+        );
+    }
 }
 
 #[test]

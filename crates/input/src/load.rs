@@ -5,11 +5,14 @@
 mod budget;
 mod deferred;
 mod gathered;
+mod gathered_store;
 mod reread;
+mod reuse;
 mod split_read;
 
 pub(crate) use budget::{map_within_budget, read_cost};
 pub use deferred::Deferred;
+pub use gathered_store::FILE as GATHERED_FILE;
 
 use std::path::Path;
 
@@ -26,6 +29,10 @@ use model::error::{BuildError, ParseError};
 use model::{History, ProfileEntry, Skipped, Version};
 
 use model::limits::MAX_INPUT_BYTES;
+
+/// What reading one file gave, and the cache key of a profile whose entry
+/// is deferred.
+type FileRead = Result<(Loaded, Option<String>), ParseError>;
 
 /// Reads the config: `explicit` when given, else `INPUT/perfatlas.toml` when
 /// present, else defaults.
@@ -91,7 +98,10 @@ pub fn load_history_cached(
         .collect();
     instrument::progress::stage(&reading_stage(&jobs), jobs.len());
     let digested = |v: usize, f: &InputFile| f.digested.is_some() && versions[v].1.digest.is_some();
-    let results: Vec<Result<(Loaded, Option<String>), ParseError>> = phase("load: files", || {
+    let previous = cache
+        .previous_gathered()
+        .and_then(|dir| gathered_store::Previous::open(&dir));
+    let results: Vec<(FileRead, reuse::Reuse)> = phase("load: files", || {
         budget::map_within_budget(
             &jobs,
             |(v, f, _)| match digested(*v, f) {
@@ -100,8 +110,16 @@ pub fn load_history_cached(
             },
             |(v, f, inside)| {
                 let read = match (f.digested, &versions[*v].1.digest) {
-                    (Some(k), Some(digest)) => digest.files[k].loaded().map(|l| (l, None)),
-                    _ => read_input(&f.path, inside, cache),
+                    (Some(k), Some(digest)) => (
+                        digest.files[k].loaded().map(|l| (l, None)),
+                        reuse::Reuse::default(),
+                    ),
+                    _ => reuse::read_input_noting(
+                        &f.path,
+                        (inside, &f.relative),
+                        cache,
+                        previous.as_ref(),
+                    ),
                 };
                 instrument::progress::advance(1);
                 read
@@ -115,9 +133,14 @@ pub fn load_history_cached(
     };
     let mut measured = Vec::new();
     let mut deferred = Deferred::default();
-    for ((version, file, _), result) in jobs.iter().zip(results) {
+    let mut kept = gathered::Kept::default();
+    for ((version, file, inside), (result, noted)) in jobs.iter().zip(results) {
         match result {
             Ok((Loaded::Measurements(read), _)) => {
+                let in_base = |at| previous.as_ref().is_some_and(|p| p.in_base(at));
+                if kept.note((*version, file, inside), &read, noted, in_base) {
+                    continue;
+                }
                 skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
                 measured.push((*version, file.relative.as_str(), read));
             }
@@ -150,8 +173,58 @@ pub fn load_history_cached(
         }
     }
     history.frames.shrink_to_fit();
-    (history.measurements, history.measured_files) =
-        phase("load: measurements", || gathered::gather(measured));
+    let (fresh, mut sources_all) = phase("load: measurements", || gathered::gather(measured));
+    let taken = phase("load: measurements kept", || {
+        kept.taken_entries(previous.as_ref(), &fresh)
+    });
+    let target = |name: &str| cache.gathered_target(name);
+    let (older, plan) = match taken {
+        Some((taken, sources)) => {
+            sources_all.extend(sources);
+            // Each file's own entry is kept for a build that cannot read
+            // the gathered ones.
+            for f in kept.files.iter().filter(|f| f.taken) {
+                cache.keep(&f.key);
+            }
+            let count = |list: &[model::MeasuredBenchmark]| -> usize {
+                list.iter().map(|b| b.entries.len()).sum()
+            };
+            let total = taken.base_used + count(&taken.since) + count(&fresh);
+            let plan =
+                gathered_store::Plan::of(total, Some(&taken), target, || cache.keep_gathered());
+            (gathered::merge(taken.base, taken.since), plan)
+        }
+        None => {
+            // None taken, or the previous build's gathered measurements
+            // did not check out: the files they were to give are read
+            // from their own entries.
+            let mut again = Vec::new();
+            for (version, file, inside, _) in kept.taken.drain(..) {
+                match read_input(&file.path, inside, cache) {
+                    Ok((Loaded::Measurements(read), _)) => {
+                        skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
+                        again.push((version, file.relative.as_str(), read));
+                    }
+                    Ok(_) => {}
+                    Err(e) => skipped.push(skip(&file.relative, &e)),
+                }
+            }
+            let (older, sources) = gathered::gather(again);
+            sources_all.extend(sources);
+            (older, gathered_store::Plan::of(0, None, target, || false))
+        }
+    };
+    history.measurements = gathered::merge(older, fresh);
+    sources_all.sort_unstable();
+    sources_all.dedup();
+    history.measured_files = sources_all;
+    if let Some(plan) = plan {
+        phase("load: keep measurements", || {
+            // The cache is a help: a build whose file cannot be written
+            // reads every file's own entry next time.
+            let _ = gathered_store::write(&plan, &kept.files, &history.measurements);
+        });
+    }
     for (v, (_, dir)) in versions.iter().enumerate() {
         let field_dir = dir.path.join("field");
         let read = match &dir.digest {
@@ -500,6 +573,25 @@ pub trait ParseCache: Sync {
     /// True when a parsed profile's entry is not made by [`ParseCache::put`]
     /// but after loading, from the history, by [`Deferred::encode_each`].
     fn defers_profiles(&self) -> bool {
+        false
+    }
+    /// The directory where the previous build left its gathered
+    /// measurements ([`GATHERED_FILE`]), when it did.
+    fn previous_gathered(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    /// Where this build's file of gathered measurements named `name`
+    /// goes, when they are kept.
+    fn gathered_target(&self, _name: &str) -> Option<std::path::PathBuf> {
+        None
+    }
+    /// Counts a file whose measurements were taken from the previous
+    /// build's gathered ones, and keeps its entry (`key`) for the next
+    /// build without reading it.
+    fn keep(&self, _key: &str) {}
+    /// Keeps the previous build's base file of gathered measurements for
+    /// the next build; false when there is none.
+    fn keep_gathered(&self) -> bool {
         false
     }
 }

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
-use input::load::ParseCache;
+use input::load::{ParseCache, GATHERED_FILE};
 use input::records::{decode, encode, FORMAT};
 use input::Loaded;
 
@@ -157,6 +157,21 @@ impl Cache {
         }
     }
 
+    /// Counts a file taken from the previous build's gathered
+    /// measurements, and keeps its entry for the new site when it is
+    /// there.
+    fn keep_entry(&self, key: &str) {
+        if !self.enabled {
+            return;
+        }
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        if let Some(path) = self.previous.as_ref().map(|dir| dir.join(key)) {
+            if path.is_file() {
+                self.remember(key, Written::Kept(path));
+            }
+        }
+    }
+
     /// Records what a file gave, for the new site.
     fn put_entry(&self, key: &str, loaded: &Loaded) {
         self.parsed.fetch_add(1, Ordering::Relaxed);
@@ -229,6 +244,27 @@ impl ParseCache for Cache {
     }
     fn defers_profiles(&self) -> bool {
         self.enabled
+    }
+    fn previous_gathered(&self) -> Option<PathBuf> {
+        self.previous.clone().filter(|_| self.enabled)
+    }
+    fn gathered_target(&self, name: &str) -> Option<PathBuf> {
+        let path = self.staging.as_ref()?.join(name);
+        self.remember(name, Written::Staged);
+        Some(path)
+    }
+    fn keep_gathered(&self) -> bool {
+        let Some(path) = self.previous.as_ref().map(|dir| dir.join(GATHERED_FILE)) else {
+            return false;
+        };
+        let kept = self.enabled && path.is_file();
+        if kept {
+            self.remember(GATHERED_FILE, Written::Kept(path));
+        }
+        kept
+    }
+    fn keep(&self, key: &str) {
+        self.keep_entry(key)
     }
 }
 

@@ -8,7 +8,12 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use rayon::prelude::*;
+
+use super::gathered_store::{CoveredFile, Previous, Taken};
+use super::reuse::Reuse;
 use crate::measurements::Reduced;
+use crate::walk::InputFile;
 use model::{intern, visible, MeasuredBenchmark, MeasurementEntry};
 
 /// One file's measurements: its version, its path relative to the input
@@ -73,6 +78,126 @@ pub(super) fn gather(
     }
     measured.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     (measured, sources)
+}
+
+/// The measurement files whose entries are taken from the previous
+/// build's gathered measurements, and those the new ones cover.
+#[derive(Default)]
+pub(super) struct Kept<'a> {
+    /// (version, file, path inside its version, index among the previous
+    /// build's gathered files) of each file taken from there.
+    pub taken: Vec<(usize, &'a InputFile, &'a str, u32)>,
+    /// The files this build's gathered measurements cover.
+    pub files: Vec<CoveredFile<'a>>,
+}
+
+impl<'a> Kept<'a> {
+    /// Notes what a measurement file gave: true when its entries are
+    /// taken from the previous build's gathered measurements (`read` is
+    /// then empty).
+    pub fn note(
+        &mut self,
+        (version, file, inside): (usize, &'a InputFile, &'a str),
+        read: &Reduced,
+        noted: Reuse,
+        in_base: impl Fn(u32) -> bool,
+    ) -> bool {
+        let Some(key) = noted.key else {
+            return false;
+        };
+        let mut covered = CoveredFile {
+            version,
+            relative: &file.relative,
+            key,
+            format: read.format,
+            taken: false,
+            in_base: false,
+        };
+        if let Some(at) = noted.taken {
+            covered.taken = true;
+            covered.in_base = in_base(at);
+            self.taken.push((version, file, inside, at));
+            self.files.push(covered);
+            return true;
+        }
+        if read.warnings.is_empty() && !read.benchmarks.is_empty() {
+            self.files.push(covered);
+        }
+        false
+    }
+
+    /// The entries of the files taken, and their (format, file) as
+    /// [`gather`] gives them; `None` when there are none or the previous
+    /// build's gathered measurements cannot be read. Each benchmark has
+    /// room for its entries in `fresh`.
+    pub fn taken_entries(
+        &self,
+        previous: Option<&Previous>,
+        fresh: &[MeasuredBenchmark],
+    ) -> Option<(Taken, Vec<(&'static str, String)>)> {
+        let previous = previous.filter(|_| !self.taken.is_empty())?;
+        let taken: FxHashMap<u32, (usize, &'static str)> = self
+            .taken
+            .iter()
+            .map(|(version, file, _, at)| (*at, (*version, intern(&file.relative))))
+            .collect();
+        let extra: FxHashMap<&str, usize> =
+            fresh.iter().map(|b| (&*b.name, b.entries.len())).collect();
+        let entries = previous.entries(&taken, &extra)?;
+        let sources = self
+            .taken
+            .iter()
+            .filter_map(|(_, file, _, at)| Some((previous.format_of(*at)?, file.relative.clone())))
+            .collect();
+        Some((entries, sources))
+    }
+}
+
+/// `taken` and `fresh`, each in name order, as one list in name order; a
+/// benchmark in both has its entries in (version, file) order, as
+/// [`gather`] gives them.
+pub(super) fn merge(
+    taken: Vec<MeasuredBenchmark>,
+    fresh: Vec<MeasuredBenchmark>,
+) -> Vec<MeasuredBenchmark> {
+    if taken.is_empty() {
+        return fresh;
+    }
+    let mut merged = Vec::with_capacity(taken.len().max(fresh.len()));
+    let (mut taken, mut fresh) = (taken.into_iter().peekable(), fresh.into_iter().peekable());
+    loop {
+        let next = match (taken.peek(), fresh.peek()) {
+            (Some(a), Some(b)) => match a.name.cmp(&b.name) {
+                std::cmp::Ordering::Less => taken.next(),
+                std::cmp::Ordering::Greater => fresh.next(),
+                std::cmp::Ordering::Equal => {
+                    let (a, b) = (taken.next(), fresh.next());
+                    a.zip(b).map(|(mut a, b)| {
+                        a.entries.extend(b.entries);
+                        a
+                    })
+                }
+            },
+            (Some(_), None) => taken.next(),
+            (None, Some(_)) => fresh.next(),
+            (None, None) => break,
+        };
+        merged.extend(next);
+    }
+    merged
+        .par_iter_mut()
+        .for_each(|b| in_file_order(&mut b.entries));
+    merged
+}
+
+/// Sorts `entries` by (version, file) unless they are already: taken
+/// entries come first, and a version's new file, or versions now ordered
+/// otherwise, put them out of order.
+fn in_file_order(entries: &mut [MeasurementEntry]) {
+    let key = |e: &MeasurementEntry| (e.version, e.source);
+    if !entries.is_sorted_by(|a, b| key(a) <= key(b)) {
+        entries.sort_by(|a, b| key(a).cmp(&key(b)));
+    }
 }
 
 /// Appends to `part` (the benchmarks from id `first` on) the entries of
