@@ -12,7 +12,7 @@ mod split_read;
 
 pub(crate) use budget::{map_within_budget, read_cost};
 pub use deferred::Deferred;
-pub use gathered_store::FILE as GATHERED_FILE;
+pub use gathered_store::{read_all as read_gathered, FILE as GATHERED_FILE};
 
 use std::path::Path;
 
@@ -196,11 +196,13 @@ pub fn load_history_cached(
         }
         None => {
             // None taken, or the previous build's gathered measurements
-            // did not check out: the files they were to give are read
-            // from their own entries.
+            // did not check out: the files they were to give are parsed
+            // again (the gathered measurements are their only entry).
             let mut again = Vec::new();
             for (version, file, inside, _) in kept.taken.drain(..) {
-                match read_input(&file.path, inside, cache) {
+                let read =
+                    reuse::read_input_noting(&file.path, (inside, &file.relative), cache, None);
+                match read.0 {
                     Ok((Loaded::Measurements(read), _)) => {
                         skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
                         again.push((version, file.relative.as_str(), read));
@@ -589,6 +591,14 @@ pub trait ParseCache: Sync {
     /// build's gathered ones, and keeps its entry (`key`) for the next
     /// build without reading it.
     fn keep(&self, _key: &str) {}
+    /// True when this build keeps its gathered measurements: a
+    /// measurement file they hold gets no entry of its own.
+    fn keeps_gathered(&self) -> bool {
+        false
+    }
+    /// Counts a file parsed whose measurements go into the gathered ones
+    /// rather than into an entry of its own.
+    fn parsed_into_gathered(&self) {}
     /// Keeps the previous build's base file of gathered measurements for
     /// the next build; false when there is none.
     fn keep_gathered(&self) -> bool {

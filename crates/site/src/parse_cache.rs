@@ -12,6 +12,12 @@
 //! - **Keys.** XXH3-128 over the cache format version, the perfatlas
 //!   version, the file's path inside its version, its name, its bytes
 //!   and whether lines are kept (`--lines`). Any change to the file, its name, the format or perfatlas misses.
+//! - **Gathered measurements.** Measurement files have no entry of their
+//!   own (but those with warnings or no benchmark): the directory holds
+//!   what the build gathered of them instead
+//!   ([`input::load::GATHERED_FILE`] and the file of entries since), and
+//!   the next build takes an unchanged measurement file from there. When
+//!   that file does not check out, they are parsed again.
 //! - **Trust and encoding.** [`input::records`]: an entry that is short, of
 //!   another version or whose checksum or decoding fails is ignored and the
 //!   file parsed again.
@@ -252,6 +258,12 @@ impl ParseCache for Cache {
         let path = self.staging.as_ref()?.join(name);
         self.remember(name, Written::Staged);
         Some(path)
+    }
+    fn keeps_gathered(&self) -> bool {
+        self.enabled && self.staging.is_some()
+    }
+    fn parsed_into_gathered(&self) {
+        self.parsed.fetch_add(1, Ordering::Relaxed);
     }
     fn keep_gathered(&self) -> bool {
         let Some(path) = self.previous.as_ref().map(|dir| dir.join(GATHERED_FILE)) else {

@@ -120,7 +120,7 @@ impl<'a> Kept<'a> {
             self.files.push(covered);
             return true;
         }
-        if read.warnings.is_empty() && !read.benchmarks.is_empty() {
+        if super::reuse::gatherable(read) {
             self.files.push(covered);
         }
         false

@@ -60,6 +60,20 @@ struct Header {
     entries: usize,
 }
 
+/// Opens the gathered measurements in `dir` and reads every entry of
+/// every file they cover, as a build that took them all would: the number
+/// of entries, or `None` when they do not check out. For fuzzing.
+#[doc(hidden)]
+pub fn read_all(dir: &Path) -> Option<usize> {
+    let previous = Previous::open(dir)?;
+    let files = previous.base_files() + previous.since.as_ref().map_or(0, |s| s.header.files.len());
+    let taken: FxHashMap<u32, (usize, &'static str)> = (0..files as u32)
+        .map(|at| (at, (at as usize, "file")))
+        .collect();
+    let taken = previous.entries(&taken, &FxHashMap::default())?;
+    Some(taken.base_used + taken.since.iter().map(|b| b.entries.len()).sum::<usize>())
+}
+
 /// A file this build read, as the next build will find it.
 pub(super) struct CoveredFile<'a> {
     pub version: usize,
@@ -349,14 +363,9 @@ fn write_all(
         .map(|(i, f)| (address(intern(f.relative)), i as u32))
         .collect();
     let (mut units, mut notes) = (Table::default(), Table::default());
-    let mut last = ("", "");
-    for e in measured.iter().flat_map(|b| &b.entries) {
-        // Mostly the entry before's.
-        if !std::ptr::eq(last.0, e.unit) || !std::ptr::eq(last.1, e.note) {
-            units.id(e.unit);
-            notes.id(e.note);
-            last = (e.unit, e.note);
-        }
+    for (unit, note) in units_and_notes(measured) {
+        units.id(unit);
+        notes.id(note);
     }
     // Most entries are of versions none of the files are in, when only
     // the files since the base file are written.
@@ -378,19 +387,34 @@ fn write_all(
     let (mut chunks, mut entries) = (Vec::new(), 0);
     let ranges = chunk_ranges(measured);
     let threads = rayon::current_num_threads().max(1);
-    for batch in ranges.chunks(threads) {
-        let encoded: Vec<(Vec<u8>, usize)> = batch
-            .par_iter()
-            .map(|r| encode_chunk(&measured[r.clone()], context))
-            .collect();
-        for (bytes, n) in encoded {
-            if n > 0 {
-                out.write_all(&bytes)?;
-                chunks.push((bytes.len() as u64, xxh3_64(&bytes)));
-                entries += n;
-            }
+    // A batch of chunks is encoded while the one before is written.
+    let mut write_out = |encoded: Vec<(Vec<u8>, usize, u64)>| -> std::io::Result<()> {
+        for (bytes, n, sum) in encoded.into_iter().filter(|c| c.1 > 0) {
+            out.write_all(&bytes)?;
+            chunks.push((bytes.len() as u64, sum));
+            entries += n;
         }
+        Ok(())
+    };
+    let mut before = Vec::new();
+    for batch in ranges.chunks(threads) {
+        let (written, encoded) = rayon::join(
+            || write_out(std::mem::take(&mut before)),
+            || {
+                batch
+                    .par_iter()
+                    .map(|r| {
+                        let (bytes, n) = encode_chunk(&measured[r.clone()], context);
+                        let sum = xxh3_64(&bytes);
+                        (bytes, n, sum)
+                    })
+                    .collect()
+            },
+        );
+        written?;
+        before = encoded;
     }
+    write_out(before)?;
     let header = Header {
         format: crate::records::FORMAT,
         perfatlas: env!("CARGO_PKG_VERSION").to_string(),
@@ -408,6 +432,37 @@ fn write_all(
     out.write_all(&(header.len() as u64).to_le_bytes())?;
     out.write_all(&xxh3_64(&header).to_le_bytes())?;
     out.flush()
+}
+
+/// The distinct (unit, note) of the entries, by address, found side by
+/// side.
+fn units_and_notes(measured: &[MeasuredBenchmark]) -> Vec<(&'static str, &'static str)> {
+    let key = |(u, n): (&str, &str)| (address(u), address(n));
+    let distinct = |mut seen: FxHashMap<_, _>, pair: (&'static str, &'static str)| {
+        seen.entry(key(pair)).or_insert(pair);
+        seen
+    };
+    let found: FxHashMap<_, _> = measured
+        .par_iter()
+        .fold(FxHashMap::default, |seen, b| {
+            let mut last = None;
+            b.entries.iter().fold(seen, |seen, e| {
+                // Mostly the entry before's.
+                let pair = (e.unit, e.note);
+                match last == Some(key(pair)) {
+                    true => seen,
+                    false => {
+                        last = Some(key(pair));
+                        distinct(seen, pair)
+                    }
+                }
+            })
+        })
+        .reduce(FxHashMap::default, |a, b| b.into_values().fold(a, distinct));
+    let mut pairs: Vec<_> = found.into_values().collect();
+    // In a fixed order: the file's bytes do not depend on the threads.
+    pairs.sort_unstable();
+    pairs
 }
 
 /// What an entry's strings are written as.
@@ -483,8 +538,9 @@ fn encode_chunk(
         }
         varint(&mut out, b.name.len() as u64);
         out.extend_from_slice(b.name.as_bytes());
-        varint(&mut out, kept.len() as u64);
         let means: usize = kept.iter().map(|(e, _)| e.run_means.len()).sum();
+        out.reserve(kept.len() * 24 + means * 8 + 20);
+        varint(&mut out, kept.len() as u64);
         varint(&mut out, means as u64);
         n += kept.len();
         for (e, file) in kept {

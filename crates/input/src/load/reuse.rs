@@ -50,6 +50,20 @@ pub(super) fn read_input_noting(
 
 const NOT_TAKEN: u32 = u32::MAX;
 
+/// Measurements the gathered ones will hold: some benchmark, no warning
+/// (see [`Kept::note`](super::gathered::Kept::note)).
+pub(super) fn gathered(loaded: &Loaded) -> bool {
+    match loaded {
+        Loaded::Measurements(read) => gatherable(read),
+        Loaded::Profile(..) => false,
+    }
+}
+
+/// A measurement file the gathered measurements hold.
+pub(super) fn gatherable(read: &Reduced) -> bool {
+    read.warnings.is_empty() && !read.benchmarks.is_empty()
+}
+
 /// A cache that notes the key it is asked for and answers for files the
 /// previous build's gathered measurements hold.
 struct Noting<'a> {
@@ -107,7 +121,10 @@ impl ParseCache for Noting<'_> {
     }
     fn put(&self, key: &str, loaded: &Loaded) {
         self.note(key);
-        self.inner.put(key, loaded)
+        match self.inner.keeps_gathered() && gathered(loaded) {
+            true => self.inner.parsed_into_gathered(),
+            false => self.inner.put(key, loaded),
+        }
     }
     fn defers_profiles(&self) -> bool {
         self.inner.defers_profiles()
