@@ -20,7 +20,8 @@
 # inode search in the figures, see the README's "Writing on this
 # machine's disk"). PLUS1_RUNS times the +1 version that many more times,
 # each from a copy of the site as the full build left it, alternating
-# with the PREVIOUS binary when given (both must read the same cache).
+# with the PREVIOUS binary when given, which makes its own full build
+# (timed) for its copies.
 set -euo pipefail
 BENCHMARKS=${BENCHMARKS:-2000}
 VERSIONS=${VERSIONS:-1000}
@@ -45,6 +46,11 @@ echo "input: $BENCHMARKS benchmarks x $VERSIONS versions, $(du -sh "$work/in" | 
 echo "full build:"
 /usr/bin/time -f '  %e s %M KB' "$bin" build "$work/in" -o "$site" 2>&1 | grep -v '^perfatlas: wrote'
 if [ "${PLUS1_RUNS:-0}" -gt 0 ]; then cp -a "$site" "$site_root/base"; fi
+# The previous binary's own site: its build cache may hold other files.
+if [ -n "${PREVIOUS:-}" ]; then
+    /usr/bin/time -f "  full build, $PREVIOUS: %e s %M KB" "$PREVIOUS" build "$work/in" \
+        -o "$site_root/base-prev" 2>&1 | grep -v '^perfatlas: '
+fi
 
 python3 "$here/gen_measurements.py" "$work/in" "$BENCHMARKS" $((VERSIONS + 1)) "$VERSIONS"
 sleep 1
@@ -55,12 +61,14 @@ echo "rebuild after adding version $VERSIONS (build cache):"
 for _ in $(seq "${PLUS1_RUNS:-0}"); do
     for b in "$bin" ${PREVIOUS:+"$PREVIOUS"}; do
         rm -rf "$site_root/again"
-        cp -a "$site_root/base" "$site_root/again"
+        base=$site_root/base
+        if [ "$b" != "$bin" ]; then base=$site_root/base-prev; fi
+        cp -a "$base" "$site_root/again"
         /usr/bin/time -f "  +1 again, $b: %e s %M KB" "$b" build "$work/in" -o "$site_root/again" 2>&1 |
             grep -v '^perfatlas: '
     done
 done
-rm -rf "$site_root/base" "$site_root/again"
+rm -rf "$site_root/base" "$site_root/base-prev" "$site_root/again"
 
 echo "site: $(find "$site" -name '*.html' | wc -l) pages," \
     "$(du -sh --exclude=.perfatlas-cache "$site" | cut -f1) without the cache," \
