@@ -604,6 +604,7 @@ fn a_grown_measurement_history_takes_its_unchanged_files_from_the_gathered_measu
     );
     assert_eq!(inode(&cache.join("gathered-measurements")), base);
     assert!(cache.join("gathered-measurements-since").is_file());
+    assert!(cache_entries(&site).is_empty());
     let fresh = dir.path().join("fresh");
     build(&input, &fresh, &["--no-cache"]);
     assert_same_site_pages(&site, &fresh);

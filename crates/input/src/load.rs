@@ -181,11 +181,10 @@ pub fn load_history_cached(
     let (older, plan) = match taken {
         Some((taken, sources)) => {
             sources_all.extend(sources);
-            // Each file's own entry is kept for a build that cannot read
-            // the gathered ones.
-            for f in kept.files.iter().filter(|f| f.taken) {
-                cache.keep(&f.key);
-            }
+            kept.files
+                .iter()
+                .filter(|f| f.taken)
+                .for_each(|_| cache.count_taken());
             let count = |list: &[model::MeasuredBenchmark]| -> usize {
                 list.iter().map(|b| b.entries.len()).sum()
             };
@@ -222,8 +221,8 @@ pub fn load_history_cached(
     history.measured_files = sources_all;
     if let Some(plan) = plan {
         phase("load: keep measurements", || {
-            // The cache is a help: a build whose file cannot be written
-            // reads every file's own entry next time.
+            // The cache is a help: when the file cannot be written, the
+            // next build parses the measurements again.
             let _ = gathered_store::write(&plan, &kept.files, &history.measurements);
         });
     }
@@ -588,9 +587,8 @@ pub trait ParseCache: Sync {
         None
     }
     /// Counts a file whose measurements were taken from the previous
-    /// build's gathered ones, and keeps its entry (`key`) for the next
-    /// build without reading it.
-    fn keep(&self, _key: &str) {}
+    /// build's gathered ones.
+    fn count_taken(&self) {}
     /// True when this build keeps its gathered measurements: a
     /// measurement file they hold gets no entry of its own.
     fn keeps_gathered(&self) -> bool {

@@ -163,21 +163,6 @@ impl Cache {
         }
     }
 
-    /// Counts a file taken from the previous build's gathered
-    /// measurements, and keeps its entry for the new site when it is
-    /// there.
-    fn keep_entry(&self, key: &str) {
-        if !self.enabled {
-            return;
-        }
-        self.hits.fetch_add(1, Ordering::Relaxed);
-        if let Some(path) = self.previous.as_ref().map(|dir| dir.join(key)) {
-            if path.is_file() {
-                self.remember(key, Written::Kept(path));
-            }
-        }
-    }
-
     /// Records what a file gave, for the new site.
     fn put_entry(&self, key: &str, loaded: &Loaded) {
         self.parsed.fetch_add(1, Ordering::Relaxed);
@@ -275,8 +260,12 @@ impl ParseCache for Cache {
         }
         kept
     }
-    fn keep(&self, key: &str) {
-        self.keep_entry(key)
+    fn count_taken(&self) {
+        // An entry an older build left for the file is not kept: the
+        // gathered measurements are its only entry.
+        if self.enabled {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

@@ -1,22 +1,23 @@
 //! The measurements a build gathered, kept whole in the build cache for
-//! the next build ([`FILE`]): adding a version to a long history then
-//! reads one file of every benchmark's entries, in benchmark order, rather
-//! than an entry per unchanged file that must be decoded and gathered again
-//! (at 2,000 benchmarks × 1,000 versions, 142 MB of entries and two fifths
-//! of the build).
+//! the next build ([`FILE`]), in place of an entry per measurement file:
+//! adding a version to a long history then reads one file of every
+//! benchmark's entries, in benchmark order, rather than an entry per
+//! unchanged file that must be decoded and gathered again (at 2,000
+//! benchmarks × 1,000 versions, 142 MB of entries and two fifths of the
+//! build).
 //!
 //! - **Which files it covers.** Each measurement file with at least one
 //!   benchmark and no warnings, by its path in the input directory and its
 //!   build-cache key (its bytes and name). A file of the next build is
-//!   taken from here only when both match and its own cache entry is still
-//!   there (kept for the build after); any other file is read as before
-//!   and its entries merged in, in (version, file) order.
+//!   taken from here when both match; any other file is read as before
+//!   and its entries merged in, in (version, file) order. Files with
+//!   warnings or no benchmark keep an entry of their own.
 //! - **Layout.** A magic string, then chunks of whole benchmarks (read
 //!   side by side), then a postcard header (perfatlas and encoding
 //!   versions, the files, units and notes, each chunk's length and
 //!   XXH3-64), then the header's length and checksum. A file that is
-//!   short, of another version or whose checksum fails is not used: every
-//!   file is then read from its own entry.
+//!   short, of another version or whose checksum fails is not used: the
+//!   files it covered are then parsed again.
 //! - **Entries.** Per benchmark: its name as shown, its number of entries
 //!   and of run means, then each entry: the file's index, unit, note,
 //!   samples, flags, interval and run means (varints, and `f64`s as their

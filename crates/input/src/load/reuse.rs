@@ -1,6 +1,7 @@
 //! Reading a file with its build-cache key noted, and an unchanged
 //! measurement file taken from the previous build's gathered measurements
-//! ([`gathered_store`](super::gathered_store)) instead of its own entry.
+//! ([`gathered_store`](super::gathered_store)), and a file the new
+//! gathered measurements will hold given no entry of its own.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -82,8 +83,8 @@ impl Noting<'_> {
     }
 
     /// An empty read of the file's format when the previous build's
-    /// gathered measurements hold it (its own entry is kept once they
-    /// are read: [`ParseCache::keep`]).
+    /// gathered measurements hold it (counted once they are read:
+    /// [`ParseCache::count_taken`]).
     fn taken(&self, key: &str) -> Option<Loaded> {
         let previous = self.previous?;
         let at = previous.covers(self.relative, key)?;
@@ -129,7 +130,7 @@ impl ParseCache for Noting<'_> {
     fn defers_profiles(&self) -> bool {
         self.inner.defers_profiles()
     }
-    fn keep(&self, key: &str) {
-        self.inner.keep(key)
+    fn count_taken(&self) {
+        self.inner.count_taken()
     }
 }
