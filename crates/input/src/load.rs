@@ -138,11 +138,9 @@ pub fn load_history_cached(
         match result {
             Ok((Loaded::Measurements(read), _)) => {
                 let in_base = |at| previous.as_ref().is_some_and(|p| p.in_base(at));
-                if kept.note((*version, file, inside), &read, noted, in_base) {
-                    continue;
+                if !kept.note((*version, file, inside), &read, noted, in_base) {
+                    measured.push(measured_file(*version, file, read, &mut skipped));
                 }
-                skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
-                measured.push((*version, file.relative.as_str(), read));
             }
             Ok((Loaded::Profile(format, parsed), deferred_key)) => {
                 let parsed = *parsed;
@@ -203,8 +201,7 @@ pub fn load_history_cached(
                     reuse::read_input_noting(&file.path, (inside, &file.relative), cache, None);
                 match read.0 {
                     Ok((Loaded::Measurements(read), _)) => {
-                        skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
-                        again.push((version, file.relative.as_str(), read));
+                        again.push(measured_file(version, file, read, &mut skipped));
                     }
                     Ok(_) => {}
                     Err(e) => skipped.push(skip(&file.relative, &e)),
@@ -259,6 +256,18 @@ pub fn load_history_cached(
     history.skipped = skipped;
     history.input_notes = notes;
     Ok((history, deferred))
+}
+
+/// A measurement file of `version` to gather, its warnings added to
+/// `skipped`.
+fn measured_file<'a>(
+    version: usize,
+    file: &'a InputFile,
+    read: measurements::Reduced,
+    skipped: &mut Vec<Skipped>,
+) -> (usize, &'a str, measurements::Reduced) {
+    skipped.extend(read.warnings.iter().map(|w| skip(&file.relative, w)));
+    (version, file.relative.as_str(), read)
 }
 
 fn skip(file: &str, e: &ParseError) -> Skipped {

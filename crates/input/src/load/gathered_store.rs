@@ -405,15 +405,16 @@ fn write_all(
                 batch
                     .par_iter()
                     .map(|r| {
-                        let (bytes, n) = encode_chunk(&measured[r.clone()], context);
+                        let (bytes, n) = encode_chunk(&measured[r.clone()], context)?;
                         let sum = xxh3_64(&bytes);
-                        (bytes, n, sum)
+                        Some((bytes, n, sum))
                     })
-                    .collect()
+                    .collect::<Option<Vec<_>>>()
             },
         );
         written?;
-        before = encoded;
+        before = encoded
+            .ok_or_else(|| std::io::Error::other("an entry's unit or note is not in the tables"))?;
     }
     write_out(before)?;
     let header = Header {
@@ -525,7 +526,7 @@ fn encode_chunk(
         units,
         notes,
     }: &Encoding,
-) -> (Vec<u8>, usize) {
+) -> Option<(Vec<u8>, usize)> {
     let (mut out, mut n) = (Vec::new(), 0);
     for b in benchmarks {
         let kept: Vec<(&MeasurementEntry, u32)> = b
@@ -545,11 +546,13 @@ fn encode_chunk(
         varint(&mut out, means as u64);
         n += kept.len();
         for (e, file) in kept {
-            let (unit, note) = (units.ids[&address(e.unit)], notes.ids[&address(e.note)]);
+            // Both tables were made from these entries.
+            let unit = *units.ids.get(&address(e.unit))?;
+            let note = *notes.ids.get(&address(e.note))?;
             encode_entry(&mut out, e, file, (unit, note));
         }
     }
-    (out, n)
+    Some((out, n))
 }
 
 fn encode_entry(out: &mut Vec<u8>, e: &MeasurementEntry, file: u32, (unit, note): (u32, u32)) {
