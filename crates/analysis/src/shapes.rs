@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
-use model::{CallTree, Frame, FrameId, FrameTable, FunctionIds, NodeId};
+use model::{CallTree, Frame, FrameId, FrameTable, FunctionIds, NodeId, Visit};
 
 /// The history's frames plus the function, file and module frames that
 /// bottom-up and flat trees use. Ids of the history's own frames are kept.
@@ -514,7 +514,8 @@ impl<'t> ShapeInputs<'t> {
 /// Nodes none of whose ancestors has the same function, in node order.
 /// Depth-first with the functions of the current path on a stack and a
 /// count per function (a dense array); no recursion, so deep stacks are
-/// safe.
+/// safe. In id order when the ids allow it (see
+/// [`CallTree::walk_in_id_order`]).
 fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<NodeId> {
     let slots = function
         .iter()
@@ -523,6 +524,43 @@ fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<N
         .max()
         .unwrap_or(0);
     let mut on_path = vec![0u32; slots];
+    let mut path: Vec<Option<FrameId>> = Vec::new();
+    let mut outermost = Vec::new();
+    let walked = tree.walk_in_id_order(0..tree.len(), |step| {
+        match step {
+            Visit::Enter(node) => {
+                let f = function[node.index()];
+                if let Some(f) = f {
+                    let count = &mut on_path[f.0 as usize];
+                    if *count == 0 {
+                        outermost.push(node);
+                    }
+                    *count += 1;
+                }
+                path.push(f);
+            }
+            Visit::Leave => {
+                if let Some(f) = path.pop().flatten() {
+                    on_path[f.0 as usize] -= 1;
+                }
+            }
+        }
+        true
+    });
+    if walked {
+        return outermost;
+    }
+    on_path.fill(0);
+    outermost_by_child_lists(tree, function, on_path)
+}
+
+/// [`outermost_occurrences`] through the child lists, with `on_path` all
+/// zero, one slot per function.
+fn outermost_by_child_lists(
+    tree: &CallTree,
+    function: &[Option<FrameId>],
+    mut on_path: Vec<u32>,
+) -> Vec<NodeId> {
     let mut path: Vec<Option<FrameId>> = Vec::new();
     let mut outermost = vec![false; tree.len()];
     let mut stack: Vec<NodeId> = vec![NodeId::ROOT];

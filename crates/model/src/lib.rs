@@ -37,5 +37,5 @@ pub use line_fold::{
 pub use line_self::LineSelf;
 pub use measurement::{Better, Interval, MeasuredBenchmark, MeasurementEntry, Moments, RunMeans};
 pub use profile::{Metric, Profile, Timeline, TimelineSample, Unit};
-pub use tree::{CallTree, NodeId};
+pub use tree::{CallTree, NodeId, Visit};
 pub use visible::visible;

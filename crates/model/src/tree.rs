@@ -75,6 +75,15 @@ impl Children {
     }
 }
 
+/// A step of [`CallTree::walk_in_id_order`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visit {
+    /// A node's subtree begins.
+    Enter(NodeId),
+    /// The subtree of the innermost node entered and not left is done.
+    Leave,
+}
+
 /// A calling-context tree with `metric_count` values per node.
 ///
 /// The root has no frame; it stands for "all samples". Children keep the
@@ -375,6 +384,66 @@ impl CallTree {
         (0..self.nodes.len() as u32).map(NodeId)
     }
 
+    /// Walks the subtrees of the nodes `ids` starts with (ids `ids`: the
+    /// whole tree from the root, or the subtrees of consecutive children
+    /// of the root) in id order, as a depth-first walk through the child
+    /// lists would: `visit(Visit::Enter(node))` for a node, whose subtree
+    /// is skipped when it answers false, and `visit(Visit::Leave)` once the
+    /// subtree of a node entered is done, innermost first. Nodes are then
+    /// read one after another in memory, not found through child lists.
+    ///
+    /// That order is the depth-first one only when the ids are a preorder
+    /// (each node's parent is on the path to the node before it), as the
+    /// trees of sorted collapsed stacks are (and some readers'; pprof's,
+    /// built in sample order, are not). A tree
+    /// whose ids are not is found out during the walk, which then stops and
+    /// returns false; the caller walks the child lists instead.
+    pub fn walk_in_id_order(
+        &self,
+        ids: std::ops::Range<usize>,
+        mut visit: impl FnMut(Visit) -> bool,
+    ) -> bool {
+        let ids = ids.start..ids.end.min(self.nodes.len());
+        let Some(first) = self.nodes.get(ids.start) else {
+            return true;
+        };
+        // The parent of the range's top nodes, and its depth.
+        let (top, base) = match ids.start {
+            0 => (None, 0),
+            _ => (Some(first.parent), first.depth),
+        };
+        // The nodes on the current path below `top`, each with whether it
+        // was entered.
+        let mut path: Vec<(NodeId, bool)> = Vec::new();
+        for i in ids {
+            let node = &self.nodes[i];
+            let Some(at) = node.depth.checked_sub(base).map(|d| d as usize) else {
+                return false;
+            };
+            while path.len() > at {
+                if let Some((_, true)) = path.pop() {
+                    visit(Visit::Leave);
+                }
+            }
+            let expected = match path.last() {
+                Some(&(p, _)) => Some(p),
+                None => top,
+            };
+            if path.len() != at || (i > 0 && expected != Some(node.parent)) {
+                return false;
+            }
+            let inside = path.last().is_none_or(|&(_, entered)| entered);
+            let entered = inside && visit(Visit::Enter(NodeId(i as u32)));
+            path.push((NodeId(i as u32), entered));
+        }
+        while let Some((_, entered)) = path.pop() {
+            if entered {
+                visit(Visit::Leave);
+            }
+        }
+        true
+    }
+
     /// Inclusive value of every node for `metric`, indexed by node.
     /// One pass from the leaves up, relying on parents preceding children.
     pub fn inclusive(&self, metric: usize) -> Vec<f64> {
@@ -663,6 +732,107 @@ mod tests {
         assert_eq!(t.add_stack([FrameId(5), FrameId(6)], &[2.0]), n);
         assert_eq!(t.len(), 3);
         assert_eq!(t.self_value(n, 0), 3.0);
+    }
+
+    /// The steps of a depth-first walk through the child lists, skipping
+    /// the subtrees of nodes `skip` refuses, as `walk_in_id_order` gives
+    /// them.
+    fn walk_by_child_lists(
+        t: &CallTree,
+        roots: &[NodeId],
+        skip: &dyn Fn(NodeId) -> bool,
+    ) -> Vec<Visit> {
+        fn go(t: &CallTree, n: NodeId, skip: &dyn Fn(NodeId) -> bool, out: &mut Vec<Visit>) {
+            out.push(Visit::Enter(n));
+            if skip(n) {
+                return;
+            }
+            for &c in t.children(n) {
+                go(t, c, skip, out);
+            }
+            out.push(Visit::Leave);
+        }
+        let mut out = Vec::new();
+        for &r in roots {
+            go(t, r, skip, &mut out);
+        }
+        out
+    }
+
+    fn walk_by_ids(
+        t: &CallTree,
+        ids: std::ops::Range<usize>,
+        skip: &dyn Fn(NodeId) -> bool,
+    ) -> Option<Vec<Visit>> {
+        let mut out = Vec::new();
+        let walked = t.walk_in_id_order(ids, |step| {
+            out.push(step);
+            match step {
+                // A node refused is entered and never left.
+                Visit::Enter(n) => !skip(n),
+                Visit::Leave => true,
+            }
+        });
+        walked.then_some(out)
+    }
+
+    /// Stacks in sorted order make ids a preorder: the walk in id order
+    /// takes the steps of the walk through the child lists, for the whole
+    /// tree and for consecutive root children, with refused subtrees
+    /// skipped. Added out of order, the same stacks do not, and the walk
+    /// says so.
+    #[test]
+    fn a_walk_in_id_order_is_the_depth_first_walk_when_ids_are_a_preorder() {
+        let f = |i| FrameId(i);
+        let stacks: Vec<Vec<FrameId>> = vec![
+            vec![f(1), f(2), f(3)],
+            vec![f(1), f(2), f(4)],
+            vec![f(1), f(5)],
+            vec![f(6), f(7), f(8), f(9)],
+            vec![f(6), f(7), f(10)],
+            vec![f(11)],
+        ];
+        let mut sorted = CallTree::new(1);
+        for s in &stacks {
+            sorted.add_stack(s.iter().copied(), &[1.0]);
+        }
+        let skip_none = |_: NodeId| false;
+        let refuse_7 = |n: NodeId| sorted.frame(n) == Some(f(7));
+        let roots = sorted.children(NodeId::ROOT).to_vec();
+        for skip in [&skip_none as &dyn Fn(NodeId) -> bool, &refuse_7] {
+            let whole = walk_by_ids(&sorted, 0..sorted.len(), skip);
+            assert_eq!(
+                whole,
+                Some(walk_by_child_lists(&sorted, &[NodeId::ROOT], skip))
+            );
+            // The second and third root children's subtrees: ids from the
+            // second child's to the end.
+            let part = walk_by_ids(&sorted, roots[1].index()..sorted.len(), skip);
+            assert_eq!(part, Some(walk_by_child_lists(&sorted, &roots[1..], skip)));
+            let first = walk_by_ids(&sorted, roots[0].index()..roots[1].index(), skip);
+            assert_eq!(first, Some(walk_by_child_lists(&sorted, &roots[..1], skip)));
+        }
+        // Below the refused node, nothing is entered.
+        let refused = walk_by_ids(&sorted, 0..sorted.len(), &refuse_7).unwrap_or_default();
+        let node_at = |path: &[FrameId]| {
+            path.iter()
+                .try_fold(NodeId::ROOT, |n, &fr| sorted.find_child(n, fr))
+        };
+        let entered =
+            |path: &[FrameId]| node_at(path).is_some_and(|n| refused.contains(&Visit::Enter(n)));
+        assert!(entered(&[f(6), f(7)]) && !entered(&[f(6), f(7), f(8)]));
+        // The fourth stack's frames come after the first's: node 6 → 7 → 8
+        // → 9 made before 1 → 2 → 4 hangs under node 2.
+        let mut shuffled = CallTree::new(1);
+        for i in [0, 3, 1, 2, 4, 5] {
+            shuffled.add_stack(stacks[i].iter().copied(), &[1.0]);
+        }
+        assert_eq!(walk_by_ids(&shuffled, 0..shuffled.len(), &skip_none), None);
+        let kids = shuffled.children(NodeId::ROOT).to_vec();
+        assert_eq!(
+            walk_by_ids(&shuffled, kids[1].index()..shuffled.len(), &skip_none),
+            None
+        );
     }
 
     #[test]

@@ -363,3 +363,53 @@ fn shapes_built_from_shared_inputs_equal_shapes_built_alone() {
         assert_eq!(paths(&shared, &sf.table, 0), paths(&alone, &sf.table, 0));
     }
 }
+
+/// Walked in id order (sorted stacks: the ids are a preorder) or through
+/// the child lists (the same stacks in another order), a tree's outermost
+/// occurrences are the same nodes: those the other walk finds, and the
+/// same paths either way.
+#[test]
+fn outermost_occurrences_in_id_order_are_those_of_the_child_lists() {
+    let mut stacks = vec![
+        ("a;b;a;c", 1.0),
+        ("a;b;b", 2.0),
+        ("d;a;d;a", 3.0),
+        ("a;c;b;a;b", 4.0),
+        ("d;d;d", 5.0),
+        ("a;b;c", 6.0),
+    ];
+    let outermost_paths = |stacks: &[(&str, f64)]| {
+        let (frames, tree) = profile(stacks);
+        let shapes = shape_frames(&frames);
+        let inputs = ShapeInputs::new(&tree, &shapes);
+        let function = inputs.function();
+        let walked = outermost_occurrences(&tree, function);
+        let slots = function.iter().flatten().map(|f| f.0 as usize + 1).max();
+        assert_eq!(
+            walked,
+            outermost_by_child_lists(&tree, function, vec![0; slots.unwrap_or(0)])
+        );
+        let in_id_order = tree.walk_in_id_order(0..tree.len(), |_| true);
+        let mut paths: Vec<String> = walked
+            .iter()
+            .map(|&n| {
+                let names: Vec<&str> = tree
+                    .stack_of(n)
+                    .iter()
+                    .map(|f| frames.get(*f).function.as_str())
+                    .collect();
+                names.join(";")
+            })
+            .collect();
+        paths.sort();
+        (in_id_order, paths)
+    };
+    let (unsorted_in_id_order, unsorted) = outermost_paths(&stacks);
+    stacks.sort_by(|a, b| a.0.cmp(b.0));
+    let (sorted_in_id_order, sorted) = outermost_paths(&stacks);
+    assert!(sorted_in_id_order && !unsorted_in_id_order);
+    assert_eq!(sorted, unsorted);
+    // a;b;a is not outermost for a, a;b;a;c is for c.
+    assert!(!sorted.contains(&"a;b;a".to_string()));
+    assert!(sorted.contains(&"a;b;a;c".to_string()));
+}
