@@ -174,10 +174,18 @@ pub fn group_key(cx: &Context, pages: &[&PagePlan], inputs: &reuse::Inputs) -> u
                     .links_digest(&entry.benchmark, [&entry.profile.tree]),
             );
     }
+    // A profile's totals (a sum over its nodes) once for its pages.
+    let mut totals: Option<(usize, Vec<f64>)> = None;
     for page in pages {
-        let entry = &cx.history.profiles[page.entry];
-        d.str(&page.path)
-            .json(&nav(cx, page, &entry.profile.totals()));
+        if totals
+            .as_ref()
+            .is_none_or(|(entry, _)| *entry != page.entry)
+        {
+            let profile = &cx.history.profiles[page.entry].profile;
+            totals = Some((page.entry, profile.totals()));
+        }
+        let of_page = totals.as_ref().map_or(&[][..], |(_, t)| t.as_slice());
+        d.str(&page.path).json(&nav(cx, page, of_page));
     }
     d.finish()
 }
@@ -232,13 +240,13 @@ pub(crate) fn lay_out_shapes<'a>(
         (0..entry.profile.metrics.len())
             .into_par_iter()
             .map(|metric| {
-                let total = cells.totals(entry)[metric];
+                let totals = cells.totals(entry);
                 let view = ViewOf {
                     metric,
                     shape,
                     page,
                 };
-                lay_out(cx, &view, (trees, &merged, total), (code, script_derives))
+                lay_out(cx, &view, (trees, &merged, totals), (code, script_derives))
             })
             .collect()
     };
@@ -539,7 +547,7 @@ pub(crate) fn assemble(
                 let html = table(
                     cx,
                     &of,
-                    (top_down, &OnceLock::new()),
+                    (top_down, &OnceLock::new(), cells.totals(entry)),
                     (code, tree_table::HTML_ROWS, false),
                 );
                 let (html, k) = views.derived_default_table((view.table, html), derive, ship_both);
@@ -605,9 +613,10 @@ pub(crate) struct LaidOut<'a> {
 fn lay_out<'a>(
     cx: &Context<'a>,
     view: &ViewOf,
-    (trees, merged, total): (&'a ShapeTrees, &OnceLock<Merged>, f64),
+    (trees, merged, totals): (&'a ShapeTrees, &OnceLock<Merged>, &[f64]),
     (code, script_derives): (&'a CodeLinks<'a>, bool),
 ) -> LaidOut<'a> {
+    let total = totals[view.metric];
     let history = cx.history;
     let entry = cx.entry(view.page.entry);
     let version = &history.versions[entry.version];
@@ -635,7 +644,7 @@ fn lay_out<'a>(
         },
         || {
             let rows = (code, tree_table::ROWS, script_derives);
-            table(cx, view, (trees, merged), rows)
+            table(cx, view, (trees, merged, totals), rows)
         },
     );
     let shape = view.shape.name();

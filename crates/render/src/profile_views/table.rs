@@ -53,12 +53,11 @@ fn slices(columns: &[Vec<f64>]) -> Vec<&[f64]> {
 pub(super) fn table(
     cx: &Context,
     view: &ViewOf,
-    (trees, merged): (&ShapeTrees, &OnceLock<Merged>),
+    (trees, merged, totals): (&ShapeTrees, &OnceLock<Merged>, &[f64]),
     (code, rows, script_derives): (&CodeLinks, RowBudget, bool),
 ) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
-    let totals = profile.totals();
     let caption = format!("Tree table, {}", view.shape.name());
     let derived_values;
     let (tree, (inclusive, exclusive), words): (_, Columns, _) =
