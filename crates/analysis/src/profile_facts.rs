@@ -249,11 +249,6 @@ fn walk_in_id_order<'h>(
     roots: &[NodeId],
 ) -> Option<PathSums<'h>> {
     let mut sums = PathSums::new(hierarchy, inclusive.len());
-    let add_node = |row: &mut [f64], n: NodeId| {
-        for (a, v) in row.iter_mut().zip(inclusive) {
-            *a += v[n.index()];
-        }
-    };
     // The method of every node entered on the current path, and its edges.
     let mut path: Vec<(CompId, EdgeIds)> = Vec::new();
     let walked = tree.walk_in_id_order(subtree_ids(tree, roots), |step| match step {
@@ -262,7 +257,7 @@ fn walk_in_id_order<'h>(
                 return false;
             };
             let parent = path.last().map(|&(p, _)| p);
-            let edges = sums.enter(parent, c, |row| add_node(row, node));
+            let edges = sums.enter(parent, c, |row| add_inclusive(row, inclusive, node));
             path.push((c, edges));
             true
         }
@@ -274,6 +269,14 @@ fn walk_in_id_order<'h>(
         }
     });
     walked.then_some(sums)
+}
+
+/// Adds node `n`'s inclusive value of each metric (`inclusive`, a column
+/// per metric) to `row`.
+fn add_inclusive(row: &mut [f64], inclusive: &[Vec<f64>], n: NodeId) {
+    for (a, v) in row.iter_mut().zip(inclusive) {
+        *a += v[n.index()];
+    }
 }
 
 /// The ids of the subtrees of `roots`, consecutive children of the root,
@@ -300,11 +303,6 @@ fn walk<'h>(
     roots: &[NodeId],
 ) -> PathSums<'h> {
     let mut sums = PathSums::new(hierarchy, inclusive.len());
-    let add_node = |row: &mut [f64], n: NodeId| {
-        for (a, v) in row.iter_mut().zip(inclusive) {
-            *a += v[n.index()];
-        }
-    };
     let mut stack: Vec<Step> = roots.iter().rev().map(|c| Step::Enter(*c, None)).collect();
     while let Some(step) = stack.pop() {
         let (node, parent) = match step {
@@ -317,7 +315,7 @@ fn walk<'h>(
         let Some(c) = method[node.index()] else {
             continue;
         };
-        let edges = sums.enter(parent, c, |row| add_node(row, node));
+        let edges = sums.enter(parent, c, |row| add_inclusive(row, inclusive, node));
         stack.push(Step::Exit(c, edges));
         stack.extend(
             tree.children(node)
