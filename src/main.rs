@@ -76,6 +76,10 @@ INPUT_DIR must be new, empty, or written by an earlier import (which is replaced
     Bisect(commands::bisect::BisectArgs),
 }
 
+/// Big blocks are mapped on huge pages (see [`allocator`]).
+#[global_allocator]
+static GLOBAL: allocator::LargeBlocks = allocator::LargeBlocks;
+
 fn main() -> ExitCode {
     allocator::tune();
     report_panics_as_bugs();
