@@ -12,7 +12,7 @@ use crate::callgraph::{version_edges, Edges};
 use crate::hierarchy::{CompId, Hierarchy, Level};
 use crate::matrix::{self, Matrix};
 use crate::modifications::Modifications;
-use crate::profile_facts::{profile_facts, ProfileFacts};
+use crate::profile_facts::{call_edges, method_facts, ProfileFacts, WantedCalls};
 use crate::scope::Scope;
 use crate::timeline::{version_timelines, VersionTimelines};
 use config::MatrixConfig;
@@ -86,11 +86,13 @@ impl EvolutionPlan {
         if let Some(held) = &modifications.in_repository {
             hierarchy.place_by_repository(held);
         }
-        let facts: Vec<ProfileFacts> = instrument::timings::phase("facts", || {
+        // The facts without call edges first: the edges are counted once
+        // the matrices say which components have pages.
+        let mut facts: Vec<ProfileFacts> = instrument::timings::phase("facts", || {
             history
                 .profiles
                 .par_iter()
-                .map(|p| profile_facts(&p.profile, &hierarchy, config.timeline_frames))
+                .map(|p| method_facts(&p.profile, &hierarchy, config.timeline_frames))
                 .collect()
         });
         let benchmarks = history.benchmarks();
@@ -129,6 +131,7 @@ impl EvolutionPlan {
         if all {
             share_component_pages(&mut scopes, &memory, &hierarchy, urls);
         }
+        add_call_edges(history, &hierarchy, &mut facts, &mut scopes);
         EvolutionPlan {
             hierarchy,
             modifications,
@@ -151,12 +154,6 @@ fn plan_scope(
     let versions = scope.versions.len();
     let timelines = (0..versions)
         .map(|v| version_timelines(&scope, hierarchy, facts, v))
-        .collect();
-    let edges = (0..versions)
-        .map(|v| {
-            [Level::Method, Level::Class, Level::Package]
-                .map(|level| version_edges(&scope, facts, v, level))
-        })
         .collect();
     let row_of = matrix
         .rows
@@ -182,11 +179,38 @@ fn plan_scope(
         matrix,
         dir,
         timelines,
-        edges,
+        edges: Vec::new(),
         row_of,
         pages,
         members: Vec::new(),
     }
+}
+
+/// Counts the call edges around every component with a page (the only
+/// edges a page draws, see [`call_edges`]) into `facts`, and gives each
+/// scope its edges per version.
+fn add_call_edges(
+    history: &History,
+    hierarchy: &Hierarchy,
+    facts: &mut [ProfileFacts],
+    scopes: &mut [ScopePlan],
+) {
+    let paged = scopes.iter().flat_map(|sp| sp.pages.keys().copied());
+    let wanted = WantedCalls::new(hierarchy, paged);
+    instrument::timings::phase("call edges", || {
+        facts
+            .par_iter_mut()
+            .zip(&history.profiles)
+            .for_each(|(f, p)| f.edges = call_edges(&p.profile, hierarchy, &wanted));
+    });
+    scopes.par_iter_mut().for_each(|sp| {
+        sp.edges = (0..sp.scope.versions.len())
+            .map(|v| {
+                [Level::Method, Level::Class, Level::Package]
+                    .map(|level| version_edges(&sp.scope, facts, v, level))
+            })
+            .collect();
+    });
 }
 
 /// Gives each benchmark's components the pages of the matrix over all

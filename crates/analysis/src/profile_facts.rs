@@ -121,18 +121,123 @@ impl<K: Copy + Ord> Keyed<K> {
 }
 
 /// Computes the facts of `profile`, with `frames` time frames for its
-/// timeline.
+/// timeline: every call edge.
 pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
-    facts_walked_from(profile, hierarchy, frames, PARALLEL_NODES)
+    facts_walked_from(
+        profile,
+        hierarchy,
+        frames,
+        PARALLEL_NODES,
+        Counted::EVERYTHING,
+    )
+}
+
+/// [`profile_facts`] without call edges: what a matrix is built from,
+/// before it says which components have pages (and so which edges are
+/// drawn: [`call_edges`]).
+pub fn method_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
+    let methods_only = Counted {
+        methods: true,
+        calls: Calls::Nothing,
+    };
+    facts_walked_from(profile, hierarchy, frames, PARALLEL_NODES, methods_only)
+}
+
+/// The call edges of `profile` that touch a component of `wanted` (each
+/// with the value [`profile_facts`] gives it): a name-rich profile has
+/// about a hundred thousand call edges, a site draws those around the few
+/// hundred components that have pages, and the others were most of the
+/// facts' time (cache misses on their tables).
+pub fn call_edges(
+    profile: &Profile,
+    hierarchy: &Hierarchy,
+    wanted: &WantedCalls,
+) -> [Keyed<Edge>; 3] {
+    let calls_only = Counted {
+        methods: false,
+        calls: Calls::Touching(wanted),
+    };
+    facts_walked_from(profile, hierarchy, 0, PARALLEL_NODES, calls_only).edges
+}
+
+/// The components whose call edges are counted by [`call_edges`]: an edge
+/// at one level is when its caller or its callee at that level is one of
+/// them.
+pub struct WantedCalls {
+    /// Per component, bit `l` set when its component at level
+    /// `EDGE_LEVELS[l]` is wanted.
+    levels: Vec<u8>,
+    /// Per level of [`EDGE_LEVELS`], every component's component there.
+    at_level: [Vec<CompId>; 3],
+}
+
+impl WantedCalls {
+    pub fn new(hierarchy: &Hierarchy, comps: impl IntoIterator<Item = CompId>) -> WantedCalls {
+        let mut wanted = vec![false; hierarchy.len()];
+        for c in comps {
+            if let Some(w) = wanted.get_mut(c.index()) {
+                *w = true;
+            }
+        }
+        let comps = (0..hierarchy.len() as u32).map(CompId);
+        let at_level = EDGE_LEVELS.map(|level| {
+            comps
+                .clone()
+                .map(|c| hierarchy.at_level(c, level))
+                .collect::<Vec<_>>()
+        });
+        let levels = comps
+            .map(|c| {
+                (0..EDGE_LEVELS.len()).fold(0u8, |bits, l| {
+                    bits | (u8::from(wanted[at_level[l][c.index()].index()]) << l)
+                })
+            })
+            .collect();
+        WantedCalls { levels, at_level }
+    }
+
+    fn levels(&self, c: CompId) -> u8 {
+        self.levels.get(c.index()).copied().unwrap_or(0)
+    }
+
+    /// The call from method `p` to method `c` at level `l` of
+    /// [`EDGE_LEVELS`].
+    fn edge(&self, l: usize, p: CompId, c: CompId) -> Edge {
+        (self.at_level[l][p.index()], self.at_level[l][c.index()])
+    }
+}
+
+/// What one walk of a profile counts: the methods' values or not, and
+/// which call edges.
+#[derive(Clone, Copy)]
+struct Counted<'w> {
+    methods: bool,
+    calls: Calls<'w>,
+}
+
+impl Counted<'_> {
+    const EVERYTHING: Counted<'static> = Counted {
+        methods: true,
+        calls: Calls::All,
+    };
+}
+
+/// The call edges a walk counts.
+#[derive(Clone, Copy)]
+enum Calls<'w> {
+    All,
+    Nothing,
+    Touching(&'w WantedCalls),
 }
 
 /// [`profile_facts`], walking trees of at least `parallel_nodes` nodes in
-/// two halves.
+/// two halves, counting what `counted` says.
 fn facts_walked_from(
     profile: &Profile,
     hierarchy: &Hierarchy,
     frames: usize,
     parallel_nodes: usize,
+    counted: Counted,
 ) -> ProfileFacts {
     let tree = &profile.tree;
     let metrics = profile.metrics.len();
@@ -154,18 +259,20 @@ fn facts_walked_from(
     // preorder) every group through the child lists.
     let in_id_order: Option<Vec<Sums>> = groups
         .par_iter()
-        .map(|roots| walk_in_id_order(tree, hierarchy, columns, roots).map(PathSums::finish))
+        .map(|roots| {
+            walk_in_id_order(tree, (hierarchy, counted), columns, roots).map(PathSums::finish)
+        })
         .collect();
     let partials = in_id_order.unwrap_or_else(|| {
         groups
             .par_iter()
-            .map(|roots| walk(tree, hierarchy, columns, roots).finish())
+            .map(|roots| walk(tree, (hierarchy, counted), columns, roots).finish())
             .collect()
     });
     let timeline = profile
         .timeline
         .as_ref()
-        .filter(|t| !t.samples.is_empty() && frames > 0)
+        .filter(|t| !t.samples.is_empty() && frames > 0 && counted.methods)
         .map(|_| timeline_shares(profile, &method, frames));
 
     let (method_time, edges) = add_partials(partials);
@@ -244,11 +351,11 @@ type Sums = (Keyed<CompId>, [Keyed<Edge>; 3]);
 /// when the ids are not a preorder.
 fn walk_in_id_order<'h>(
     tree: &CallTree,
-    hierarchy: &'h Hierarchy,
+    (hierarchy, counted): (&'h Hierarchy, Counted<'h>),
     (inclusive, method): (&[Vec<f64>], &[Option<CompId>]),
     roots: &[NodeId],
 ) -> Option<PathSums<'h>> {
-    let mut sums = PathSums::new(hierarchy, inclusive.len());
+    let mut sums = PathSums::new(hierarchy, inclusive.len(), counted);
     // The method of every node entered on the current path, and its edges.
     let mut path: Vec<(CompId, EdgeIds)> = Vec::new();
     let walked = tree.walk_in_id_order(subtree_ids(tree, roots), |step| match step {
@@ -298,11 +405,11 @@ fn subtree_ids(tree: &CallTree, roots: &[NodeId]) -> std::ops::Range<usize> {
 /// undoes what `Enter` counted on the path.
 fn walk<'h>(
     tree: &CallTree,
-    hierarchy: &'h Hierarchy,
+    (hierarchy, counted): (&'h Hierarchy, Counted<'h>),
     (inclusive, method): (&[Vec<f64>], &[Option<CompId>]),
     roots: &[NodeId],
 ) -> PathSums<'h> {
-    let mut sums = PathSums::new(hierarchy, inclusive.len());
+    let mut sums = PathSums::new(hierarchy, inclusive.len(), counted);
     let mut stack: Vec<Step> = roots.iter().rev().map(|c| Step::Enter(*c, None)).collect();
     while let Some(step) = stack.pop() {
         let (node, parent) = match step {
@@ -375,6 +482,7 @@ const SCANNED_CALLEES: usize = 16;
 struct PathSums<'h> {
     hierarchy: &'h Hierarchy,
     metrics: usize,
+    counted: Counted<'h>,
     /// Per component a row: times on the current path ([`ON_PATH`]),
     /// whether it was ever on it ([`SEEN`], 1 or 0), then its values
     /// (`metrics`): one place in memory per component a node touches.
@@ -392,11 +500,12 @@ struct PathSums<'h> {
 }
 
 impl<'h> PathSums<'h> {
-    fn new(hierarchy: &'h Hierarchy, metrics: usize) -> PathSums<'h> {
+    fn new(hierarchy: &'h Hierarchy, metrics: usize, counted: Counted<'h>) -> PathSums<'h> {
         let comps = hierarchy.len();
         PathSums {
             hierarchy,
             metrics,
+            counted,
             comp_rows: vec![0.0; comps * (metrics + 2)],
             callees: vec![Vec::new(); comps],
             pair_ids: FxHashMap::default(),
@@ -416,15 +525,18 @@ impl<'h> PathSums<'h> {
         mut add: impl FnMut(&mut [f64]),
     ) -> EdgeIds {
         let m = self.metrics;
-        let at = c.index() * (m + 2);
-        let row = &mut self.comp_rows[at..at + m + 2];
-        if row[ON_PATH] == 0.0 {
-            row[SEEN] = 1.0;
-            add(&mut row[SEEN + 1..]);
+        if self.counted.methods {
+            let at = c.index() * (m + 2);
+            let row = &mut self.comp_rows[at..at + m + 2];
+            if row[ON_PATH] == 0.0 {
+                row[SEEN] = 1.0;
+                add(&mut row[SEEN + 1..]);
+            }
+            row[ON_PATH] += 1.0;
         }
-        row[ON_PATH] += 1.0;
-        let ids = match parent {
-            Some(p) if p != c => self.edge_ids_of(p, c),
+        let ids = match (parent, self.counted.calls) {
+            (Some(p), Calls::All) if p != c => self.edge_ids_of(p, c),
+            (Some(p), Calls::Touching(wanted)) if p != c => self.wanted_edge_ids(wanted, p, c),
             _ => [NO_EDGE; 3],
         };
         for (l, &e) in ids.iter().enumerate() {
@@ -441,14 +553,36 @@ impl<'h> PathSums<'h> {
     }
 
     fn leave(&mut self, c: CompId, ids: EdgeIds) {
-        let n = &mut self.comp_rows[c.index() * (self.metrics + 2) + ON_PATH];
-        *n = (*n - 1.0).max(0.0);
+        if self.counted.methods {
+            let n = &mut self.comp_rows[c.index() * (self.metrics + 2) + ON_PATH];
+            *n = (*n - 1.0).max(0.0);
+        }
         for (l, &e) in ids.iter().enumerate() {
             if e != NO_EDGE {
                 let n = &mut self.edge_rows[l][e as usize * (self.metrics + 1) + ON_PATH];
                 *n = (*n - 1.0).max(0.0);
             }
         }
+    }
+
+    /// The ids of the call from method `p` to method `c` (`p != c`) at
+    /// each level where the two differ and it touches a `wanted` component.
+    /// (The few edges counted are found by level directly, in tables small
+    /// enough to stay in cache, not through the per-method lists of
+    /// [`PathSums::edge_ids_of`].)
+    fn wanted_edge_ids(&mut self, wanted: &WantedCalls, p: CompId, c: CompId) -> EdgeIds {
+        let mut ids = [NO_EDGE; 3];
+        let levels = wanted.levels(p) | wanted.levels(c);
+        if levels == 0 {
+            return ids;
+        }
+        for (l, id) in ids.iter_mut().enumerate() {
+            let key = wanted.edge(l, p, c);
+            if levels & (1 << l) != 0 && key.0 != key.1 {
+                *id = self.edge_id(l, key);
+            }
+        }
+        ids
     }
 
     /// The ids of the call from method `p` to method `c` (`p != c`) at
@@ -738,8 +872,8 @@ mod tests {
         }
         assert!(p.tree.children(NodeId::ROOT).len() >= 2);
         let h = Hierarchy::plain(&frames, "p");
-        let one = facts_walked_from(&p, &h, 0, usize::MAX);
-        let two = facts_walked_from(&p, &h, 0, 0);
+        let one = facts_walked_from(&p, &h, 0, usize::MAX, Counted::EVERYTHING);
+        let two = facts_walked_from(&p, &h, 0, 0, Counted::EVERYTHING);
         assert_eq!(root_groups(&p.tree, 0).len(), 2);
         assert_eq!(one.method_time, two.method_time);
         assert_eq!(one.edges, two.edges);
@@ -783,11 +917,79 @@ mod tests {
         assert!(in_id_order(&sorted) && !in_id_order(&unsorted));
         let h = Hierarchy::plain(&frames, "p");
         for parallel_nodes in [usize::MAX, 0] {
-            let a = facts_walked_from(&sorted, &h, 0, parallel_nodes);
-            let b = facts_walked_from(&unsorted, &h, 0, parallel_nodes);
+            let a = facts_walked_from(&sorted, &h, 0, parallel_nodes, Counted::EVERYTHING);
+            let b = facts_walked_from(&unsorted, &h, 0, parallel_nodes, Counted::EVERYTHING);
             assert_eq!(a.method_time, b.method_time);
             assert_eq!(a.edges, b.edges);
             assert!(!a.edges[0].is_empty());
+        }
+    }
+
+    /// Counted apart, the facts without edges and the edges around some
+    /// components are those of one walk that counts everything: every
+    /// edge that touches a wanted component at its level, none other, with
+    /// the same values.
+    #[test]
+    fn edges_around_wanted_components_are_those_of_the_whole_walk() {
+        let mut frames = FrameTable::new();
+        let ids: Vec<model::FrameId> = (0..24)
+            .map(|i| {
+                frames.intern(Frame {
+                    function: format!("C{}.f{i}", i % 4),
+                    file: Some(format!("pkg{}/mod{}.py", i % 3, i % 2)),
+                    ..Frame::default()
+                })
+            })
+            .collect();
+        let mut p = Profile::new(vec![
+            Metric::new("samples", Unit::Samples),
+            Metric::new("time", Unit::Nanoseconds),
+        ]);
+        let mut x = 5u64;
+        for _ in 0..500 {
+            let depth = 1 + (x % 8) as usize;
+            let stack: Vec<_> = (0..depth)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ids[(x >> 33) as usize % ids.len()]
+                })
+                .collect();
+            p.tree
+                .add_stack(stack, &[(x % 3 + 1) as f64, (x % 997) as f64]);
+        }
+        let h = Hierarchy::plain(&frames, "p");
+        let all = profile_facts(&p, &h, 0);
+        let methods = method_facts(&p, &h, 0);
+        assert_eq!(methods.method_time, all.method_time);
+        assert!(methods.edges.iter().all(Keyed::is_empty));
+
+        let method = h.method_of(ids[0]);
+        let class = h.at_level(h.method_of(ids[5]), Level::Class);
+        let package = h.at_level(h.method_of(ids[10]), Level::Package);
+        assert_eq!(h.get(class).level, Level::Class);
+        assert_eq!(h.get(package).level, Level::Package);
+        let wanted_comps = [method, class, package];
+        let wanted = WantedCalls::new(&h, wanted_comps);
+        let around = Counted {
+            methods: false,
+            calls: Calls::Touching(&wanted),
+        };
+        for parallel_nodes in [usize::MAX, 0] {
+            let edges = facts_walked_from(&p, &h, 0, parallel_nodes, around).edges;
+            for (l, level) in EDGE_LEVELS.iter().enumerate() {
+                let listed = |k: &Keyed<Edge>| -> Vec<(Edge, Vec<f64>)> {
+                    k.iter().map(|(e, v)| (e, v.to_vec())).collect()
+                };
+                let expected: Vec<(Edge, Vec<f64>)> = listed(&all.edges[l])
+                    .into_iter()
+                    .filter(|((a, b), _)| wanted_comps.contains(a) || wanted_comps.contains(b))
+                    .collect();
+                assert!(!expected.is_empty(), "{level:?}");
+                assert!(expected.len() < all.edges[l].len(), "{level:?}");
+                assert_eq!(listed(&edges[l]), expected, "{level:?}");
+            }
         }
     }
 }
