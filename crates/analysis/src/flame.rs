@@ -164,9 +164,19 @@ fn child_order(tree: &CallTree, frames: &FrameTable, a: NodeId, b: NodeId) -> st
 /// whose parent is drawn, largest first within `max_nodes`. Nodes are
 /// visited parents-first, so the kept set is closed under ancestors.
 fn choose_kept(tree: &CallTree, inclusive: &[f64], max_nodes: usize, min_value: f64) -> Vec<bool> {
-    let threshold = nth_largest(inclusive, max_nodes);
+    // Only values a node can be kept with compete for the budget: every
+    // other is below all of them, so the `max_nodes`-th largest of these
+    // (when there are that many) is the one of all values, and the ties
+    // left are the same. (On a big profile most nodes are too narrow to
+    // draw: a copy of the few wide ones is selected from, not of all.)
+    let candidates: Vec<f64> = inclusive
+        .iter()
+        .copied()
+        .filter(|&v| v > 0.0 && v >= min_value)
+        .collect();
+    let threshold = nth_largest(&candidates, max_nodes);
     let mut ties_left =
-        max_nodes.saturating_sub(inclusive.iter().filter(|v| **v > threshold).count());
+        max_nodes.saturating_sub(candidates.iter().filter(|v| **v > threshold).count());
     let mut keep = vec![false; inclusive.len()];
     keep[0] = true;
     for node in tree.node_ids().skip(1) {
