@@ -236,21 +236,29 @@ fn bottom_up_grouped(
         add_rootless(tree, &mut out, &[frames.no_stack]);
     }
     let value = ValueOf::new(inputs, values);
-    // One occurrence per contributing node: the bottom-up node it hangs
-    // under, and the top-down node whose function comes next.
-    let mut live: Vec<Occurrence> = contributing
-        .iter()
-        .map(|&n| Occurrence {
-            under: NodeId::ROOT,
-            next: n,
-            source: n,
-        })
-        .collect();
     let grand: Vec<f64> = (0..metrics)
-        .map(|m| live.iter().map(|o| value.of(o.source, m)).sum::<f64>())
+        .map(|m| contributing.iter().map(|&n| value.of(n, m)).sum::<f64>())
         .collect();
     let threshold: Vec<f64> = grand.iter().map(|g| g * min_fraction).collect();
     let (mut work, mut level, mut cut_depth) = (0usize, 0usize, None);
+    // One occurrence per contributing node: the bottom-up node it hangs
+    // under, and the top-down node whose function comes next. A long first
+    // level is grouped straight from the contributing nodes.
+    let mut live: Vec<Occurrence> = if contributing.len() >= dense_from {
+        work += contributing.len();
+        level += 1;
+        let level_inputs = (function, frames.narrow, &value, threshold.as_slice(), tree);
+        bottom_up_first_level(&mut out, contributing, frames.table.len(), level_inputs)
+    } else {
+        contributing
+            .iter()
+            .map(|&n| Occurrence {
+                under: NodeId::ROOT,
+                next: n,
+                source: n,
+            })
+            .collect()
+    };
     while !live.is_empty() {
         if work > BOTTOM_UP_WORK {
             cut_depth = Some(level);
@@ -387,6 +395,78 @@ fn bottom_up_level(
         }
     }
     live.truncate(kept);
+    live
+}
+
+/// The first level of a bottom-up tree, as [`bottom_up_level`] makes it
+/// from one occurrence per contributing node under the root, without that
+/// list (on a large profile, millions of occurrences written and read
+/// again): groups by function in a dense array, first seen first, and the
+/// occurrences that go on.
+fn bottom_up_first_level(
+    out: &mut CallTree,
+    contributing: &[NodeId],
+    frame_count: usize,
+    (function, narrow, value, threshold, tree): (
+        &[Option<FrameId>],
+        FrameId,
+        &ValueOf,
+        &[f64],
+        &CallTree,
+    ),
+) -> Vec<Occurrence> {
+    let metrics = threshold.len();
+    let function_of = |n: NodeId| function[n.index()].unwrap_or(FrameId(0));
+    // Group + 1 (0: none yet) per function.
+    let mut slot = vec![0u32; frame_count.max(1)];
+    let mut keys: Vec<FrameId> = Vec::new();
+    let mut sums: Vec<f64> = Vec::new();
+    for &n in contributing {
+        let f = function_of(n);
+        let at = &mut slot[f.0 as usize];
+        if *at == 0 {
+            keys.push(f);
+            sums.resize(sums.len() + metrics, 0.0);
+            *at = keys.len() as u32;
+        }
+        let g = *at as usize - 1;
+        for (m, s) in sums[g * metrics..(g + 1) * metrics].iter_mut().enumerate() {
+            *s += value.of(n, m);
+        }
+    }
+    let sum = |g: usize, m: usize| sums[g * metrics + m];
+    let empty: Vec<bool> = (0..keys.len())
+        .map(|g| (0..metrics).all(|m| sum(g, m) == 0.0))
+        .collect();
+    let wide: Vec<bool> = (0..keys.len())
+        .map(|g| (0..metrics).any(|m| sum(g, m) > 0.0 && sum(g, m) >= threshold[m]))
+        .collect();
+    let mut node_of = vec![NodeId::ROOT; keys.len()];
+    for (g, &frame) in keys.iter().enumerate() {
+        if !empty[g] {
+            node_of[g] = out.child(NodeId::ROOT, if wide[g] { frame } else { narrow });
+        }
+    }
+    let mut live = Vec::new();
+    for &n in contributing {
+        let g = slot[function_of(n).0 as usize] as usize - 1;
+        if empty[g] {
+            continue;
+        }
+        let caller = tree.parent(n).unwrap_or(NodeId::ROOT);
+        if !wide[g] || function[caller.index()].is_none() {
+            // The path ends here: its value is the node's own.
+            for m in 0..metrics {
+                out.add_self(node_of[g], m, value.of(n, m));
+            }
+        } else {
+            live.push(Occurrence {
+                under: node_of[g],
+                next: caller,
+                source: n,
+            });
+        }
+    }
     live
 }
 
