@@ -123,24 +123,23 @@ impl<K: Copy + Ord> Keyed<K> {
 /// Computes the facts of `profile`, with `frames` time frames for its
 /// timeline: every call edge.
 pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
-    facts_walked_from(
-        profile,
-        hierarchy,
-        frames,
-        PARALLEL_NODES,
-        Counted::EVERYTHING,
-    )
+    let inputs = WalkInputs::new(&profile.tree, hierarchy);
+    facts_walked_from(profile, (hierarchy, &inputs), frames, Counted::EVERYTHING)
 }
 
 /// [`profile_facts`] without call edges: what a matrix is built from,
 /// before it says which components have pages (and so which edges are
 /// drawn: [`call_edges`]).
-pub fn method_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
+pub fn method_facts(
+    profile: &Profile,
+    (hierarchy, inputs): (&Hierarchy, &WalkInputs),
+    frames: usize,
+) -> ProfileFacts {
     let methods_only = Counted {
         methods: true,
         calls: Calls::Nothing,
     };
-    facts_walked_from(profile, hierarchy, frames, PARALLEL_NODES, methods_only)
+    facts_walked_from(profile, (hierarchy, inputs), frames, methods_only)
 }
 
 /// The call edges of `profile` that touch a component of `wanted` (each
@@ -150,14 +149,52 @@ pub fn method_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> 
 /// facts' time (cache misses on their tables).
 pub fn call_edges(
     profile: &Profile,
-    hierarchy: &Hierarchy,
+    (hierarchy, inputs): (&Hierarchy, &WalkInputs),
     wanted: &WantedCalls,
 ) -> [Keyed<Edge>; 3] {
     let calls_only = Counted {
         methods: false,
         calls: Calls::Touching(wanted),
     };
-    facts_walked_from(profile, hierarchy, 0, PARALLEL_NODES, calls_only).edges
+    facts_walked_from(profile, (hierarchy, inputs), 0, calls_only).edges
+}
+
+/// What a walk of a profile's tree reads besides the tree: every node's
+/// inclusive values and method, and the groups of the root's children
+/// walked at once. Made once for both [`method_facts`] and
+/// [`call_edges`] of a profile when it can be held between them.
+pub struct WalkInputs<'t> {
+    /// Per metric, every node's inclusive value.
+    inclusive: Vec<Vec<f64>>,
+    /// Every node's method ([`node_methods`]).
+    method: Vec<Option<CompId>>,
+    groups: Vec<&'t [NodeId]>,
+}
+
+impl<'t> WalkInputs<'t> {
+    pub fn new(tree: &'t CallTree, hierarchy: &Hierarchy) -> WalkInputs<'t> {
+        WalkInputs::grouped(tree, hierarchy, PARALLEL_NODES)
+    }
+
+    /// The inputs, with the root's children in two groups for a tree of
+    /// at least `parallel_nodes` nodes, prepared at once.
+    fn grouped(tree: &'t CallTree, hierarchy: &Hierarchy, parallel_nodes: usize) -> WalkInputs<'t> {
+        let metrics = tree.metric_count();
+        let (inclusive, (method, groups)) = rayon::join(
+            || -> Vec<Vec<f64>> { (0..metrics).map(|m| tree.inclusive(m)).collect() },
+            || {
+                rayon::join(
+                    || node_methods(tree, hierarchy),
+                    || root_groups(tree, parallel_nodes),
+                )
+            },
+        );
+        WalkInputs {
+            inclusive,
+            method,
+            groups,
+        }
+    }
 }
 
 /// The components whose call edges are counted by [`call_edges`]: an edge
@@ -234,26 +271,19 @@ enum Calls<'w> {
 /// two halves, counting what `counted` says.
 fn facts_walked_from(
     profile: &Profile,
-    hierarchy: &Hierarchy,
+    (hierarchy, inputs): (&Hierarchy, &WalkInputs),
     frames: usize,
-    parallel_nodes: usize,
     counted: Counted,
 ) -> ProfileFacts {
     let tree = &profile.tree;
-    let metrics = profile.metrics.len();
     // Root subtrees are independent (a path's outermost occurrences are
     // within its root child's subtree): a large tree is walked in two
-    // halves at once, and their sums added. What the walks read is
-    // prepared at once too.
-    let (inclusive, (method, groups)) = rayon::join(
-        || -> Vec<Vec<f64>> { (0..metrics).map(|m| tree.inclusive(m)).collect() },
-        || {
-            rayon::join(
-                || node_methods(tree, hierarchy),
-                || root_groups(tree, parallel_nodes),
-            )
-        },
-    );
+    // halves at once, and their sums added.
+    let WalkInputs {
+        inclusive,
+        method,
+        groups,
+    } = inputs;
     let columns = (inclusive.as_slice(), method.as_slice());
     // Every group in id order, or (when a group finds the ids are not a
     // preorder) every group through the child lists.
@@ -273,7 +303,7 @@ fn facts_walked_from(
         .timeline
         .as_ref()
         .filter(|t| !t.samples.is_empty() && frames > 0 && counted.methods)
-        .map(|_| timeline_shares(profile, &method, frames));
+        .map(|_| timeline_shares(profile, method, frames));
 
     let (method_time, edges) = add_partials(partials);
     ProfileFacts {
@@ -872,8 +902,11 @@ mod tests {
         }
         assert!(p.tree.children(NodeId::ROOT).len() >= 2);
         let h = Hierarchy::plain(&frames, "p");
-        let one = facts_walked_from(&p, &h, 0, usize::MAX, Counted::EVERYTHING);
-        let two = facts_walked_from(&p, &h, 0, 0, Counted::EVERYTHING);
+        let walked = |parallel_nodes: usize| {
+            let inputs = WalkInputs::grouped(&p.tree, &h, parallel_nodes);
+            facts_walked_from(&p, (&h, &inputs), 0, Counted::EVERYTHING)
+        };
+        let (one, two) = (walked(usize::MAX), walked(0));
         assert_eq!(root_groups(&p.tree, 0).len(), 2);
         assert_eq!(one.method_time, two.method_time);
         assert_eq!(one.edges, two.edges);
@@ -917,8 +950,11 @@ mod tests {
         assert!(in_id_order(&sorted) && !in_id_order(&unsorted));
         let h = Hierarchy::plain(&frames, "p");
         for parallel_nodes in [usize::MAX, 0] {
-            let a = facts_walked_from(&sorted, &h, 0, parallel_nodes, Counted::EVERYTHING);
-            let b = facts_walked_from(&unsorted, &h, 0, parallel_nodes, Counted::EVERYTHING);
+            let walked = |p: &Profile| {
+                let inputs = WalkInputs::grouped(&p.tree, &h, parallel_nodes);
+                facts_walked_from(p, (&h, &inputs), 0, Counted::EVERYTHING)
+            };
+            let (a, b) = (walked(&sorted), walked(&unsorted));
             assert_eq!(a.method_time, b.method_time);
             assert_eq!(a.edges, b.edges);
             assert!(!a.edges[0].is_empty());
@@ -961,7 +997,7 @@ mod tests {
         }
         let h = Hierarchy::plain(&frames, "p");
         let all = profile_facts(&p, &h, 0);
-        let methods = method_facts(&p, &h, 0);
+        let methods = method_facts(&p, (&h, &WalkInputs::new(&p.tree, &h)), 0);
         assert_eq!(methods.method_time, all.method_time);
         assert!(methods.edges.iter().all(Keyed::is_empty));
 
@@ -977,7 +1013,8 @@ mod tests {
             calls: Calls::Touching(&wanted),
         };
         for parallel_nodes in [usize::MAX, 0] {
-            let edges = facts_walked_from(&p, &h, 0, parallel_nodes, around).edges;
+            let inputs = WalkInputs::grouped(&p.tree, &h, parallel_nodes);
+            let edges = facts_walked_from(&p, (&h, &inputs), 0, around).edges;
             for (l, level) in EDGE_LEVELS.iter().enumerate() {
                 let listed = |k: &Keyed<Edge>| -> Vec<(Edge, Vec<f64>)> {
                     k.iter().map(|(e, v)| (e, v.to_vec())).collect()
