@@ -358,19 +358,7 @@ fn bottom_up_level(
         }
         group_of.push(g as u32);
     }
-    let sum = |g: usize, m: usize| sums[g * metrics + m];
-    let empty: Vec<bool> = (0..keys.len())
-        .map(|g| (0..metrics).all(|m| sum(g, m) == 0.0))
-        .collect();
-    let wide: Vec<bool> = (0..keys.len())
-        .map(|g| (0..metrics).any(|m| sum(g, m) > 0.0 && sum(g, m) >= threshold[m]))
-        .collect();
-    let mut node_of = vec![NodeId::ROOT; keys.len()];
-    for (g, &(under, frame)) in keys.iter().enumerate() {
-        if !empty[g] {
-            node_of[g] = out.child(under, if wide[g] { frame } else { narrow });
-        }
-    }
+    let (empty, wide, node_of) = group_nodes(out, keys.iter().copied(), &sums, threshold, narrow);
     // Occurrences that go on are moved to the front, in order.
     let mut kept = 0;
     for (i, g) in group_of.iter().map(|&g| g as usize).enumerate() {
@@ -396,6 +384,36 @@ fn bottom_up_level(
     }
     live.truncate(kept);
     live
+}
+
+/// Per group of a level (its (node, function) key, its sums: one per
+/// metric, group after group): whether it is empty (no value in any
+/// metric), whether it is wide enough to draw (at least `threshold` in
+/// some metric), and the bottom-up node made for it (its function's, or
+/// `narrow` when it is not wide; none for an empty group).
+fn group_nodes(
+    out: &mut CallTree,
+    keys: impl ExactSizeIterator<Item = (NodeId, FrameId)>,
+    sums: &[f64],
+    threshold: &[f64],
+    narrow: FrameId,
+) -> (Vec<bool>, Vec<bool>, Vec<NodeId>) {
+    let (metrics, groups) = (threshold.len(), keys.len());
+    let sum = |g: usize, m: usize| sums[g * metrics + m];
+    let empty: Vec<bool> = (0..groups)
+        .map(|g| (0..metrics).all(|m| sum(g, m) == 0.0))
+        .collect();
+    let wide: Vec<bool> = (0..groups)
+        .map(|g| (0..metrics).any(|m| sum(g, m) > 0.0 && sum(g, m) >= threshold[m]))
+        .collect();
+    let node_of = keys
+        .enumerate()
+        .map(|(g, (under, frame))| match empty[g] {
+            true => NodeId::ROOT,
+            false => out.child(under, if wide[g] { frame } else { narrow }),
+        })
+        .collect();
+    (empty, wide, node_of)
 }
 
 /// The first level of a bottom-up tree, as [`bottom_up_level`] makes it
@@ -434,19 +452,8 @@ fn bottom_up_first_level(
             *s += value.of(n, m);
         }
     }
-    let sum = |g: usize, m: usize| sums[g * metrics + m];
-    let empty: Vec<bool> = (0..keys.len())
-        .map(|g| (0..metrics).all(|m| sum(g, m) == 0.0))
-        .collect();
-    let wide: Vec<bool> = (0..keys.len())
-        .map(|g| (0..metrics).any(|m| sum(g, m) > 0.0 && sum(g, m) >= threshold[m]))
-        .collect();
-    let mut node_of = vec![NodeId::ROOT; keys.len()];
-    for (g, &frame) in keys.iter().enumerate() {
-        if !empty[g] {
-            node_of[g] = out.child(NodeId::ROOT, if wide[g] { frame } else { narrow });
-        }
-    }
+    let under_root = keys.iter().map(|&f| (NodeId::ROOT, f));
+    let (empty, wide, node_of) = group_nodes(out, under_root, &sums, threshold, narrow);
     let mut live = Vec::new();
     for &n in contributing {
         let g = slot[function_of(n).0 as usize] as usize - 1;

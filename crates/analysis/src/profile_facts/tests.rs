@@ -78,14 +78,9 @@ fn timeline_shares_split_samples_across_frames() {
     assert_eq!(of(ids[2]), &vec![0.0, 0.0, 0.0, 1.0]);
 }
 
-/// Walked in two halves, a tree gives the facts of one walk: methods,
-/// edges at every level, recursion counted once (integer values, so
-/// the sums are exact either way).
-#[test]
-fn two_halves_give_the_facts_of_one_walk() {
-    let names: Vec<String> = (0..12).map(|i| format!("f{i}")).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let (frames, ids) = setup(&refs);
+/// A profile of two metrics (samples, time) with 400 stacks of 1–7 of
+/// `ids` in a fixed pseudo-random order, integer values.
+fn random_stacks(ids: &[model::FrameId]) -> Profile {
     let mut p = Profile::new(vec![
         Metric::new("samples", Unit::Samples),
         Metric::new("time", Unit::Nanoseconds),
@@ -104,6 +99,18 @@ fn two_halves_give_the_facts_of_one_walk() {
         p.tree
             .add_stack(stack, &[(x % 5 + 1) as f64, (x % 1000) as f64]);
     }
+    p
+}
+
+/// Walked in two halves, a tree gives the facts of one walk: methods,
+/// edges at every level, recursion counted once (integer values, so
+/// the sums are exact either way).
+#[test]
+fn two_halves_give_the_facts_of_one_walk() {
+    let names: Vec<String> = (0..12).map(|i| format!("f{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (frames, ids) = setup(&refs);
+    let p = random_stacks(&ids);
     assert!(p.tree.children(NodeId::ROOT).len() >= 2);
     let h = Hierarchy::plain(&frames, "p");
     let walked = |parallel_nodes: usize| {
@@ -181,24 +188,7 @@ fn edges_around_wanted_components_are_those_of_the_whole_walk() {
             })
         })
         .collect();
-    let mut p = Profile::new(vec![
-        Metric::new("samples", Unit::Samples),
-        Metric::new("time", Unit::Nanoseconds),
-    ]);
-    let mut x = 5u64;
-    for _ in 0..500 {
-        let depth = 1 + (x % 8) as usize;
-        let stack: Vec<_> = (0..depth)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ids[(x >> 33) as usize % ids.len()]
-            })
-            .collect();
-        p.tree
-            .add_stack(stack, &[(x % 3 + 1) as f64, (x % 997) as f64]);
-    }
+    let p = random_stacks(&ids);
     let h = Hierarchy::plain(&frames, "p");
     let all = profile_facts(&p, &h, 0);
     let methods = method_facts(&p, (&h, &WalkInputs::new(&p.tree, &h)), 0);
