@@ -182,9 +182,28 @@ impl<'a> ProfileParts<'a> {
 /// table's id of each frame the tree names. The bytes are those
 /// [`encode`] gives for the profile as its parser returned it.
 pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Vec<u8> {
-    framed_entry(&streamed::EntryOut::Profile(streamed::ProfileOut::of(
-        &parts, &local_of,
-    )))
+    let entry = streamed::ProfileOut::of(&parts, &local_of);
+    let mut size = Counted(0);
+    if entry.write_entry(&mut size).is_err() {
+        return Vec::new();
+    }
+    crate::envelope::framed_by(MAGIC, FORMAT, size.0, |mut out| {
+        entry.write_entry(&mut out).ok()?;
+        Some(out)
+    })
+}
+
+/// A writer that only counts the bytes it is given.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// [`encode_profile`] written to `file` as it is encoded: a big profile's
@@ -194,12 +213,8 @@ pub fn write_profile(
     local_of: impl Fn(FrameId) -> u32,
     file: &mut std::fs::File,
 ) -> std::io::Result<()> {
-    let entry = streamed::EntryOut::Profile(streamed::ProfileOut::of(parts, &local_of));
-    crate::envelope::write_framed(MAGIC, FORMAT, file, |out| {
-        postcard::to_io(&entry, out)
-            .map(drop)
-            .map_err(|e| std::io::Error::other(e.to_string()))
-    })
+    let entry = streamed::ProfileOut::of(parts, &local_of);
+    crate::envelope::write_framed(MAGIC, FORMAT, file, |mut out| entry.write_entry(&mut out))
 }
 
 /// The entry's bytes, encoded straight behind the envelope's header into

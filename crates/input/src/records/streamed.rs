@@ -10,6 +10,16 @@
 //! records they mirror (same field order, same variant index; `&str` as
 //! `String`, a slice as a `Vec`). A test compares the bytes with the
 //! record's on real profiles.
+//!
+//! The two columns of a node each are written by hand, as postcard writes
+//! them (a sequence: its length, then its elements; an integer as a
+//! varint, an `f64` as its 8 bytes, little-endian), into a buffer written
+//! out a block at a time: postcard hands its writer each varint's bytes
+//! one call at a time, and on a 3.2 M-node profile those calls (through
+//! the envelope's hashing writer) were most of the entry's encoding, on
+//! the build's critical path for a core.
+
+use std::io::Write;
 
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
@@ -21,16 +31,10 @@ use super::{
 use model::LineSelf;
 use model::{CallTree, FrameId, NodeId};
 
-/// [`super::Entry`], with its profile variant only (index 0 in both).
-#[derive(Serialize)]
-#[serde(bound = "")]
-pub(super) enum EntryOut<'a, F: Fn(FrameId) -> u32> {
-    Profile(ProfileOut<'a, F>),
-}
+/// [`super::Entry::Profile`]'s variant index.
+const PROFILE_VARIANT: u32 = 0;
 
 /// [`super::CachedProfile`], field for field.
-#[derive(Serialize)]
-#[serde(bound = "")]
 pub(super) struct ProfileOut<'a, F: Fn(FrameId) -> u32> {
     format: &'a str,
     metrics: Vec<(&'a str, u8, String)>,
@@ -71,6 +75,29 @@ impl<'a, F: Fn(FrameId) -> u32> ProfileOut<'a, F> {
             warnings: parts.warnings.iter().map(warning_record).collect(),
         }
     }
+
+    /// Writes the entry ([`super::Entry::Profile`] of this record) to `out`.
+    pub(super) fn write_entry(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut columns = Varints::new(out);
+        columns.varint(u64::from(PROFILE_VARIANT))?;
+        columns.flush()?;
+        to_io(
+            &(self.format, &self.metrics, &self.frames),
+            &mut columns.out,
+        )?;
+        self.nodes.write(&mut columns)?;
+        self.self_values.write(&mut columns)?;
+        columns.flush()?;
+        let rest = (
+            &self.timeline,
+            &self.allocations,
+            self.call_counts,
+            &self.line_self,
+            self.notes,
+            &self.warnings,
+        );
+        to_io(&rest, &mut columns.out)
+    }
 }
 
 /// The frames as [`super::FrameRecord`]s.
@@ -99,15 +126,17 @@ struct Nodes<'a, F> {
     local_of: &'a F,
 }
 
-impl<F: Fn(FrameId) -> u32> Serialize for Nodes<'_, F> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl<F: Fn(FrameId) -> u32> Nodes<'_, F> {
+    /// As a `Vec<(u32, u32)>` of them serializes.
+    fn write(&self, out: &mut Varints<impl Write>) -> std::io::Result<()> {
         let tree = self.tree;
-        let mut seq = serializer.serialize_seq(Some(tree.len().saturating_sub(1)))?;
+        out.varint(tree.len().saturating_sub(1) as u64)?;
         for n in tree.node_ids().skip(1) {
             let frame = tree.frame(n).map_or(0, self.local_of);
-            seq.serialize_element(&(frame, n.0 - tree.parent(n).unwrap_or(NodeId::ROOT).0))?;
+            out.varint(u64::from(frame))?;
+            out.varint(u64::from(n.0 - tree.parent(n).unwrap_or(NodeId::ROOT).0))?;
         }
-        seq.end()
+        Ok(())
     }
 }
 
@@ -126,15 +155,40 @@ impl SelfValues<'_> {
     }
 }
 
-impl Serialize for SelfValues<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl SelfValues<'_> {
+    /// As [`super::Numbers`] of them serializes: `Whole` (variant 0, a
+    /// varint each) when every value is a whole number, else `Any`
+    /// (variant 1, 8 bytes each).
+    /// (A tree of one metric is read as its column of values.)
+    fn write(&self, out: &mut Varints<impl Write>) -> std::io::Result<()> {
         let len = self.tree.len() * self.metric_count;
-        match self.values().all(is_whole) {
-            true => Variant(0, "Whole", Column(len, || self.values().map(|v| v as u64)))
-                .serialize(serializer),
-            false => Variant(1, "Any", Column(len, || self.values())).serialize(serializer),
+        match self
+            .tree
+            .only_self_column()
+            .filter(|_| self.metric_count == 1)
+        {
+            Some(column) => write_numbers(out, len, || column.iter().copied()),
+            None => write_numbers(out, len, || self.values()),
         }
     }
+}
+
+/// The `len` values `values` gives as [`super::Numbers`] of them.
+fn write_numbers<I: Iterator<Item = f64>>(
+    out: &mut Varints<impl Write>,
+    len: usize,
+    values: impl Fn() -> I,
+) -> std::io::Result<()> {
+    let whole = values().all(is_whole);
+    out.varint(if whole { 0 } else { 1 })?;
+    out.varint(len as u64)?;
+    for v in values() {
+        match whole {
+            true => out.varint(v as u64)?,
+            false => out.bytes(&v.to_le_bytes())?,
+        }
+    }
+    Ok(())
 }
 
 /// A line table as [`super::CachedLines`]: its metric count, its (node,
@@ -181,5 +235,59 @@ impl<T: Serialize, I: Iterator<Item = T>, G: Fn() -> I> Serialize for Column<G> 
             seq.serialize_element(&v)?;
         }
         seq.end()
+    }
+}
+
+/// `value` as postcard writes it, to `out`.
+fn to_io(value: &impl Serialize, out: &mut impl Write) -> std::io::Result<()> {
+    postcard::to_io(value, out)
+        .map(drop)
+        .map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// Bytes gathered in a buffer and written to `out` a block at a time.
+struct Varints<W> {
+    out: W,
+    buffer: Vec<u8>,
+}
+
+/// Bytes gathered before they are written.
+const BLOCK: usize = 64 << 10;
+
+impl<W: Write> Varints<W> {
+    fn new(out: W) -> Varints<W> {
+        Varints {
+            out,
+            buffer: Vec::with_capacity(BLOCK + 16),
+        }
+    }
+
+    /// `v` as postcard writes an unsigned integer: 7 bits a byte, the
+    /// lowest first, the top bit set on every byte but the last.
+    fn varint(&mut self, mut v: u64) -> std::io::Result<()> {
+        while v >= 0x80 {
+            self.buffer.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.buffer.push(v as u8);
+        self.written()
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.buffer.extend_from_slice(bytes);
+        self.written()
+    }
+
+    fn written(&mut self) -> std::io::Result<()> {
+        match self.buffer.len() >= BLOCK {
+            true => self.flush(),
+            false => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.buffer)?;
+        self.buffer.clear();
+        Ok(())
     }
 }
