@@ -540,6 +540,8 @@ struct ChunkStacks<'a> {
     /// comparing against the first occurrence in a big input would miss
     /// the cache on nearly every lookup.
     by_text: FxHashMap<Box<str>, FrameId>,
+    /// The text each frame was first read from, by id.
+    texts: Vec<&'a str>,
     lines: Vec<StackLine<'a>>,
     /// The new frames of every line, one after the other.
     ids: Vec<FrameId>,
@@ -581,6 +583,7 @@ impl<'a> ChunkStacks<'a> {
         let mut out = ChunkStacks {
             frames: FrameTable::new(),
             by_text: FxHashMap::default(),
+            texts: Vec::new(),
             lines: Vec::new(),
             ids: Vec::new(),
             warnings: Vec::new(),
@@ -684,10 +687,13 @@ impl<'a> ChunkStacks<'a> {
     }
 
     /// The id of a frame not seen before in this chunk.
-    fn new_frame(&mut self, text: &str) -> FrameId {
+    fn new_frame(&mut self, text: &'a str) -> FrameId {
         let frame = frame_from_text(text);
         let line = frame.line;
         let id = self.frames.intern(frame);
+        if id.0 as usize == self.texts.len() {
+            self.texts.push(text);
+        }
         self.by_text.insert(text.into(), id);
         if id.0 as usize >= self.line_of.len() {
             self.line_of.resize(id.0 as usize + 1, None);
@@ -758,6 +764,8 @@ struct TreeBuilder<'a> {
     /// Allocation output only: the sites, and each class leaf's index.
     allocations: Option<Allocations>,
     class_of: FxHashMap<&'a str, u32>,
+    /// Frame text → id in `frames`, for the texts of the chunks added.
+    by_text: FxHashMap<Box<str>, FrameId>,
     /// Nodes are one per function from the start.
     fold: model::FoldWhileBuilding,
 }
@@ -773,7 +781,33 @@ impl<'a> TreeBuilder<'a> {
             line_offset: 0,
             allocations: None,
             class_of: FxHashMap::default(),
+            by_text: FxHashMap::default(),
         }
+    }
+
+    /// The ids in `frames` of `chunk`'s frames, as [`FrameTable::absorb`]
+    /// gives them, each interned only when its text is new: a frame is
+    /// what its text reads as, and the texts of a chunk are those of the
+    /// chunks before, mostly (interning compares whole frames; every
+    /// chunk of a big profile holds most of its 20,000 names).
+    fn absorb(&mut self, frames: FrameTable, texts: &[&str]) -> Vec<FrameId> {
+        if frames.len() != texts.len() {
+            return self.frames.absorb(frames);
+        }
+        let frames = frames.into_frames();
+        let mut map = Vec::with_capacity(frames.len());
+        for (frame, &text) in frames.into_iter().zip(texts) {
+            let id = match self.by_text.get(text) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.intern(frame);
+                    self.by_text.insert(text.into(), id);
+                    id
+                }
+            };
+            map.push(id);
+        }
+        map
     }
 
     /// Adds the next chunk: its frames, its stacks and its warnings.
@@ -790,7 +824,7 @@ impl<'a> TreeBuilder<'a> {
         if chunk.frames.over_limit() {
             return Err(ParseError::whole(LimitHit::Frames.message()));
         }
-        let map = self.frames.absorb(chunk.frames);
+        let map = self.absorb(chunk.frames, &chunk.texts);
         self.fold.add_frames(&self.frames);
         for (i, &f) in map.iter().enumerate() {
             if chunk.used.get(i) == Some(&true) {

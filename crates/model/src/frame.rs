@@ -308,12 +308,16 @@ impl FrameTable {
             .map(|(i, f)| (FrameId(i as u32), f))
     }
 
+    /// The frames, in id order (those stored changed as they are shown).
+    pub fn into_frames(self) -> Vec<Frame> {
+        self.frames.into_vec()
+    }
+
     /// Adds every frame of `other` and returns, for each id of `other`, its
     /// id in `self`.
     pub fn absorb(&mut self, other: FrameTable) -> Vec<FrameId> {
         other
-            .frames
-            .into_vec()
+            .into_frames()
             .into_iter()
             .map(|f| self.intern(f))
             .collect()

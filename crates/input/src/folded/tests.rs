@@ -53,6 +53,31 @@ fn chunked_parsing_gives_the_same_profile_and_line_numbers() {
     assert_eq!(lines(&whole), vec![model::error::Place::Line(2_502)]);
 }
 
+/// Each chunk names the frames in another order, with names (`file:line`
+/// ones among them) that a later chunk sees first or again: the frames
+/// found by their text in the chunks before are those interning finds,
+/// in the same order.
+#[test]
+fn frames_of_later_chunks_are_found_by_their_text() {
+    let mut text = String::new();
+    for i in 0..4_000usize {
+        let (a, b) = ((i * 7) % 23, (i * 13 + i / 500) % 31);
+        let leaf = match i % 3 {
+            0 => format!("lib.py:{}", i % 11),
+            _ => format!("leaf{}", (i / 300) % 19),
+        };
+        text.push_str(&format!("main;f{a};g{b};{leaf} {}\n", 1 + i % 4));
+    }
+    let whole = parse(&text);
+    let chunks = split_chunks(&text, 2048);
+    assert!(chunks.len() > 20);
+    let chunked = parse_chunks(&chunks, Mode::Samples).unwrap();
+    let names =
+        |p: &Parsed| -> Vec<String> { p.frames.iter().map(|(_, f)| format!("{f:?}")).collect() };
+    assert_eq!(names(&chunked), names(&whole));
+    assert_eq!(tree_paths(&chunked), tree_paths(&whole));
+}
+
 #[test]
 fn bad_lines_are_skipped_with_their_line_number() {
     let p = parse("a;b 1\nnot a count\na;c -3\n 7\na;b 2\n");
