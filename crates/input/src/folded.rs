@@ -495,25 +495,23 @@ fn split_count(line: &str) -> Option<(&str, f64)> {
 
 /// Splits `name (file:line)` into its parts; other names stay whole.
 pub fn frame_from_text(text: &str) -> Frame {
-    if let Some(open) = text
-        .strip_suffix(')')
-        .and_then(|t| t.rfind(" (").map(|i| (i, t)))
-    {
-        let (i, t) = open;
-        let inner = &t[i + 2..];
-        if let Some((file, line)) = inner.rsplit_once(':') {
-            if let Ok(line) = line.parse::<u32>() {
-                if !file.is_empty() {
-                    return Frame {
-                        file: Some(file.to_string()),
-                        line: Some(line),
-                        ..named_frame(&t[..i])
-                    };
-                }
-            }
-        }
+    match name_file_line(text) {
+        Some((name, file, line)) => Frame {
+            file: Some(file.to_string()),
+            line: Some(line),
+            ..named_frame(name)
+        },
+        None => named_frame(text),
     }
-    named_frame(text)
+}
+
+/// The name, file and line of a `name (file:line)` text.
+fn name_file_line(text: &str) -> Option<(&str, &str, u32)> {
+    let t = text.strip_suffix(')')?;
+    let i = t.rfind(" (")?;
+    let (file, line) = t[i + 2..].rsplit_once(':')?;
+    let line = line.parse::<u32>().ok()?;
+    (!file.is_empty()).then_some((&t[..i], file, line))
 }
 
 /// A frame of this name, demangled when it is a Rust or C++ symbol (as
@@ -534,13 +532,13 @@ fn named_frame(name: &str) -> Frame {
 /// the line before (found by one comparison of the two lines' bytes) and
 /// the ids of the frames after those.
 struct ChunkStacks<'a> {
-    /// Frames of this chunk, ids local to it.
-    frames: FrameTable,
-    /// Frame text → id. The keys are copies, close together in memory:
-    /// comparing against the first occurrence in a big input would miss
-    /// the cache on nearly every lookup.
+    /// Frame text → id, local to the chunk (a frame is made of its text
+    /// only when the file's table has not seen the text: [`TreeBuilder`]).
+    /// The keys are copies, close together in memory: comparing against
+    /// the first occurrence in a big input would miss the cache on nearly
+    /// every lookup.
     by_text: FxHashMap<Box<str>, FrameId>,
-    /// The text each frame was first read from, by id.
+    /// The text of each id.
     texts: Vec<&'a str>,
     lines: Vec<StackLine<'a>>,
     /// The new frames of every line, one after the other.
@@ -581,7 +579,6 @@ struct StackLine<'a> {
 impl<'a> ChunkStacks<'a> {
     fn read(chunk: &'a str, mode: Mode) -> ChunkStacks<'a> {
         let mut out = ChunkStacks {
-            frames: FrameTable::new(),
             by_text: FxHashMap::default(),
             texts: Vec::new(),
             lines: Vec::new(),
@@ -686,21 +683,15 @@ impl<'a> ChunkStacks<'a> {
         });
     }
 
-    /// The id of a frame not seen before in this chunk.
+    /// The id of a frame text not seen before in this chunk.
     fn new_frame(&mut self, text: &'a str) -> FrameId {
-        let frame = frame_from_text(text);
-        let line = frame.line;
-        let id = self.frames.intern(frame);
-        if id.0 as usize == self.texts.len() {
-            self.texts.push(text);
-        }
+        let line = name_file_line(text).map(|(_, _, line)| line);
+        let id = FrameId(self.texts.len() as u32);
+        self.texts.push(text);
         self.by_text.insert(text.into(), id);
-        if id.0 as usize >= self.line_of.len() {
-            self.line_of.resize(id.0 as usize + 1, None);
-            self.used.resize(id.0 as usize + 1, false);
-            self.weight.resize(id.0 as usize + 1, 0.0);
-        }
-        self.line_of[id.0 as usize] = line;
+        self.line_of.push(line);
+        self.used.push(false);
+        self.weight.push(0.0);
         self.any_line |= line.is_some();
         id
     }
@@ -785,22 +776,19 @@ impl<'a> TreeBuilder<'a> {
         }
     }
 
-    /// The ids in `frames` of `chunk`'s frames, as [`FrameTable::absorb`]
-    /// gives them, each interned only when its text is new: a frame is
-    /// what its text reads as, and the texts of a chunk are those of the
-    /// chunks before, mostly (interning compares whole frames; every
-    /// chunk of a big profile holds most of its 20,000 names).
-    fn absorb(&mut self, frames: FrameTable, texts: &[&str]) -> Vec<FrameId> {
-        if frames.len() != texts.len() {
-            return self.frames.absorb(frames);
-        }
-        let frames = frames.into_frames();
-        let mut map = Vec::with_capacity(frames.len());
-        for (frame, &text) in frames.into_iter().zip(texts) {
+    /// The ids in `frames` of a chunk's frame texts (in the chunk's id
+    /// order), a frame made and interned (as shown) only for a text the
+    /// chunks before did not have: a frame is what its text reads as, and
+    /// every chunk of a big profile names most of its functions again
+    /// (making and interning them was most of a chunk's reading after its
+    /// bytes, and 4 ms a chunk of this thread).
+    fn absorb(&mut self, texts: &[&str]) -> Vec<FrameId> {
+        let mut map = Vec::with_capacity(texts.len());
+        for &text in texts {
             let id = match self.by_text.get(text) {
                 Some(&id) => id,
                 None => {
-                    let id = self.frames.intern(frame);
+                    let id = self.frames.intern_shown(frame_from_text(text));
                     self.by_text.insert(text.into(), id);
                     id
                 }
@@ -821,10 +809,10 @@ impl<'a> TreeBuilder<'a> {
                 w
             }));
         self.line_offset += chunk.newlines;
-        if chunk.frames.over_limit() {
+        let map = self.absorb(&chunk.texts);
+        if self.frames.over_limit() {
             return Err(ParseError::whole(LimitHit::Frames.message()));
         }
-        let map = self.absorb(chunk.frames, &chunk.texts);
         self.fold.add_frames(&self.frames);
         for (i, &f) in map.iter().enumerate() {
             if chunk.used.get(i) == Some(&true) {

@@ -308,16 +308,21 @@ impl FrameTable {
             .map(|(i, f)| (FrameId(i as u32), f))
     }
 
-    /// The frames, in id order (those stored changed as they are shown).
-    pub fn into_frames(self) -> Vec<Frame> {
-        self.frames.into_vec()
+    /// Interns `frame` as it is shown: as [`absorb`](Self::absorb)ing a
+    /// table that interned it does (those tables keep frames as shown).
+    pub fn intern_shown(&mut self, frame: Frame) -> FrameId {
+        match shown_as_written(&frame) {
+            true => self.intern(frame),
+            false => self.intern(visible_frame(&frame)),
+        }
     }
 
     /// Adds every frame of `other` and returns, for each id of `other`, its
     /// id in `self`.
     pub fn absorb(&mut self, other: FrameTable) -> Vec<FrameId> {
         other
-            .into_frames()
+            .frames
+            .into_vec()
             .into_iter()
             .map(|f| self.intern(f))
             .collect()

@@ -78,6 +78,23 @@ fn frames_of_later_chunks_are_found_by_their_text() {
     assert_eq!(tree_paths(&chunked), tree_paths(&whole));
 }
 
+/// Two chunks of 600,000 distinct frames each: neither is past the limit
+/// for one file, the file is, and is refused with it.
+#[test]
+fn frames_past_the_limit_across_chunks_refuse_the_file() {
+    let mut text = String::new();
+    for i in 0..1_200_000 {
+        text.push_str(&format!("f{i} 1\n"));
+    }
+    let chunks = split_chunks(&text, text.len() / 2);
+    assert_eq!(chunks.len(), 2);
+    let error = parse_chunks(&chunks, Mode::Samples).err().unwrap();
+    assert!(
+        error.to_string().contains("1,000,000 distinct frames"),
+        "{error}"
+    );
+}
+
 #[test]
 fn bad_lines_are_skipped_with_their_line_number() {
     let p = parse("a;b 1\nnot a count\na;c -3\n 7\na;b 2\n");
