@@ -89,7 +89,7 @@ pub fn layout_with(
         .max_frames
         .saturating_sub(keep.iter().filter(|k| **k).count());
     // Computed the first time a subtree is merged.
-    let mut subtree_sizes: Option<Vec<usize>> = None;
+    let mut subtree_sizes: Option<Vec<u32>> = None;
     // Explicit stack: (node, parent rect, x) — deep stacks must not recurse.
     let mut stack = vec![(NodeId::ROOT, None::<usize>, 0.0f64)];
     while let Some((node, parent, x)) = stack.pop() {
@@ -119,7 +119,7 @@ pub fn layout_with(
             } else {
                 dropped_value += inclusive[c.index()];
                 dropped_nodes +=
-                    subtree_sizes.get_or_insert_with(|| subtree_sizes_of(tree))[c.index()];
+                    subtree_sizes.get_or_insert_with(|| subtree_sizes_of(tree))[c.index()] as usize;
             }
         }
         kept.sort_by(|a, b| child_order(tree, frames, *a, *b));
@@ -206,9 +206,11 @@ fn nth_largest(values: &[f64], n: usize) -> f64 {
 }
 
 /// Nodes in each node's subtree (itself included), in one pass from the
-/// leaves up (parents precede children).
-fn subtree_sizes_of(tree: &CallTree) -> Vec<usize> {
-    let mut sizes = vec![1usize; tree.len()];
+/// leaves up (parents precede children). (Node ids are `u32`, so are the
+/// sizes: half the bytes of `usize`, 13 MB on a 3.2 M-node profile, for
+/// each layout that merges.)
+fn subtree_sizes_of(tree: &CallTree) -> Vec<u32> {
+    let mut sizes = vec![1u32; tree.len()];
     for i in (1..tree.len()).rev() {
         if let Some(p) = tree.parent(NodeId(i as u32)) {
             sizes[p.index()] += sizes[i];
