@@ -534,10 +534,10 @@ fn named_frame(name: &str) -> Frame {
 struct ChunkStacks<'a> {
     /// Frame text → id, local to the chunk (a frame is made of its text
     /// only when the file's table has not seen the text: [`TreeBuilder`]).
-    /// The keys are copies, close together in memory: comparing against
-    /// the first occurrence in a big input would miss the cache on nearly
-    /// every lookup.
-    by_text: FxHashMap<Box<str>, FrameId>,
+    /// The keys are copies, one after another in an arena: comparing
+    /// against the first occurrence in a big input would miss the cache
+    /// on nearly every lookup.
+    by_text: text_ids::TextIds,
     /// The text of each id.
     texts: Vec<&'a str>,
     lines: Vec<StackLine<'a>>,
@@ -579,7 +579,7 @@ struct StackLine<'a> {
 impl<'a> ChunkStacks<'a> {
     fn read(chunk: &'a str, mode: Mode) -> ChunkStacks<'a> {
         let mut out = ChunkStacks {
-            by_text: FxHashMap::default(),
+            by_text: text_ids::TextIds::default(),
             texts: Vec::new(),
             lines: Vec::new(),
             ids: Vec::new(),
@@ -656,7 +656,7 @@ impl<'a> ChunkStacks<'a> {
                 continue;
             }
             let id = match self.by_text.get(part) {
-                Some(&id) => id,
+                Some(id) => id,
                 None => self.new_frame(part),
             };
             self.ids.push(id);
@@ -688,7 +688,7 @@ impl<'a> ChunkStacks<'a> {
         let line = name_file_line(text).map(|(_, _, line)| line);
         let id = FrameId(self.texts.len() as u32);
         self.texts.push(text);
-        self.by_text.insert(text.into(), id);
+        self.by_text.insert(text, id);
         self.line_of.push(line);
         self.used.push(false);
         self.weight.push(0.0);
@@ -904,6 +904,8 @@ impl<'a> TreeBuilder<'a> {
         }
     }
 }
+
+mod text_ids;
 
 #[cfg(test)]
 mod tests;
