@@ -169,20 +169,21 @@ fn choose_kept(tree: &CallTree, inclusive: &[f64], max_nodes: usize, min_value: 
     // (when there are that many) is the one of all values, and the ties
     // left are the same. (On a big profile most nodes are too narrow to
     // draw: a copy of the few wide ones is selected from, not of all.)
-    let candidates: Vec<f64> = inclusive
-        .iter()
-        .copied()
-        .filter(|&v| v > 0.0 && v >= min_value)
+    let wide_enough = |v: f64| v > 0.0 && v >= min_value;
+    let candidates: Vec<u32> = (0..inclusive.len() as u32)
+        .filter(|&i| wide_enough(inclusive[i as usize]))
         .collect();
-    let threshold = nth_largest(&candidates, max_nodes);
-    let mut ties_left =
-        max_nodes.saturating_sub(candidates.iter().filter(|v| **v > threshold).count());
+    let values: Vec<f64> = candidates.iter().map(|&i| inclusive[i as usize]).collect();
+    let threshold = nth_largest(&values, max_nodes);
+    let mut ties_left = max_nodes.saturating_sub(values.iter().filter(|v| **v > threshold).count());
     let mut keep = vec![false; inclusive.len()];
     keep[0] = true;
-    for node in tree.node_ids().skip(1) {
+    // Only candidates can be kept: the others are passed over in id order
+    // without reading their parents (most of a big tree's nodes).
+    for node in candidates.iter().filter(|&&i| i != 0).map(|&i| NodeId(i)) {
         let v = inclusive[node.index()];
         let parent_kept = tree.parent(node).is_some_and(|p| keep[p.index()]);
-        if !parent_kept || v <= 0.0 || v < min_value {
+        if !parent_kept {
             continue;
         }
         if v > threshold {
