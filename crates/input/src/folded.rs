@@ -756,7 +756,7 @@ struct TreeBuilder<'a> {
     allocations: Option<Allocations>,
     class_of: FxHashMap<&'a str, u32>,
     /// Frame text → id in `frames`, for the texts of the chunks added.
-    by_text: FxHashMap<Box<str>, FrameId>,
+    by_text: FxHashMap<&'a str, FrameId>,
     /// Nodes are one per function from the start.
     fold: model::FoldWhileBuilding,
 }
@@ -782,14 +782,14 @@ impl<'a> TreeBuilder<'a> {
     /// every chunk of a big profile names most of its functions again
     /// (making and interning them was most of a chunk's reading after its
     /// bytes, and 4 ms a chunk of this thread).
-    fn absorb(&mut self, texts: &[&str]) -> Vec<FrameId> {
+    fn absorb(&mut self, texts: &[&'a str]) -> Vec<FrameId> {
         let mut map = Vec::with_capacity(texts.len());
         for &text in texts {
             let id = match self.by_text.get(text) {
                 Some(&id) => id,
                 None => {
                     let id = self.frames.intern_shown(frame_from_text(text));
-                    self.by_text.insert(text.into(), id);
+                    self.by_text.insert(text, id);
                     id
                 }
             };
