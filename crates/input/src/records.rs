@@ -183,27 +183,14 @@ impl<'a> ProfileParts<'a> {
 /// [`encode`] gives for the profile as its parser returned it.
 pub fn encode_profile(parts: ProfileParts, local_of: impl Fn(FrameId) -> u32) -> Vec<u8> {
     let entry = streamed::ProfileOut::of(&parts, &local_of);
-    let mut size = Counted(0);
+    let mut size = crate::text::CountingSink(0);
     if entry.write_entry(&mut size).is_err() {
         return Vec::new();
     }
-    crate::envelope::framed_by(MAGIC, FORMAT, size.0, |mut out| {
+    crate::envelope::framed_by(MAGIC, FORMAT, size.0 as usize, |mut out| {
         entry.write_entry(&mut out).ok()?;
         Some(out)
     })
-}
-
-/// A writer that only counts the bytes it is given.
-struct Counted(usize);
-
-impl std::io::Write for Counted {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// [`encode_profile`] written to `file` as it is encoded: a big profile's

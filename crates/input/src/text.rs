@@ -57,7 +57,7 @@ fn expanded_size(bytes: &[u8], limit: u64) -> Result<u64, ParseError> {
 }
 
 /// A writer that keeps nothing and counts what it was given.
-struct CountingSink(u64);
+pub(crate) struct CountingSink(pub(crate) u64);
 
 impl std::io::Write for CountingSink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

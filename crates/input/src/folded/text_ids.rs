@@ -16,9 +16,9 @@ pub(super) struct TextIds {
     arena: String,
 }
 
-fn hash(text: &str) -> u64 {
+fn hash(bytes: &[u8]) -> u64 {
     use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(text)
+    rustc_hash::FxBuildHasher.hash_one(bytes)
 }
 
 impl TextIds {
@@ -26,7 +26,7 @@ impl TextIds {
     pub(super) fn get(&self, text: &str) -> Option<FrameId> {
         let arena = self.arena.as_bytes();
         self.table
-            .find(hash(text), |&(start, len, _)| {
+            .find(hash(text.as_bytes()), |&(start, len, _)| {
                 len as usize == text.len()
                     && &arena[start as usize..(start + len) as usize] == text.as_bytes()
             })
@@ -40,11 +40,13 @@ impl TextIds {
         self.arena.push_str(text);
         let arena = self.arena.as_bytes();
         let rehash = |&(start, len, _): &(u32, u32, FrameId)| {
-            let bytes = &arena[start as usize..(start + len) as usize];
-            hash(std::str::from_utf8(bytes).unwrap_or_default())
+            hash(&arena[start as usize..(start + len) as usize])
         };
-        self.table
-            .insert_unique(hash(text), (start, text.len() as u32, id), rehash);
+        self.table.insert_unique(
+            hash(text.as_bytes()),
+            (start, text.len() as u32, id),
+            rehash,
+        );
     }
 }
 
