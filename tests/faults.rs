@@ -833,6 +833,40 @@ fn an_input_that_changes_while_it_is_read_is_skipped_with_the_reason() {
     );
 }
 
+/// A big folded file is parsed as it is read, a chunk at a time: one that
+/// grows while it is read is skipped all the same, not published with
+/// the stacks read before it grew.
+#[test]
+fn a_big_folded_file_that_grows_while_it_is_parsed_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, file) = one_file_input(dir.path());
+    let line = "main;ns1::Parser::parse;ns2::Lexer::next_token;ns3::Buffer::fill 1\n";
+    let big = line.repeat((33 << 20) / line.len());
+    std::fs::write(&file, &big).unwrap();
+    let out = dir.path().join("site");
+    let resume = dir.path().join("resume");
+    let mut running = Running::start(build_command(
+        &input,
+        &out,
+        &[],
+        Some("read"),
+        Some(&resume),
+    ));
+    running.wait_for("test pause at read");
+    let mut appending = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(&mut appending, b"main;emit 9\n").unwrap();
+    std::fs::write(&resume, "").unwrap();
+    let (code, stderr) = running.finish();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("skipped: 1.0/parse.folded: changed while it was read"),
+        "{stderr}"
+    );
+}
+
 /// A named pipe among the inputs would block the build on opening it:
 /// it is skipped, named, and the build goes on.
 #[test]

@@ -64,8 +64,11 @@
 //!   a class (say, inlined exported Go functions `pkg.Func_[i]` and
 //!   nothing else) would be misread; real CPU profiles have other leaves.
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+
+#[cfg(test)]
+use chunks::parse_chunks_folding;
+use chunks::{parse_chunks, split_chunks, utf8_chunks, CHUNK_BYTES};
 
 use super::{text, Format, Input, Parsed, Unfinished};
 use model::error::ParseError;
@@ -96,7 +99,7 @@ impl Format for Folded {
             // folded line.
             let starts_like_stack =
                 text.contains(';') && !text.trim_start().starts_with(['{', '[', '<']);
-            let tail = &input.bytes[input.bytes.len().saturating_sub(256)..];
+            let tail = &input.bytes[input.bytes.len().saturating_sub(SNIFF_TAIL)..];
             let tail = String::from_utf8_lossy(tail);
             return starts_like_stack
                 && tail
@@ -135,6 +138,22 @@ impl Format for Folded {
 
 /// How much of the start of a file sniffing looks at.
 const SNIFF_WINDOW: usize = 8192;
+
+/// Bytes at a file's end whose last line decides when its first line is
+/// longer than [`SNIFF_WINDOW`].
+const SNIFF_TAIL: usize = 256;
+
+/// The bytes that every format sniffs as it sniffs a whole file longer
+/// than [`SNIFF_WINDOW`] and [`SNIFF_TAIL`] together, given the file's
+/// first bytes (`head`, at least the window) and its last [`SNIFF_TAIL`]
+/// bytes or more (`tail`): the other formats look at the first 8 KiB at
+/// most, and folded stacks at the window and, when the first line is
+/// longer, the file's last line.
+pub(crate) fn sniffed_ends(head: &[u8], tail: &[u8]) -> Vec<u8> {
+    let head = &head[..head.len().min(SNIFF_WINDOW)];
+    let tail = &tail[tail.len().saturating_sub(SNIFF_TAIL)..];
+    [head, tail].concat()
+}
 
 /// The first 50 non-blank lines of `text`, the start of a file (the last
 /// left out when the file goes on past it: it may be cut short).
@@ -184,161 +203,6 @@ fn parse_text(chunks: &[&str]) -> Result<Parsed, ParseError> {
     parse_chunks(chunks, mode)
 }
 
-/// Files larger than twice this are parsed in chunks of about this size.
-const CHUNK_BYTES: usize = 16 << 20;
-
-/// A file's chunks (see [`split_chunks`]) when it is valid UTF-8 without
-/// a byte-order mark, each checked on its own, all at once; `None` for
-/// text that [`text::decode_text`] must decode first (byte-order marks,
-/// UTF-16, invalid bytes). A chunk ends after a newline, which is never
-/// part of a character, so the chunks are valid when the file is.
-fn utf8_chunks(bytes: &[u8], size: usize) -> Option<Vec<&str>> {
-    let chunks: Vec<&str> = chunk_bytes(bytes, size)
-        .par_iter()
-        .map(|c| std::str::from_utf8(c).ok())
-        .collect::<Option<_>>()?;
-    match chunks.first() {
-        Some(first) if first.starts_with('\u{feff}') => None,
-        _ => Some(chunks),
-    }
-}
-
-/// `data` cut after a newline roughly every `size` bytes.
-fn split_chunks(data: &str, size: usize) -> Vec<&str> {
-    let mut rest = data;
-    let mut chunks = Vec::new();
-    for len in chunk_bytes(data.as_bytes(), size).iter().map(|c| c.len()) {
-        // A cut after a newline is a character boundary.
-        let (head, tail) = rest.split_at(len);
-        chunks.push(head);
-        rest = tail;
-    }
-    chunks
-}
-
-/// `bytes` cut after a newline roughly every `size` bytes (in one piece
-/// when shorter than twice `size`).
-fn chunk_bytes(bytes: &[u8], size: usize) -> Vec<&[u8]> {
-    if bytes.len() < 2 * size {
-        return vec![bytes];
-    }
-    let mut chunks = Vec::new();
-    let mut rest = bytes;
-    while rest.len() > size {
-        let Some(cut) = rest[size..].iter().position(|&b| b == b'\n') else {
-            break;
-        };
-        let (head, tail) = rest.split_at(size + cut + 1);
-        chunks.push(head);
-        rest = tail;
-    }
-    if !rest.is_empty() {
-        chunks.push(rest);
-    }
-    chunks
-}
-
-/// Reads `chunks` (consecutive pieces of one file, cut after a newline)
-/// into one profile: chunks are read into frame ids on every core while
-/// this thread builds the tree from them in file order, reading chunks
-/// itself whenever the next one is not ready.
-fn parse_chunks(chunks: &[&str], mode: Mode) -> Result<Parsed, ParseError> {
-    parse_chunks_folding(chunks, mode, model::FoldWhileBuilding::new())
-}
-
-/// [`parse_chunks`] with the line fold `fold`.
-fn parse_chunks_folding(
-    chunks: &[&str],
-    mode: Mode,
-    fold: model::FoldWhileBuilding,
-) -> Result<Parsed, ParseError> {
-    let reads = ChunkQueue::new(chunks, mode);
-    let mut builder = TreeBuilder::new(mode, fold);
-    let helpers = rayon::current_num_threads()
-        .saturating_sub(1)
-        .min(chunks.len().saturating_sub(1));
-    let mut result = Ok(());
-    rayon::scope(|s| {
-        for _ in 0..helpers {
-            s.spawn(|_| while reads.read_next() {});
-        }
-        for i in 0..chunks.len() {
-            let chunk = reads.take(i);
-            if let Err(e) = builder.add(chunk) {
-                reads.stop();
-                result = Err(e);
-                return;
-            }
-        }
-    });
-    result?;
-    builder.finish()
-}
-
-/// Chunks handed out to readers one at a time, and their results.
-struct ChunkQueue<'a> {
-    chunks: &'a [&'a str],
-    mode: Mode,
-    next: std::sync::atomic::AtomicUsize,
-    done: std::sync::Mutex<Vec<Option<ChunkStacks<'a>>>>,
-    ready: std::sync::Condvar,
-}
-
-impl<'a> ChunkQueue<'a> {
-    fn new(chunks: &'a [&'a str], mode: Mode) -> ChunkQueue<'a> {
-        ChunkQueue {
-            chunks,
-            mode,
-            next: Default::default(),
-            done: std::sync::Mutex::new(chunks.iter().map(|_| None).collect()),
-            ready: std::sync::Condvar::new(),
-        }
-    }
-
-    /// Reads the next chunk nobody has taken yet; false when none is left.
-    fn read_next(&self) -> bool {
-        use std::sync::atomic::Ordering;
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
-        let Some(chunk) = self.chunks.get(i) else {
-            return false;
-        };
-        let read = ChunkStacks::read(chunk, self.mode);
-        self.lock()[i] = Some(read);
-        self.ready.notify_all();
-        true
-    }
-
-    /// Chunk `i`, read: reads chunks while it is not ready, then waits for
-    /// the reader that has it.
-    fn take(&self, i: usize) -> ChunkStacks<'a> {
-        loop {
-            if let Some(read) = self.lock()[i].take() {
-                return read;
-            }
-            if !self.read_next() {
-                break;
-            }
-        }
-        let mut done = self.lock();
-        loop {
-            if let Some(read) = done[i].take() {
-                return read;
-            }
-            done = self.ready.wait(done).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    /// Leaves the chunks not yet taken unread.
-    fn stop(&self) {
-        self.next
-            .store(self.chunks.len(), std::sync::atomic::Ordering::Relaxed);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Option<ChunkStacks<'a>>>> {
-        self.done.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 /// How a file's stacks are read, decided once for the whole file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Mode {
@@ -369,6 +233,28 @@ impl Mode {
 /// allocation output (the rule is in the module doc). Stops at the first
 /// leaf that rules it out, so a CPU profile costs a line or two.
 fn survey<'a>(lines: impl Iterator<Item = &'a str>) -> Mode {
+    match read_leaves(lines) {
+        Leaves::Classes {
+            dotted: true,
+            outside_tlab,
+        } => Mode::Allocations { outside_tlab },
+        _ => Mode::Samples,
+    }
+}
+
+/// What the leaves of some lines say about allocation output.
+#[derive(Debug, PartialEq, Eq)]
+enum Leaves {
+    /// A leaf is not a class: the file is not allocation output, whatever
+    /// its other lines hold.
+    NotAllocations,
+    /// Every leaf is a class (or a pseudo-frame); whether one is an array
+    /// or dotted, and whether one was allocated outside a TLAB.
+    Classes { dotted: bool, outside_tlab: bool },
+}
+
+/// The leaves of `lines`, read up to the first that is not a class.
+fn read_leaves<'a>(lines: impl Iterator<Item = &'a str>) -> Leaves {
     let (mut dotted, mut outside_tlab) = (false, false);
     for line in lines {
         let Some((stack, _)) = split_count(line.trim_end()) else {
@@ -379,19 +265,18 @@ fn survey<'a>(lines: impl Iterator<Item = &'a str>) -> Mode {
             continue;
         }
         let Some((class, outside)) = class_leaf(leaf) else {
-            return Mode::Samples;
+            return Leaves::NotAllocations;
         };
         match class_shape(class) {
-            Shape::NotAClass => return Mode::Samples,
+            Shape::NotAClass => return Leaves::NotAllocations,
             Shape::Dotted => dotted = true,
             Shape::Simple => {}
         }
         outside_tlab |= outside;
     }
-    if dotted {
-        Mode::Allocations { outside_tlab }
-    } else {
-        Mode::Samples
+    Leaves::Classes {
+        dotted,
+        outside_tlab,
     }
 }
 
@@ -531,25 +416,27 @@ fn named_frame(name: &str) -> Frame {
 /// prefixes: each line keeps only how many leading frames it shares with
 /// the line before (found by one comparison of the two lines' bytes) and
 /// the ids of the frames after those.
-struct ChunkStacks<'a> {
+struct ChunkStacks {
     /// Frame text → id, local to the chunk (a frame is made of its text
     /// only when the file's table has not seen the text: [`TreeBuilder`]).
     /// The keys are copies, one after another in an arena: comparing
     /// against the first occurrence in a big input would miss the cache
-    /// on nearly every lookup.
+    /// on nearly every lookup, and the chunk's bytes can be reused once
+    /// it is read (see [`stream`]).
     by_text: text_ids::TextIds,
-    /// The text of each id.
-    texts: Vec<&'a str>,
-    lines: Vec<StackLine<'a>>,
+    /// The text of each id, in `by_text`'s arena.
+    texts: Vec<text_ids::Span>,
+    lines: Vec<StackLine>,
+    /// Allocation output: the class leaves' names, one after another.
+    classes: String,
     /// The new frames of every line, one after the other.
     ids: Vec<FrameId>,
     warnings: Vec<ParseError>,
     /// Newlines in the chunk (line numbers of the next chunk start after).
     newlines: usize,
     mode: Mode,
-    /// The last stack read, where each of its non-empty frames ends, and
-    /// their ids.
-    previous: &'a str,
+    /// Where each non-empty frame of the last stack read ends, and their
+    /// ids.
     previous_ends: Vec<usize>,
     path: Vec<FrameId>,
     /// What the line fold needs of each frame: its line, whether a node
@@ -562,31 +449,31 @@ struct ChunkStacks<'a> {
 }
 
 /// One line that holds a stack.
-struct StackLine<'a> {
+struct StackLine {
     /// Leading frames shared with the previous stack of the chunk.
     shared: u32,
     /// End of this line's new frames in [`ChunkStacks::ids`].
     ids_end: u32,
     count: f64,
-    /// Allocation output: the class leaf, and whether it was allocated
-    /// outside a TLAB.
-    class: Option<(&'a str, bool)>,
+    /// Allocation output: the class leaf (in [`ChunkStacks::classes`]),
+    /// and whether it was allocated outside a TLAB.
+    class: Option<(text_ids::Span, bool)>,
     /// The line of the leaf's frame (of the frame the samples count in, past
     /// the depth limit).
     line: Option<u32>,
 }
 
-impl<'a> ChunkStacks<'a> {
-    fn read(chunk: &'a str, mode: Mode) -> ChunkStacks<'a> {
+impl ChunkStacks {
+    fn read(chunk: &str, mode: Mode) -> ChunkStacks {
         let mut out = ChunkStacks {
             by_text: text_ids::TextIds::default(),
             texts: Vec::new(),
             lines: Vec::new(),
+            classes: String::new(),
             ids: Vec::new(),
             warnings: Vec::new(),
             newlines: 0,
             mode,
-            previous: "",
             previous_ends: Vec::new(),
             path: Vec::new(),
             line_of: Vec::new(),
@@ -595,15 +482,18 @@ impl<'a> ChunkStacks<'a> {
             any_line: false,
         };
         let mut pieces = 0;
+        let mut previous = "";
         for (i, line) in chunk.split('\n').enumerate() {
-            out.read_line(i + 1, line);
+            out.read_line(i + 1, line, &mut previous);
             pieces = i + 1;
         }
         out.newlines = pieces.saturating_sub(1);
         out
     }
 
-    fn read_line(&mut self, number: usize, line: &'a str) {
+    /// Reads line `number`; `previous` is the last stack read before it,
+    /// and becomes this line's.
+    fn read_line<'a>(&mut self, number: usize, line: &'a str, previous: &mut &'a str) {
         // Leading blanks matter: py-spy writes ` 4` for samples with no frames.
         let line = line.trim_end();
         if line.trim_start().is_empty() {
@@ -629,12 +519,12 @@ impl<'a> ChunkStacks<'a> {
             Mode::Allocations { .. } => {
                 let (rest, leaf) = split_leaf(stack);
                 match class_leaf(leaf) {
-                    Some(class) => (rest, Some(class)),
+                    Some((name, outside)) => (rest, Some((self.class_span(name), outside))),
                     None => (stack, None),
                 }
             }
         };
-        let shared = self.shared_frames(stack);
+        let shared = self.shared_frames(previous, stack);
         self.previous_ends.truncate(shared);
         self.path.truncate(shared);
         // The frames after the shared ones; an empty stack (a sample with
@@ -668,7 +558,7 @@ impl<'a> ChunkStacks<'a> {
             self.previous_ends.push(end);
             self.path.push(id);
         }
-        self.previous = stack;
+        *previous = stack;
         let leaf = self.path.len().min(MAX_DEPTH as usize).checked_sub(1);
         let line = leaf.and_then(|i| self.line_of[self.path[i].0 as usize]);
         if self.any_line {
@@ -684,16 +574,20 @@ impl<'a> ChunkStacks<'a> {
     }
 
     /// The id of a frame text not seen before in this chunk.
-    fn new_frame(&mut self, text: &'a str) -> FrameId {
+    fn new_frame(&mut self, text: &str) -> FrameId {
         let line = name_file_line(text).map(|(_, _, line)| line);
         let id = FrameId(self.texts.len() as u32);
-        self.texts.push(text);
-        self.by_text.insert(text, id);
+        self.texts.push(self.by_text.insert(text, id));
         self.line_of.push(line);
         self.used.push(false);
         self.weight.push(0.0);
         self.any_line |= line.is_some();
         id
+    }
+
+    /// `name` kept with the chunk's class leaves.
+    fn class_span(&mut self, name: &str) -> text_ids::Span {
+        text_ids::Span::push(&mut self.classes, name)
     }
 
     /// Adds `count` to the weight of every frame with a line on the
@@ -710,10 +604,10 @@ impl<'a> ChunkStacks<'a> {
     }
 
     /// How many leading non-empty frames `stack` shares with the previous
-    /// stack: those that end before the first byte where the two differ,
+    /// stack, `previous`: those that end before the first byte where the two differ,
     /// or right at it when both stacks end a frame there.
-    fn shared_frames(&self, stack: &str) -> usize {
-        let (a, b) = (self.previous.as_bytes(), stack.as_bytes());
+    fn shared_frames(&self, previous: &str, stack: &str) -> usize {
+        let (a, b) = (previous.as_bytes(), stack.as_bytes());
         let same = common_prefix(a, b);
         let ends_frame = |s: &[u8]| same == s.len() || s[same] == b';';
         let mut shared = self.previous_ends.partition_point(|&e| e < same);
@@ -745,7 +639,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 
 /// Builds the profile from chunks read in file order: frames joined into
 /// one table, stacks added to one tree.
-struct TreeBuilder<'a> {
+struct TreeBuilder {
     mode: Mode,
     frames: FrameTable,
     profile: Option<Profile>,
@@ -754,15 +648,16 @@ struct TreeBuilder<'a> {
     line_offset: usize,
     /// Allocation output only: the sites, and each class leaf's index.
     allocations: Option<Allocations>,
-    class_of: FxHashMap<&'a str, u32>,
-    /// Frame text → id in `frames`, for the texts of the chunks added.
-    by_text: FxHashMap<&'a str, FrameId>,
+    class_of: FxHashMap<Box<str>, u32>,
+    /// Frame text → id in `frames`, for the texts of the chunks added
+    /// (copies: a chunk's bytes are gone once it is read).
+    by_text: text_ids::TextIds,
     /// Nodes are one per function from the start.
     fold: model::FoldWhileBuilding,
 }
 
-impl<'a> TreeBuilder<'a> {
-    fn new(mode: Mode, fold: model::FoldWhileBuilding) -> TreeBuilder<'a> {
+impl TreeBuilder {
+    fn new(mode: Mode, fold: model::FoldWhileBuilding) -> TreeBuilder {
         TreeBuilder {
             mode,
             fold,
@@ -772,7 +667,7 @@ impl<'a> TreeBuilder<'a> {
             line_offset: 0,
             allocations: None,
             class_of: FxHashMap::default(),
-            by_text: FxHashMap::default(),
+            by_text: text_ids::TextIds::default(),
         }
     }
 
@@ -782,11 +677,12 @@ impl<'a> TreeBuilder<'a> {
     /// every chunk of a big profile names most of its functions again
     /// (making and interning them was most of a chunk's reading after its
     /// bytes, and 4 ms a chunk of this thread).
-    fn absorb(&mut self, texts: &[&'a str]) -> Vec<FrameId> {
-        let mut map = Vec::with_capacity(texts.len());
-        for &text in texts {
+    fn absorb(&mut self, chunk: &ChunkStacks) -> Vec<FrameId> {
+        let mut map = Vec::with_capacity(chunk.texts.len());
+        for &span in &chunk.texts {
+            let text = chunk.by_text.text(span);
             let id = match self.by_text.get(text) {
-                Some(&id) => id,
+                Some(id) => id,
                 None => {
                     let id = self.frames.intern_shown(frame_from_text(text));
                     self.by_text.insert(text, id);
@@ -799,17 +695,20 @@ impl<'a> TreeBuilder<'a> {
     }
 
     /// Adds the next chunk: its frames, its stacks and its warnings.
-    fn add(&mut self, chunk: ChunkStacks<'a>) -> Result<(), ParseError> {
+    fn add(&mut self, mut chunk: ChunkStacks) -> Result<(), ParseError> {
         let offset = self.line_offset;
-        self.warnings
-            .extend(chunk.warnings.into_iter().map(|mut w| {
-                if let model::error::Place::Line(n) = &mut w.place {
-                    *n += offset;
-                }
-                w
-            }));
+        self.warnings.extend(
+            std::mem::take(&mut chunk.warnings)
+                .into_iter()
+                .map(|mut w| {
+                    if let model::error::Place::Line(n) = &mut w.place {
+                        *n += offset;
+                    }
+                    w
+                }),
+        );
         self.line_offset += chunk.newlines;
-        let map = self.absorb(&chunk.texts);
+        let map = self.absorb(&chunk);
         if self.frames.over_limit() {
             return Err(ParseError::whole(LimitHit::Frames.message()));
         }
@@ -857,14 +756,14 @@ impl<'a> TreeBuilder<'a> {
                 self.fold.sampled(node, at, values);
             }
             if let Some((name, outside_tlab)) = line.class {
-                self.add_site(node, name, outside_tlab, line.count);
+                self.add_site(node, name.of(&chunk.classes), outside_tlab, line.count);
             }
         }
         Ok(())
     }
 
     /// Allocation output: `count` objects of class `name` at `node`.
-    fn add_site(&mut self, node: NodeId, name: &'a str, outside_tlab: bool, count: f64) {
+    fn add_site(&mut self, node: NodeId, name: &str, outside_tlab: bool, count: f64) {
         let Mode::Allocations {
             outside_tlab: split,
         } = self.mode
@@ -877,10 +776,14 @@ impl<'a> TreeBuilder<'a> {
         let alloc = self.allocations.get_or_insert_with(|| {
             Allocations::new(CountKind::Samples, false, ClassSource::Recorded)
         });
-        let class = *self
-            .class_of
-            .entry(name)
-            .or_insert_with(|| alloc.class(name));
+        let class = match self.class_of.get(name) {
+            Some(&class) => class,
+            None => {
+                let class = alloc.class(name);
+                self.class_of.insert(name.into(), class);
+                class
+            }
+        };
         alloc.add(node, class, count, 0.0);
     }
 
@@ -905,6 +808,8 @@ impl<'a> TreeBuilder<'a> {
     }
 }
 
+mod chunks;
+pub mod stream;
 mod text_ids;
 
 #[cfg(test)]

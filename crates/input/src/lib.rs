@@ -341,14 +341,20 @@ pub fn parse_bytes_staged(file_name: &str, bytes: &[u8]) -> Result<StagedLoad, P
 /// measurements (given its path within its version), nor as a format
 /// sniffed before pprof.
 pub(crate) fn reads_as_pprof(relative_path: Option<&str>, file_name: &str, head: &[u8]) -> bool {
-    if relative_path.is_some_and(|path| measurements::sniff_and_parse(path, head).is_some()) {
-        return false;
-    }
-    let input = Input {
-        file_name,
-        bytes: head,
-    };
-    sniffed_format(&input).is_ok_and(|format| format.name() == pprof::Pprof.name())
+    !measured_by_head(relative_path, head) && sniffs_as(pprof::Pprof.name(), file_name, head)
+}
+
+/// Whether a file whose first bytes are `head` reads as measurements,
+/// given its path within its version.
+pub(crate) fn measured_by_head(relative_path: Option<&str>, head: &[u8]) -> bool {
+    relative_path.is_some_and(|path| measurements::sniff_and_parse(path, head).is_some())
+}
+
+/// Whether `bytes` are sniffed as the format named `format` (and not as
+/// one sniffed before it).
+pub(crate) fn sniffs_as(format: &str, file_name: &str, bytes: &[u8]) -> bool {
+    let input = Input { file_name, bytes };
+    sniffed_format(&input).is_ok_and(|found| found.name() == format)
 }
 
 fn sniffed_format(input: &Input) -> Result<&'static dyn Format, ParseError> {

@@ -4,6 +4,7 @@
 
 mod budget;
 mod deferred;
+mod folded_read;
 mod gathered;
 mod gathered_store;
 mod reread;
@@ -320,6 +321,11 @@ pub(crate) fn read_input(
             return read;
         }
     }
+    if let Some(big) = folded_read::BigFolded::open(path, Some(within_version), &name) {
+        if let Some(read) = big.read_input(path, before, (within_version, &name), cache) {
+            return read;
+        }
+    }
     let bytes = read_stable_from(before, path, |p| {
         let bytes = read_bounded(p)?;
         instrument::pause::point("read");
@@ -576,6 +582,17 @@ pub trait ParseCache: Sync {
         file_name: &str,
         reader: &mut dyn std::io::Read,
     ) -> std::io::Result<String>;
+    /// [`ParseCache::key`] computed as a file's bytes pass (a big file
+    /// parsed as it is read); `None` when the cache cannot.
+    fn key_hasher(&self, _within_version: &str, _file_name: &str) -> Option<Box<dyn KeyHasher>> {
+        None
+    }
+    /// False when [`ParseCache::get`] finds nothing whatever the key (a
+    /// first build): a big file is then parsed without being read once
+    /// more for its key first.
+    fn may_hold_entries(&self) -> bool {
+        self.enabled()
+    }
     /// What an earlier build read from a file with this key.
     fn get(&self, key: &str) -> Option<Loaded>;
     /// Records what a file gave.
@@ -611,6 +628,15 @@ pub trait ParseCache: Sync {
     fn keep_gathered(&self) -> bool {
         false
     }
+}
+
+/// A file's cache key computed as its bytes pass: the key
+/// [`ParseCache::key`] gives for them all.
+pub trait KeyHasher: Send {
+    /// The next bytes of the file.
+    fn update(&mut self, bytes: &[u8]);
+    /// The key of the bytes given.
+    fn finish(self: Box<Self>) -> String;
 }
 
 /// No cache: every file is parsed, nothing is kept.
@@ -786,6 +812,11 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
         .and_then(|unfinished| unfinished.finish().ok());
     if let Some(Loaded::Profile(format, parsed)) = split {
         return Ok((format, *parsed));
+    }
+    if let Some(big) = folded_read::BigFolded::open(path, None, &name) {
+        if let Some(read) = big.read_profile(path, before) {
+            return read;
+        }
     }
     let bytes = read_bounded(path)?;
     before.check_unchanged(path)?;

@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
-use input::load::{ParseCache, GATHERED_FILE};
+use input::load::{KeyHasher, ParseCache, GATHERED_FILE};
 use input::records::{decode, encode, FORMAT};
 use input::Loaded;
 
@@ -128,21 +128,17 @@ impl Cache {
         file_name: &str,
         mut reader: impl std::io::Read,
     ) -> std::io::Result<String> {
-        use std::io::Read;
-        let mut h = Cache::hasher(within_version, file_name);
-        let mut piece = Vec::with_capacity(KEY_PIECE);
+        let mut hasher = Box::new(StreamKey::new(within_version, file_name));
+        let mut buf = vec![0u8; 256 << 10];
         loop {
-            piece.clear();
-            reader
-                .by_ref()
-                .take(KEY_PIECE as u64)
-                .read_to_end(&mut piece)?;
-            if piece.is_empty() {
-                break;
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
-            h.update(&xxh3_128(&piece).to_le_bytes());
         }
-        Ok(format!("{:032x}", h.digest128()))
+        Ok(hasher.finish())
     }
 
     /// What the previous build read from a file with this key, when its
@@ -227,6 +223,12 @@ impl ParseCache for Cache {
     ) -> std::io::Result<String> {
         Cache::key_of_stream(within_version, file_name, reader)
     }
+    fn key_hasher(&self, within_version: &str, file_name: &str) -> Option<Box<dyn KeyHasher>> {
+        Some(Box::new(StreamKey::new(within_version, file_name)))
+    }
+    fn may_hold_entries(&self) -> bool {
+        self.enabled && self.previous.is_some()
+    }
     fn get(&self, key: &str) -> Option<Loaded> {
         self.get_entry(key)
     }
@@ -266,6 +268,49 @@ impl ParseCache for Cache {
         if self.enabled {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
+    }
+}
+
+/// [`Cache::key_of`] computed as the bytes pass: each piece of
+/// [`KEY_PIECE`] bytes hashed as it fills, its digest then hashed in turn,
+/// as [`Cache::key_of`] hashes the pieces it cuts.
+struct StreamKey {
+    key: Xxh3,
+    piece: Xxh3,
+    /// Bytes in the piece so far.
+    filled: usize,
+}
+
+impl StreamKey {
+    fn new(within_version: &str, file_name: &str) -> StreamKey {
+        StreamKey {
+            key: Cache::hasher(within_version, file_name),
+            piece: Xxh3::new(),
+            filled: 0,
+        }
+    }
+}
+
+impl KeyHasher for StreamKey {
+    fn update(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let (now, rest) = bytes.split_at(bytes.len().min(KEY_PIECE - self.filled));
+            self.piece.update(now);
+            self.filled += now.len();
+            if self.filled == KEY_PIECE {
+                self.key.update(&self.piece.digest128().to_le_bytes());
+                self.piece.reset();
+                self.filled = 0;
+            }
+            bytes = rest;
+        }
+    }
+
+    fn finish(mut self: Box<Self>) -> String {
+        if self.filled > 0 {
+            self.key.update(&self.piece.digest128().to_le_bytes());
+        }
+        format!("{:032x}", self.key.digest128())
     }
 }
 

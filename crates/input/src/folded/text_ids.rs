@@ -5,6 +5,8 @@
 //! spread over the heap: on a big profile (20,000 names a chunk) the
 //! table and its keys no longer stayed in the core's cache while the
 //! chunk streamed through it, and comparing a text with its key missed.
+//! Being copies, they outlive the chunk's bytes, which a file read a chunk
+//! at a time reuses for the next chunk.
 
 use hashbrown::HashTable;
 use model::FrameId;
@@ -33,11 +35,13 @@ impl TextIds {
             .map(|&(_, _, id)| id)
     }
 
-    /// Gives `text` (which has no id yet) the id `id`. Texts are at most a
-    /// chunk long, and a chunk is far below 4 GiB.
-    pub(super) fn insert(&mut self, text: &str, id: FrameId) {
-        let start = self.arena.len() as u32;
-        self.arena.push_str(text);
+    /// Gives `text` (which has no id yet) the id `id`; where its copy is
+    /// kept ([`TextIds::text`]). The texts are distinct texts of one file,
+    /// whose size is below the input limit (2 GiB): their copies fit
+    /// 32-bit places.
+    pub(super) fn insert(&mut self, text: &str, id: FrameId) -> Span {
+        let span = Span::push(&mut self.arena, text);
+        let start = span.start;
         let arena = self.arena.as_bytes();
         let rehash = |&(start, len, _): &(u32, u32, FrameId)| {
             hash(&arena[start as usize..(start + len) as usize])
@@ -47,6 +51,39 @@ impl TextIds {
             (start, text.len() as u32, id),
             rehash,
         );
+        span
+    }
+
+    /// The copy of a text [`TextIds::insert`] kept at `span`.
+    pub(super) fn text(&self, span: Span) -> &str {
+        span.of(&self.arena)
+    }
+}
+
+/// Where a text is in an arena of texts (a `String` they are pushed to).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    /// `text` pushed to `arena`, and where it is there.
+    pub(super) fn push(arena: &mut String, text: &str) -> Span {
+        let span = Span {
+            start: arena.len() as u32,
+            len: text.len() as u32,
+        };
+        arena.push_str(text);
+        span
+    }
+
+    /// The text at this place in `arena` (the arena it was pushed to).
+    pub(super) fn of(self, arena: &str) -> &str {
+        let start = self.start as usize;
+        arena
+            .get(start..start + self.len as usize)
+            .unwrap_or_default()
     }
 }
 

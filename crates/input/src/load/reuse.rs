@@ -116,6 +116,16 @@ impl ParseCache for Noting<'_> {
     ) -> std::io::Result<String> {
         self.inner.key_of_reader(within_version, file_name, reader)
     }
+    fn key_hasher(
+        &self,
+        within_version: &str,
+        file_name: &str,
+    ) -> Option<Box<dyn super::KeyHasher>> {
+        self.inner.key_hasher(within_version, file_name)
+    }
+    fn may_hold_entries(&self) -> bool {
+        self.inner.may_hold_entries() || self.previous.is_some()
+    }
     fn get(&self, key: &str) -> Option<Loaded> {
         self.note(key);
         self.taken(key).or_else(|| self.inner.get(key))

@@ -215,6 +215,140 @@ fn a_profile_changed_before_its_samples_are_read_again_is_refused() {
     );
 }
 
+/// A folded profile a little over [`folded::stream::STREAMED_BYTES`]:
+/// C++-like names in stacks of 3 to 12 frames.
+fn big_folded() -> Vec<u8> {
+    let least = crate::folded::stream::STREAMED_BYTES as usize + 1000;
+    let mut text = String::with_capacity(least + 200);
+    let mut i = 0u64;
+    while text.len() < least {
+        text.push_str("main");
+        for depth in 0..3 + i % 10 {
+            let f = (i * 7 + depth * 131) % 5_000;
+            text.push_str(&format!(";ns{}::Class{f}::method_{}", f % 40, depth % 3));
+        }
+        text.push_str(&format!(" {}\n", 1 + i % 9));
+        i += 1;
+    }
+    text.into_bytes()
+}
+
+/// A cache keyed as [`WholeBytesCache`], that computes keys as the bytes
+/// pass and holds nothing yet (a first build).
+#[derive(Default)]
+struct FirstBuildCache {
+    inner: WholeBytesCache,
+}
+
+/// [`WholeBytesCache::key_of`] as the bytes pass.
+struct SumKey(u64, u64);
+
+impl KeyHasher for SumKey {
+    fn update(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len() as u64;
+        self.1 = bytes.iter().fold(self.1, |s, &b| {
+            s.wrapping_mul(31).wrapping_add(u64::from(b))
+        });
+    }
+    fn finish(self: Box<Self>) -> String {
+        format!("{}-{}", self.0, self.1)
+    }
+}
+
+impl ParseCache for FirstBuildCache {
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn key(&self, v: &str, n: &str, bytes: &[u8]) -> String {
+        self.inner.key(v, n, bytes)
+    }
+    fn key_of_reader(
+        &self,
+        _: &str,
+        _: &str,
+        _: &mut dyn std::io::Read,
+    ) -> std::io::Result<String> {
+        panic!("the file was read for its key before it was parsed")
+    }
+    fn key_hasher(&self, _: &str, _: &str) -> Option<Box<dyn KeyHasher>> {
+        Some(Box::new(SumKey(0, 0)))
+    }
+    fn may_hold_entries(&self) -> bool {
+        false
+    }
+    fn get(&self, key: &str) -> Option<Loaded> {
+        self.inner.get(key)
+    }
+    fn put(&self, key: &str, loaded: &Loaded) {
+        self.inner.put(key, loaded)
+    }
+}
+
+/// A big folded file is parsed as it is read, a chunk at a time (its
+/// bytes never held whole), into the profile its bytes give read whole;
+/// its cache key is its whole bytes', computed before the parse or, by a
+/// first build, while it.
+#[test]
+fn a_big_folded_file_is_parsed_as_it_is_read_into_the_profile_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cpu.folded");
+    let bytes = big_folded();
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(folded_read::BigFolded::open(&path, Some("1.0"), "cpu.folded").is_some());
+    let (read, _) = read_input(&path, "1.0", &NoCache).unwrap();
+    let whole = crate::load_bytes("1.0", "cpu.folded", &bytes).unwrap();
+    assert_eq!(format!("{read:?}"), format!("{whole:?}"));
+    let converted = read_and_parse(&path).unwrap();
+    let parsed_whole = crate::parse_bytes("cpu.folded", &bytes).unwrap();
+    assert_eq!(format!("{converted:?}"), format!("{parsed_whole:?}"));
+    // Keyed by its whole bytes, before the parse and while it.
+    let key = WholeBytesCache::key_of(&bytes);
+    let cache = WholeBytesCache::default();
+    read_input(&path, "1.0", &cache).unwrap();
+    assert_eq!(
+        *cache.kept.lock().unwrap(),
+        vec![(key.clone(), "folded".into())]
+    );
+    let first = FirstBuildCache::default();
+    let (read, _) = read_input(&path, "1.0", &first).unwrap();
+    assert_eq!(format!("{read:?}"), format!("{whole:?}"));
+    assert_eq!(
+        *first.inner.kept.lock().unwrap(),
+        vec![(key, "folded".into())]
+    );
+    // Read again: from the cache (the stand-in it hands back).
+    let (again, _) = read_input(&path, "1.0", &cache).unwrap();
+    assert_ne!(
+        format!("{again:?}"),
+        format!("{whole:?}"),
+        "not taken from the cache"
+    );
+}
+
+/// A big file whose first line is longer than the sniffing window reads
+/// as folded only when its last line does: the file's, not that of the
+/// first bytes looked at.
+#[test]
+fn a_big_file_is_taken_for_folded_by_its_own_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.txt");
+    let deep: Vec<String> = (0..2_000).map(|i| format!("frame{i}")).collect();
+    let mut bytes = format!("{} 1\n", deep.join(";")).into_bytes();
+    bytes.extend(big_folded());
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(folded_read::BigFolded::open(&path, Some("1.0"), "odd.txt").is_some());
+    bytes.extend(b"this is not a stack\n");
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(folded_read::BigFolded::open(&path, Some("1.0"), "odd.txt").is_none());
+    let Err(e) = read_input(&path, "1.0", &NoCache) else {
+        panic!("read as folded")
+    };
+    let Err(whole) = crate::load_bytes("1.0", "odd.txt", &bytes) else {
+        panic!("read whole as folded")
+    };
+    assert_eq!(e.message, whole.message);
+}
+
 /// `bytes` gzipped, fast.
 fn gzipped(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

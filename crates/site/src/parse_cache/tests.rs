@@ -38,3 +38,32 @@ fn a_file_hashed_in_pieces_has_the_key_it_has_when_streamed() {
         Cache::key_of("a", "a", &longer)
     );
 }
+
+/// A big file parsed as it is read is keyed as its bytes pass, in
+/// whatever parts its reads give: the key of its bytes read whole.
+#[test]
+fn a_key_computed_as_the_bytes_pass_is_the_whole_bytes_key() {
+    let bytes: Vec<u8> = (0..2 * KEY_PIECE + 777).map(|i| (i % 253) as u8).collect();
+    let whole = Cache::key_of("1.0/cpu.folded", "cpu.folded", &bytes);
+    let cache = Cache::disabled();
+    for parts in [
+        vec![1, 7, KEY_PIECE - 8, KEY_PIECE, 5],
+        vec![KEY_PIECE, KEY_PIECE, 777],
+        vec![3 * KEY_PIECE],
+    ] {
+        let mut hasher = cache.key_hasher("1.0/cpu.folded", "cpu.folded").unwrap();
+        let mut rest = &bytes[..];
+        for n in parts.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (now, later) = rest.split_at((*n).min(rest.len()));
+            hasher.update(now);
+            rest = later;
+        }
+        assert_eq!(hasher.finish(), whole, "in parts of {parts:?}");
+    }
+    let mut hasher = cache.key_hasher("1.0/cpu.folded", "cpu.folded").unwrap();
+    hasher.update(&bytes[1..]);
+    assert_ne!(hasher.finish(), whole);
+}
