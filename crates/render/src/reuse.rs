@@ -218,20 +218,39 @@ pub fn profile_digest(entry: &ProfileEntry, frames: &[u64]) -> u128 {
 const DIGEST_CHUNK: usize = 1 << 16;
 
 /// The digest of the nodes `range` of `tree`: each node's parent, frame
-/// content and self values.
+/// content and self values, as little-endian words one after the other.
+/// They are hashed as they are written, a few kilobytes at a time: the
+/// whole range's bytes (1.5 MB a chunk, 77 MB for a 3.2 M-node profile)
+/// were fresh memory for bytes hashed once.
 fn nodes_digest(tree: &model::CallTree, frames: &[u64], range: std::ops::Range<usize>) -> u128 {
     let metrics = tree.metric_count();
-    let mut bytes = Vec::with_capacity(range.len() * 8 * (2 + metrics));
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut words: Vec<u64> = Vec::with_capacity(DIGEST_WORDS);
     for node in range.map(|i| model::NodeId(i as u32)) {
-        let parent = tree.parent(node).map_or(u64::MAX, |p| p.index() as u64);
-        bytes.extend_from_slice(&parent.to_le_bytes());
-        let frame = tree.frame(node).map_or(0, |f| frames[f.0 as usize]);
-        bytes.extend_from_slice(&frame.to_le_bytes());
-        for m in 0..metrics {
-            bytes.extend_from_slice(&tree.self_value(node, m).to_bits().to_le_bytes());
+        if words.len() + 2 + metrics > DIGEST_WORDS {
+            hash_words(&mut hasher, &mut words);
         }
+        words.push(tree.parent(node).map_or(u64::MAX, |p| p.index() as u64));
+        words.push(tree.frame(node).map_or(0, |f| frames[f.0 as usize]));
+        words.extend((0..metrics).map(|m| tree.self_value(node, m).to_bits()));
     }
-    xxhash_rust::xxh3::xxh3_128(&bytes)
+    hash_words(&mut hasher, &mut words);
+    hasher.digest128()
+}
+
+/// Words [`nodes_digest`] writes before it hashes them.
+const DIGEST_WORDS: usize = 2048;
+
+/// `words` hashed as their little-endian bytes, and cleared.
+fn hash_words(hasher: &mut xxhash_rust::xxh3::Xxh3, words: &mut Vec<u64>) {
+    let mut bytes = [0u8; DIGEST_WORDS * 8];
+    for part in words.chunks(DIGEST_WORDS) {
+        for (out, word) in bytes.chunks_exact_mut(8).zip(part) {
+            out.copy_from_slice(&word.to_le_bytes());
+        }
+        hasher.update(&bytes[..part.len() * 8]);
+    }
+    words.clear();
 }
 
 /// The source files of `version` that code links can point to, and the

@@ -51,3 +51,44 @@ fn profile_digests_follow_content_not_frame_ids() {
     let c = profile(&mut three, ["main", "work"], 6.0);
     assert_ne!(digest(&a, &one), digest(&c, &three), "a value changed");
 }
+
+/// The nodes' digest is that of their words written out whole (as the
+/// previous version hashed them, so its page keys still match): over
+/// many of the hashed pieces, with one metric and with three.
+#[test]
+fn nodes_are_hashed_as_their_words_written_out_whole() {
+    for metrics in [1, 3] {
+        let mut frames = FrameTable::default();
+        let ids: Vec<FrameId> = (0..50)
+            .map(|i| frames.intern(Frame::named(&format!("f{i}"))))
+            .collect();
+        let metric = |i| Metric {
+            name: format!("m{i}"),
+            unit: Unit::Count,
+        };
+        let mut p = Profile::new((0..metrics).map(metric).collect());
+        for i in 0..3_000usize {
+            let path = [ids[i % 50], ids[(i / 50) % 50], ids[(i / 7) % 50]];
+            let node = p.tree.path(path);
+            p.tree.add_self(node, metrics - 1, i as f64 * 0.5);
+        }
+        let digests: Vec<u64> = (0..frames.len() as u64).map(|i| i * 7919 + 3).collect();
+        let tree = &p.tree;
+        let mut bytes = Vec::new();
+        for node in tree.node_ids() {
+            let parent = tree.parent(node).map_or(u64::MAX, |p| p.index() as u64);
+            bytes.extend_from_slice(&parent.to_le_bytes());
+            let frame = tree.frame(node).map_or(0, |f| digests[f.0 as usize]);
+            bytes.extend_from_slice(&frame.to_le_bytes());
+            for m in 0..metrics {
+                bytes.extend_from_slice(&tree.self_value(node, m).to_bits().to_le_bytes());
+            }
+        }
+        assert!(bytes.len() > 4 * DIGEST_WORDS * 8);
+        assert_eq!(
+            nodes_digest(tree, &digests, 0..tree.len()),
+            xxhash_rust::xxh3::xxh3_128(&bytes),
+            "{metrics} metrics"
+        );
+    }
+}
