@@ -60,7 +60,7 @@ fn nodes_are_hashed_as_their_words_written_out_whole() {
     for metrics in [1, 3] {
         let mut frames = FrameTable::default();
         let ids: Vec<FrameId> = (0..50)
-            .map(|i| frames.intern(Frame::named(&format!("f{i}"))))
+            .map(|i| frames.intern(Frame::named(format!("f{i}"))))
             .collect();
         let metric = |i| Metric {
             name: format!("m{i}"),
