@@ -7,6 +7,8 @@
 //! node's inclusive value only at its outermost occurrence on the path from
 //! the root, so `f → g → f` does not count `f`'s time twice.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -124,7 +126,16 @@ impl<K: Copy + Ord> Keyed<K> {
 /// timeline: every call edge.
 pub fn profile_facts(profile: &Profile, hierarchy: &Hierarchy, frames: usize) -> ProfileFacts {
     let inputs = WalkInputs::new(&profile.tree, hierarchy);
-    facts_walked_from(profile, (hierarchy, &inputs), frames, Counted::EVERYTHING)
+    all_facts(profile, (hierarchy, &inputs), frames)
+}
+
+/// [`profile_facts`] from walk inputs already made.
+pub fn all_facts(
+    profile: &Profile,
+    (hierarchy, inputs): (&Hierarchy, &WalkInputs),
+    frames: usize,
+) -> ProfileFacts {
+    facts_walked_from(profile, (hierarchy, inputs), frames, Counted::EVERYTHING)
 }
 
 /// [`profile_facts`] without call edges: what a matrix is built from,
@@ -164,8 +175,9 @@ pub fn call_edges(
 /// walked at once. Made once for both [`method_facts`] and
 /// [`call_edges`] of a profile when it can be held between them.
 pub struct WalkInputs<'t> {
-    /// Per metric, every node's inclusive value.
-    inclusive: Vec<Vec<f64>>,
+    /// Per metric, every node's inclusive value (shared: the profile's
+    /// page draws them too, see [`WalkInputs::into_inclusive`]).
+    inclusive: Arc<Vec<Vec<f64>>>,
     /// Every node's method ([`node_methods`]).
     method: Vec<Option<CompId>>,
     groups: Vec<&'t [NodeId]>,
@@ -190,10 +202,17 @@ impl<'t> WalkInputs<'t> {
             },
         );
         WalkInputs {
-            inclusive,
+            inclusive: Arc::new(inclusive),
             method,
             groups,
         }
+    }
+
+    /// Every node's inclusive value per metric, kept for the profile's
+    /// page (`shapes::ShapeInputs::with_inclusive`) when the rest is
+    /// freed.
+    pub fn into_inclusive(self) -> Arc<Vec<Vec<f64>>> {
+        self.inclusive
     }
 }
 

@@ -556,6 +556,24 @@ impl<'t> ShapeInputs<'t> {
         }
     }
 
+    /// [`ShapeInputs::new`] with every node's inclusive value per metric
+    /// already at hand (the matrix's sums computed them: see
+    /// `evolution::HeldInclusive`); `None` computes them when needed.
+    pub fn with_inclusive(
+        tree: &'t CallTree,
+        frames: &'t ShapeFrames,
+        inclusive: Option<Arc<Vec<Vec<f64>>>>,
+    ) -> ShapeInputs<'t> {
+        let inputs = ShapeInputs::new(tree, frames);
+        let fits = |columns: &Vec<Vec<f64>>| {
+            columns.len() == tree.metric_count() && columns.iter().all(|c| c.len() == tree.len())
+        };
+        if let Some(columns) = inclusive.filter(|c| fits(c)) {
+            let _ = inputs.inclusive.set(columns);
+        }
+        inputs
+    }
+
     fn function(&self) -> &[Option<FrameId>] {
         self.function.get_or_init(|| {
             let (tree, frames) = (self.tree, self.frames);

@@ -215,6 +215,8 @@ pub struct Context<'a> {
     /// [`Context::mean_entry`] (one past the history's), named
     /// [`MEAN_NAME`].
     pub mean: Option<&'a ProfileEntry>,
+    /// The profiles' inclusive values as the matrix's sums computed them.
+    pub inclusive: &'a analysis::evolution::HeldInclusive,
 }
 
 /// What the mean profile of an aggregate page is called in its views.

@@ -250,7 +250,10 @@ pub(crate) fn lay_out_shapes<'a>(
             })
             .collect()
     };
-    let inputs = shapes::ShapeInputs::new(tree, cx.frames);
+    // (The mean profile of an aggregate page, one past the history's
+    // entries, has none held.)
+    let held = cx.inclusive.take(page.entry);
+    let inputs = shapes::ShapeInputs::with_inclusive(tree, cx.frames, held);
     let (bottom_up_inclusive, ((top_down, flat), bottom_up_exclusive)) = rayon::join(
         || shapes::bottom_up_from(&inputs, Values::Inclusive, min_fraction),
         || {
@@ -907,5 +910,6 @@ pub(crate) fn context<'a>(site: &'a SitePlan<'a>) -> Context<'a> {
         links: &site.links,
         homes: &site.homes,
         mean: None,
+        inclusive: &site.analysis.evolution.inclusive,
     }
 }

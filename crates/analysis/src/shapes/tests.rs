@@ -346,6 +346,30 @@ fn a_first_level_grouped_by_function_gives_the_tree_grouping_by_key_gives() {
     }
 }
 
+/// Inclusive values handed over (as the matrix's sums computed them)
+/// give the shapes computed without them; columns that do not fit the
+/// tree (another tree's) are not taken.
+#[test]
+fn inclusive_values_handed_over_are_used_only_when_they_fit_the_tree() {
+    let (frames, tree) = generated(500);
+    let sf = shape_frames(&frames);
+    let own: Vec<Vec<f64>> = vec![tree.inclusive(0)];
+    let alone = bottom_up(&tree, &sf, Values::Inclusive, 0.0);
+    let handed = ShapeInputs::with_inclusive(&tree, &sf, Some(Arc::new(own.clone())));
+    assert_eq!(handed.inclusive(), own.as_slice());
+    let shaped = bottom_up_from(&handed, Values::Inclusive, 0.0);
+    assert_eq!(
+        paths(&shaped.tree, &sf.table, 0),
+        paths(&alone.tree, &sf.table, 0)
+    );
+    let short = vec![own[0][..own[0].len() - 1].to_vec()];
+    let refused = ShapeInputs::with_inclusive(&tree, &sf, Some(Arc::new(short)));
+    assert_eq!(refused.inclusive(), own.as_slice());
+    let two_metrics = vec![own[0].clone(), own[0].clone()];
+    let refused = ShapeInputs::with_inclusive(&tree, &sf, Some(Arc::new(two_metrics)));
+    assert_eq!(refused.inclusive(), own.as_slice());
+}
+
 #[test]
 fn shapes_built_from_shared_inputs_equal_shapes_built_alone() {
     let (frames, tree) = generated(500);
