@@ -704,6 +704,7 @@ fn table(
         &columns,
         0,
         (Some(code), rows, with_rows),
+        None,
     );
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {

@@ -889,6 +889,7 @@ fn table(
         &columns,
         usize::MAX,
         (Some(code), rows, with_rows),
+        None,
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {

@@ -68,9 +68,20 @@ pub fn budget(config: &FlameConfig) -> FlameBudget {
 
 /// Lays the graph out (callers that decorate frames need it first).
 pub fn layout(spec: &GraphSpec, budget: FlameBudget) -> FlameGraph {
+    layout_sharing(spec, budget, None)
+}
+
+/// [`layout`], with the subtree sizes of the tree's other layouts
+/// ([`flame::SubtreeSizes`]).
+pub fn layout_sharing(
+    spec: &GraphSpec,
+    budget: FlameBudget,
+    sizes: Option<&flame::SubtreeSizes>,
+) -> FlameGraph {
     match spec.inclusive {
         Some(inclusive) => {
-            flame::layout_with(spec.tree, spec.frames, spec.metric, inclusive, budget)
+            let values = (spec.metric, inclusive);
+            flame::layout_sharing(spec.tree, spec.frames, values, budget, sizes)
         }
         None => flame::layout(spec.tree, spec.frames, spec.metric, budget),
     }

@@ -18,7 +18,7 @@ use super::format::{percent, with_unit};
 use super::tree_table::{self, TableView};
 use super::views::{self, ScriptView, TableDerive, Views};
 use super::{paths, profile_links, reuse, shape_source, Common};
-use analysis::flame::FlameGraph;
+use analysis::flame::{self, FlameGraph};
 use analysis::shapes::{self, ShapeFrames, Values};
 use model::error::BuildError;
 use model::{CallTree, NodeId, ProfileEntry, Unit};
@@ -235,8 +235,10 @@ pub(crate) fn lay_out_shapes<'a>(
     let lay = move |shape: Shape, trees: ShapeTrees<'a>| -> Vec<LaidOut<'a>> {
         let trees: &'a ShapeTrees<'a> = cells.trees[shape_index(shape)].get_or_init(|| trees);
         // The shape's table tree, made by the first metric's table that
-        // wants it and freed once the shape is laid out.
+        // wants it and freed once the shape is laid out; and the subtree
+        // sizes of the profile's tree, for its graphs and table.
         let merged = OnceLock::new();
+        let sizes = flame::SubtreeSizes::new(tree);
         (0..entry.profile.metrics.len())
             .into_par_iter()
             .map(|metric| {
@@ -246,7 +248,8 @@ pub(crate) fn lay_out_shapes<'a>(
                     shape,
                     page,
                 };
-                lay_out(cx, &view, (trees, &merged, totals), (code, script_derives))
+                let shared = (trees, &merged, totals, &sizes);
+                lay_out(cx, &view, shared, (code, script_derives))
             })
             .collect()
     };
@@ -552,6 +555,7 @@ pub(crate) fn assemble(
                     &of,
                     (top_down, &OnceLock::new(), cells.totals(entry)),
                     (code, tree_table::HTML_ROWS, false),
+                    &flame::SubtreeSizes::new(&entry.profile.tree),
                 );
                 let (html, k) = views.derived_default_table((view.table, html), derive, ship_both);
                 default_table = Some(html);
@@ -616,7 +620,12 @@ pub(crate) struct LaidOut<'a> {
 fn lay_out<'a>(
     cx: &Context<'a>,
     view: &ViewOf,
-    (trees, merged, totals): (&'a ShapeTrees, &OnceLock<Merged>, &[f64]),
+    (trees, merged, totals, sizes): (
+        &'a ShapeTrees,
+        &OnceLock<Merged>,
+        &[f64],
+        &flame::SubtreeSizes,
+    ),
     (code, script_derives): (&'a CodeLinks<'a>, bool),
 ) -> LaidOut<'a> {
     let total = totals[view.metric];
@@ -640,14 +649,14 @@ fn lay_out<'a>(
             specs
                 .into_par_iter()
                 .map(|spec| {
-                    let graph = flame_view::layout(&spec, budget);
+                    let graph = flame_view::layout_sharing(&spec, budget, Some(sizes));
                     (spec, graph)
                 })
                 .collect()
         },
         || {
             let rows = (code, tree_table::ROWS, script_derives);
-            table(cx, view, (trees, merged, totals), rows)
+            table(cx, view, (trees, merged, totals), rows, sizes)
         },
     );
     let shape = view.shape.name();

@@ -136,8 +136,9 @@ pub fn build(
     columns: &[Column],
     pruned_by: usize,
     (code, row_budget, listed): (Option<&CodeLinks>, RowBudget, bool),
+    sizes: Option<&flame::SubtreeSizes>,
 ) -> TableView {
-    let graph = row_layout(tree, frames, (metric, inclusive), row_budget);
+    let graph = row_layout(tree, frames, (metric, inclusive), row_budget, sizes);
     let rows = match listed {
         true => rows_of(&graph, frames, (columns, pruned_by), code),
         false => Vec::new(),
@@ -152,13 +153,14 @@ fn row_layout(
     frames: &FrameTable,
     (metric, inclusive): (usize, Option<&[f64]>),
     row_budget: RowBudget,
+    sizes: Option<&flame::SubtreeSizes>,
 ) -> flame::FlameGraph {
     let budget = FlameBudget {
         max_frames: row_budget.max_rows,
         min_fraction: row_budget.min_share,
     };
     match inclusive {
-        Some(inclusive) => flame::layout_with(tree, frames, metric, inclusive, budget),
+        Some(inclusive) => flame::layout_sharing(tree, frames, (metric, inclusive), budget, sizes),
         None => flame::layout(tree, frames, metric, budget),
     }
 }

@@ -8,7 +8,7 @@ use super::{Context, ShapeTrees, ViewOf};
 use crate::code_links::CodeLinks;
 use crate::flame_plan::Shape;
 use crate::tree_table::{self, Column, RowBudget, TableView};
-use analysis::{derived_metrics, shapes};
+use analysis::{derived_metrics, flame, shapes};
 use model::{CallTree, Unit};
 
 /// A derived shape's inclusive and exclusive trees merged into the one
@@ -55,6 +55,7 @@ pub(super) fn table(
     view: &ViewOf,
     (trees, merged, totals): (&ShapeTrees, &OnceLock<Merged>, &[f64]),
     (code, rows, script_derives): (&CodeLinks, RowBudget, bool),
+    sizes: &flame::SubtreeSizes,
 ) -> TableView {
     let profile = &trees.entry.profile;
     let frames = &cx.frames.table;
@@ -138,6 +139,7 @@ pub(super) fn table(
         &columns,
         2 * view.metric,
         (Some(code), rows, listed),
+        Some(sizes),
     );
     table.notes = notes;
     if view.shape == Shape::BottomUp {
