@@ -703,8 +703,7 @@ fn table(
         (agg.mean_metric(), None),
         &columns,
         0,
-        (Some(code), rows, with_rows),
-        None,
+        (Some(code), rows, with_rows, None),
     );
     // One histogram per row: the node's value in each profile.
     for row in &mut view.rows {

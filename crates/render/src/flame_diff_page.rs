@@ -888,8 +888,7 @@ fn table(
         (TABLE_METRIC, None),
         &columns,
         usize::MAX,
-        (Some(code), rows, with_rows),
-        None,
+        (Some(code), rows, with_rows, None),
     );
     for row in &mut view.rows {
         if let Some(n) = row.node.filter(|n| *n != NodeId::ROOT) {

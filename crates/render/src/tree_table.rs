@@ -135,8 +135,7 @@ pub fn build(
     (metric, inclusive): (usize, Option<&[f64]>),
     columns: &[Column],
     pruned_by: usize,
-    (code, row_budget, listed): (Option<&CodeLinks>, RowBudget, bool),
-    sizes: Option<&flame::SubtreeSizes>,
+    (code, row_budget, listed, sizes): Listing,
 ) -> TableView {
     let graph = row_layout(tree, frames, (metric, inclusive), row_budget, sizes);
     let rows = match listed {
@@ -145,6 +144,16 @@ pub fn build(
     };
     table_view(caption, columns, rows, (&graph, pruned_by), row_budget)
 }
+
+/// What a table lists and with what: code links, the row budget, whether
+/// its rows are listed, and the subtree sizes of its tree when its other
+/// layouts compute them too.
+pub type Listing<'a> = (
+    Option<&'a CodeLinks<'a>>,
+    RowBudget,
+    bool,
+    Option<&'a flame::SubtreeSizes<'a>>,
+);
 
 /// The nodes a table of `row_budget` lists: a flame-graph layout with
 /// rows for boxes.
@@ -485,7 +494,7 @@ mod tests {
             (0, None),
             &[column],
             0,
-            (None, ROWS, true),
+            (None, ROWS, true, None),
         );
         let rows: Vec<(&str, i64, bool)> = table
             .rows
@@ -538,7 +547,7 @@ mod tests {
             pruned,
             &columns,
             0,
-            (None, ROWS, true),
+            (None, ROWS, true, None),
         );
         let rowless = build(
             "t".into(),
@@ -547,7 +556,7 @@ mod tests {
             pruned,
             &columns,
             0,
-            (None, ROWS, false),
+            (None, ROWS, false, None),
         );
         assert!(!full.rows.is_empty() && rowless.rows.is_empty());
         assert_eq!(rowless.merged_rows, 400);
@@ -577,7 +586,7 @@ mod tests {
             (0, None),
             &[column("total", inclusive), column("self", own)],
             0,
-            (None, ROWS, true),
+            (None, ROWS, true, None),
         );
         let names = |t: &TableView| {
             t.rows

@@ -138,8 +138,7 @@ pub(super) fn table(
         (view.metric, Some(inclusive[view.metric])),
         &columns,
         2 * view.metric,
-        (Some(code), rows, listed),
-        Some(sizes),
+        (Some(code), rows, listed, Some(sizes)),
     );
     table.notes = notes;
     if view.shape == Shape::BottomUp {
