@@ -503,6 +503,20 @@ fn very_deep_stacks_build_within_the_page_budget() {
     );
     let top_down = &html;
     assert!(top_down.contains("id=\"pa-total\">6 samples"));
+    // The table's note counts the merged contexts as the page's other
+    // counts are written, thousands grouped.
+    let counts: Vec<&str> = html
+        .split(" contexts below ")
+        .skip(1)
+        .zip(html.split(" contexts below "))
+        .map(|(_, before)| before.rsplit([' ', '>']).next().unwrap_or(""))
+        .collect();
+    assert!(!counts.is_empty(), "a table note on the page");
+    assert!(
+        counts.iter().any(|c| c.contains(','))
+            && counts.iter().all(|c| c.len() < 4 || c.contains(',')),
+        "merged contexts counted as {counts:?}"
+    );
 }
 
 #[test]

@@ -173,6 +173,7 @@ impl Renderer {
         tera.autoescape_on(vec![".html"]);
         tera.set_escape_fn(escape_html);
         tera.register_filter("code_spans", code_spans_filter);
+        tera.register_filter("grouped", grouped_filter);
         tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
             .map_err(|e| template_error("templates", e))?;
         let mut themes: Vec<(String, String)> = config::THEMES
@@ -392,6 +393,18 @@ pub struct Link {
 /// The `code_spans` filter: plain text (notes, verdicts) escaped, each
 /// `` `name` `` in it shown as code, as the terminal shows it in
 /// backticks. The result is safe HTML.
+/// A number with its thousands grouped (`3,191,302`), as the pages'
+/// script writes it (`format::grouped`).
+fn grouped_filter(
+    value: &tera::Value,
+    _: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let number = value
+        .as_f64()
+        .ok_or_else(|| tera::Error::msg("grouped: not a number"))?;
+    Ok(tera::Value::String(format::grouped(number)))
+}
+
 fn code_spans_filter(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,

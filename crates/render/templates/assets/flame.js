@@ -1086,7 +1086,7 @@
     var sec = el('section', { 'class': 'pa-tree-section' });
     sec.appendChild(el('h2', {}, t.caption));
     var intro = el('p', { 'class': 'pa-muted' }, 'One row per calling context, indented under its caller. ' +
-      (t.merged_rows > 0 ? t.merged_rows + ' contexts below 0.2% or beyond ' + t.rows.length +
+      (t.merged_rows > 0 ? grouped(t.merged_rows) + ' contexts below 0.2% or beyond ' + grouped(t.rows.length) +
         ' rows are merged into "merged" rows. ' : ''));
     intro.appendChild(el('span', { 'class': 'pa-js-only-inline' }, 'Click ▾ to fold a row, a column heading to sort siblings by it.'));
     sec.appendChild(intro);
