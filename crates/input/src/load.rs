@@ -827,10 +827,28 @@ pub fn read_and_parse(path: &Path) -> Result<(&'static str, Parsed), ParseError>
     let unfinished = staged_then_read_again(path, before, unzipped, |bytes| {
         crate::parse_bytes_staged(&name, bytes)
     })?;
-    match unfinished.finish()? {
+    profile_of(unfinished.finish()?)
+}
+
+/// What [`read_and_parse`] gives for a file read as `loaded`.
+fn profile_of(loaded: Loaded) -> Result<(&'static str, Parsed), ParseError> {
+    match loaded {
         Loaded::Profile(format, parsed) => Ok((format, *parsed)),
         Loaded::Measurements(_) => Err(ParseError::whole("not a profile")),
     }
+}
+
+/// The cache key of `file`, read from its start, as
+/// [`ParseCache::key`] gives it for its bytes (a big file's, which is not
+/// read whole).
+fn key_of_file(
+    cache: &dyn ParseCache,
+    (within_version, name): (&str, &str),
+    mut file: &std::fs::File,
+) -> std::io::Result<String> {
+    use std::io::Seek;
+    file.rewind()?;
+    cache.key_of_reader(within_version, name, &mut std::io::BufReader::new(file))
 }
 
 /// A text file's text.

@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{stored, KeyHasher, ParseCache, Stamp};
+use super::{key_of_file, profile_of, stored, KeyHasher, ParseCache, Stamp};
 use crate::folded::{self, stream};
 use crate::{text, Format, Loaded, Parsed, Unfinished, UnfinishedLoad};
 use model::error::ParseError;
@@ -48,7 +48,7 @@ impl BigFolded {
     /// while parsing instead of reading the file once more for it);
     /// `None` when the file is to be read whole after all.
     pub(super) fn read_input(
-        mut self,
+        self,
         path: &Path,
         before: Stamp,
         (within_version, name): (&str, &str),
@@ -59,7 +59,7 @@ impl BigFolded {
             match cache.key_hasher(within_version, name) {
                 Some(h) if !cache.may_hold_entries() => hasher = Some(h),
                 _ => {
-                    key = self.key(cache, within_version, name).ok()?;
+                    key = key_of_file(cache, (within_version, name), &self.file).ok()?;
                     if let Some(hit) = cache.get(&key) {
                         let unchanged = before
                             .check_unchanged(path)
@@ -94,26 +94,7 @@ impl BigFolded {
         before: Stamp,
     ) -> Option<Result<(&'static str, Parsed), ParseError>> {
         let parsed = self.parse(path, before, None)?;
-        Some(parsed.and_then(finished).and_then(|loaded| match loaded {
-            Loaded::Profile(format, parsed) => Ok((format, *parsed)),
-            Loaded::Measurements(_) => Err(ParseError::whole("not a profile")),
-        }))
-    }
-
-    /// The file's cache key, as [`ParseCache::key`] gives it for its bytes.
-    fn key(
-        &mut self,
-        cache: &dyn ParseCache,
-        within_version: &str,
-        name: &str,
-    ) -> std::io::Result<String> {
-        use std::io::Seek;
-        self.file.rewind()?;
-        cache.key_of_reader(
-            within_version,
-            name,
-            &mut std::io::BufReader::new(&self.file),
-        )
+        Some(parsed.and_then(finished).and_then(profile_of))
     }
 
     /// The profile, the file read from its start (its bytes handed to

@@ -71,12 +71,7 @@ impl BigPprof {
         within_version: &str,
         name: &str,
     ) -> std::io::Result<String> {
-        self.file.rewind()?;
-        cache.key_of_reader(
-            within_version,
-            name,
-            &mut std::io::BufReader::new(&self.file),
-        )
+        super::key_of_file(cache, (within_version, name), &self.file)
     }
 
     /// The profile, its samples read from the file again; `None` when
