@@ -2,6 +2,7 @@
 //! with one self value per metric. Inclusive values are derived on demand.
 
 use std::num::NonZeroU32;
+use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
@@ -108,6 +109,11 @@ pub struct CallTree {
     /// The nodes that stand for stacks cut at the depth limit (see
     /// [`CallTree::child`]), in creation order.
     cut: Vec<NodeId>,
+    /// Every metric's total ([`CallTree::total`]), summed the first time
+    /// one is asked for and forgotten when a node or a value changes: a
+    /// build asks for a big profile's totals half a dozen times (cells,
+    /// series, page keys, facts), a pass over millions of values each.
+    totals: OnceLock<Vec<f64>>,
 }
 
 impl CallTree {
@@ -127,6 +133,7 @@ impl CallTree {
             limits: None,
             limit_hit: None,
             cut: Vec::new(),
+            totals: OnceLock::new(),
         }
     }
 
@@ -275,6 +282,7 @@ impl CallTree {
     }
 
     fn add_child(&mut self, parent: NodeId, frame: FrameId, depth: u32) -> NodeId {
+        self.forget_totals();
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
             frame: NodeFrame::of(frame),
@@ -335,6 +343,7 @@ impl CallTree {
     /// Adds `value` to the self value of `node` for `metric`. Non-finite
     /// values are ignored (parsers reject them earlier with a place).
     pub fn add_self(&mut self, node: NodeId, metric: usize, value: f64) {
+        self.forget_totals();
         if value.is_finite() {
             self.self_values[node.index() * self.metric_count + metric] += value;
         }
@@ -459,9 +468,24 @@ impl CallTree {
 
     /// Sum of all self values for `metric`.
     pub fn total(&self, metric: usize) -> f64 {
+        let totals = self
+            .totals
+            .get_or_init(|| (0..self.metric_count).map(|m| self.sum_of(m)).collect());
+        totals[metric]
+    }
+
+    /// Sum of all self values for `metric`, in node order.
+    fn sum_of(&self, metric: usize) -> f64 {
         (0..self.nodes.len())
             .map(|i| self.self_values[i * self.metric_count + metric])
             .sum()
+    }
+
+    /// Drops the totals summed so far, before a node or a value changes.
+    fn forget_totals(&mut self) {
+        if self.totals.get().is_some() {
+            self.totals = OnceLock::new();
+        }
     }
 
     /// Frames from the root's child down to `node`.
@@ -479,6 +503,7 @@ impl CallTree {
     /// Adds a metric whose self value of node `i` is `values[i]` (missing
     /// values are 0).
     pub fn push_metric(&mut self, values: &[f64]) {
+        self.forget_totals();
         let old = self.metric_count;
         let mut self_values = Vec::with_capacity(self.nodes.len() * (old + 1));
         for i in 0..self.nodes.len() {
@@ -512,6 +537,7 @@ impl CallTree {
             limits: None,
             limit_hit: None,
             cut: Vec::new(),
+            totals: OnceLock::new(),
         }
     }
 
@@ -530,6 +556,7 @@ impl CallTree {
             limits: None,
             limit_hit: None,
             cut: Vec::new(),
+            totals: OnceLock::new(),
         }
     }
 
@@ -590,6 +617,7 @@ impl CallTree {
     /// allocated (on a big profile, its pages faulted in cost more than
     /// the merge itself).
     pub fn merge_frames(&mut self, map: &[FrameId]) -> Vec<NodeId> {
+        self.forget_totals();
         let old_len = self.nodes.len();
         let mut mapped = vec![NodeId::ROOT; old_len];
         let max_depth = self.limits.map_or(MAX_DEPTH, |(_, depth)| depth);
@@ -722,6 +750,27 @@ mod tests {
         assert_eq!((t.self_value(nb, 0), t.depth(nb)), (4.0, 2));
         assert_eq!(t.stack_of(nb), vec![a, b]);
         assert_eq!(t.total(0), 11.0);
+    }
+
+    #[test]
+    fn a_total_asked_for_again_follows_every_change() {
+        let (a, b) = (FrameId(0), FrameId(1));
+        let mut t = CallTree::new(2);
+        t.add_stack([a, b], &[3.0, 1.0]);
+        assert_eq!((t.total(0), t.total(1)), (3.0, 1.0));
+        t.add_stack([a], &[2.0, 0.5]);
+        assert_eq!((t.total(0), t.total(1)), (5.0, 1.5));
+        t.add_self(NodeId::ROOT, 1, 4.0);
+        assert_eq!(t.total(1), 5.5);
+        t.push_metric(&[1.0, 2.0, 3.0]);
+        assert_eq!(t.total(2), 6.0);
+        // Merging a and b into one frame keeps the values; a clone keeps
+        // the totals it was made with, and each tree then goes its own way.
+        t.merge_frames(&[a, a]);
+        assert_eq!((t.total(0), t.total(2)), (5.0, 6.0));
+        let copy = t.clone();
+        t.add_stack([b], &[10.0, 0.0, 0.0]);
+        assert_eq!((t.total(0), copy.total(0)), (15.0, 5.0));
     }
 
     #[test]
