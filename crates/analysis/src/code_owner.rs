@@ -28,19 +28,24 @@ pub fn owners(tree: &CallTree, placed: impl Fn(FrameId) -> bool) -> Vec<Option<F
 /// it is placed, and a value standing for it, such as its method): one
 /// pass, without the frames' list in between.
 pub fn owners_as<T: Copy>(tree: &CallTree, of: impl Fn(FrameId) -> (bool, T)) -> Vec<Option<T>> {
-    // The nearest placed frame on each node's path, itself included.
-    let mut nearest: Vec<Option<T>> = vec![None; tree.len()];
     let mut owner: Vec<Option<T>> = vec![None; tree.len()];
+    // Whether a node counts for itself with no placed frame on its path:
+    // its callees inherit nothing. (Else the nearest placed frame on a
+    // node's path, itself included, is its owner: a bit per node rather
+    // than a second column of owners, 26 MB on a 3.2 M-node profile.)
+    let mut unplaced_path = vec![false; tree.len()];
     for n in tree.node_ids().skip(1) {
         let Some(f) = tree.frame(n) else { continue };
-        let inherited = tree.parent(n).and_then(|p| nearest[p.index()]);
+        let inherited = tree
+            .parent(n)
+            .filter(|p| !unplaced_path[p.index()])
+            .and_then(|p| owner[p.index()]);
         let (placed, value) = of(f);
         if placed {
-            nearest[n.index()] = Some(value);
             owner[n.index()] = Some(value);
         } else {
-            nearest[n.index()] = inherited;
             owner[n.index()] = inherited.or(Some(value));
+            unplaced_path[n.index()] = inherited.is_none();
         }
     }
     owner
@@ -73,7 +78,13 @@ mod tests {
         let in_lex = p.tree.add_stack([lex, regexp], &[3.0]);
         let top_gc = p.tree.add_stack([gc], &[2.0]);
         let gc_in_regexp = p.tree.add_stack([lex, regexp, gc], &[1.0]);
+        // Under a frame that counts for itself, an engine frame counts for
+        // itself too; under a placed one below it, for that one.
+        let regexp_in_gc = p.tree.add_stack([gc, regexp], &[1.0]);
+        let regexp_in_lex_in_gc = p.tree.add_stack([gc, lex, regexp], &[1.0]);
         let o = owners(&p.tree, |f| is_placed(frames.get(f)));
+        assert_eq!(owner_of(&o, regexp_in_gc), Some(regexp));
+        assert_eq!(owner_of(&o, regexp_in_lex_in_gc), Some(lex));
         assert_eq!(owner_of(&o, in_lex), Some(lex));
         assert_eq!(owner_of(&o, gc_in_regexp), Some(lex));
         assert_eq!(owner_of(&o, top_gc), Some(gc));
