@@ -17,6 +17,9 @@ use rustc_hash::FxHashMap;
 
 use model::{CallTree, Frame, FrameId, FrameTable, FunctionIds, NodeId, Visit};
 
+mod function_sums;
+use function_sums::{Frameless, FunctionSums};
+
 /// The history's frames plus the function, file and module frames that
 /// bottom-up and flat trees use. Ids of the history's own frames are kept.
 #[derive(Debug, Clone)]
@@ -248,7 +251,8 @@ fn bottom_up_grouped(
         work += contributing.len();
         level += 1;
         let level_inputs = (function, frames.narrow, &value, threshold.as_slice(), tree);
-        bottom_up_first_level(&mut out, contributing, frames.table.len(), level_inputs)
+        let sums = inputs.function_sums(values);
+        bottom_up_first_level(&mut out, contributing, sums, level_inputs)
     } else {
         contributing
             .iter()
@@ -335,7 +339,7 @@ struct Occurrence {
 fn bottom_up_level(
     out: &mut CallTree,
     (mut live, mut groups): (Vec<Occurrence>, GroupIndex),
-    function: &[Option<FrameId>],
+    function: &NodeFunctions,
     narrow: FrameId,
     value: &ValueOf,
     threshold: &[f64],
@@ -347,7 +351,7 @@ fn bottom_up_level(
     // Groups are fewer than occurrences, which are counted in u32.
     let mut group_of: Vec<u32> = Vec::with_capacity(live.len());
     for o in &live {
-        let key = (o.under, function[o.next.index()].unwrap_or(FrameId(0)));
+        let key = (o.under, function.of(o.next).unwrap_or(FrameId(0)));
         let g = groups.group_of(key, || {
             keys.push(key);
             sums.resize(sums.len() + metrics, 0.0);
@@ -367,7 +371,7 @@ fn bottom_up_level(
             continue;
         }
         let caller = tree.parent(o.next).unwrap_or(NodeId::ROOT);
-        let ends = !wide[g] || function[caller.index()].is_none();
+        let ends = !wide[g] || function.of(caller).is_none();
         if ends {
             // The path ends here: its value is the node's own.
             for m in 0..metrics {
@@ -419,14 +423,14 @@ fn group_nodes(
 /// The first level of a bottom-up tree, as [`bottom_up_level`] makes it
 /// from one occurrence per contributing node under the root, without that
 /// list (on a large profile, millions of occurrences written and read
-/// again): groups by function in a dense array, first seen first, and the
-/// occurrences that go on.
+/// again): its groups are the functions' `sums` (first seen first), and
+/// it returns the occurrences that go on.
 fn bottom_up_first_level(
     out: &mut CallTree,
     contributing: &[NodeId],
-    frame_count: usize,
+    sums: &FunctionSums,
     (function, narrow, value, threshold, tree): (
-        &[Option<FrameId>],
+        &NodeFunctions,
         FrameId,
         &ValueOf,
         &[f64],
@@ -434,34 +438,19 @@ fn bottom_up_first_level(
     ),
 ) -> Vec<Occurrence> {
     let metrics = threshold.len();
-    let function_of = |n: NodeId| function[n.index()].unwrap_or(FrameId(0));
-    // Group + 1 (0: none yet) per function.
-    let mut slot = vec![0u32; frame_count.max(1)];
-    let mut keys: Vec<FrameId> = Vec::new();
-    let mut sums: Vec<f64> = Vec::new();
-    for &n in contributing {
-        let f = function_of(n);
-        let at = &mut slot[f.0 as usize];
-        if *at == 0 {
-            keys.push(f);
-            sums.resize(sums.len() + metrics, 0.0);
-            *at = keys.len() as u32;
-        }
-        let g = *at as usize - 1;
-        for (m, s) in sums[g * metrics..(g + 1) * metrics].iter_mut().enumerate() {
-            *s += value.of(n, m);
-        }
-    }
-    let under_root = keys.iter().map(|&f| (NodeId::ROOT, f));
-    let (empty, wide, node_of) = group_nodes(out, under_root, &sums, threshold, narrow);
+    let function_of = |n: NodeId| function.of(n).unwrap_or(FrameId(0));
+    let under_root = sums.functions.iter().map(|&f| (NodeId::ROOT, f));
+    let (empty, wide, node_of) = group_nodes(out, under_root, &sums.sums, threshold, narrow);
     let mut live = Vec::new();
     for &n in contributing {
-        let g = slot[function_of(n).0 as usize] as usize - 1;
+        let Some(g) = sums.group(function_of(n)) else {
+            continue;
+        };
         if empty[g] {
             continue;
         }
         let caller = tree.parent(n).unwrap_or(NodeId::ROOT);
-        if !wide[g] || function[caller.index()].is_none() {
+        if !wide[g] || function.of(caller).is_none() {
             // The path ends here: its value is the node's own.
             for m in 0..metrics {
                 out.add_self(node_of[g], m, value.of(n, m));
@@ -532,8 +521,8 @@ fn add_rootless(tree: &CallTree, out: &mut CallTree, path: &[FrameId]) {
 pub struct ShapeInputs<'t> {
     tree: &'t CallTree,
     frames: &'t ShapeFrames,
-    /// The function frame of every node (`None` for the root).
-    function: OnceLock<Vec<Option<FrameId>>>,
+    /// The function frame of every node (none for the root).
+    function: OnceLock<NodeFunctions>,
     /// Nodes with a self value, and the outermost occurrences of each
     /// function (see [`outermost_occurrences`]), in node order.
     with_self: OnceLock<Vec<NodeId>>,
@@ -542,6 +531,9 @@ pub struct ShapeInputs<'t> {
     /// (Shared: the top-down view draws them too, after the other shapes'
     /// inputs are freed.)
     inclusive: OnceLock<Arc<Vec<Vec<f64>>>>,
+    /// The contributing nodes summed per function, exclusive values then
+    /// inclusive ones: the flat tree and the bottom-up tree's first level.
+    function_sums: [OnceLock<FunctionSums>; 2],
 }
 
 impl<'t> ShapeInputs<'t> {
@@ -553,6 +545,7 @@ impl<'t> ShapeInputs<'t> {
             with_self: OnceLock::new(),
             outermost: OnceLock::new(),
             inclusive: OnceLock::new(),
+            function_sums: [OnceLock::new(), OnceLock::new()],
         }
     }
 
@@ -574,12 +567,14 @@ impl<'t> ShapeInputs<'t> {
         inputs
     }
 
-    fn function(&self) -> &[Option<FrameId>] {
+    fn function(&self) -> &NodeFunctions {
         self.function.get_or_init(|| {
             let (tree, frames) = (self.tree, self.frames);
-            tree.node_ids()
-                .map(|n| tree.frame(n).map(|f| frames.function(f)))
-                .collect()
+            NodeFunctions(
+                tree.node_ids()
+                    .map(|n| tree.frame(n).map_or(NO_FUNCTION, |f| frames.function(f).0))
+                    .collect(),
+            )
         })
     }
 
@@ -603,6 +598,14 @@ impl<'t> ShapeInputs<'t> {
         self.inclusive_shared()
     }
 
+    /// The contributing nodes of `values` summed per function, a node
+    /// without a frame under frame 0.
+    fn function_sums(&self, values: Values) -> &FunctionSums {
+        let index = usize::from(values == Values::Inclusive);
+        self.function_sums[index]
+            .get_or_init(|| FunctionSums::of(self, values, Frameless::AsFrameZero))
+    }
+
     /// Every node's inclusive value, per metric, computed once for every
     /// shape and view of the profile.
     pub fn inclusive_shared(&self) -> &Arc<Vec<Vec<f64>>> {
@@ -616,25 +619,46 @@ impl<'t> ShapeInputs<'t> {
     }
 }
 
+/// Every node's function frame, 4 bytes a node ([`NO_FUNCTION`] for
+/// none): as `Option<FrameId>`s they took 8, 26 MB on a 3.2 M-node
+/// profile, read all over by the bottom-up trees.
+struct NodeFunctions(Vec<u32>);
+
+/// A node without a function (the root).
+const NO_FUNCTION: u32 = u32::MAX;
+
+impl NodeFunctions {
+    /// Node `n`'s function.
+    fn of(&self, n: NodeId) -> Option<FrameId> {
+        let f = self.0[n.index()];
+        (f != NO_FUNCTION).then_some(FrameId(f))
+    }
+
+    /// One past the largest function frame of any node.
+    fn slots(&self) -> usize {
+        self.0
+            .iter()
+            .filter(|&&f| f != NO_FUNCTION)
+            .map(|&f| f as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// Nodes none of whose ancestors has the same function, in node order.
 /// Depth-first with the functions of the current path on a stack and a
 /// count per function (a dense array); no recursion, so deep stacks are
 /// safe. In id order when the ids allow it (see
 /// [`CallTree::walk_in_id_order`]).
-fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<NodeId> {
-    let slots = function
-        .iter()
-        .flatten()
-        .map(|f| f.0 as usize + 1)
-        .max()
-        .unwrap_or(0);
+fn outermost_occurrences(tree: &CallTree, function: &NodeFunctions) -> Vec<NodeId> {
+    let slots = function.slots();
     let mut on_path = vec![0u32; slots];
     let mut path: Vec<Option<FrameId>> = Vec::new();
     let mut outermost = Vec::new();
     let walked = tree.walk_in_id_order(0..tree.len(), |step| {
         match step {
             Visit::Enter(node) => {
-                let f = function[node.index()];
+                let f = function.of(node);
                 if let Some(f) = f {
                     let count = &mut on_path[f.0 as usize];
                     if *count == 0 {
@@ -663,7 +687,7 @@ fn outermost_occurrences(tree: &CallTree, function: &[Option<FrameId>]) -> Vec<N
 /// zero, one slot per function.
 fn outermost_by_child_lists(
     tree: &CallTree,
-    function: &[Option<FrameId>],
+    function: &NodeFunctions,
     mut on_path: Vec<u32>,
 ) -> Vec<NodeId> {
     let mut path: Vec<Option<FrameId>> = Vec::new();
@@ -677,7 +701,7 @@ fn outermost_by_child_lists(
                 on_path[f.0 as usize] -= 1;
             }
         }
-        let f = function[node.index()];
+        let f = function.of(node);
         if let Some(f) = f {
             let count = &mut on_path[f.0 as usize];
             outermost[node.index()] = *count == 0;
@@ -700,49 +724,29 @@ pub fn flat(tree: &CallTree, frames: &ShapeFrames, values: Values) -> CallTree {
 pub fn flat_from(inputs: &ShapeInputs, values: Values) -> CallTree {
     let (tree, frames) = (inputs.tree, inputs.frames);
     let metrics = tree.metric_count();
-    let function = inputs.function();
-    let nodes = inputs.contributing(values);
-    let inclusive: &[Vec<f64>] = match values {
-        Values::Inclusive => inputs.inclusive(),
-        Values::Exclusive => &[],
+    // The sums the bottom-up tree shares, unless they count a frameless
+    // node, which the flat tree leaves out.
+    let shared = inputs.function_sums(values);
+    let own;
+    let sums = match shared.frameless {
+        false => shared,
+        true => {
+            own = FunctionSums::of(inputs, values, Frameless::Skipped);
+            &own
+        }
     };
-    // Sum per function first (a slot per function frame, in first-seen
-    // order), then build the three levels once per function.
-    let mut slot_of: Vec<u32> = Vec::new();
-    let mut firsts: Vec<FrameId> = Vec::new();
-    let mut sums: Vec<f64> = Vec::new();
-    for &node in nodes {
-        let (Some(frame), Some(f)) = (tree.frame(node), function[node.index()]) else {
-            continue;
-        };
-        let f = f.0 as usize;
-        if f >= slot_of.len() {
-            slot_of.resize(f + 1, u32::MAX);
-        }
-        if slot_of[f] == u32::MAX {
-            slot_of[f] = firsts.len() as u32;
-            firsts.push(frame);
-            sums.resize(sums.len() + metrics, 0.0);
-        }
-        let slot = slot_of[f] as usize;
-        for m in 0..metrics {
-            sums[slot * metrics + m] += match values {
-                Values::Exclusive => tree.self_value(node, m),
-                Values::Inclusive => inclusive[m][node.index()],
-            };
-        }
-    }
+    // The three levels, once per function.
     let mut out = CallTree::new(metrics);
     if values == Values::Exclusive {
         add_rootless(tree, &mut out, &[frames.no_stack; 3]);
     }
-    for (slot, &frame) in firsts.iter().enumerate() {
+    for (g, &frame) in sums.first_frames.iter().enumerate() {
         let path = [
             frames.module(frame),
             frames.file(frame),
             frames.function(frame),
         ];
-        out.add_stack(path, &sums[slot * metrics..(slot + 1) * metrics]);
+        out.add_stack(path, &sums.sums[g * metrics..(g + 1) * metrics]);
     }
     out
 }

@@ -408,10 +408,9 @@ fn outermost_occurrences_in_id_order_are_those_of_the_child_lists() {
         let inputs = ShapeInputs::new(&tree, &shapes);
         let function = inputs.function();
         let walked = outermost_occurrences(&tree, function);
-        let slots = function.iter().flatten().map(|f| f.0 as usize + 1).max();
         assert_eq!(
             walked,
-            outermost_by_child_lists(&tree, function, vec![0; slots.unwrap_or(0)])
+            outermost_by_child_lists(&tree, function, vec![0; function.slots()])
         );
         let in_id_order = tree.walk_in_id_order(0..tree.len(), |_| true);
         let mut paths: Vec<String> = walked
