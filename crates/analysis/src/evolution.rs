@@ -5,7 +5,6 @@
 //! [`MatrixUrls`] names it).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -14,7 +13,7 @@ use crate::hierarchy::{CompId, Hierarchy, Level};
 use crate::matrix::{self, Matrix};
 use crate::modifications::Modifications;
 use crate::profile_facts::{
-    all_facts, call_edges, method_facts, ProfileFacts, WalkInputs, WantedCalls,
+    all_facts, call_edges, method_facts, ProfileFacts, WalkColumns, WalkInputs, WantedCalls,
 };
 use crate::scope::Scope;
 use crate::timeline::{version_timelines, VersionTimelines};
@@ -80,16 +79,15 @@ pub struct EvolutionPlan {
     pub inclusive: HeldInclusive,
 }
 
-/// Every node's inclusive value per metric, per profile, as the matrix's
-/// sums computed them (when the walks' inputs were held, see
-/// [`HELD_WALK_NODES`]): the profile's page draws the same columns, which
-/// on a 3.2 M-node profile took 16 ms and 26 MB of fresh memory to
-/// compute again.
+/// Every node's inclusive value per metric (and a big tree's subtree
+/// sizes), per profile, as the matrix's sums computed them (when the
+/// walks' inputs were held, see [`HELD_WALK_NODES`]): the profile's page
+/// draws the same columns (see [`WalkColumns`]).
 #[derive(Default)]
 pub struct HeldInclusive(std::sync::Mutex<Vec<Option<Columns>>>);
 
-/// Per metric, every node's inclusive value.
-pub type Columns = Arc<Vec<Vec<f64>>>;
+/// What one profile's page takes from its walk.
+pub type Columns = WalkColumns;
 
 impl HeldInclusive {
     /// The columns of profile `entry` (its index in the history), handed
@@ -153,7 +151,7 @@ impl EvolutionPlan {
         let (held, mut inclusive): (_, Vec<_>) = match edges_apart {
             true => (held, Vec::new()),
             false => {
-                let inclusive = held.into_iter().map(|h| h.map(WalkInputs::into_inclusive));
+                let inclusive = held.into_iter().map(|h| h.map(WalkInputs::into_columns));
                 (Vec::new(), inclusive.collect())
             }
         };
@@ -289,7 +287,7 @@ fn count_call_edges(
                 let kept = held.is_some();
                 let inputs = held.unwrap_or_else(|| WalkInputs::new(&p.profile.tree, hierarchy));
                 f.edges = call_edges(&p.profile, (hierarchy, &inputs), &wanted);
-                kept.then(|| inputs.into_inclusive())
+                kept.then(|| inputs.into_columns())
             })
             .collect()
     })
@@ -475,7 +473,7 @@ mod tests {
                     .map(|m| tree.inclusive(m))
                     .collect();
                 assert_eq!(
-                    *held, own,
+                    *held.inclusive, own,
                     "profile {i}, edges apart from {edges_apart_from}"
                 );
                 assert!(plan.inclusive.take(i).is_none(), "handed twice");

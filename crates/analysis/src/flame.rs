@@ -133,7 +133,7 @@ pub fn layout_sharing(
                 dropped_value += inclusive[c.index()];
                 let sizes = match shared {
                     Some(shared) => shared.sizes(),
-                    None => own_sizes.get_or_insert_with(|| subtree_sizes_of(tree)),
+                    None => own_sizes.get_or_insert_with(|| tree.subtree_sizes()),
                 };
                 dropped_nodes += sizes[c.index()] as usize;
             }
@@ -222,13 +222,15 @@ fn nth_largest(values: &[f64], n: usize) -> f64 {
     *nth
 }
 
-/// The subtree sizes of one tree, computed once for all its layouts that
-/// merge nodes: a profile page lays out its top-down graph and its table
-/// at once, each a walk of the whole tree that needed the sizes (13 MB
-/// and 8 ms on a 3.2 M-node profile).
+/// The subtree sizes of one tree ([`CallTree::subtree_sizes`]), computed
+/// once for all its layouts that merge nodes: a profile page lays out its
+/// top-down graph and its table at once, each a walk of the whole tree
+/// that needed the sizes (13 MB and 8 ms on a 3.2 M-node profile). The
+/// matrix's facts may have computed them already
+/// ([`SubtreeSizes::held`]).
 pub struct SubtreeSizes<'t> {
     tree: &'t CallTree,
-    sizes: std::sync::OnceLock<Vec<u32>>,
+    sizes: std::sync::OnceLock<std::sync::Arc<Vec<u32>>>,
 }
 
 impl<'t> SubtreeSizes<'t> {
@@ -239,23 +241,20 @@ impl<'t> SubtreeSizes<'t> {
         }
     }
 
-    fn sizes(&self) -> &[u32] {
-        self.sizes.get_or_init(|| subtree_sizes_of(self.tree))
-    }
-}
-
-/// Nodes in each node's subtree (itself included), in one pass from the
-/// leaves up (parents precede children). (Node ids are `u32`, so are the
-/// sizes: half the bytes of `usize`, 13 MB on a 3.2 M-node profile, for
-/// each layout that merges.)
-fn subtree_sizes_of(tree: &CallTree) -> Vec<u32> {
-    let mut sizes = vec![1u32; tree.len()];
-    for i in (1..tree.len()).rev() {
-        if let Some(p) = tree.parent(NodeId(i as u32)) {
-            sizes[p.index()] += sizes[i];
+    /// [`SubtreeSizes::new`] with the sizes already at hand (`None`, or
+    /// sizes of another length, computes them when needed).
+    pub fn held(tree: &'t CallTree, held: Option<std::sync::Arc<Vec<u32>>>) -> SubtreeSizes<'t> {
+        let sizes = SubtreeSizes::new(tree);
+        if let Some(held) = held.filter(|h| h.len() == tree.len()) {
+            let _ = sizes.sizes.set(held);
         }
+        sizes
     }
-    sizes
+
+    fn sizes(&self) -> &[u32] {
+        self.sizes
+            .get_or_init(|| std::sync::Arc::new(self.tree.subtree_sizes()))
+    }
 }
 
 #[cfg(test)]
@@ -375,6 +374,17 @@ mod tests {
         );
         let alone = layout(&other, &other_frames, 0, budgets[0]);
         assert_eq!(elsewhere.merged_nodes, alone.merged_nodes);
+        // Sizes handed in are used as they are; sizes of another tree's
+        // length are not.
+        let held = SubtreeSizes::held(&t, Some(std::sync::Arc::new(t.subtree_sizes())));
+        assert!(held.sizes.get().is_some());
+        let held = layout_sharing(&t, &f, (0, &t.inclusive(0)), budgets[0], Some(&held));
+        assert_eq!(
+            held.merged_nodes,
+            layout(&t, &f, 0, budgets[0]).merged_nodes
+        );
+        let wrong = SubtreeSizes::held(&t, Some(std::sync::Arc::new(other.subtree_sizes())));
+        assert!(wrong.sizes.get().is_none());
     }
 
     #[test]

@@ -175,9 +175,11 @@ pub fn call_edges(
 /// walked at once. Made once for both [`method_facts`] and
 /// [`call_edges`] of a profile when it can be held between them.
 pub struct WalkInputs<'t> {
-    /// Per metric, every node's inclusive value (shared: the profile's
-    /// page draws them too, see [`WalkInputs::into_inclusive`]).
+    /// Per metric, every node's inclusive value, and for a tree walked in
+    /// halves every node's subtree size (shared: the profile's page draws
+    /// them too, see [`WalkInputs::into_columns`]).
     inclusive: Arc<Vec<Vec<f64>>>,
+    sizes: Option<Arc<Vec<u32>>>,
     /// Every node's method ([`node_methods`]).
     method: NodeMethods,
     groups: Vec<&'t [NodeId]>,
@@ -192,28 +194,45 @@ impl<'t> WalkInputs<'t> {
     /// at least `parallel_nodes` nodes, prepared at once.
     fn grouped(tree: &'t CallTree, hierarchy: &Hierarchy, parallel_nodes: usize) -> WalkInputs<'t> {
         let metrics = tree.metric_count();
-        let (inclusive, (method, groups)) = rayon::join(
-            || -> Vec<Vec<f64>> { (0..metrics).map(|m| tree.inclusive(m)).collect() },
-            || {
-                rayon::join(
-                    || node_methods(tree, hierarchy),
-                    || root_groups(tree, parallel_nodes),
-                )
+        let halves = tree.len() >= parallel_nodes;
+        let ((inclusive, sizes), method) = rayon::join(
+            || match halves {
+                true => {
+                    let (inclusive, sizes) = tree.inclusive_and_sizes();
+                    (inclusive, Some(sizes))
+                }
+                false => ((0..metrics).map(|m| tree.inclusive(m)).collect(), None),
             },
+            || node_methods(tree, hierarchy),
         );
+        let groups = root_groups(tree, sizes.as_deref());
         WalkInputs {
             inclusive: Arc::new(inclusive),
+            sizes: sizes.map(Arc::new),
             method,
             groups,
         }
     }
 
-    /// Every node's inclusive value per metric, kept for the profile's
-    /// page (`shapes::ShapeInputs::with_inclusive`) when the rest is
+    /// What the profile's page draws too, kept for it when the rest is
     /// freed.
-    pub fn into_inclusive(self) -> Arc<Vec<Vec<f64>>> {
-        self.inclusive
+    pub fn into_columns(self) -> WalkColumns {
+        WalkColumns {
+            inclusive: self.inclusive,
+            sizes: self.sizes,
+        }
     }
+}
+
+/// What a walk computed that a profile's page draws too: every node's
+/// inclusive value per metric (`shapes::ShapeInputs::with_inclusive`)
+/// and, for a tree big enough to be walked in halves, every node's
+/// subtree size (`flame::SubtreeSizes::held`). On a 3.2 M-node profile,
+/// 16 ms and 26 MB of fresh memory, and 8 ms and 13 MB, not spent again.
+#[derive(Clone)]
+pub struct WalkColumns {
+    pub inclusive: Arc<Vec<Vec<f64>>>,
+    pub sizes: Option<Arc<Vec<u32>>>,
 }
 
 /// The components whose call edges are counted by [`call_edges`]: an edge
@@ -302,6 +321,7 @@ fn facts_walked_from(
         inclusive,
         method,
         groups,
+        ..
     } = inputs;
     let columns = (inclusive.as_slice(), method);
     // Every group in id order, or (when a group finds the ids are not a
@@ -382,15 +402,14 @@ impl NodeMethods {
 /// histories people read stay those of one walk.)
 const PARALLEL_NODES: usize = 500_000;
 
-/// The root's children in one group, or for a tree of at least
-/// `parallel_nodes` nodes in two consecutive groups of about equal node
-/// counts.
-fn root_groups(tree: &CallTree, parallel_nodes: usize) -> Vec<&[NodeId]> {
+/// The root's children in one group, or, given the tree's subtree sizes
+/// (a tree walked in halves), in two consecutive groups of about equal
+/// node counts.
+fn root_groups<'t>(tree: &'t CallTree, sizes: Option<&[u32]>) -> Vec<&'t [NodeId]> {
     let roots = tree.children(NodeId::ROOT);
-    if tree.len() < parallel_nodes || roots.len() < 2 {
+    let Some(sizes) = sizes.filter(|_| roots.len() >= 2) else {
         return vec![roots];
-    }
-    let sizes = subtree_sizes(tree);
+    };
     let total: usize = roots.iter().map(|r| sizes[r.index()] as usize).sum();
     // The split point whose two sides differ least in node count.
     let (mut before, mut split, mut best) = (0, 1, usize::MAX);
@@ -403,19 +422,6 @@ fn root_groups(tree: &CallTree, parallel_nodes: usize) -> Vec<&[NodeId]> {
     }
     let (first, second) = roots.split_at(split);
     vec![first, second]
-}
-
-/// Nodes in each node's subtree, itself included (parents are stored
-/// before their children).
-fn subtree_sizes(tree: &CallTree) -> Vec<u32> {
-    // Node ids are u32, so are counts of nodes.
-    let mut size = vec![1u32; tree.len()];
-    for n in (1..tree.len()).rev().map(|i| NodeId(i as u32)) {
-        if let Some(p) = tree.parent(n) {
-            size[p.index()] += size[n.index()];
-        }
-    }
-    size
 }
 
 /// Per method and per level per call edge, sorted, the values.

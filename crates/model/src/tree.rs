@@ -466,6 +466,40 @@ impl CallTree {
         total
     }
 
+    /// Nodes in each node's subtree, itself included, indexed by node: one
+    /// pass from the leaves up. (Node ids are `u32`, so are the counts.)
+    pub fn subtree_sizes(&self) -> Vec<u32> {
+        let mut sizes = vec![1u32; self.nodes.len()];
+        for i in (1..self.nodes.len()).rev() {
+            sizes[self.nodes[i].parent.index()] += sizes[i];
+        }
+        sizes
+    }
+
+    /// [`inclusive`](Self::inclusive) of every metric and the
+    /// [`subtree_sizes`](Self::subtree_sizes), in one pass over the nodes
+    /// (the same sums, in the same order): a big tree's nodes are read
+    /// from memory once rather than twice.
+    pub fn inclusive_and_sizes(&self) -> (Vec<Vec<f64>>, Vec<u32>) {
+        let m = self.metric_count;
+        let mut columns: Vec<Vec<f64>> = (0..m)
+            .map(|k| {
+                (0..self.nodes.len())
+                    .map(|i| self.self_values[i * m + k])
+                    .collect()
+            })
+            .collect();
+        let mut sizes = vec![1u32; self.nodes.len()];
+        for i in (1..self.nodes.len()).rev() {
+            let parent = self.nodes[i].parent.index();
+            for column in &mut columns {
+                column[parent] += column[i];
+            }
+            sizes[parent] += sizes[i];
+        }
+        (columns, sizes)
+    }
+
     /// Sum of all self values for `metric`.
     pub fn total(&self, metric: usize) -> f64 {
         let totals = self

@@ -232,13 +232,20 @@ pub(crate) fn lay_out_shapes<'a>(
     // and `assemble` finds the views derivable.
     let script_derives =
         !cx.renderer.ship_derived() && shape_source::derivable_from_the_start(tree);
+    // (The mean profile of an aggregate page, one past the history's
+    // entries, has none held.)
+    let held = cx.inclusive.take(page.entry);
+    let (held_inclusive, held_sizes) = match held {
+        Some(h) => (Some(h.inclusive), h.sizes),
+        None => (None, None),
+    };
     let lay = move |shape: Shape, trees: ShapeTrees<'a>| -> Vec<LaidOut<'a>> {
         let trees: &'a ShapeTrees<'a> = cells.trees[shape_index(shape)].get_or_init(|| trees);
         // The shape's table tree, made by the first metric's table that
         // wants it and freed once the shape is laid out; and the subtree
         // sizes of the profile's tree, for its graphs and table.
         let merged = OnceLock::new();
-        let sizes = flame::SubtreeSizes::new(tree);
+        let sizes = flame::SubtreeSizes::held(tree, held_sizes.clone());
         (0..entry.profile.metrics.len())
             .into_par_iter()
             .map(|metric| {
@@ -253,10 +260,7 @@ pub(crate) fn lay_out_shapes<'a>(
             })
             .collect()
     };
-    // (The mean profile of an aggregate page, one past the history's
-    // entries, has none held.)
-    let held = cx.inclusive.take(page.entry);
-    let inputs = shapes::ShapeInputs::with_inclusive(tree, cx.frames, held);
+    let inputs = shapes::ShapeInputs::with_inclusive(tree, cx.frames, held_inclusive);
     let (bottom_up_inclusive, ((top_down, flat), bottom_up_exclusive)) = rayon::join(
         || shapes::bottom_up_from(&inputs, Values::Inclusive, min_fraction),
         || {

@@ -118,7 +118,13 @@ fn two_halves_give_the_facts_of_one_walk() {
         facts_walked_from(&p, (&h, &inputs), 0, Counted::EVERYTHING)
     };
     let (one, two) = (walked(usize::MAX), walked(0));
-    assert_eq!(root_groups(&p.tree, 0).len(), 2);
+    assert_eq!(WalkInputs::grouped(&p.tree, &h, 0).groups.len(), 2);
+    assert_eq!(WalkInputs::grouped(&p.tree, &h, usize::MAX).groups.len(), 1);
+    // The subtree sizes found for the halves are kept for the page.
+    let halves = WalkInputs::grouped(&p.tree, &h, 0).into_columns();
+    assert_eq!(halves.sizes.as_deref(), Some(&p.tree.subtree_sizes()));
+    let whole = WalkInputs::grouped(&p.tree, &h, usize::MAX).into_columns();
+    assert!(whole.sizes.is_none());
     assert_eq!(one.method_time, two.method_time);
     assert_eq!(one.edges, two.edges);
     assert!(!one.edges[0].is_empty());

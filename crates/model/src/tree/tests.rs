@@ -290,3 +290,19 @@ fn a_bounded_tree_cuts_deep_stacks_and_stops_at_its_size() {
     free.path((0..5000).map(f));
     assert_eq!(free.over_limit(), None);
 }
+
+#[test]
+fn inclusive_values_and_subtree_sizes_in_one_pass_equal_each_alone() {
+    let (a, b, c) = (FrameId(0), FrameId(1), FrameId(2));
+    let mut t = CallTree::new(2);
+    t.add_stack([a, b], &[0.1, 3.0]);
+    t.add_stack([a, c, b], &[0.2, 1.0]);
+    t.add_stack([c], &[0.3, 2.0]);
+    t.add_stack([a], &[0.7, 0.0]);
+    let (columns, sizes) = t.inclusive_and_sizes();
+    assert_eq!(columns, vec![t.inclusive(0), t.inclusive(1)]);
+    assert_eq!(sizes, t.subtree_sizes());
+    // root, a, a;b, a;c, a;c;b, c
+    assert_eq!(sizes, vec![6, 4, 1, 2, 1, 1]);
+    assert_eq!(columns[1][1], 4.0);
+}
