@@ -15,7 +15,7 @@
 //! function's total on source pages land where its time goes). The lines a caller was at when it
 //! made a call are not kept: only where samples were taken is.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::allocation::Allocations;
@@ -91,7 +91,7 @@ pub struct FoldWhileBuilding {
     /// first frames come. The final ids count used frames only; a frame
     /// that names no node (a stack's frame past the depth limit) can shift
     /// them, and the tree's ids are then mapped once at the end.
-    slot_of: HashMap<Frame, u32>,
+    slot_of: FxHashMap<Frame, u32>,
     /// Per frame of lines: its function's provisional id, whether a node
     /// has it, its weight.
     function: Vec<FrameId>,
@@ -223,7 +223,7 @@ fn frame_weights(frames: usize, tree: &CallTree) -> Vec<f64> {
 /// lines still to be chosen), and for each frame its function's index
 /// (any for a frame not used).
 fn functions_of(frames: &FrameTable, used: &[bool]) -> (Vec<Frame>, Vec<usize>) {
-    let mut slot_of: HashMap<Frame, usize> = HashMap::new();
+    let mut slot_of: FxHashMap<Frame, usize> = FxHashMap::default();
     let mut functions = Vec::new();
     let mut slots = Vec::with_capacity(frames.len());
     for (id, frame) in frames.iter() {
