@@ -81,23 +81,36 @@ fn timeline_shares_split_samples_across_frames() {
 /// A profile of two metrics (samples, time) with 400 stacks of 1–7 of
 /// `ids` in a fixed pseudo-random order, integer values.
 fn random_stacks(ids: &[model::FrameId]) -> Profile {
+    profile_of_stacks(&random_stack_list(ids))
+}
+
+/// The stacks of [`random_stacks`], with their two values.
+fn random_stack_list(ids: &[model::FrameId]) -> Vec<(Vec<model::FrameId>, [f64; 2])> {
+    let mut x = 7u64;
+    (0..400)
+        .map(|_| {
+            let depth = 1 + (x % 7) as usize;
+            let stack: Vec<_> = (0..depth)
+                .map(|d| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ids[((x >> 33) as usize + d) % ids.len()]
+                })
+                .collect();
+            (stack, [(x % 5 + 1) as f64, (x % 1000) as f64])
+        })
+        .collect()
+}
+
+/// A profile of two metrics (samples, time) of `stacks`, added in order.
+fn profile_of_stacks(stacks: &[(Vec<model::FrameId>, [f64; 2])]) -> Profile {
     let mut p = Profile::new(vec![
         Metric::new("samples", Unit::Samples),
         Metric::new("time", Unit::Nanoseconds),
     ]);
-    let mut x = 7u64;
-    for _ in 0..400 {
-        let depth = 1 + (x % 7) as usize;
-        let stack: Vec<_> = (0..depth)
-            .map(|d| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ids[((x >> 33) as usize + d) % ids.len()]
-            })
-            .collect();
-        p.tree
-            .add_stack(stack, &[(x % 5 + 1) as f64, (x % 1000) as f64]);
+    for (stack, values) in stacks {
+        p.tree.add_stack(stack.iter().copied(), values);
     }
     p
 }
@@ -181,7 +194,8 @@ fn facts_walked_in_id_order_are_those_of_the_child_lists() {
 /// Counted apart, the facts without edges and the edges around some
 /// components are those of one walk that counts everything: every
 /// edge that touches a wanted component at its level, none other, with
-/// the same values.
+/// the same values. The same stacks sorted make a tree whose ids are a
+/// preorder, which the edges' own walk takes.
 #[test]
 fn edges_around_wanted_components_are_those_of_the_whole_walk() {
     let mut frames = FrameTable::new();
@@ -194,10 +208,23 @@ fn edges_around_wanted_components_are_those_of_the_whole_walk() {
             })
         })
         .collect();
-    let p = random_stacks(&ids);
-    let h = Hierarchy::plain(&frames, "p");
-    let all = profile_facts(&p, &h, 0);
-    let methods = method_facts(&p, (&h, &WalkInputs::new(&p.tree, &h)), 0);
+    let mut stacks = random_stack_list(&ids);
+    let unsorted = profile_of_stacks(&stacks);
+    stacks.sort_by(|a, b| a.0.cmp(&b.0));
+    let sorted = profile_of_stacks(&stacks);
+    assert!(sorted.tree.walk_in_id_order(0..sorted.tree.len(), |_| true));
+    assert!(!unsorted
+        .tree
+        .walk_in_id_order(0..unsorted.tree.len(), |_| true));
+    for p in [unsorted, sorted] {
+        edges_around_wanted_components_of(&p, &frames, &ids);
+    }
+}
+
+fn edges_around_wanted_components_of(p: &Profile, frames: &FrameTable, ids: &[model::FrameId]) {
+    let h = Hierarchy::plain(frames, "p");
+    let all = profile_facts(p, &h, 0);
+    let methods = method_facts(p, (&h, &WalkInputs::new(&p.tree, &h)), 0);
     assert_eq!(methods.method_time, all.method_time);
     assert!(methods.edges.iter().all(Keyed::is_empty));
 
@@ -214,7 +241,7 @@ fn edges_around_wanted_components_are_those_of_the_whole_walk() {
     };
     for parallel_nodes in [usize::MAX, 0] {
         let inputs = WalkInputs::grouped(&p.tree, &h, parallel_nodes);
-        let edges = facts_walked_from(&p, (&h, &inputs), 0, around).edges;
+        let edges = facts_walked_from(p, (&h, &inputs), 0, around).edges;
         for (l, level) in EDGE_LEVELS.iter().enumerate() {
             let listed = |k: &Keyed<Edge>| -> Vec<(Edge, Vec<f64>)> {
                 k.iter().map(|(e, v)| (e, v.to_vec())).collect()
