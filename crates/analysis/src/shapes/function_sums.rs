@@ -46,20 +46,22 @@ impl FunctionSums {
             frameless: false,
         };
         for &n in inputs.contributing(values) {
-            let (f, frame) = match (function.of(n), tree.frame(n)) {
-                (Some(f), Some(frame)) => (f, frame),
-                _ => {
+            // (A node has a function when it has a frame; the frame itself
+            // is read from the tree's nodes only for a function's first.)
+            let f = match function.of(n) {
+                Some(f) => f,
+                None => {
                     out.frameless = true;
                     if frameless == Frameless::Skipped {
                         continue;
                     }
-                    (FrameId(0), FrameId(0))
+                    FrameId(0)
                 }
             };
             let at = &mut out.slot[f.0 as usize];
             if *at == 0 {
                 out.functions.push(f);
-                out.first_frames.push(frame);
+                out.first_frames.push(tree.frame(n).unwrap_or(FrameId(0)));
                 out.sums.resize(out.sums.len() + metrics, 0.0);
                 *at = out.functions.len() as u32;
             }
