@@ -128,9 +128,9 @@ struct Reader {
     fast: Option<QuickReader>,
 }
 
-/// Reads well-formed text into benchmarks with their JSON paths, or says
+/// Reads well-formed text into all its benchmarks, in order, or says
 /// `None`.
-type QuickReader = fn(&str) -> Option<Vec<(String, Measured)>>;
+type QuickReader = fn(&str) -> Option<Vec<Measured>>;
 
 /// Every measurement format, in sniffing order: the most specific
 /// signatures first.
@@ -512,20 +512,22 @@ const MAX_WARNINGS: usize = 100;
 /// left out.
 #[derive(Default)]
 struct Collected {
-    benchmarks: Vec<(Place, Measured)>,
+    /// Each benchmark with its place; none for those of the quick reader
+    /// (`native_fast`), which reads every benchmark of the file in order:
+    /// the place of the `i`th is `$.benchmarks[i]`, written out only for a
+    /// warning (a history of 1,000 files × 2,000 benchmarks formatted two
+    /// million paths for none).
+    benchmarks: Vec<(Option<Place>, Measured)>,
     warnings: Vec<ParseError>,
     /// Warnings beyond [`MAX_WARNINGS`], counted only.
     unlisted: usize,
 }
 
 impl Collected {
-    /// Benchmarks read without warnings, each with its JSON path.
-    fn of(benchmarks: Vec<(String, Measured)>) -> Collected {
+    /// Every benchmark of a native file, in order, read without warnings.
+    fn of(benchmarks: Vec<Measured>) -> Collected {
         Collected {
-            benchmarks: benchmarks
-                .into_iter()
-                .map(|(path, m)| (Place::Json(path), m))
-                .collect(),
+            benchmarks: benchmarks.into_iter().map(|m| (None, m)).collect(),
             ..Collected::default()
         }
     }
@@ -586,41 +588,52 @@ impl Collected {
     }
 
     fn benchmark_at(&mut self, place: Place, measured: Measured) {
-        self.benchmarks.push((place, measured));
+        self.benchmarks.push((Some(place), measured));
     }
 
     /// Merges benchmarks of the same name, leaves out those without runs
     /// (with a warning), and fails when nothing is left.
     fn finish(mut self, format: &'static str) -> Result<MeasurementFile, ParseError> {
         let mut benchmarks: Vec<Measured> = Vec::new();
-        let mut index: rustc_hash::FxHashMap<String, usize> = Default::default();
-        for (place, m) in std::mem::take(&mut self.benchmarks) {
+        // Each name's benchmark, found by the name it holds (no copy of
+        // every name as a key).
+        let mut index: hashbrown::HashTable<usize> = hashbrown::HashTable::new();
+        let hash = |name: &str| {
+            use std::hash::BuildHasher;
+            rustc_hash::FxBuildHasher.hash_one(name)
+        };
+        for (i, (place, m)) in std::mem::take(&mut self.benchmarks).into_iter().enumerate() {
+            let place = || place.unwrap_or_else(|| Place::Json(format!("$.benchmarks[{i}]")));
             if m.runs.is_empty() {
                 self.warn_at(
-                    place,
+                    place(),
                     format!("{}: no usable runs; the benchmark is left out", m.name),
                 );
                 continue;
             }
-            match index.get(&m.name) {
-                Some(&i)
-                    if benchmarks[i].unit == m.unit && benchmarks[i].in_process == m.in_process =>
+            let found = index
+                .find(hash(&m.name), |&b| benchmarks[b].name == m.name)
+                .copied();
+            match found {
+                Some(b)
+                    if benchmarks[b].unit == m.unit && benchmarks[b].in_process == m.in_process =>
                 {
-                    benchmarks[i].runs.extend(m.runs);
+                    benchmarks[b].runs.extend(m.runs);
                     // An interval stands for one figure; joined runs have none.
-                    benchmarks[i].interval = None;
+                    benchmarks[b].interval = None;
                 }
-                Some(&i) => self.warn_at(
-                    place,
+                Some(b) => self.warn_at(
+                    place(),
                     format!(
                         "{}: listed again as {}, but first as {}; left out",
                         m.name,
                         describe(&m),
-                        describe(&benchmarks[i])
+                        describe(&benchmarks[b])
                     ),
                 ),
                 None => {
-                    index.insert(m.name.clone(), benchmarks.len());
+                    let at = benchmarks.len();
+                    index.insert_unique(hash(&m.name), at, |&b| hash(&benchmarks[b].name));
                     benchmarks.push(m);
                 }
             }

@@ -18,15 +18,15 @@ use serde::Deserialize;
 use super::native::VERSION;
 use super::Measured;
 
-/// The benchmarks of `data` in file order, each with its JSON path;
-/// `None` when the full reader must look at the file.
-pub(super) fn read(data: &str) -> Option<Vec<(String, Measured)>> {
+/// The benchmarks of `data`, every one in file order (the `i`th at the
+/// JSON path `$.benchmarks[i]`); `None` when the full reader must look at
+/// the file.
+pub(super) fn read(data: &str) -> Option<Vec<Measured>> {
     if data.contains("NaN") || data.contains("Infinity") {
         return None;
     }
     let doc: Doc = serde_json::from_str(data).ok()?;
-    let paths = (0..).map(|i| format!("$.benchmarks[{i}]"));
-    Some(paths.zip(doc.0).collect())
+    Some(doc.0)
 }
 
 struct Doc(Vec<Measured>);
@@ -152,13 +152,15 @@ impl<'de> Visitor<'de> for BenchmarkVisitor {
                     .ok_or_else(|| de::Error::custom("an interval the full reader warns about"))?,
             ),
         };
+        // A unit scaled to seconds is written "s" in the unit's own string.
+        let mut unit = unit;
+        if per_second.is_some() {
+            unit.clear();
+            unit.push('s');
+        }
         Ok(Benchmark(Measured {
             name,
-            unit: if per_second.is_some() {
-                "s".into()
-            } else {
-                unit
-            },
+            unit,
             runs,
             in_process: in_process.unwrap_or(false),
             note: note.unwrap_or_default(),
