@@ -393,18 +393,6 @@ pub struct Link {
 /// The `code_spans` filter: plain text (notes, verdicts) escaped, each
 /// `` `name` `` in it shown as code, as the terminal shows it in
 /// backticks. The result is safe HTML.
-/// A number with its thousands grouped (`3,191,302`), as the pages'
-/// script writes it (`format::grouped`).
-fn grouped_filter(
-    value: &tera::Value,
-    _: &std::collections::HashMap<String, tera::Value>,
-) -> tera::Result<tera::Value> {
-    let number = value
-        .as_f64()
-        .ok_or_else(|| tera::Error::msg("grouped: not a number"))?;
-    Ok(tera::Value::String(format::grouped(number)))
-}
-
 fn code_spans_filter(
     value: &tera::Value,
     _: &std::collections::HashMap<String, tera::Value>,
@@ -413,6 +401,18 @@ fn code_spans_filter(
         .as_str()
         .ok_or_else(|| tera::Error::msg("code_spans: not a string"))?;
     Ok(tera::Value::String(code_spans(text)))
+}
+
+/// The `grouped` filter: a number with its thousands grouped
+/// (`3,191,302`), as the pages' script writes it (`format::grouped`).
+fn grouped_filter(
+    value: &tera::Value,
+    _: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let number = value
+        .as_f64()
+        .ok_or_else(|| tera::Error::msg("grouped: not a number"))?;
+    Ok(tera::Value::String(format::grouped(number)))
 }
 
 /// `text` as HTML: escaped, with each pair of backticks a `<code>`
